@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { parseDuration, parseDurationList } from './platform/duration.js';
+
+const bool = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? fallback : ['1', 'true', 'on', 'yes'].includes(v.toLowerCase())));
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseDuration(v || fallback);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    });
+
+const envSchema = z.object({
+  NODE_ENV: z.string().optional().default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  ATRIUM_DATA_DIR: z.string().default('./data'),
+  ATRIUM_PUBLIC_URL: z.string().url().optional(),
+  ATRIUM_OPERATOR_TOKEN: z.string().min(16).optional(),
+  ATRIUM_ENCRYPTION_KEY: z.string().optional(),
+  ATRIUM_EMULATORS: z.string().optional(),
+  ATRIUM_SEED_DEMO: z.string().optional(),
+  ATRIUM_WEBHOOK_RETRY_DELAYS: z.string().default('1m,5m,30m,2h,12h'),
+  ATRIUM_WEBHOOK_TIMEOUT: duration('10s'),
+  ATRIUM_WEBHOOK_ALLOW_CIDRS: z.string().default(''),
+  ATRIUM_HEALTH_INTERVAL: duration('60s'),
+  ATRIUM_HEALTH_TTL: duration('30d'),
+  ATRIUM_CRON_SECRET: z.string().optional(),
+  ATRIUM_ADMIN_ALERT_EMAILS: z.string().default(''),
+  SMTP_URL: z.string().optional(),
+  ATRIUM_MAIL_FROM: z.string().default('Atrium <no-reply@atrium.local>'),
+  ATRIUM_LOG_LEVEL: z.string().default('info'),
+  ATRIUM_WORKER_POLL: duration('1s'),
+  ATRIUM_SIGNIN_ACCOUNT_LIMIT: z.coerce.number().int().positive().default(5),
+  ATRIUM_SIGNIN_ADDRESS_LIMIT: z.coerce.number().int().positive().default(20),
+  ATRIUM_SIGNIN_WINDOW: duration('15m'),
+  ATRIUM_SESSION_TTL: duration('12h'),
+});
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  /** External base URL; when undefined it follows the actual listening address. */
+  publicUrl?: string;
+  operatorToken: string;
+  operatorTokenGenerated: boolean;
+  encryptionKey: Buffer;
+  encryptionKeyId: string;
+  emulators: boolean;
+  seedDemo: boolean | 'auto';
+  webhooks: { retryDelaysMs: number[]; timeoutMs: number; allowCidrs: string[] };
+  health: { intervalMs: number; ttlMs: number };
+  cronSecret?: string;
+  adminAlertEmails: string[];
+  smtpUrl?: string;
+  mailFrom: string;
+  logLevel: string;
+  workerPollMs: number;
+  signIn: { accountLimit: number; addressLimit: number; windowMs: number };
+  sessionTtlMs: number;
+}
+
+export class ConfigError extends Error {}
+
+function decodeKey(text: string): Buffer {
+  const key = Buffer.from(text, 'base64');
+  if (key.length !== 32) throw new ConfigError('ATRIUM_ENCRYPTION_KEY must be 32 bytes, base64-encoded');
+  return key;
+}
+
+/** Reads the development encryption key from the data dir, creating it on first use. */
+function developmentKey(dataDir: string): string {
+  const file = join(dataDir, 'encryption.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+/** Parses and validates the environment (contract §10). Throws ConfigError, never starts half-configured. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const nodeEnv = e.NODE_ENV === 'production' ? 'production' : e.NODE_ENV === 'test' ? 'test' : 'development';
+  const production = nodeEnv === 'production';
+  const emulators =
+    e.ATRIUM_EMULATORS === undefined || e.ATRIUM_EMULATORS === '' ? !production : bool(false).parse(e.ATRIUM_EMULATORS);
+  const dataDir = resolve(e.ATRIUM_DATA_DIR);
+
+  if (production && emulators) throw new ConfigError('ATRIUM_EMULATORS must be off in production');
+  if (production && !e.ATRIUM_ENCRYPTION_KEY) throw new ConfigError('ATRIUM_ENCRYPTION_KEY is required in production');
+  if (production && !e.ATRIUM_OPERATOR_TOKEN) throw new ConfigError('ATRIUM_OPERATOR_TOKEN is required in production');
+
+  let retryDelaysMs: number[];
+  try {
+    retryDelaysMs = parseDurationList(e.ATRIUM_WEBHOOK_RETRY_DELAYS);
+  } catch (err) {
+    throw new ConfigError(`ATRIUM_WEBHOOK_RETRY_DELAYS: ${(err as Error).message}`);
+  }
+
+  const keyText = e.ATRIUM_ENCRYPTION_KEY ?? developmentKey(dataDir);
+  const operatorToken = e.ATRIUM_OPERATOR_TOKEN ?? `op_${randomBytes(24).toString('base64url')}`;
+
+  return {
+    env: nodeEnv,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir,
+    publicUrl: e.ATRIUM_PUBLIC_URL?.replace(/\/$/, ''),
+    operatorToken,
+    operatorTokenGenerated: !e.ATRIUM_OPERATOR_TOKEN,
+    encryptionKey: decodeKey(keyText),
+    encryptionKeyId: 'k1',
+    emulators,
+    seedDemo:
+      e.ATRIUM_SEED_DEMO === undefined || e.ATRIUM_SEED_DEMO === '' ? 'auto' : bool(false).parse(e.ATRIUM_SEED_DEMO),
+    webhooks: {
+      retryDelaysMs,
+      timeoutMs: e.ATRIUM_WEBHOOK_TIMEOUT,
+      allowCidrs: e.ATRIUM_WEBHOOK_ALLOW_CIDRS.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    },
+    health: { intervalMs: e.ATRIUM_HEALTH_INTERVAL, ttlMs: e.ATRIUM_HEALTH_TTL },
+    cronSecret: e.ATRIUM_CRON_SECRET || undefined,
+    adminAlertEmails: e.ATRIUM_ADMIN_ALERT_EMAILS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    smtpUrl: e.SMTP_URL || undefined,
+    mailFrom: e.ATRIUM_MAIL_FROM,
+    logLevel: e.ATRIUM_LOG_LEVEL,
+    workerPollMs: e.ATRIUM_WORKER_POLL,
+    signIn: {
+      accountLimit: e.ATRIUM_SIGNIN_ACCOUNT_LIMIT,
+      addressLimit: e.ATRIUM_SIGNIN_ADDRESS_LIMIT,
+      windowMs: e.ATRIUM_SIGNIN_WINDOW,
+    },
+    sessionTtlMs: e.ATRIUM_SESSION_TTL,
+  };
+}
+
+/** A config for tests: no files written, emulators on, fast workers. */
+export function loadTestConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({
+    NODE_ENV: 'test',
+    ATRIUM_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ATRIUM_OPERATOR_TOKEN: 'op_test_operator_token_0123456789',
+    ATRIUM_CRON_SECRET: 'cron_test_secret',
+    ATRIUM_EMULATORS: 'on',
+    ATRIUM_SEED_DEMO: 'off',
+    ATRIUM_LOG_LEVEL: process.env.ATRIUM_LOG_LEVEL ?? 'silent',
+    ATRIUM_WORKER_POLL: '100ms',
+    ATRIUM_DATA_DIR: '/nonexistent-atrium-test-dir',
+    PORT: '0',
+  });
+  return { ...base, ...overrides };
+}

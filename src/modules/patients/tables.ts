@@ -1,0 +1,41 @@
+import { date, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { workspaces } from '../identity/tables.js';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const patients = pgTable(
+  'patients',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    id: text('id').notNull(),
+    givenName: text('given_name').notNull(),
+    familyName: text('family_name').notNull(),
+    dateOfBirth: date('date_of_birth', { mode: 'string' }),
+    mrn: text('mrn'),
+    preferredProviderId: text('preferred_provider_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.id] }), index('patients_name_idx').on(t.workspaceId, t.familyName)],
+);
+
+export const patientAuthorizations = pgTable(
+  'patient_authorizations',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    patientId: text('patient_id').notNull(),
+    service: text('service').notNull(),
+    units: integer('units').notNull(),
+    unitMinutes: integer('unit_minutes').notNull(),
+    validFrom: date('valid_from', { mode: 'string' }).notNull(),
+    validTo: date('valid_to', { mode: 'string' }).notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    index('patient_auth_patient_idx').on(t.workspaceId, t.patientId),
+  ],
+);

@@ -1,0 +1,4 @@
+// Every Drizzle table of the service, for typed queries and drizzle-kit.
+export * from '../../modules/identity/tables.js';
+export * from '../../modules/patients/tables.js';
+export * from '../platform-tables.js';

@@ -1,0 +1,100 @@
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** Append-only audit trail (UPDATE/DELETE are refused by a trigger). */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    kind: text('kind').notNull(),
+    at: ts('at').notNull().defaultNow(),
+    actorUserId: text('actor_user_id'),
+    requestId: text('request_id'),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.id] }), index('audit_kind_idx').on(t.workspaceId, t.kind, t.id)],
+);
+
+/** Transactional outbox of domain events. */
+export const domainEvents = pgTable(
+  'domain_events',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    type: text('type').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.id] }), index('domain_events_type_idx').on(t.workspaceId, t.type)],
+);
+
+/** Outgoing mail, written in the caller's transaction and sent by the mail worker after commit. */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id'),
+    to: jsonb('to').$type<string[]>().notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    html: text('html'),
+    attachments: jsonb('attachments')
+      .$type<{ filename: string; contentType: string; content: string }[]>()
+      .notNull()
+      .default([]),
+    status: text('status', { enum: ['pending', 'sent', 'failed'] })
+      .notNull()
+      .default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    lockedUntil: ts('locked_until'),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    sentAt: ts('sent_at'),
+  },
+  (t) => [index('mail_outbox_due_idx').on(t.status, t.nextAttemptAt)],
+);
+
+/** One row per periodic job: whoever moves `leaseUntil` forward runs that interval. */
+export const schedulerLeases = pgTable('scheduler_leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  leaseUntil: ts('lease_until').notNull(),
+  lastRunAt: ts('last_run_at'),
+});
+
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    userId: text('user_id').notNull(),
+    key: text('key').notNull(),
+    route: text('route').notNull(),
+    requestHash: text('request_hash').notNull(),
+    state: text('state', { enum: ['pending', 'done'] }).notNull(),
+    statusCode: integer('status_code'),
+    responseBody: text('response_body'),
+    responseType: text('response_type'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.userId, t.route, t.key] })],
+);
+
+/** Mailbox of the mail emulator (what "was sent" when no SMTP server is configured). */
+export const emulatorMail = pgTable(
+  'emulator_mail',
+  {
+    id: text('id').primaryKey(),
+    from: text('from').notNull(),
+    to: jsonb('to').$type<string[]>().notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    html: text('html'),
+    attachments: jsonb('attachments').$type<{ filename: string; contentType: string; content: string }[]>().notNull(),
+    raw: text('raw').notNull(),
+    sentAt: ts('sent_at').notNull().defaultNow(),
+  },
+  (t) => [index('emulator_mail_sent_idx').on(t.sentAt)],
+);
