@@ -141,8 +141,4 @@ export function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(request, reply, 500, 'internal_error', 'An unexpected error occurred');
   });
-
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, 404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}`),
-  );
 }

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Tx } from './client.js';
 import { APP_ROLE, SYSTEM_ROLE } from './security.js';
 
@@ -21,4 +21,10 @@ export function withSystem<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
     await tx.execute(sql`SELECT set_config('role', ${SYSTEM_ROLE}, true), set_config('app.workspace_id', '', true)`);
     return fn(tx as Tx);
   });
+}
+
+/** Runs raw SQL and returns its rows (PGlite and node-postgres both answer `{ rows }`). */
+export async function queryRows<T>(tx: Tx | Db, query: SQL): Promise<T[]> {
+  const result = (await tx.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
 }

@@ -1,0 +1,143 @@
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import { emulatorRoutes } from './emulators/index.js';
+import { auditRoutes } from './modules/audit/routes.js';
+import { healthRoutes } from './modules/health/routes.js';
+import { identityRoutes } from './modules/identity/routes.js';
+import { patientRoutes } from './modules/patients/routes.js';
+import { registerAuthentication } from './platform/auth/authenticate.js';
+import type { Database } from './platform/db/client.js';
+import { installErrorHandling, sendProblem } from './platform/errors.js';
+import { registerIdempotency } from './platform/idempotency.js';
+import { newId } from './platform/ids.js';
+import { Scheduler } from './platform/scheduler/scheduler.js';
+import type { AppDeps } from './platform/types.js';
+
+const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '../web/dist');
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Every module's routes under /api/v1. A new module adds one line here. */
+const API_MODULES = [identityRoutes, patientRoutes, auditRoutes];
+
+function securityHeaders(app: FastifyInstance, config: Config): void {
+  const https = (config.publicUrl ?? '').startsWith('https:');
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', String(request.id));
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('cross-origin-opener-policy', 'same-origin');
+    if (https) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    if (!reply.hasHeader('content-security-policy')) {
+      const docs = request.url.startsWith('/docs');
+      reply.header(
+        'content-security-policy',
+        docs
+          ? "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'"
+          : "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
+      );
+    }
+    return payload;
+  });
+}
+
+export interface BuildOptions {
+  config: Config;
+  database: Database;
+}
+
+export async function buildApp({ config, database }: BuildOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const sent = req.headers['x-request-id'];
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : newId('req');
+    },
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  // JSON only: anything else is 415 (emulators that speak other formats add their own parsers).
+  app.removeContentTypeParser('text/plain');
+
+  const scheduler = new Scheduler(database, app.log);
+  const deps: AppDeps = {
+    config,
+    database,
+    db: database.db,
+    scheduler,
+    selfUrl: () => {
+      if (config.publicUrl) return config.publicUrl;
+      const address = app.server.address() as AddressInfo | null;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address?.port ?? config.port}`;
+    },
+  };
+  app.decorate('atrium', deps);
+  app.addHook('onClose', async () => scheduler.stop());
+
+  installErrorHandling(app);
+  securityHeaders(app, config);
+  await app.register(fastifyCookie);
+  registerAuthentication(app);
+  registerIdempotency(app);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Atrium API',
+        version: '1.0.0',
+        description:
+          'Workspace platform for care teams. Errors are RFC 9457 problem+json with a stable `code`. ' +
+          'Authenticate with `Authorization: Bearer <API token>` or the session cookie from /auth/sign-in ' +
+          '(cookie requests that change state need `X-Requested-With`). The operator API takes only ATRIUM_OPERATOR_TOKEN.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          session: { type: 'apiKey', in: 'cookie', name: 'atrium_session' },
+        },
+      },
+      security: [{ bearer: [] }, { session: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  app.get('/api/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes);
+  await app.register(
+    async (api) => {
+      for (const module of API_MODULES) await api.register(module);
+    },
+    { prefix: '/api/v1' },
+  );
+  if (config.emulators) await app.register(emulatorRoutes, { prefix: '/_emulators' });
+
+  const hasWeb = existsSync(join(WEB_DIST, 'index.html'));
+  if (hasWeb) {
+    await app.register(fastifyStatic, { root: WEB_DIST, prefix: '/', wildcard: false, index: ['index.html'] });
+  }
+  // Client-side routes (/patients, /messages, …) load the app shell; everything else is a 404 problem.
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const apiLike = path.startsWith('/api/') || path.startsWith('/_emulators/') || path.startsWith('/docs');
+    if (hasWeb && request.method === 'GET' && !apiLike && !/\.[a-z0-9]+$/i.test(path)) {
+      return reply.type('text/html; charset=utf-8').sendFile('index.html');
+    }
+    return sendProblem(request, reply, 404, 'not_found', `No route ${request.method} ${path}`);
+  });
+  return app;
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+
+export interface Fault {
+  operation: string;
+  status?: number;
+  delayMs?: number;
+  times: number;
+}
+
+/** Per-emulator queue of injected faults (contract §11): each matching call consumes one. */
+export class FaultBook {
+  private faults: Fault[] = [];
+
+  add(fault: Fault): void {
+    this.faults.push(fault);
+  }
+
+  clear(): void {
+    this.faults = [];
+  }
+
+  /** Takes the next fault for an operation, if any. */
+  take(operation: string): Fault | undefined {
+    const fault = this.faults.find((f) => f.operation === operation && f.times > 0);
+    if (!fault) return undefined;
+    fault.times -= 1;
+    if (fault.times <= 0) this.faults = this.faults.filter((f) => f !== fault);
+    return fault;
+  }
+}
+
+export const faultBody = z
+  .object({
+    operation: z.string().min(1).max(100),
+    status: z.number().int().min(100).max(599).optional(),
+    delayMs: z.number().int().min(0).max(120_000).optional(),
+    times: z.number().int().min(1).max(10_000).default(1),
+  })
+  .refine((f) => f.status !== undefined || f.delayMs !== undefined, { message: 'Send status or delayMs' });
+
+/** Mounts POST/DELETE /faults on an emulator's prefix. */
+export function registerFaultRoutes(fastify: FastifyInstance, book: FaultBook): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.post('/faults', { schema: { tags: ['emulators'], body: faultBody } }, async (request, reply) => {
+    book.add(request.body);
+    return reply.status(201).send({ ok: true });
+  });
+  app.delete('/faults', { schema: { tags: ['emulators'] } }, async (_request, reply) => {
+    book.clear();
+    return reply.status(204).send();
+  });
+}
+
+/** Applies a fault before an operation: delays, then answers with the injected status if one is set. */
+export async function applyFault(book: FaultBook, operation: string): Promise<Fault | undefined> {
+  const fault = book.take(operation);
+  if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+  return fault?.status ? fault : undefined;
+}

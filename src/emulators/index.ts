@@ -1,0 +1,13 @@
+import type { FastifyInstance } from 'fastify';
+import { mailEmulator } from './mail/routes.js';
+
+/** Local stand-ins for external providers, mounted under /_emulators/<name> (contract §11). */
+export const EMULATORS: Record<string, (app: FastifyInstance) => Promise<void>> = {
+  mail: mailEmulator,
+};
+
+export async function emulatorRoutes(app: FastifyInstance): Promise<void> {
+  for (const [name, plugin] of Object.entries(EMULATORS)) {
+    await app.register(plugin, { prefix: `/${name}` });
+  }
+}

@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './platform/db/client.js';
+import { DEMO_PASSWORD, DEMO_USERS, isEmpty, seedDemo } from './seed.js';
+import { startBackground } from './workers.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pglite') });
+  const app = await buildApp({ config, database });
+
+  const empty = await isEmpty(app);
+  const seed = config.seedDemo === 'auto' ? !config.databaseUrl && empty : config.seedDemo && empty;
+  if (seed) await seedDemo(app);
+
+  await app.listen({ port: config.port, host: config.host });
+  const background = await startBackground(app);
+  const url = app.atrium.selfUrl();
+  const lines = [
+    '',
+    `  Atrium is running at ${url}`,
+    `  API docs:        ${url}/docs`,
+    `  Database:        ${config.databaseUrl ? 'PostgreSQL server' : `embedded (PGlite) in ${join(config.dataDir, 'pglite')}`}`,
+    `  Emulators:       ${config.emulators ? `on (${url}/_emulators/…)` : 'off'}`,
+  ];
+  if (config.operatorTokenGenerated) lines.push(`  Operator token:  ${config.operatorToken}  (generated for this run)`);
+  if (seed || (config.seedDemo !== false && !config.databaseUrl)) {
+    lines.push(`  Demo sign-ins (password for all: ${DEMO_PASSWORD}):`);
+    for (const u of DEMO_USERS) lines.push(`    ${u.email.padEnd(28)} ${u.role.padEnd(6)} ${u.workspaces.join(', ')}`);
+  }
+  console.log(`${lines.join('\n')}\n`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await app.close(); // stops accepting, lets in-flight requests finish
+    await background.stop();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error(err);
+  process.exit(1);
+});

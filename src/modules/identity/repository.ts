@@ -1,0 +1,173 @@
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { Tx } from '../../platform/db/client.js';
+import { apiTokens, memberships, organizations, sessions, users, workspaces } from './tables.js';
+
+export type WorkspaceRow = typeof workspaces.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+
+export interface Principal {
+  userId: string;
+  workspaceId: string;
+  organizationId: string | null;
+  tier: WorkspaceRow['tier'];
+  role: 'admin' | 'member';
+  isProvider: boolean;
+  sessionId?: string;
+}
+
+const principalColumns = {
+  userId: memberships.userId,
+  workspaceId: memberships.workspaceId,
+  organizationId: workspaces.organizationId,
+  tier: workspaces.tier,
+  role: memberships.role,
+  isProvider: memberships.isProvider,
+};
+
+/** System-scope lookups: the workspace is not known until the credential is. */
+export async function findPrincipalByTokenHash(tx: Tx, hash: string): Promise<Principal | undefined> {
+  const [row] = await tx
+    .select(principalColumns)
+    .from(apiTokens)
+    .innerJoin(
+      memberships,
+      and(eq(memberships.workspaceId, apiTokens.workspaceId), eq(memberships.userId, apiTokens.userId)),
+    )
+    .innerJoin(workspaces, eq(workspaces.id, apiTokens.workspaceId))
+    .where(eq(apiTokens.tokenHash, hash));
+  return row;
+}
+
+export async function findPrincipalBySessionHash(tx: Tx, hash: string): Promise<Principal | undefined> {
+  const [row] = await tx
+    .select({ ...principalColumns, sessionId: sessions.id })
+    .from(sessions)
+    .innerJoin(
+      memberships,
+      and(eq(memberships.workspaceId, sessions.workspaceId), eq(memberships.userId, sessions.userId)),
+    )
+    .innerJoin(workspaces, eq(workspaces.id, sessions.workspaceId))
+    .where(and(eq(sessions.tokenHash, hash), isNull(sessions.revokedAt), gt(sessions.expiresAt, sql`now()`)));
+  return row;
+}
+
+export async function findUserByEmail(tx: Tx, email: string): Promise<UserRow | undefined> {
+  const [row] = await tx.select().from(users).where(eq(users.email, email.toLowerCase()));
+  return row;
+}
+
+export async function findUser(tx: Tx, id: string): Promise<UserRow | undefined> {
+  const [row] = await tx.select().from(users).where(eq(users.id, id));
+  return row;
+}
+
+export async function insertUser(tx: Tx, row: typeof users.$inferInsert): Promise<void> {
+  await tx.insert(users).values({ ...row, email: row.email.toLowerCase() });
+}
+
+export async function setUserPassword(tx: Tx, userId: string, passwordHash: string): Promise<void> {
+  await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+}
+
+export async function membershipsOfUser(tx: Tx, userId: string) {
+  return tx
+    .select({
+      id: workspaces.id,
+      name: workspaces.name,
+      tier: workspaces.tier,
+      organizationId: workspaces.organizationId,
+      role: memberships.role,
+      isProvider: memberships.isProvider,
+    })
+    .from(memberships)
+    .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(memberships.createdAt), asc(workspaces.id));
+}
+
+export async function findWorkspace(tx: Tx, id: string): Promise<WorkspaceRow | undefined> {
+  const [row] = await tx.select().from(workspaces).where(eq(workspaces.id, id));
+  return row;
+}
+
+export async function insertWorkspace(tx: Tx, row: typeof workspaces.$inferInsert): Promise<WorkspaceRow> {
+  const [created] = await tx.insert(workspaces).values(row).returning();
+  return created;
+}
+
+export async function updateWorkspace(
+  tx: Tx,
+  id: string,
+  patch: Partial<Pick<WorkspaceRow, 'name' | 'tier'>>,
+): Promise<WorkspaceRow | undefined> {
+  const [row] = await tx.update(workspaces).set(patch).where(eq(workspaces.id, id)).returning();
+  return row;
+}
+
+export async function insertOrganization(tx: Tx, row: typeof organizations.$inferInsert) {
+  const [created] = await tx.insert(organizations).values(row).returning();
+  return created;
+}
+
+export async function findOrganization(tx: Tx, id: string) {
+  const [row] = await tx.select().from(organizations).where(eq(organizations.id, id));
+  return row;
+}
+
+export async function upsertMembership(tx: Tx, row: typeof memberships.$inferInsert): Promise<void> {
+  await tx
+    .insert(memberships)
+    .values(row)
+    .onConflictDoUpdate({
+      target: [memberships.workspaceId, memberships.userId],
+      set: { role: row.role, isProvider: row.isProvider ?? false },
+    });
+}
+
+export async function workspaceMembers(tx: Tx, workspaceId: string) {
+  return tx
+    .select({
+      userId: users.id,
+      email: users.email,
+      name: users.name,
+      role: memberships.role,
+      isProvider: memberships.isProvider,
+    })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.workspaceId, workspaceId))
+    .orderBy(asc(users.name));
+}
+
+export async function insertApiToken(tx: Tx, row: typeof apiTokens.$inferInsert) {
+  const [created] = await tx.insert(apiTokens).values(row).returning();
+  return created;
+}
+
+export async function listApiTokens(tx: Tx, workspaceId: string, userId: string) {
+  return tx
+    .select({ id: apiTokens.id, name: apiTokens.name, createdAt: apiTokens.createdAt })
+    .from(apiTokens)
+    .where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.userId, userId)))
+    .orderBy(sql`${apiTokens.id} DESC`);
+}
+
+export async function deleteApiToken(tx: Tx, workspaceId: string, userId: string, id: string): Promise<boolean> {
+  const rows = await tx
+    .delete(apiTokens)
+    .where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.userId, userId), eq(apiTokens.id, id)))
+    .returning({ id: apiTokens.id });
+  return rows.length > 0;
+}
+
+export async function insertSession(tx: Tx, row: typeof sessions.$inferInsert): Promise<void> {
+  await tx.insert(sessions).values(row);
+}
+
+export async function revokeSession(tx: Tx, sessionId: string): Promise<void> {
+  await tx.update(sessions).set({ revokedAt: sql`now()` }).where(eq(sessions.id, sessionId));
+}
+
+export async function moveSession(tx: Tx, sessionId: string, workspaceId: string): Promise<void> {
+  await tx.update(sessions).set({ workspaceId }).where(eq(sessions.id, sessionId));
+}

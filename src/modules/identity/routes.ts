@@ -1,0 +1,206 @@
+// Identity: sign-in sessions, API tokens, /me, workspace switching, and the operator API.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireCtx, SESSION_COOKIE } from '../../platform/auth/authenticate.js';
+import { idParams, noContent, problemResponses } from '../../platform/http-schemas.js';
+import {
+  createdTokenSchema,
+  createTokenBody,
+  createWorkspaceBody,
+  memberBody,
+  memberCreatedSchema,
+  memberSchema,
+  meResponse,
+  organizationBody,
+  organizationSchema,
+  patchWorkspaceBody,
+  signInBody,
+  signInResponse,
+  switchWorkspaceBody,
+  tokenSchema,
+  workspaceSchema,
+} from './schema.js';
+import * as service from './service.js';
+
+export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const deps = fastify.atrium;
+  const secureCookie = () => (deps.config.publicUrl ?? '').startsWith('https:');
+
+  app.post(
+    '/auth/sign-in',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign in with e-mail and password; sets the session cookie',
+        body: signInBody,
+        response: { 200: signInResponse, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const result = await service.signIn(deps, {
+        ...request.body,
+        address: request.ip,
+        requestId: String(request.id),
+      });
+      reply.setCookie(SESSION_COOKIE, result.token, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: secureCookie(),
+        path: '/',
+        maxAge: Math.floor(deps.config.sessionTtlMs / 1000),
+      });
+      return { user: result.user, workspace: result.workspace, role: result.role };
+    },
+  );
+
+  app.post(
+    '/auth/sign-out',
+    { schema: { tags: ['auth'], summary: 'End the session', response: { 204: noContent, ...problemResponses } } },
+    async (request, reply) => {
+      if (request.sessionId) await service.signOut(deps, request.sessionId);
+      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/switch-workspace',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: "Move the session to another of the user's workspaces",
+        body: switchWorkspaceBody,
+        response: { 200: signInResponse, ...problemResponses },
+      },
+    },
+    async (request) => service.switchWorkspace(deps, requireCtx(request), request.sessionId, request.body.workspaceId),
+  );
+
+  app.get(
+    '/me',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'The caller, their workspace and memberships',
+        response: { 200: meResponse, ...problemResponses },
+      },
+    },
+    async (request) => service.getMe(deps, requireCtx(request)),
+  );
+
+  app.get(
+    '/members',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: "Members of the caller's workspace",
+        response: { 200: z.object({ items: z.array(memberSchema) }), ...problemResponses },
+      },
+    },
+    async (request) => ({ items: await service.listMembers(deps, requireCtx(request)) }),
+  );
+
+  app.post(
+    '/auth/tokens',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Create an API token (shown once)',
+        body: createTokenBody,
+        response: { 201: createdTokenSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await service.createApiToken(deps, requireCtx(request), request.body.name)),
+  );
+
+  app.get(
+    '/auth/tokens',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: "The caller's API tokens (without secrets)",
+        response: { 200: z.object({ items: z.array(tokenSchema) }), ...problemResponses },
+      },
+    },
+    async (request) => ({ items: await service.listApiTokens(deps, requireCtx(request)) }),
+  );
+
+  app.delete(
+    '/auth/tokens/:id',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Revoke an API token',
+        params: idParams,
+        response: { 204: noContent, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      await service.deleteApiToken(deps, requireCtx(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  // ---- Operator API (ATRIUM_OPERATOR_TOKEN only) ----
+  const operator = { auth: 'operator' as const };
+
+  app.post(
+    '/operator/organizations',
+    {
+      config: operator,
+      schema: {
+        tags: ['operator'],
+        body: organizationBody,
+        response: { 201: organizationSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await service.createOrganization(deps, request.body.name)),
+  );
+
+  app.post(
+    '/operator/workspaces',
+    {
+      config: operator,
+      schema: {
+        tags: ['operator'],
+        summary: 'Create a workspace with its first admin',
+        body: createWorkspaceBody,
+        response: { 201: z.object({ workspace: workspaceSchema, admin: memberCreatedSchema }), ...problemResponses },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await service.createWorkspace(deps, request.body)),
+  );
+
+  app.patch(
+    '/operator/workspaces/:id',
+    {
+      config: operator,
+      schema: {
+        tags: ['operator'],
+        params: idParams,
+        body: patchWorkspaceBody,
+        response: { 200: workspaceSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.patchWorkspace(deps, request.params.id, request.body),
+  );
+
+  app.post(
+    '/operator/workspaces/:id/members',
+    {
+      config: operator,
+      schema: {
+        tags: ['operator'],
+        summary: 'Add a member (creates the user when the e-mail is new)',
+        params: idParams,
+        body: memberBody,
+        response: { 201: memberCreatedSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await service.addMember(deps, request.params.id, request.body)),
+  );
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { TIERS } from '../../platform/context.js';
+
+export const tierSchema = z.enum(TIERS);
+export const roleSchema = z.enum(['admin', 'member']);
+const email = z.string().trim().toLowerCase().email().max(254);
+const password = z.string().min(8).max(200);
+
+export const workspaceSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  tier: tierSchema,
+  organizationId: z.string().nullable(),
+});
+export const userSchema = z.object({ id: z.string(), email: z.string(), name: z.string() });
+
+export const signInBody = z.object({ email, password: z.string().min(1).max(200), workspaceId: z.string().optional() });
+export const signInResponse = z.object({ user: userSchema, workspace: workspaceSchema, role: roleSchema });
+export const switchWorkspaceBody = z.object({ workspaceId: z.string().min(1) });
+
+export const meResponse = z.object({
+  user: userSchema,
+  workspace: workspaceSchema,
+  role: roleSchema,
+  isProvider: z.boolean(),
+  workspaces: z.array(z.object({ id: z.string(), name: z.string(), tier: tierSchema, role: roleSchema })),
+});
+
+export const createTokenBody = z.object({ name: z.string().trim().min(1).max(100) });
+export const tokenSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string() });
+export const createdTokenSchema = tokenSchema.extend({ token: z.string() });
+
+export const memberBody = z.object({
+  email,
+  name: z.string().trim().min(1).max(200),
+  role: roleSchema,
+  isProvider: z.boolean().optional(),
+  password: password.optional(),
+});
+export const createWorkspaceBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  tier: tierSchema,
+  organizationId: z.string().optional(),
+  admin: z.object({ email, name: z.string().trim().min(1).max(200), password: password.optional() }),
+});
+export const patchWorkspaceBody = z
+  .object({ tier: tierSchema.optional(), name: z.string().trim().min(1).max(200).optional() })
+  .refine((b) => b.tier !== undefined || b.name !== undefined, { message: 'Send tier or name' });
+export const organizationBody = z.object({ name: z.string().trim().min(1).max(200) });
+export const organizationSchema = z.object({ id: z.string(), name: z.string() });
+export const memberCreatedSchema = z.object({ userId: z.string(), token: z.string() });
+
+export const memberSchema = z.object({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: roleSchema,
+  isProvider: z.boolean(),
+});
+
+export type CreateWorkspaceInput = z.infer<typeof createWorkspaceBody>;
+export type MemberInput = z.infer<typeof memberBody>;

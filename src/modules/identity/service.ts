@@ -1,0 +1,250 @@
+import { writeAudit } from '../../platform/audit/audit.js';
+import { hashPassword, verifyPassword } from '../../platform/auth/passwords.js';
+import { currentCount, incrementCount, resetCount } from '../../platform/auth/rate-limit.js';
+import type { RequestContext } from '../../platform/context.js';
+import { randomToken, sha256Hex } from '../../platform/crypto.js';
+import type { Tx } from '../../platform/db/client.js';
+import { withSystem, withTenant } from '../../platform/db/tenant.js';
+import { AppError, notFound } from '../../platform/errors.js';
+import { publishEvent } from '../../platform/events/events.js';
+import { newId } from '../../platform/ids.js';
+import type { AppDeps } from '../../platform/types.js';
+import * as repo from './repository.js';
+import type { CreateWorkspaceInput, MemberInput } from './schema.js';
+
+const present = (w: repo.WorkspaceRow) => ({ id: w.id, name: w.name, tier: w.tier, organizationId: w.organizationId });
+const presentUser = (u: repo.UserRow) => ({ id: u.id, email: u.email, name: u.name });
+
+export interface SignInInput {
+  email: string;
+  password: string;
+  workspaceId?: string;
+  address: string;
+  requestId: string;
+}
+
+/** Password sign-in; the same 401 for an unknown e-mail and a wrong password. */
+export async function signIn(deps: AppDeps, input: SignInInput) {
+  const { accountLimit, addressLimit, windowMs } = deps.config.signIn;
+  const accountKey = `signin:account:${input.email}`;
+  const addressKey = `signin:address:${input.address}`;
+  const [account, address] = await Promise.all([
+    currentCount(deps.db, accountKey, windowMs),
+    currentCount(deps.db, addressKey, windowMs),
+  ]);
+  const blocked = [account.count >= accountLimit ? account : null, address.count >= addressLimit ? address : null]
+    .filter((x) => x !== null)
+    .map((x) => x.resetInMs);
+  if (blocked.length > 0) {
+    const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked) / 1000));
+    throw new AppError(
+      'rate_limited',
+      429,
+      'Too many sign-in attempts; try again later',
+      {},
+      { 'retry-after': String(retryAfter) },
+    );
+  }
+
+  const user = await withSystem(deps.db, (tx) => repo.findUserByEmail(tx, input.email));
+  const valid = await verifyPassword(input.password, user?.passwordHash);
+  const workspaces = valid && user ? await withSystem(deps.db, (tx) => repo.membershipsOfUser(tx, user.id)) : [];
+  if (!valid || !user || workspaces.length === 0) {
+    await Promise.all([incrementCount(deps.db, accountKey, windowMs), incrementCount(deps.db, addressKey, windowMs)]);
+    throw new AppError('unauthenticated', 401, 'Wrong e-mail or password');
+  }
+  await resetCount(deps.db, accountKey);
+  const chosen = workspaces.find((w) => w.id === input.workspaceId) ?? workspaces[0];
+  const token = randomToken('ses');
+  const sessionId = newId('ses');
+  await withTenant(deps.db, { workspaceId: chosen.id }, async (tx) => {
+    await repo.insertSession(tx, {
+      workspaceId: chosen.id,
+      id: sessionId,
+      userId: user.id,
+      tokenHash: sha256Hex(token),
+      expiresAt: new Date(Date.now() + deps.config.sessionTtlMs),
+    });
+    if (chosen.role === 'admin') {
+      await publishEvent(tx, { workspaceId: chosen.id }, 'auth.signed_in', {
+        userId: user.id,
+        email: user.email,
+        role: chosen.role,
+        via: 'password',
+      });
+    }
+  });
+  return {
+    token,
+    user: presentUser(user),
+    workspace: { id: chosen.id, name: chosen.name, tier: chosen.tier, organizationId: chosen.organizationId },
+    role: chosen.role,
+  };
+}
+
+export async function signOut(deps: AppDeps, sessionId: string): Promise<void> {
+  await withSystem(deps.db, (tx) => repo.revokeSession(tx, sessionId));
+}
+
+export async function switchWorkspace(
+  deps: AppDeps,
+  ctx: RequestContext,
+  sessionId: string | undefined,
+  workspaceId: string,
+) {
+  if (!sessionId) throw new AppError('conflict', 409, 'API tokens are bound to one workspace; sign in to switch');
+  const memberships = await withSystem(deps.db, (tx) => repo.membershipsOfUser(tx, ctx.userId));
+  const target = memberships.find((m) => m.id === workspaceId);
+  if (!target) throw notFound('Workspace');
+  const user = await withSystem(deps.db, async (tx) => {
+    await repo.moveSession(tx, sessionId, workspaceId);
+    return repo.findUser(tx, ctx.userId);
+  });
+  return {
+    user: presentUser(user!),
+    workspace: { id: target.id, name: target.name, tier: target.tier, organizationId: target.organizationId },
+    role: target.role,
+  };
+}
+
+export async function getMe(deps: AppDeps, ctx: RequestContext) {
+  return withSystem(deps.db, async (tx) => {
+    const user = await repo.findUser(tx, ctx.userId);
+    const workspace = await repo.findWorkspace(tx, ctx.workspaceId);
+    const all = await repo.membershipsOfUser(tx, ctx.userId);
+    if (!user || !workspace) throw new AppError('unauthenticated', 401, 'Account no longer exists');
+    return {
+      user: presentUser(user),
+      workspace: present(workspace),
+      role: ctx.role,
+      isProvider: ctx.isProvider,
+      workspaces: all.map((w) => ({ id: w.id, name: w.name, tier: w.tier, role: w.role })),
+    };
+  });
+}
+
+export async function listMembers(deps: AppDeps, ctx: RequestContext) {
+  return withTenant(deps.db, ctx, (tx) => repo.workspaceMembers(tx, ctx.workspaceId));
+}
+
+async function issueApiToken(tx: Tx, workspaceId: string, userId: string, name: string) {
+  const token = randomToken('atr');
+  const row = await repo.insertApiToken(tx, {
+    workspaceId,
+    id: newId('tok'),
+    userId,
+    name,
+    tokenHash: sha256Hex(token),
+  });
+  return { id: row.id, name: row.name, token, createdAt: row.createdAt.toISOString() };
+}
+
+export async function createApiToken(deps: AppDeps, ctx: RequestContext, name: string) {
+  return withTenant(deps.db, ctx, (tx) => issueApiToken(tx, ctx.workspaceId, ctx.userId, name));
+}
+
+export async function listApiTokens(deps: AppDeps, ctx: RequestContext) {
+  const rows = await withTenant(deps.db, ctx, (tx) => repo.listApiTokens(tx, ctx.workspaceId, ctx.userId));
+  return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt.toISOString() }));
+}
+
+export async function deleteApiToken(deps: AppDeps, ctx: RequestContext, id: string): Promise<void> {
+  const deleted = await withTenant(deps.db, ctx, (tx) => repo.deleteApiToken(tx, ctx.workspaceId, ctx.userId, id));
+  if (!deleted) throw notFound('Token');
+}
+
+// ---- Operator API: platform staff, across tenants ----
+
+export async function createOrganization(deps: AppDeps, name: string) {
+  const org = await withSystem(deps.db, (tx) => repo.insertOrganization(tx, { id: newId('org'), name }));
+  return { id: org.id, name: org.name };
+}
+
+/** Adds a member (creating the user when the e-mail is new) and issues them an API token. */
+async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput) {
+  let user = await repo.findUserByEmail(tx, input.email);
+  if (!user) {
+    const id = newId('usr');
+    await repo.insertUser(tx, {
+      id,
+      email: input.email,
+      name: input.name,
+      passwordHash: input.password ? await hashPassword(input.password) : null,
+    });
+    user = await repo.findUser(tx, id);
+  } else if (input.password && !user.passwordHash) {
+    await repo.setUserPassword(tx, user.id, await hashPassword(input.password));
+  }
+  await repo.upsertMembership(tx, {
+    workspaceId,
+    userId: user!.id,
+    role: input.role,
+    isProvider: input.isProvider ?? false,
+  });
+  const token = await issueApiToken(tx, workspaceId, user!.id, 'Issued by operator');
+  await writeAudit(tx, { workspaceId }, 'admin_action', {
+    action: 'members.add',
+    target: user!.id,
+    role: input.role,
+    by: 'operator',
+  });
+  return { userId: user!.id, token: token.token };
+}
+
+export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput) {
+  return withSystem(deps.db, async (tx) => {
+    if (input.organizationId && !(await repo.findOrganization(tx, input.organizationId))) {
+      throw new AppError('unprocessable', 422, 'Unknown organization', {
+        errors: [{ path: 'body.organizationId', message: 'No such organization' }],
+      });
+    }
+    const workspace = await repo.insertWorkspace(tx, {
+      id: newId('ws'),
+      name: input.name,
+      tier: input.tier,
+      organizationId: input.organizationId ?? null,
+    });
+    const admin = await addMemberIn(tx, workspace.id, { ...input.admin, role: 'admin', isProvider: false });
+    return { workspace: present(workspace), admin };
+  });
+}
+
+export async function patchWorkspace(
+  deps: AppDeps,
+  id: string,
+  patch: { tier?: repo.WorkspaceRow['tier']; name?: string },
+) {
+  const row = await withSystem(deps.db, async (tx) => {
+    const updated = await repo.updateWorkspace(tx, id, patch);
+    if (updated) {
+      await writeAudit(tx, { workspaceId: id }, 'admin_action', {
+        action: 'workspace.update',
+        target: id,
+        by: 'operator',
+        ...patch,
+      });
+    }
+    return updated;
+  });
+  if (!row) throw notFound('Workspace');
+  return present(row);
+}
+
+export async function addMember(deps: AppDeps, workspaceId: string, input: MemberInput) {
+  return withSystem(deps.db, async (tx) => {
+    if (!(await repo.findWorkspace(tx, workspaceId))) throw notFound('Workspace');
+    return addMemberIn(tx, workspaceId, input);
+  });
+}
+
+/** E-mail addresses of a workspace's admins, read in the caller's transaction (alerts, break-glass). */
+export async function adminEmails(tx: Tx, workspaceId: string): Promise<string[]> {
+  const members = await repo.workspaceMembers(tx, workspaceId);
+  return members.filter((m) => m.role === 'admin').map((m) => m.email);
+}
+
+/** Whether a user is a member of the workspace (and a provider when asked). */
+export async function isMember(tx: Tx, workspaceId: string, userId: string, provider = false): Promise<boolean> {
+  const members = await repo.workspaceMembers(tx, workspaceId);
+  return members.some((m) => m.userId === userId && (!provider || m.isProvider));
+}

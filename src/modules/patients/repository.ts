@@ -1,0 +1,83 @@
+import { and, asc, desc, eq, ilike, inArray, lt, or } from 'drizzle-orm';
+import type { Tx } from '../../platform/db/client.js';
+import { patientAuthorizations, patients } from './tables.js';
+
+export type PatientRow = typeof patients.$inferSelect;
+export type AuthorizationRow = typeof patientAuthorizations.$inferSelect;
+
+export async function insertPatient(tx: Tx, row: typeof patients.$inferInsert): Promise<PatientRow> {
+  const [created] = await tx.insert(patients).values(row).returning();
+  return created;
+}
+
+export async function findPatient(tx: Tx, workspaceId: string, id: string): Promise<PatientRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(patients)
+    .where(and(eq(patients.workspaceId, workspaceId), eq(patients.id, id)));
+  return row;
+}
+
+export async function findPatientsByIds(tx: Tx, workspaceId: string, ids: string[]): Promise<PatientRow[]> {
+  if (ids.length === 0) return [];
+  return tx
+    .select()
+    .from(patients)
+    .where(and(eq(patients.workspaceId, workspaceId), inArray(patients.id, ids)));
+}
+
+export async function searchPatients(
+  tx: Tx,
+  workspaceId: string,
+  q: string | undefined,
+  limit: number,
+  before?: string,
+) {
+  const term = q ? `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  return tx
+    .select()
+    .from(patients)
+    .where(
+      and(
+        eq(patients.workspaceId, workspaceId),
+        term
+          ? or(
+              ilike(patients.givenName, term),
+              ilike(patients.familyName, term),
+              ilike(patients.mrn, term),
+              eq(patients.id, q!),
+            )
+          : undefined,
+        before ? lt(patients.id, before) : undefined,
+      ),
+    )
+    .orderBy(desc(patients.id))
+    .limit(limit + 1);
+}
+
+export async function updatePatient(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  patch: Partial<typeof patients.$inferInsert>,
+): Promise<PatientRow | undefined> {
+  const [row] = await tx
+    .update(patients)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(and(eq(patients.workspaceId, workspaceId), eq(patients.id, id)))
+    .returning();
+  return row;
+}
+
+export async function insertAuthorization(tx: Tx, row: typeof patientAuthorizations.$inferInsert) {
+  const [created] = await tx.insert(patientAuthorizations).values(row).returning();
+  return created;
+}
+
+export async function listAuthorizations(tx: Tx, workspaceId: string, patientId: string): Promise<AuthorizationRow[]> {
+  return tx
+    .select()
+    .from(patientAuthorizations)
+    .where(and(eq(patientAuthorizations.workspaceId, workspaceId), eq(patientAuthorizations.patientId, patientId)))
+    .orderBy(asc(patientAuthorizations.validFrom));
+}

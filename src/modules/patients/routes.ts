@@ -1,0 +1,117 @@
+// Patients: the minimum record other modules need, insurance authorizations, and break-glass access.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireCtx } from '../../platform/auth/authenticate.js';
+import { idParams, problemResponses } from '../../platform/http-schemas.js';
+import { listOf } from '../../platform/pagination.js';
+import {
+  authorizationBody,
+  authorizationSchema,
+  breakGlassBody,
+  breakGlassResponse,
+  createPatientBody,
+  listPatientsQuery,
+  patchPatientBody,
+  patientSchema,
+} from './schema.js';
+import * as service from './service.js';
+
+export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const deps = fastify.atrium;
+  const tags = ['patients'];
+
+  app.post(
+    '/patients',
+    {
+      schema: {
+        tags,
+        summary: 'Create a patient (emits patient.created)',
+        body: createPatientBody,
+        response: { 201: patientSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await service.createPatient(deps, requireCtx(request), request.body)),
+  );
+
+  app.get(
+    '/patients',
+    {
+      schema: {
+        tags,
+        summary: 'Search patients by name, MRN or id; newest first',
+        querystring: listPatientsQuery,
+        response: { 200: listOf(patientSchema), ...problemResponses },
+      },
+    },
+    async (request) => service.listPatients(deps, requireCtx(request), request.query),
+  );
+
+  app.get(
+    '/patients/:id',
+    { schema: { tags, params: idParams, response: { 200: patientSchema, ...problemResponses } } },
+    async (request) => service.getPatient(deps, requireCtx(request), request.params.id),
+  );
+
+  app.patch(
+    '/patients/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a patient (emits patient.updated)',
+        params: idParams,
+        body: patchPatientBody,
+        response: { 200: patientSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.patchPatient(deps, requireCtx(request), request.params.id, request.body),
+  );
+
+  app.post(
+    '/patients/:id/authorizations',
+    {
+      schema: {
+        tags,
+        summary: 'Record insurance-authorized units',
+        params: idParams,
+        body: authorizationBody,
+        response: { 201: authorizationSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await service.addAuthorization(deps, requireCtx(request), request.params.id, request.body)),
+  );
+
+  app.get(
+    '/patients/:id/authorizations',
+    {
+      schema: {
+        tags,
+        params: idParams,
+        response: { 200: z.object({ items: z.array(authorizationSchema) }), ...problemResponses },
+      },
+    },
+    async (request) => ({ items: await service.listAuthorizations(deps, requireCtx(request), request.params.id) }),
+  );
+
+  app.post(
+    '/patients/:id/break-glass',
+    {
+      schema: {
+        tags,
+        summary: 'Emergency access: audit row, break_glass.invoked event, e-mail to admins',
+        params: idParams,
+        body: breakGlassBody,
+        response: { 201: breakGlassResponse, ...problemResponses },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await service.breakGlass(deps, requireCtx(request), request.params.id, request.body.reason)),
+  );
+}

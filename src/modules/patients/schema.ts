@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+const isoDate = z.iso.date();
+const name = z.string().trim().min(1).max(200);
+
+export const patientSchema = z.object({
+  id: z.string(),
+  givenName: z.string(),
+  familyName: z.string(),
+  dateOfBirth: z.string().nullable(),
+  mrn: z.string().nullable(),
+  preferredProviderId: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Patient = z.infer<typeof patientSchema>;
+
+export const createPatientBody = z.object({
+  givenName: name,
+  familyName: name,
+  dateOfBirth: isoDate.optional(),
+  mrn: z.string().trim().min(1).max(64).optional(),
+  preferredProviderId: z.string().min(1).max(100).optional(),
+});
+export type CreatePatientInput = z.infer<typeof createPatientBody>;
+
+export const patchPatientBody = z
+  .object({
+    givenName: name.optional(),
+    familyName: name.optional(),
+    dateOfBirth: isoDate.nullable().optional(),
+    mrn: z.string().trim().min(1).max(64).nullable().optional(),
+    preferredProviderId: z.string().min(1).max(100).nullable().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'Send at least one field' });
+export type PatchPatientInput = z.infer<typeof patchPatientBody>;
+
+export const listPatientsQuery = z.object({
+  q: z.string().trim().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(500).optional(),
+});
+
+export const authorizationBody = z
+  .object({
+    service: z.string().trim().min(1).max(100),
+    units: z.number().int().min(1).max(10_000),
+    unitMinutes: z.number().int().min(1).max(1440),
+    validFrom: isoDate,
+    validTo: isoDate,
+  })
+  .refine((b) => b.validFrom <= b.validTo, { message: 'validFrom must not be after validTo', path: ['validTo'] });
+export type AuthorizationInput = z.infer<typeof authorizationBody>;
+
+export const authorizationSchema = z.object({
+  id: z.string(),
+  patientId: z.string(),
+  service: z.string(),
+  units: z.number().int(),
+  unitMinutes: z.number().int(),
+  validFrom: z.string(),
+  validTo: z.string(),
+  createdAt: z.string(),
+});
+
+export const breakGlassBody = z.object({ reason: z.string().trim().min(10).max(1000) });
+export const breakGlassResponse = z.object({
+  id: z.string(),
+  patientId: z.string(),
+  reason: z.string(),
+  invokedBy: z.string(),
+  invokedAt: z.string(),
+  patient: patientSchema,
+});

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { writeAudit } from '../../platform/audit/audit.js';
+import type { RequestContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/client.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { notFound, unprocessable } from '../../platform/errors.js';
+import { publishEvent } from '../../platform/events/events.js';
+import { newId } from '../../platform/ids.js';
+import { enqueueMail } from '../../platform/mail/mailer.js';
+import { decodeCursor, toPage } from '../../platform/pagination.js';
+import type { AppDeps } from '../../platform/types.js';
+import { adminEmails, isMember } from '../identity/service.js';
+import * as repo from './repository.js';
+import type { AuthorizationInput, CreatePatientInput, PatchPatientInput, Patient } from './schema.js';
+
+export function presentPatient(p: repo.PatientRow): Patient {
+  return {
+    id: p.id,
+    givenName: p.givenName,
+    familyName: p.familyName,
+    dateOfBirth: p.dateOfBirth,
+    mrn: p.mrn,
+    preferredProviderId: p.preferredProviderId,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+const presentAuthorization = (a: repo.AuthorizationRow) => ({
+  id: a.id,
+  patientId: a.patientId,
+  service: a.service,
+  units: a.units,
+  unitMinutes: a.unitMinutes,
+  validFrom: a.validFrom,
+  validTo: a.validTo,
+  createdAt: a.createdAt.toISOString(),
+});
+
+async function checkProvider(tx: Tx, ctx: RequestContext, providerId: string | null | undefined) {
+  if (providerId && !(await isMember(tx, ctx.workspaceId, providerId, true))) {
+    throw unprocessable('unknown_provider', 'preferredProviderId is not a provider of this workspace', {
+      errors: [{ path: 'body.preferredProviderId', message: 'Not a provider in this workspace' }],
+    });
+  }
+}
+
+/** Loads a patient of the caller's workspace inside a transaction; 404 otherwise. */
+export async function requirePatient(tx: Tx, ctx: Pick<RequestContext, 'workspaceId'>, id: string) {
+  const patient = await repo.findPatient(tx, ctx.workspaceId, id);
+  if (!patient) throw notFound('Patient');
+  return patient;
+}
+
+export async function createPatient(deps: AppDeps, ctx: RequestContext, input: CreatePatientInput): Promise<Patient> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    await checkProvider(tx, ctx, input.preferredProviderId);
+    const row = await repo.insertPatient(tx, {
+      workspaceId: ctx.workspaceId,
+      id: newId('pat'),
+      givenName: input.givenName,
+      familyName: input.familyName,
+      dateOfBirth: input.dateOfBirth ?? null,
+      mrn: input.mrn ?? null,
+      preferredProviderId: input.preferredProviderId ?? null,
+    });
+    const patient = presentPatient(row);
+    await publishEvent(tx, ctx, 'patient.created', { patient });
+    return patient;
+  });
+}
+
+export async function getPatient(deps: AppDeps, ctx: RequestContext, id: string): Promise<Patient> {
+  return withTenant(deps.db, ctx, async (tx) => presentPatient(await requirePatient(tx, ctx, id)));
+}
+
+export async function listPatients(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: { q?: string; limit: number; cursor?: string },
+) {
+  const before = decodeCursor(query.cursor, z.string());
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    repo.searchPatients(tx, ctx.workspaceId, query.q || undefined, query.limit, before),
+  );
+  const page = toPage(rows, query.limit, (r) => r.id);
+  return { items: page.items.map(presentPatient), nextCursor: page.nextCursor };
+}
+
+export async function patchPatient(
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: string,
+  patch: PatchPatientInput,
+): Promise<Patient> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    await requirePatient(tx, ctx, id);
+    await checkProvider(tx, ctx, patch.preferredProviderId);
+    const row = await repo.updatePatient(tx, ctx.workspaceId, id, patch);
+    const patient = presentPatient(row!);
+    await publishEvent(tx, ctx, 'patient.updated', { patient, changed: Object.keys(patch) });
+    return patient;
+  });
+}
+
+export async function addAuthorization(
+  deps: AppDeps,
+  ctx: RequestContext,
+  patientId: string,
+  input: AuthorizationInput,
+) {
+  return withTenant(deps.db, ctx, async (tx) => {
+    await requirePatient(tx, ctx, patientId);
+    const row = await repo.insertAuthorization(tx, {
+      workspaceId: ctx.workspaceId,
+      id: newId('pau'),
+      patientId,
+      ...input,
+    });
+    return presentAuthorization(row);
+  });
+}
+
+export async function listAuthorizations(deps: AppDeps, ctx: RequestContext, patientId: string) {
+  return withTenant(deps.db, ctx, async (tx) => {
+    await requirePatient(tx, ctx, patientId);
+    return (await repo.listAuthorizations(tx, ctx.workspaceId, patientId)).map(presentAuthorization);
+  });
+}
+
+/** Emergency access: audited, announced to webhooks, and e-mailed to the admins in one transaction. */
+export async function breakGlass(deps: AppDeps, ctx: RequestContext, patientId: string, reason: string) {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const patient = presentPatient(await requirePatient(tx, ctx, patientId));
+    const auditId = await writeAudit(tx, ctx, 'break_glass', { patientId, reason });
+    const invokedAt = new Date().toISOString();
+    await publishEvent(tx, ctx, 'break_glass.invoked', { patientId, reason, invokedBy: ctx.userId, invokedAt });
+    await enqueueMail(tx, ctx.workspaceId, {
+      to: await adminEmails(tx, ctx.workspaceId),
+      subject: `Break-glass access to patient ${patient.givenName} ${patient.familyName}`,
+      text: [
+        'Emergency (break-glass) access was invoked.',
+        `Patient: ${patient.givenName} ${patient.familyName} (${patient.id})`,
+        `By user: ${ctx.userId}`,
+        `At: ${invokedAt}`,
+        `Reason: ${reason}`,
+        '',
+        'Review this access in the audit log.',
+      ].join('\n'),
+    });
+    return { id: auditId, patientId, reason, invokedBy: ctx.userId, invokedAt, patient };
+  });
+}

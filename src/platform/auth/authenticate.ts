@@ -1,0 +1,106 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  findPrincipalBySessionHash,
+  findPrincipalByTokenHash,
+  type Principal,
+} from '../../modules/identity/repository.js';
+import type { RequestContext } from '../context.js';
+import { safeEqual, sha256Hex } from '../crypto.js';
+import { withSystem } from '../db/tenant.js';
+import { AppError } from '../errors.js';
+import type { AuthMode } from '../types.js';
+
+export const SESSION_COOKIE = 'atrium_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+const unauthenticated = () => new AppError('unauthenticated', 401, 'Sign in or send a valid API token');
+
+export function contextFor(request: FastifyRequest, p: Principal, via: RequestContext['via']): RequestContext {
+  return {
+    workspaceId: p.workspaceId,
+    organizationId: p.organizationId,
+    tier: p.tier,
+    userId: p.userId,
+    role: p.role,
+    isProvider: p.isProvider,
+    requestId: String(request.id),
+    log: request.log,
+    via,
+  };
+}
+
+/** The origin the browser app is served from: the public URL, else what the request was addressed to. */
+function expectedOrigin(app: FastifyInstance, request: FastifyRequest): string {
+  const configured = app.atrium.config.publicUrl;
+  if (configured) return new URL(configured).origin;
+  return `${request.protocol}://${request.host}`;
+}
+
+/** Cookie-authenticated unsafe requests must come from our own pages (Origin match or X-Requested-With). */
+function checkCsrf(app: FastifyInstance, request: FastifyRequest): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const origin = request.headers.origin;
+  const expected = expectedOrigin(app, request);
+  if (origin && origin !== expected) throw new AppError('forbidden', 403, 'Cross-site request refused');
+  if (origin === expected || request.headers['x-requested-with']) return;
+  throw new AppError('forbidden', 403, 'Cookie-authenticated requests need an X-Requested-With header or Origin');
+}
+
+/** Resolves the caller from an API token or the session cookie; undefined when neither is valid. */
+export async function resolvePrincipal(
+  app: FastifyInstance,
+  request: FastifyRequest,
+): Promise<{ principal: Principal; via: 'token' | 'session' } | undefined> {
+  const token = bearer(request);
+  if (token) {
+    const principal = await withSystem(app.atrium.db, (tx) => findPrincipalByTokenHash(tx, sha256Hex(token)));
+    return principal ? { principal, via: 'token' } : undefined;
+  }
+  const cookie = request.cookies?.[SESSION_COOKIE];
+  if (cookie) {
+    const principal = await withSystem(app.atrium.db, (tx) => findPrincipalBySessionHash(tx, sha256Hex(cookie)));
+    return principal ? { principal, via: 'session' } : undefined;
+  }
+  return undefined;
+}
+
+export function registerAuthentication(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const configured = request.routeOptions.config?.auth;
+    const mode: AuthMode = configured ?? (request.url.startsWith('/api/v1/') ? 'user' : 'public');
+    if (mode === 'public') return;
+    const token = bearer(request);
+    const { operatorToken, cronSecret } = app.atrium.config;
+    if (mode === 'operator') {
+      if (!token || !safeEqual(token, operatorToken)) throw unauthenticated();
+      return;
+    }
+    if (mode === 'cron') {
+      const ok =
+        token && (safeEqual(token, operatorToken) || (cronSecret !== undefined && safeEqual(token, cronSecret)));
+      if (!ok) throw unauthenticated();
+      return;
+    }
+    const resolved = await resolvePrincipal(app, request);
+    if (!resolved) throw unauthenticated();
+    if (resolved.via === 'session') checkCsrf(app, request);
+    request.ctx = contextFor(request, resolved.principal, resolved.via);
+    request.sessionId = resolved.principal.sessionId;
+    if (mode === 'admin' && resolved.principal.role !== 'admin') {
+      throw new AppError('forbidden', 403, 'Only workspace admins may do this');
+    }
+  });
+}
+
+/** The caller's context; routes that run behind `user`/`admin` auth always have one. */
+export function requireCtx(request: FastifyRequest): RequestContext {
+  if (!request.ctx) throw unauthenticated();
+  return request.ctx;
+}

@@ -1,0 +1,33 @@
+import type {} from '@fastify/cookie';
+import type { Config } from '../config.js';
+import type { RequestContext } from './context.js';
+import type { Database, Db } from './db/client.js';
+import type { Scheduler } from './scheduler/scheduler.js';
+
+export type AuthMode = 'user' | 'admin' | 'operator' | 'cron' | 'public';
+
+/** What every module's routes and services may use; built once in buildApp. */
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  db: Db;
+  scheduler: Scheduler;
+  /** Base URL this instance is reachable at (public URL, or the actual listening address). */
+  selfUrl(): string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    atrium: AppDeps;
+  }
+  interface FastifyRequest {
+    ctx?: RequestContext;
+    sessionId?: string;
+  }
+  interface FastifyContextConfig {
+    /** Who may call the route; default `user` under /api/v1, `public` elsewhere. */
+    auth?: AuthMode;
+    /** Accepts an Idempotency-Key header (contract §1). */
+    idempotent?: boolean;
+  }
+}
