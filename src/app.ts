@@ -77,6 +77,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
     database,
     db: database.db,
     scheduler,
+    routes: [],
     selfUrl: () => {
       if (config.publicUrl) return config.publicUrl;
       const address = app.server.address() as AddressInfo | null;
@@ -85,6 +86,11 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
     },
   };
   app.decorate('atrium', deps);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') deps.routes.push({ method, url: route.url, auth: route.config?.auth });
+    }
+  });
   app.addHook('onClose', async () => scheduler.stop());
 
   installErrorHandling(app);

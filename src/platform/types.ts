@@ -12,6 +12,8 @@ export interface AppDeps {
   database: Database;
   db: Db;
   scheduler: Scheduler;
+  /** Every route registered on the app (for docs and the cross-tenant coverage test). */
+  routes: { method: string; url: string; auth?: AuthMode }[];
   /** Base URL this instance is reachable at (public URL, or the actual listening address). */
   selfUrl(): string;
 }

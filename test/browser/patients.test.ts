@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+
+describe('patients page', () => {
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'standard' });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('creates a patient, lists it, finds it by search and edits it', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.getByTestId('nav-patients').click();
+    await page.getByTestId('empty-state').waitFor();
+
+    const family = `Lovelace${uniqueSuffix()}`;
+    await page.getByTestId('new-patient').click();
+    await page.getByLabel('Given name').fill('Ada');
+    await page.getByLabel('Family name').fill(family);
+    await page.getByLabel('Date of birth').fill('1990-12-10');
+    await page.getByLabel('MRN').fill('MRN-1001');
+    await page.getByRole('button', { name: 'Create patient' }).click();
+
+    await page.getByTestId('success-notice').waitFor();
+    const row = page.getByTestId('patient-row').filter({ hasText: family });
+    await row.waitFor();
+    expect(await row.getByTestId('patient-name').textContent()).toBe(`${family}, Ada`);
+    expect(await row.textContent()).toContain('MRN-1001');
+    expect(new URL(page.url()).pathname).toBe('/patients');
+
+    // Search narrows the list.
+    await page.getByLabel('Search patients').fill(family);
+    await expect.poll(() => page.getByTestId('patient-row').count()).toBe(1);
+    await page.getByLabel('Search patients').fill(`nobody-${uniqueSuffix()}`);
+    await page.getByTestId('empty-state').waitFor();
+    await page.getByLabel('Search patients').fill('');
+    await row.waitFor();
+
+    // Edit: the form is prefilled, and the list shows the change after saving.
+    await row.getByRole('link', { name: `Edit Ada ${family}` }).click();
+    const givenName = page.getByLabel('Given name');
+    await expect.poll(() => givenName.inputValue()).toBe('Ada');
+    expect(new URL(page.url()).pathname).toMatch(/^\/patients\/.+/);
+    await givenName.fill('Augusta Ada');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page
+      .getByTestId('patient-row')
+      .filter({ hasText: `${family}, Augusta Ada` })
+      .waitFor();
+    expect(await page.getByTestId('success-notice').textContent()).toContain('Augusta Ada');
+  });
+
+  it('shows field errors from the server next to the form', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/patients/new');
+    await page.getByLabel('Family name').fill('Hopper');
+    await page.getByRole('button', { name: 'Create patient' }).click();
+
+    await page.getByTestId('patient-form-error').waitFor();
+    await page.getByTestId('field-error-givenName').waitFor();
+    expect(await page.getByLabel('Given name').getAttribute('aria-invalid')).toBe('true');
+  });
+});

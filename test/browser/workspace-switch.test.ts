@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+
+describe('workspace switcher', () => {
+  let harness: BrowserHarness;
+  let first: TestWorkspace;
+  let second: TestWorkspace;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    first = await harness.createWorkspace({ name: `North Clinic ${uniqueSuffix()}`, tier: 'standard' });
+    second = await harness.createWorkspace({ name: `South Clinic ${uniqueSuffix()}`, tier: 'enterprise' });
+    // The first workspace's admin is also a member of the second.
+    await harness.addMember(second.id, { email: first.admin.email, name: first.admin.name, role: 'member' });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('switches workspace and updates the header and the data', async () => {
+    const page = await harness.newPage();
+    await signIn(page, first.admin.email, first.admin.password);
+
+    const header = page.getByTestId('workspace-name');
+    const startName = await header.textContent();
+    expect([first.name, second.name]).toContain(startName);
+    const target = startName === first.name ? second : first;
+
+    await page.getByLabel('Switch workspace').selectOption(target.id);
+    await expect.poll(() => header.textContent()).toBe(target.name);
+    expect((await page.getByTestId('workspace-tier').textContent())?.toLowerCase()).toBe(target.tier);
+    expect(await page.getByLabel('Switch workspace').inputValue()).toBe(target.id);
+
+    // The switch is server-side: a reload stays in the new workspace.
+    await page.reload();
+    await expect.poll(() => header.textContent()).toBe(target.name);
+  });
+});
