@@ -1,0 +1,152 @@
+/** Create or edit a patient; field problems from a 400/422 answer appear next to their fields. */
+import { type FormEvent, useState } from 'react';
+import { ApiError, fieldErrors, fieldName } from '../../api.js';
+import { FormField } from '../../components/form-field.js';
+import { ErrorNotice, Spinner } from '../../components/status.js';
+import type { Patient, PatientInput } from './patients-api.js';
+
+interface Values {
+  givenName: string;
+  familyName: string;
+  dateOfBirth: string;
+  mrn: string;
+}
+
+const FIELDS = ['givenName', 'familyName', 'dateOfBirth', 'mrn'] as const;
+
+function initialValues(patient?: Patient): Values {
+  return {
+    givenName: patient?.givenName ?? '',
+    familyName: patient?.familyName ?? '',
+    dateOfBirth: patient?.dateOfBirth?.slice(0, 10) ?? '',
+    mrn: patient?.mrn ?? '',
+  };
+}
+
+/** For create: every filled field. For edit: only what changed; a cleared optional field is sent as null. */
+function toPayload(values: Values, original?: Values): Partial<PatientInput> {
+  const trimmed: Values = {
+    givenName: values.givenName.trim(),
+    familyName: values.familyName.trim(),
+    dateOfBirth: values.dateOfBirth,
+    mrn: values.mrn.trim(),
+  };
+  const payload: Partial<PatientInput> = {};
+  for (const field of FIELDS) {
+    if (original && trimmed[field] === original[field]) continue;
+    if (field === 'givenName' || field === 'familyName') payload[field] = trimmed[field];
+    else if (trimmed[field]) payload[field] = trimmed[field];
+    else if (original) payload[field] = null;
+  }
+  return payload;
+}
+
+interface PatientFormProps {
+  patient?: Patient;
+  submitLabel: string;
+  pending: boolean;
+  error: unknown;
+  onSubmit: (payload: Partial<PatientInput>) => void;
+  onCancel: () => void;
+}
+
+export function PatientForm({ patient, submitLabel, pending, error, onSubmit, onCancel }: PatientFormProps) {
+  const [original] = useState(() => (patient ? initialValues(patient) : undefined));
+  const [values, setValues] = useState(() => initialValues(patient));
+  const errors = fieldErrors(error);
+  const knownField = (path: string) => (FIELDS as readonly string[]).includes(fieldName(path) ?? '');
+  const unplaced = error instanceof ApiError ? error.errors.filter((e) => !knownField(e.path)) : [];
+
+  const set = (field: keyof Values) => (event: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [field]: event.target.value }));
+
+  const handleSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (pending) return;
+    onSubmit(toPayload(values, original));
+  };
+
+  const unchanged = original !== undefined && Object.keys(toPayload(values, original)).length === 0;
+
+  return (
+    <form className="form" onSubmit={handleSubmit} noValidate data-testid="patient-form">
+      {error ? (
+        <ErrorNotice
+          error={error}
+          title={
+            Object.keys(errors).length > 0 ? 'Please correct the highlighted fields' : 'Could not save the patient'
+          }
+          testId="patient-form-error"
+        />
+      ) : null}
+      {unplaced.length > 0 ? (
+        <ul className="field-error-list">
+          {unplaced.map((e) => (
+            <li key={`${e.path}:${e.message}`}>
+              {e.path}: {e.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <div className="form-row">
+        <FormField
+          label="Given name"
+          name="givenName"
+          required
+          autoFocus={!patient}
+          autoComplete="off"
+          value={values.givenName}
+          onChange={set('givenName')}
+          error={errors.givenName}
+        />
+        <FormField
+          label="Family name"
+          name="familyName"
+          required
+          autoComplete="off"
+          value={values.familyName}
+          onChange={set('familyName')}
+          error={errors.familyName}
+        />
+      </div>
+      <div className="form-row">
+        <FormField
+          label="Date of birth"
+          name="dateOfBirth"
+          type="date"
+          value={values.dateOfBirth}
+          onChange={set('dateOfBirth')}
+          error={errors.dateOfBirth}
+        />
+        <FormField
+          label="MRN"
+          name="mrn"
+          hint="Medical record number (optional)"
+          autoComplete="off"
+          value={values.mrn}
+          onChange={set('mrn')}
+          error={errors.mrn}
+        />
+      </div>
+      <div className="form-actions">
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={pending || unchanged}
+          data-testid="patient-form-submit"
+        >
+          {pending ? (
+            <>
+              <Spinner /> Saving…
+            </>
+          ) : (
+            submitLabel
+          )}
+        </button>
+        <button type="button" className="button button-secondary" onClick={onCancel} disabled={pending}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,86 @@
+/** Patients API calls and their TanStack Query hooks. */
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Page } from '../../api.js';
+
+export interface Patient {
+  id: string;
+  givenName: string;
+  familyName: string;
+  dateOfBirth: string | null;
+  mrn: string | null;
+  preferredProviderId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PatientInput {
+  givenName: string;
+  familyName: string;
+  dateOfBirth?: string | null;
+  mrn?: string | null;
+}
+
+export const patientKeys = {
+  all: ['patients'] as const,
+  lists: ['patients', 'list'] as const,
+  list: (q: string) => ['patients', 'list', q] as const,
+  detail: (id: string) => ['patients', 'detail', id] as const,
+};
+
+const PAGE_SIZE = 50;
+
+export function usePatientList(q: string) {
+  return useInfiniteQuery({
+    queryKey: patientKeys.list(q),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<Page<Patient>>('/patients', { q, limit: PAGE_SIZE, cursor: pageParam }, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    // Keep the old rows on screen while a new search loads, instead of flashing a spinner per keystroke.
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function usePatient(id: string) {
+  return useQuery({
+    queryKey: patientKeys.detail(id),
+    queryFn: ({ signal }) => api.get<Patient>(`/patients/${encodeURIComponent(id)}`, undefined, signal),
+  });
+}
+
+export function useCreatePatient() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: PatientInput) => api.post<Patient>('/patients', input),
+    onSuccess: async (patient) => {
+      queryClient.setQueryData(patientKeys.detail(patient.id), patient);
+      await queryClient.invalidateQueries({ queryKey: patientKeys.lists });
+    },
+  });
+}
+
+export function useUpdatePatient(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (changes: Partial<PatientInput>) => api.patch<Patient>(`/patients/${encodeURIComponent(id)}`, changes),
+    onSuccess: async (patient) => {
+      queryClient.setQueryData(patientKeys.detail(patient.id), patient);
+      await queryClient.invalidateQueries({ queryKey: patientKeys.lists });
+    },
+  });
+}
+
+export const fullName = (p: Pick<Patient, 'givenName' | 'familyName'>) => `${p.givenName} ${p.familyName}`.trim();
+
+/** `YYYY-MM-DD` as the reader's locale writes it, without time-zone drift. */
+export function formatDate(value: string | null): string {
+  if (!value) return '—';
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
+  if (!y || !m || !d) return value;
+  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { timeZone: 'UTC', dateStyle: 'medium' });
+}
+
+export function formatDateTime(value: string): string {
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? value : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}

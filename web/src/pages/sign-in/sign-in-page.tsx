@@ -1,0 +1,98 @@
+/** Sign in with e-mail and password; a session cookie is set and the shell takes over. */
+import { type FormEvent, useEffect, useState } from 'react';
+import { ApiError, describeError } from '../../api.js';
+import { FormField } from '../../components/form-field.js';
+import { Spinner } from '../../components/status.js';
+import { useSignIn } from '../../session.js';
+
+function signInMessage(error: unknown): { title: string; text: string } {
+  if (error instanceof ApiError) {
+    if (error.status === 401)
+      return { title: 'Could not sign you in', text: error.detail || 'Wrong e-mail or password.' };
+    if (error.status === 429) return { title: 'Too many attempts', text: describeError(error) };
+    if (error.status === 400) return { title: 'Check the form', text: error.detail };
+  }
+  return { title: 'Sign-in failed', text: describeError(error) };
+}
+
+export function SignInPage() {
+  const signIn = useSignIn();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [missing, setMissing] = useState(false);
+
+  useEffect(() => {
+    document.title = 'Sign in · Atrium';
+  }, []);
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (signIn.isPending) return;
+    const incomplete = !email.trim() || !password;
+    setMissing(incomplete);
+    if (incomplete) return signIn.reset();
+    signIn.mutate({ email: email.trim(), password });
+  };
+
+  const message = missing
+    ? { title: 'Check the form', text: 'Enter your e-mail and password.' }
+    : signIn.isError
+      ? signInMessage(signIn.error)
+      : null;
+
+  return (
+    <main className="sign-in" id="main">
+      <div className="sign-in-card card">
+        <div className="sign-in-brand">
+          <span className="brand-mark" aria-hidden="true">
+            A
+          </span>
+          <span className="brand-name">Atrium</span>
+        </div>
+        <h1>Sign in</h1>
+        <p className="muted">Use the e-mail and password of your Atrium account.</p>
+        <form onSubmit={onSubmit} noValidate aria-describedby={message ? 'sign-in-error' : undefined}>
+          {message ? (
+            <div className="notice notice-error" role="alert" id="sign-in-error" data-testid="sign-in-error">
+              <p className="notice-title">{message.title}</p>
+              <p>{message.text}</p>
+            </div>
+          ) : null}
+          <FormField
+            label="E-mail"
+            name="email"
+            type="email"
+            autoComplete="username"
+            required
+            autoFocus
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+          <FormField
+            label="Password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+          <button
+            type="submit"
+            className="button button-primary button-block"
+            disabled={signIn.isPending}
+            data-testid="sign-in-submit"
+          >
+            {signIn.isPending ? (
+              <>
+                <Spinner /> Signing in…
+              </>
+            ) : (
+              'Sign in'
+            )}
+          </button>
+        </form>
+      </div>
+    </main>
+  );
+}

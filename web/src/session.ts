@@ -1,0 +1,79 @@
+/** The signed-in session: who am I, sign in/out, switch workspace. */
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, api } from './api.js';
+
+export type Tier = 'free' | 'standard' | 'advanced' | 'enterprise';
+export type Role = 'admin' | 'member';
+
+export interface Me {
+  user: { id: string; email: string; name: string };
+  workspace: { id: string; name: string; tier: Tier; organizationId: string | null };
+  role: Role;
+  isProvider: boolean;
+  workspaces: { id: string; name: string; tier: Tier; role: Role }[];
+}
+
+export interface SignInInput {
+  email: string;
+  password: string;
+  workspaceId?: string;
+}
+
+export const meQueryKey = ['me'] as const;
+
+const isMeQuery = (query: { queryKey: readonly unknown[] }) => query.queryKey[0] === meQueryKey[0];
+
+/** `/me`, or null when there is no session (401). */
+async function fetchMe(signal: AbortSignal): Promise<Me | null> {
+  try {
+    return await api.get<Me>('/me', undefined, signal);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return null;
+    throw error;
+  }
+}
+
+export function useMe() {
+  return useQuery({ queryKey: meQueryKey, queryFn: ({ signal }) => fetchMe(signal), staleTime: 60_000 });
+}
+
+/** Forget everything cached for the previous session and show the sign-in page. */
+export function markSignedOut(queryClient: QueryClient): void {
+  queryClient.setQueryData(meQueryKey, null);
+  queryClient.removeQueries({ predicate: (query) => !isMeQuery(query) });
+}
+
+export function useSignIn() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationKey: ['sign-in'],
+    // A 401 here means wrong credentials, not an expired session.
+    meta: { expectsUnauthenticated: true },
+    mutationFn: (input: SignInInput) => api.post<unknown>('/auth/sign-in', input),
+    onSuccess: async () => {
+      queryClient.removeQueries({ predicate: (query) => !isMeQuery(query) });
+      await queryClient.refetchQueries({ queryKey: meQueryKey });
+    },
+  });
+}
+
+export function useSignOut() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.post<void>('/auth/sign-out'),
+    onSuccess: () => markSignedOut(queryClient),
+  });
+}
+
+export function useSwitchWorkspace() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (workspaceId: string) => api.post<unknown>('/auth/switch-workspace', { workspaceId }),
+    // Every cached answer belongs to the old workspace: reset it all (no stale rows shown), then reload.
+    onSuccess: () =>
+      Promise.all([
+        queryClient.resetQueries({ predicate: (query) => !isMeQuery(query) }),
+        queryClient.refetchQueries({ queryKey: meQueryKey }),
+      ]),
+  });
+}
