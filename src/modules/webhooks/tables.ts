@@ -1,0 +1,98 @@
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** A workspace's webhook endpoint. Secrets are stored encrypted (AES-256-GCM, bound to workspace and id). */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    url: text('url').notNull(),
+    description: text('description'),
+    /** Event types delivered; `*` means all. break_glass.invoked is delivered whatever this says. */
+    events: text('events').array().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    secretEnc: text('secret_enc').notNull(),
+    /** The secret before the last rotation; it still signs until previousSecretExpiresAt. */
+    previousSecretEnc: text('previous_secret_enc'),
+    previousSecretExpiresAt: ts('previous_secret_expires_at'),
+    createdBy: text('created_by'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.id] })],
+);
+
+/**
+ * Delivery state of one event to one endpoint, written by the fan-out in the same transaction as
+ * the event. The worker claims due rows (SKIP LOCKED) under a lease; `leaseToken` fences results.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    state: text('state', { enum: ['pending', 'delivered', 'dead', 'cancelled'] })
+      .notNull()
+      .default('pending'),
+    /** Attempts made in the current retry budget (a replay resets it). */
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    lockedUntil: ts('locked_until'),
+    leaseToken: text('lease_token'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.endpointId, t.eventId] }),
+    index('webhook_deliveries_due_idx').on(t.endpointId, t.state, t.nextAttemptAt),
+    index('webhook_deliveries_pending_idx').on(t.state, t.nextAttemptAt),
+  ],
+);
+
+/** One row per HTTP attempt: the delivery log admins browse. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    attempt: integer('attempt').notNull(),
+    outcome: text('outcome', { enum: ['success', 'fail'] }).notNull(),
+    status: integer('status'),
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+    attemptedAt: ts('attempted_at').notNull(),
+    /** When the event was due for this attempt (lets operators see how late retries fire). */
+    scheduledAt: ts('scheduled_at'),
+    nextAttemptAt: ts('next_attempt_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    index('webhook_attempts_endpoint_idx').on(t.workspaceId, t.endpointId, t.id),
+  ],
+);
+
+/** The workspace inbox: things admins must look at (today: dead-lettered webhook events). */
+export const inboxItems = pgTable(
+  'inbox_items',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    kind: text('kind').notNull(),
+    endpointId: text('endpoint_id'),
+    eventId: text('event_id'),
+    eventType: text('event_type'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.id] })],
+);
