@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.js';
-import { createWorkspace, type TestWorkspace } from './helpers/factories.js';
 import { ALL_CASES, EXEMPT_ROUTES } from './cross-tenant/index.js';
 import type { CrossTenantRequest } from './cross-tenant/types.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { createWorkspace, type TestWorkspace } from './helpers/factories.js';
 
 let t: TestApp;
 let a: TestWorkspace;

@@ -17,15 +17,27 @@ export const foundationCases: CrossTenantCase[] = [
         payload: { service: 'pt', units: 1, unitMinutes: 30, validFrom: '2026-01-01', validTo: '2026-12-31' },
       },
       { method: 'GET', url: `/api/v1/patients/${patient}/authorizations` },
-      { method: 'POST', url: `/api/v1/patients/${patient}/break-glass`, payload: { reason: 'testing isolation rules' } },
+      {
+        method: 'POST',
+        url: `/api/v1/patients/${patient}/break-glass`,
+        payload: { reason: 'testing isolation rules' },
+      },
     ],
-    lists: ({ patient }) => [{ method: 'GET', url: `/api/v1/patients?q=${patient}` }, { method: 'GET', url: '/api/v1/patients' }],
+    lists: ({ patient }) => [
+      { method: 'GET', url: `/api/v1/patients?q=${patient}` },
+      { method: 'GET', url: '/api/v1/patients' },
+    ],
     unchanged: ({ patient }) => [{ method: 'GET', url: `/api/v1/patients/${patient}` }],
   },
   {
     name: 'api tokens',
     async setup(t, owner) {
-      const res = await t.request({ method: 'POST', url: '/api/v1/auth/tokens', token: owner.admin.token, payload: { name: 'ci' } });
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/auth/tokens',
+        token: owner.admin.token,
+        payload: { name: 'ci' },
+      });
       return { token: res.json().id };
     },
     denied: ({ token }) => [{ method: 'DELETE', url: `/api/v1/auth/tokens/${token}` }],

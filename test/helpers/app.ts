@@ -15,7 +15,9 @@ export interface TestApp {
   /** Starts the workers (mail, webhooks, …) of this instance. */
   startBackground(): Promise<Background>;
   /** Another app instance on the same database (PostgreSQL server only). */
-  startInstance(overrides?: Partial<Config>): Promise<{ app: FastifyInstance; baseUrl: string; close(): Promise<void> }>;
+  startInstance(
+    overrides?: Partial<Config>,
+  ): Promise<{ app: FastifyInstance; baseUrl: string; close(): Promise<void> }>;
   request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }

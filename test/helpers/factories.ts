@@ -20,7 +20,12 @@ export interface TestWorkspace {
 const unique = () => randomBytes(4).toString('hex');
 
 export async function createOrganization(t: TestApp, name = `Org ${unique()}`): Promise<{ id: string; name: string }> {
-  const res = await t.request({ method: 'POST', url: '/api/v1/operator/organizations', token: t.config.operatorToken, payload: { name } });
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/v1/operator/organizations',
+    token: t.config.operatorToken,
+    payload: { name },
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
@@ -100,7 +105,14 @@ export async function waitForMail(
   to: string,
   count = 1,
   timeoutMs = 10_000,
-): Promise<{ subject: string; text: string; to: string[]; attachments: { filename: string; contentType: string; content: string }[] }[]> {
+): Promise<
+  {
+    subject: string;
+    text: string;
+    to: string[];
+    attachments: { filename: string; contentType: string; content: string }[];
+  }[]
+> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await fetch(`${t.baseUrl}/_emulators/mail/messages?to=${encodeURIComponent(to)}`);

@@ -98,7 +98,7 @@ export async function patchPatient(
     await checkProvider(tx, ctx, patch.preferredProviderId);
     const row = await repo.updatePatient(tx, ctx.workspaceId, id, patch);
     const patient = presentPatient(row!);
-    await publishEvent(tx, ctx, 'patient.updated', { patient, changed: Object.keys(patch) });
+    await publishEvent(tx, ctx, 'patient.updated', { patient, changed: Object.keys(patch).sort() });
     return patient;
   });
 }

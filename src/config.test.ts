@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+import { parseDuration, parseDurationList } from './platform/duration.js';
+
+const key = Buffer.alloc(32, 7).toString('base64');
+
+describe('config', () => {
+  it('parses the contract defaults', () => {
+    const c = loadConfig({ ATRIUM_ENCRYPTION_KEY: key, ATRIUM_DATA_DIR: '/tmp/atrium-config-test' });
+    expect(c.port).toBe(3000);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.emulators).toBe(true);
+    expect(c.webhooks.retryDelaysMs).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);
+    expect(c.webhooks.timeoutMs).toBe(10_000);
+    expect(c.health.intervalMs).toBe(60_000);
+    expect(c.health.ttlMs).toBe(30 * 86_400_000);
+    expect(c.operatorTokenGenerated).toBe(true);
+  });
+
+  it('refuses production without an encryption key', () => {
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', ATRIUM_EMULATORS: 'off', ATRIUM_OPERATOR_TOKEN: 'x'.repeat(20) }),
+    ).toThrow(/ATRIUM_ENCRYPTION_KEY/);
+  });
+
+  it('refuses production with emulators on', () => {
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        ATRIUM_EMULATORS: 'on',
+        ATRIUM_ENCRYPTION_KEY: key,
+        ATRIUM_OPERATOR_TOKEN: 'x'.repeat(20),
+      }),
+    ).toThrow(ConfigError);
+  });
+
+  it('turns emulators off by default in production', () => {
+    const c = loadConfig({ NODE_ENV: 'production', ATRIUM_ENCRYPTION_KEY: key, ATRIUM_OPERATOR_TOKEN: 'x'.repeat(20) });
+    expect(c.emulators).toBe(false);
+  });
+
+  it('rejects a malformed key, duration or URL with a clear message', () => {
+    expect(() => loadConfig({ ATRIUM_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/32 bytes/);
+    expect(() => loadConfig({ ATRIUM_ENCRYPTION_KEY: key, ATRIUM_WEBHOOK_TIMEOUT: 'soon' })).toThrow(
+      /ATRIUM_WEBHOOK_TIMEOUT/,
+    );
+    expect(() => loadConfig({ ATRIUM_ENCRYPTION_KEY: key, DATABASE_URL: 'not a url' })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ ATRIUM_ENCRYPTION_KEY: key, ATRIUM_WEBHOOK_RETRY_DELAYS: '1m,x' })).toThrow(
+      /RETRY_DELAYS/,
+    );
+  });
+
+  it('parses durations', () => {
+    expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('10s')).toBe(10_000);
+    expect(parseDuration('2h')).toBe(7_200_000);
+    expect(parseDuration('1d')).toBe(86_400_000);
+    expect(parseDurationList('1s, 2s,3s')).toEqual([1000, 2000, 3000]);
+    expect(() => parseDuration('5 minutes')).toThrow();
+  });
+});

@@ -1,0 +1,176 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import {
+  addMember,
+  createPatient,
+  createWorkspace,
+  type TestWorkspace,
+  waitForMail,
+} from '../../../test/helpers/factories.js';
+import { queryRows, withTenant } from '../../platform/db/tenant.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.startBackground();
+  ws = await createWorkspace(t, { tier: 'standard' });
+});
+afterAll(async () => t?.close());
+
+const events = (type: string) =>
+  withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+    queryRows<{ id: string; data: Record<string, unknown> }>(
+      tx,
+      sql`SELECT id, data FROM domain_events WHERE type = ${type} ORDER BY id`,
+    ),
+  );
+
+describe('patients', () => {
+  it('creates, reads, searches and updates, emitting patient.created and patient.updated in the outbox', async () => {
+    const provider = await addMember(t, ws, { isProvider: true });
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/v1/patients',
+      token: ws.admin.token,
+      payload: {
+        givenName: 'Grace',
+        familyName: 'Hopper',
+        dateOfBirth: '1906-12-09',
+        mrn: 'MRN-1',
+        preferredProviderId: provider.userId,
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const patient = created.json();
+    expect(patient).toMatchObject({
+      id: expect.stringMatching(/^pat_/),
+      givenName: 'Grace',
+      dateOfBirth: '1906-12-09',
+      mrn: 'MRN-1',
+    });
+
+    expect(
+      (await t.request({ method: 'GET', url: `/api/v1/patients/${patient.id}`, token: ws.admin.token })).json(),
+    ).toEqual(patient);
+    const found = await t.request({ method: 'GET', url: '/api/v1/patients?q=hopp', token: ws.admin.token });
+    expect(found.json().items.map((p: { id: string }) => p.id)).toEqual([patient.id]);
+
+    const patched = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/patients/${patient.id}`,
+      token: ws.admin.token,
+      payload: { mrn: null, givenName: 'Grace B.' },
+    });
+    expect(patched.json()).toMatchObject({ givenName: 'Grace B.', mrn: null, familyName: 'Hopper' });
+
+    const createdEvents = await events('patient.created');
+    expect(createdEvents.some((e) => (e.data.patient as { id: string }).id === patient.id)).toBe(true);
+    const updatedEvents = await events('patient.updated');
+    expect(updatedEvents.at(-1)?.data).toMatchObject({ patient: { id: patient.id }, changed: ['givenName', 'mrn'] });
+  });
+
+  it('pages with a cursor without repeats', async () => {
+    for (let i = 0; i < 5; i++) await createPatient(t, ws.admin.token, { familyName: `Pager${i}` });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const url: string = `/api/v1/patients?q=Pager&limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const res = await t.request({ method: 'GET', url, token: ws.admin.token });
+      seen.push(...res.json().items.map((p: { id: string }) => p.id));
+      cursor = res.json().nextCursor;
+    } while (cursor);
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
+    const bad = await t.request({ method: 'GET', url: '/api/v1/patients?cursor=@@@', token: ws.admin.token });
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it('rejects bad input and changes nothing', async () => {
+    const before = (await events('patient.created')).length;
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/patients',
+      token: ws.admin.token,
+      payload: { givenName: 'No', familyName: 'Provider', preferredProviderId: ws.admin.userId },
+    });
+    expect(res.statusCode).toBe(422);
+    const empty = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/patients/pat_x`,
+      token: ws.admin.token,
+      payload: {},
+    });
+    expect(empty.statusCode).toBe(400);
+    expect((await events('patient.created')).length).toBe(before);
+  });
+
+  it('records insurance authorizations', async () => {
+    const patient = await createPatient(t, ws.admin.token);
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/patients/${patient.id}/authorizations`,
+      token: ws.admin.token,
+      payload: {
+        service: 'physical-therapy',
+        units: 12,
+        unitMinutes: 45,
+        validFrom: '2026-11-01',
+        validTo: '2027-01-31',
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ patientId: patient.id, units: 12, unitMinutes: 45 });
+    const inverted = await t.request({
+      method: 'POST',
+      url: `/api/v1/patients/${patient.id}/authorizations`,
+      token: ws.admin.token,
+      payload: { service: 'pt', units: 1, unitMinutes: 30, validFrom: '2027-01-01', validTo: '2026-01-01' },
+    });
+    expect(inverted.statusCode).toBe(400);
+    const list = await t.request({
+      method: 'GET',
+      url: `/api/v1/patients/${patient.id}/authorizations`,
+      token: ws.admin.token,
+    });
+    expect(list.json().items).toHaveLength(1);
+  });
+
+  it('break-glass writes an audit row, emits break_glass.invoked and e-mails every admin', async () => {
+    const secondAdmin = await addMember(t, ws, { role: 'admin' });
+    const nurse = await addMember(t, ws);
+    const patient = await createPatient(t, ws.admin.token, { givenName: 'Urgent' });
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/patients/${patient.id}/break-glass`,
+      token: nurse.token,
+      payload: { reason: 'Unconscious patient in ER' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const audit = await t.request({ method: 'GET', url: '/api/v1/audit?kind=break_glass', token: ws.admin.token });
+    expect(audit.json().items[0]).toMatchObject({
+      kind: 'break_glass',
+      patientId: patient.id,
+      reason: 'Unconscious patient in ER',
+      actorUserId: nurse.userId,
+    });
+    expect((await events('break_glass.invoked')).at(-1)?.data).toMatchObject({
+      patientId: patient.id,
+      invokedBy: nurse.userId,
+    });
+    for (const to of [ws.admin.email, secondAdmin.email]) {
+      const mail = await waitForMail(t, to);
+      expect(mail[0].subject).toContain('Break-glass');
+      expect(mail[0].text).toContain('Unconscious patient in ER');
+    }
+    const short = await t.request({
+      method: 'POST',
+      url: `/api/v1/patients/${patient.id}/break-glass`,
+      token: nurse.token,
+      payload: { reason: 'x' },
+    });
+    expect(short.statusCode).toBe(400);
+  });
+});

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { addMember, createWorkspace, type TestWorkspace } from './helpers/factories.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'standard' });
+});
+afterAll(async () => t?.close());
+
+const expectProblem = (
+  res: { statusCode: number; headers: Record<string, unknown>; json(): Record<string, unknown> },
+  status: number,
+  code: string,
+) => {
+  expect(res.statusCode).toBe(status);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+  const body = res.json();
+  expect(body).toMatchObject({ status, code });
+  expect(typeof body.type).toBe('string');
+  expect(typeof body.title).toBe('string');
+  expect(typeof body.detail).toBe('string');
+  expect(body.requestId).toBe(res.headers['x-request-id']);
+  return body;
+};
+
+describe('problem+json for every error', () => {
+  it('400 validation_failed lists each problem', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/patients',
+      token: ws.admin.token,
+      payload: { givenName: '', dateOfBirth: 'yesterday' },
+    });
+    const body = expectProblem(res, 400, 'validation_failed');
+    const paths = (body.errors as { path: string }[]).map((e) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(['body.givenName', 'body.familyName', 'body.dateOfBirth']));
+  });
+
+  it('400 for malformed JSON, 415 for other media types, 413 over 1 MiB', async () => {
+    expectProblem(
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/patients',
+        token: ws.admin.token,
+        payload: '{"givenName":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/patients',
+        token: ws.admin.token,
+        payload: 'givenName=x',
+        headers: { 'content-type': 'text/plain' },
+      }),
+      415,
+      'unsupported_media_type',
+    );
+    const big = JSON.stringify({ givenName: 'x'.repeat(1024 * 1024 + 10), familyName: 'y' });
+    expectProblem(
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/patients',
+        token: ws.admin.token,
+        payload: big,
+        headers: { 'content-type': 'application/json' },
+      }),
+      413,
+      'payload_too_large',
+    );
+    const list = await t.request({ method: 'GET', url: '/api/v1/patients', token: ws.admin.token });
+    expect(list.json().items).toEqual([]);
+  });
+
+  it('401, 403 (role), 404 (unknown route and unknown resource)', async () => {
+    expectProblem(await t.request({ method: 'GET', url: '/api/v1/patients' }), 401, 'unauthenticated');
+    const member = await addMember(t, ws);
+    expectProblem(await t.request({ method: 'GET', url: '/api/v1/audit', token: member.token }), 403, 'forbidden');
+    expectProblem(
+      await t.request({ method: 'GET', url: '/api/v1/no-such-thing', token: ws.admin.token }),
+      404,
+      'not_found',
+    );
+    expectProblem(await t.request({ method: 'GET', url: '/nothing-here.js' }), 404, 'not_found');
+    expectProblem(
+      await t.request({ method: 'GET', url: '/api/v1/patients/pat_missing', token: ws.admin.token }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('422 for a well-formed but invalid request', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/patients',
+      token: ws.admin.token,
+      payload: { givenName: 'A', familyName: 'B', preferredProviderId: 'usr_nobody' },
+    });
+    expectProblem(res, 422, 'unknown_provider');
+  });
+});
+
+describe('request ids and headers', () => {
+  it('echoes a sane X-Request-Id and generates one otherwise', async () => {
+    const echoed = await t.request({ method: 'GET', url: '/livez', headers: { 'x-request-id': 'abc-123' } });
+    expect(echoed.headers['x-request-id']).toBe('abc-123');
+    const generated = await t.request({ method: 'GET', url: '/livez', headers: { 'x-request-id': 'bad id <script>' } });
+    expect(generated.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('sets security headers', async () => {
+    const res = await t.request({ method: 'GET', url: '/livez' });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+  });
+});
+
+describe('health, metrics and docs', () => {
+  it('/livez, /readyz and /metrics answer without credentials', async () => {
+    expect((await t.request({ method: 'GET', url: '/livez' })).json()).toEqual({ status: 'pass' });
+    expect((await t.request({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'pass' });
+    const metrics = await t.request({ method: 'GET', url: '/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.body).toContain('atrium_http_request_duration_seconds');
+    expect(metrics.body).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('serves OpenAPI 3.1 generated from the route schemas, and the docs UI', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    for (const path of [
+      '/api/v1/patients',
+      '/api/v1/patients/{id}',
+      '/api/v1/auth/sign-in',
+      '/api/v1/me',
+      '/api/v1/audit',
+      '/api/v1/operator/workspaces',
+    ]) {
+      expect(Object.keys(doc.paths)).toContain(path);
+    }
+    expect(doc.paths['/api/v1/patients'].post.requestBody.content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['givenName', 'familyName']),
+    );
+    const docs = await t.request({ method: 'GET', url: '/docs/' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.body).toMatch(/swagger/i);
+  });
+});
