@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { startWebhookWorker } from './modules/webhooks/jobs/delivery-worker.js';
+import { secretKeys } from './modules/webhooks/service.js';
 import { withSystem } from './platform/db/tenant.js';
 import { emulatorTransport, type MailTransport, smtpTransport, startMailWorker } from './platform/mail/mailer.js';
 import type { Worker } from './platform/worker.js';
@@ -25,6 +27,15 @@ export async function startBackground(app: FastifyInstance): Promise<Background>
   } else {
     app.log.warn('No SMTP_URL and emulators are off: outgoing mail stays queued');
   }
+  workers.push(
+    await startWebhookWorker({
+      database,
+      log: app.log,
+      webhooks: config.webhooks,
+      keys: secretKeys(app.atrium),
+      pollMs: config.workerPollMs,
+    }),
+  );
   app.atrium.scheduler.every({
     name: 'idempotency-keys.expire',
     intervalMs: 60 * 60 * 1000,

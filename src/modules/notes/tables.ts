@@ -22,5 +22,8 @@ export const soapNotes = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.id] }), index('soap_notes_patient_idx').on(t.workspaceId, t.patientId)],
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    index('soap_notes_patient_idx').on(t.workspaceId, t.patientId),
+  ],
 );

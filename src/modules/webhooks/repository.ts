@@ -1,0 +1,323 @@
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { TIERS } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/client.js';
+import { queryRows } from '../../platform/db/tenant.js';
+import type { DomainEvent } from '../../platform/events/events.js';
+import { hasFeature } from '../../platform/tiers.js';
+import { inboxItems, webhookAttempts, webhookDeliveries, webhookEndpoints } from './tables.js';
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export type AttemptRow = typeof webhookAttempts.$inferSelect;
+export type InboxRow = typeof inboxItems.$inferSelect;
+
+/** Events every enabled endpoint receives whatever its filter (contract §7.2). */
+export const ALWAYS_DELIVERED = new Set<string>(['break_glass.invoked']);
+
+const ENTITLED_TIERS = TIERS.filter((tier) => hasFeature(tier, 'outbound_webhooks'));
+
+// ---- endpoints (tenant transactions) ----
+
+export async function insertEndpoint(tx: Tx, row: typeof webhookEndpoints.$inferInsert): Promise<EndpointRow> {
+  const [created] = await tx.insert(webhookEndpoints).values(row).returning();
+  return created;
+}
+
+export async function listEndpoints(tx: Tx, workspaceId: string): Promise<EndpointRow[]> {
+  return tx
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.workspaceId, workspaceId))
+    .orderBy(desc(webhookEndpoints.id));
+}
+
+export async function findEndpoint(tx: Tx, workspaceId: string, id: string): Promise<EndpointRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, id)));
+  return row;
+}
+
+export async function updateEndpoint(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  patch: Partial<typeof webhookEndpoints.$inferInsert>,
+): Promise<EndpointRow | undefined> {
+  const [row] = await tx
+    .update(webhookEndpoints)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+/** Deletes the endpoint and cancels its pending deliveries (attempt rows stay for the record). */
+export async function deleteEndpoint(tx: Tx, workspaceId: string, id: string): Promise<boolean> {
+  const deleted = await tx
+    .delete(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, id)))
+    .returning({ id: webhookEndpoints.id });
+  if (deleted.length === 0) return false;
+  await tx
+    .update(webhookDeliveries)
+    .set({ state: 'cancelled', lockedUntil: null, leaseToken: null, updatedAt: new Date() })
+    .where(
+      and(
+        eq(webhookDeliveries.workspaceId, workspaceId),
+        eq(webhookDeliveries.endpointId, id),
+        eq(webhookDeliveries.state, 'pending'),
+      ),
+    );
+  return true;
+}
+
+// ---- delivery log, replay, inbox (tenant transactions) ----
+
+export async function listAttempts(
+  tx: Tx,
+  workspaceId: string,
+  endpointId: string,
+  opts: { limit: number; before?: string; status?: string },
+): Promise<AttemptRow[]> {
+  const status = opts.status;
+  const statusFilter =
+    status === undefined
+      ? undefined
+      : status === 'success' || status === 'fail'
+        ? eq(webhookAttempts.outcome, status)
+        : eq(webhookAttempts.status, Number(status));
+  return tx
+    .select()
+    .from(webhookAttempts)
+    .where(
+      and(
+        eq(webhookAttempts.workspaceId, workspaceId),
+        eq(webhookAttempts.endpointId, endpointId),
+        opts.before ? lt(webhookAttempts.id, opts.before) : undefined,
+        statusFilter,
+      ),
+    )
+    .orderBy(desc(webhookAttempts.id))
+    .limit(opts.limit + 1);
+}
+
+/** Queues the event again for the endpoint with a fresh retry budget; false when it never went there. */
+export async function resetDelivery(tx: Tx, workspaceId: string, endpointId: string, eventId: string) {
+  const rows = await tx
+    .update(webhookDeliveries)
+    .set({
+      state: 'pending',
+      attempts: 0,
+      nextAttemptAt: sql`now()`,
+      lockedUntil: null,
+      leaseToken: null,
+      updatedAt: new Date(),
+    })
+    .where(
+      and(
+        eq(webhookDeliveries.workspaceId, workspaceId),
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookDeliveries.eventId, eventId),
+      ),
+    )
+    .returning({ eventId: webhookDeliveries.eventId });
+  return rows.length > 0;
+}
+
+export async function listInbox(tx: Tx, workspaceId: string, opts: { limit: number; before?: string }) {
+  return tx
+    .select()
+    .from(inboxItems)
+    .where(and(eq(inboxItems.workspaceId, workspaceId), opts.before ? lt(inboxItems.id, opts.before) : undefined))
+    .orderBy(desc(inboxItems.id))
+    .limit(opts.limit + 1);
+}
+
+// ---- fan-out (inside the publishing transaction) ----
+
+/**
+ * One pending delivery per matching enabled endpoint, in the transaction that publishes the event,
+ * so the delivery exists exactly when the change committed. Workspaces below the entitled tier get none.
+ */
+export async function insertDeliveriesFor(tx: Tx, event: DomainEvent): Promise<void> {
+  const filter = ALWAYS_DELIVERED.has(event.type)
+    ? sql``
+    : sql`AND ('*' = ANY(e.events) OR ${event.type} = ANY(e.events))`;
+  await tx.execute(sql`
+    INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
+    SELECT e.workspace_id, e.id, ${event.id}, ${event.type}, now()
+      FROM webhook_endpoints e
+      JOIN workspaces w ON w.id = e.workspace_id
+     WHERE e.workspace_id = ${event.workspaceId} AND e.enabled
+       AND w.tier IN (${sql.join(
+         ENTITLED_TIERS.map((tier) => sql`${tier}`),
+         sql`, `,
+       )}) ${filter}
+    ON CONFLICT DO NOTHING`);
+}
+
+// ---- worker (system transactions: the worker serves every workspace) ----
+
+export interface ClaimedDelivery {
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  /** Attempt number within the current retry budget (1 = first). */
+  attempts: number;
+  scheduled_at: Date | string;
+  data: Record<string, unknown>;
+  event_created_at: Date | string;
+  url: string;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: Date | string | null;
+}
+
+/**
+ * Claims due deliveries under a lease. SKIP LOCKED lets several instances claim side by side;
+ * an endpoint gets at most `perEndpoint` leased deliveries, so a slow one cannot hog the workers.
+ * A crashed worker's lease simply runs out and the row becomes due again.
+ */
+export async function claimDueDeliveries(
+  tx: Tx,
+  opts: { limit: number; perEndpoint: number; leaseMs: number; leaseToken: string },
+): Promise<ClaimedDelivery[]> {
+  if (opts.limit <= 0) return [];
+  return queryRows<ClaimedDelivery>(
+    tx,
+    sql`
+    WITH candidates AS (
+      SELECT e.workspace_id, e.id,
+             (SELECT count(*) FROM webhook_deliveries f
+               WHERE f.endpoint_id = e.id AND f.workspace_id = e.workspace_id
+                 AND f.state = 'pending' AND f.locked_until > now())::int AS in_flight
+        FROM webhook_endpoints e
+       WHERE e.enabled
+         AND EXISTS (SELECT 1 FROM webhook_deliveries q
+                      WHERE q.endpoint_id = e.id AND q.workspace_id = e.workspace_id
+                        AND q.state = 'pending' AND q.next_attempt_at <= now())
+       ORDER BY random()
+    ),
+    picked AS (
+      SELECT d.workspace_id, d.endpoint_id, d.event_id
+        FROM candidates c
+       CROSS JOIN LATERAL (
+         SELECT x.workspace_id, x.endpoint_id, x.event_id
+           FROM webhook_deliveries x
+          WHERE x.endpoint_id = c.id AND x.workspace_id = c.workspace_id AND x.state = 'pending'
+            AND x.next_attempt_at <= now() AND (x.locked_until IS NULL OR x.locked_until <= now())
+          ORDER BY x.next_attempt_at
+          LIMIT greatest(0, ${opts.perEndpoint}::int - c.in_flight)
+          FOR UPDATE SKIP LOCKED
+       ) d
+       LIMIT ${opts.limit}::int
+    )
+    UPDATE webhook_deliveries d
+       SET locked_until = now() + make_interval(secs => ${opts.leaseMs / 1000}::float8),
+           lease_token = ${opts.leaseToken}, attempts = d.attempts + 1, updated_at = now()
+      FROM picked p, domain_events ev, webhook_endpoints e
+     WHERE d.workspace_id = p.workspace_id AND d.endpoint_id = p.endpoint_id AND d.event_id = p.event_id
+       AND ev.workspace_id = d.workspace_id AND ev.id = d.event_id
+       AND e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
+    RETURNING d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempts,
+              d.next_attempt_at AS scheduled_at, ev.data, ev.created_at AS event_created_at,
+              e.url, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at`,
+  );
+}
+
+export interface AttemptResult {
+  workspaceId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  leaseToken: string;
+  attempt: number;
+  attemptId: string;
+  outcome: 'success' | 'fail';
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  attemptedAt: Date;
+  scheduledAt: Date;
+  /** After a failure: seconds until the retry, or null when the retry budget is spent (dead-letter). */
+  retryInSeconds: number | null;
+}
+
+interface SettledRow {
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  state: 'pending' | 'delivered' | 'dead';
+  next_attempt_at: Date | string;
+}
+
+/**
+ * Applies a batch of attempt results in one transaction: the attempt rows for the log, and the
+ * new delivery state — only where our lease still holds (a replay or a re-claim after an expired
+ * lease fences stale results out). Returns the deliveries that were dead-lettered.
+ */
+export async function recordAttempts(tx: Tx, results: AttemptResult[]): Promise<SettledRow[]> {
+  if (results.length === 0) return [];
+  const values = sql.join(
+    results.map((r) => {
+      const state = r.outcome === 'success' ? 'delivered' : r.retryInSeconds === null ? 'dead' : 'pending';
+      return sql`(${r.workspaceId}, ${r.endpointId}, ${r.eventId}, ${r.leaseToken}, ${state},
+                  ${r.retryInSeconds}::float8, ${r.status}::int, ${r.error})`;
+    }),
+    sql`, `,
+  );
+  const settled = await queryRows<SettledRow>(
+    tx,
+    sql`
+    UPDATE webhook_deliveries d
+       SET state = v.state,
+           next_attempt_at = CASE WHEN v.retry_in IS NULL THEN d.next_attempt_at
+                                  ELSE now() + make_interval(secs => v.retry_in) END,
+           locked_until = NULL, lease_token = NULL, last_status = v.status, last_error = v.error, updated_at = now()
+      FROM (VALUES ${values}) AS v(workspace_id, endpoint_id, event_id, token, state, retry_in, status, error)
+     WHERE d.workspace_id = v.workspace_id AND d.endpoint_id = v.endpoint_id AND d.event_id = v.event_id
+       AND d.lease_token = v.token AND d.state = 'pending'
+    RETURNING d.workspace_id, d.endpoint_id, d.event_id, d.state, d.next_attempt_at`,
+  );
+  const key = (w: string, e: string, v: string) => `${w}|${e}|${v}`;
+  const byKey = new Map(settled.map((row) => [key(row.workspace_id, row.endpoint_id, row.event_id), row]));
+  await tx.insert(webhookAttempts).values(
+    results.map((r) => {
+      const row = byKey.get(key(r.workspaceId, r.endpointId, r.eventId));
+      return {
+        workspaceId: r.workspaceId,
+        id: r.attemptId,
+        endpointId: r.endpointId,
+        eventId: r.eventId,
+        eventType: r.eventType,
+        attempt: r.attempt,
+        outcome: r.outcome,
+        status: r.status,
+        error: r.error,
+        durationMs: r.durationMs,
+        attemptedAt: r.attemptedAt,
+        scheduledAt: r.scheduledAt,
+        nextAttemptAt: row?.state === 'pending' ? new Date(row.next_attempt_at) : null,
+      };
+    }),
+  );
+  return settled.filter((row) => row.state === 'dead');
+}
+
+export async function insertInboxItem(tx: Tx, row: typeof inboxItems.$inferInsert): Promise<void> {
+  await tx.insert(inboxItems).values(row);
+}
+
+/** When the earliest pending delivery (or expiring lease) falls due: wakes the worker for a retry on time. */
+export async function nextDueAt(tx: Tx): Promise<Date | null> {
+  const [row] = await queryRows<{ at: Date | string | null }>(
+    tx,
+    sql`SELECT min(greatest(d.next_attempt_at, coalesce(d.locked_until, d.next_attempt_at))) AS at
+          FROM webhook_deliveries d
+          JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
+         WHERE d.state = 'pending' AND e.enabled`,
+  );
+  return row?.at ? new Date(row.at) : null;
+}

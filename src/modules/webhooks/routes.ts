@@ -1,0 +1,165 @@
+// Outbound webhooks: endpoint administration, delivery log, replay and the workspace inbox (admins, Advanced+).
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireCtx } from '../../platform/auth/authenticate.js';
+import { registerEventFanout } from '../../platform/events/events.js';
+import { noContent, problemResponses } from '../../platform/http-schemas.js';
+import { listOf, pageQuery } from '../../platform/pagination.js';
+import {
+  attemptSchema,
+  createdEndpointSchema,
+  createEndpointBody,
+  deliveriesQuery,
+  endpointParams,
+  endpointSchema,
+  inboxItemSchema,
+  patchEndpointBody,
+  replayParams,
+  replayResponse,
+  rotatedSecretSchema,
+} from './schema.js';
+import * as service from './service.js';
+
+export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const deps = fastify.atrium;
+  const tags = ['webhooks'];
+  const admin = { auth: 'admin' as const };
+  // Delivery rows are written by the outbox in the publishing transaction (contract §7.2).
+  registerEventFanout(service.fanOutToWebhooks);
+
+  app.post(
+    '/admin/webhooks',
+    {
+      config: { ...admin, idempotent: true },
+      schema: {
+        tags,
+        summary: 'Create an endpoint; the URL is checked at once and the secret is shown only here',
+        body: createEndpointBody,
+        response: { 201: createdEndpointSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await service.createEndpoint(deps, requireCtx(request), request.body)),
+  );
+
+  app.get(
+    '/admin/webhooks',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'List endpoints (without secrets)',
+        response: { 200: z.object({ items: z.array(endpointSchema) }), ...problemResponses },
+      },
+    },
+    async (request) => service.listEndpoints(deps, requireCtx(request)),
+  );
+
+  app.get(
+    '/admin/webhooks/:id',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'One endpoint',
+        params: endpointParams,
+        response: { 200: endpointSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.getEndpoint(deps, requireCtx(request), request.params.id),
+  );
+
+  app.patch(
+    '/admin/webhooks/:id',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Change URL, event filter, description, or enable/disable',
+        params: endpointParams,
+        body: patchEndpointBody,
+        response: { 200: endpointSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.patchEndpoint(deps, requireCtx(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/admin/webhooks/:id',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Delete an endpoint; its pending deliveries are cancelled',
+        params: endpointParams,
+        response: { 204: noContent, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      await service.deleteEndpoint(deps, requireCtx(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/admin/webhooks/:id/rotate-secret',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'New secret (shown once); the previous one keeps signing for 24 h',
+        params: endpointParams,
+        response: { 200: rotatedSecretSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.rotateSecret(deps, requireCtx(request), request.params.id),
+  );
+
+  app.get(
+    '/admin/webhooks/:id/deliveries',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Delivery attempts to this endpoint, newest first',
+        params: endpointParams,
+        querystring: deliveriesQuery,
+        response: { 200: listOf(attemptSchema), ...problemResponses },
+      },
+    },
+    async (request) => service.listDeliveries(deps, requireCtx(request), request.params.id, request.query),
+  );
+
+  app.post(
+    '/admin/webhooks/:id/replay/:event_id',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Queue an event again for this endpoint with a fresh retry budget',
+        params: replayParams,
+        response: { 202: replayResponse, ...problemResponses },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(await service.replayEvent(deps, requireCtx(request), request.params.id, request.params.event_id)),
+  );
+
+  app.get(
+    '/inbox',
+    {
+      config: admin,
+      schema: {
+        tags: ['inbox'],
+        summary: 'The workspace inbox: dead-lettered webhook events, newest first',
+        querystring: pageQuery,
+        response: { 200: listOf(inboxItemSchema), ...problemResponses },
+      },
+    },
+    async (request) => service.listInbox(deps, requireCtx(request), request.query),
+  );
+}

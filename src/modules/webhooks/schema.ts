@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../../platform/events/events.js';
+import { pageQuery } from '../../platform/pagination.js';
+
+/** An event-type filter entry: a kind of §7.2 or `*` (all). */
+export const eventFilter = z.enum(['*', ...EVENT_TYPES]);
+
+const events = z
+  .array(eventFilter)
+  .min(1)
+  .max(EVENT_TYPES.length + 1)
+  .transform((list) => [...new Set(list)]);
+
+export const createEndpointBody = z.object({
+  url: z.string().trim().min(1).max(2000),
+  events: events.optional(),
+  description: z.string().trim().max(500).optional(),
+});
+export type CreateEndpointInput = z.infer<typeof createEndpointBody>;
+
+export const patchEndpointBody = z
+  .object({
+    url: z.string().trim().min(1).max(2000).optional(),
+    events: events.optional(),
+    description: z.string().trim().max(500).nullable().optional(),
+    enabled: z.boolean().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'Send at least one field' });
+export type PatchEndpointInput = z.infer<typeof patchEndpointBody>;
+
+export const endpointSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  /** While a rotated-out secret still signs (24 h after rotate-secret); null otherwise. */
+  previousSecretExpiresAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Endpoint = z.infer<typeof endpointSchema>;
+
+export const createdEndpointSchema = endpointSchema.extend({
+  secret: z.string().describe('whsec_ + base64 of 32 random bytes; shown only in this response'),
+});
+
+export const rotatedSecretSchema = z.object({
+  id: z.string(),
+  secret: z.string().describe('The new secret; shown only in this response'),
+  previousSecretExpiresAt: z.string(),
+});
+
+export const endpointParams = z.object({ id: z.string().min(1).max(100) });
+export const replayParams = endpointParams.extend({ event_id: z.string().min(1).max(100) });
+
+export const deliveriesQuery = pageQuery.extend({
+  status: z
+    .string()
+    .regex(/^(success|fail|[1-5]\d\d)$/, 'Use success, fail or an HTTP status such as 500')
+    .optional()
+    .describe('`success`, `fail`, or an HTTP status code'),
+});
+export type DeliveriesQuery = z.infer<typeof deliveriesQuery>;
+
+export const attemptSchema = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  attempt: z.number().int(),
+  outcome: z.enum(['success', 'fail']),
+  status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number().int(),
+  attemptedAt: z.string(),
+  /** When the next attempt is scheduled after this failure; null after a success or the last retry. */
+  nextAttemptAt: z.string().nullable(),
+});
+export type Attempt = z.infer<typeof attemptSchema>;
+
+export const replayResponse = z.object({ eventId: z.string(), state: z.literal('pending') });
+
+export const inboxItemSchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  endpointId: z.string().nullable(),
+  eventId: z.string().nullable(),
+  eventType: z.string().nullable(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type InboxItem = z.infer<typeof inboxItemSchema>;

@@ -1,0 +1,241 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { writeAudit } from '../../platform/audit/audit.js';
+import type { RequestContext } from '../../platform/context.js';
+import { decryptSecret, encryptSecret, type SecretKey } from '../../platform/crypto.js';
+import type { Tx } from '../../platform/db/client.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { AppError, notFound } from '../../platform/errors.js';
+import { type DomainEvent, EVENTS_CHANNEL } from '../../platform/events/events.js';
+import { checkOutboundUrl, UnsafeUrlError } from '../../platform/http/url-guard.js';
+import { newId } from '../../platform/ids.js';
+import { decodeCursor, type Page, toPage } from '../../platform/pagination.js';
+import { generateSigningSecret } from '../../platform/signing.js';
+import { requireFeature } from '../../platform/tiers.js';
+import type { AppDeps } from '../../platform/types.js';
+import * as repo from './repository.js';
+import type {
+  Attempt,
+  CreateEndpointInput,
+  DeliveriesQuery,
+  Endpoint,
+  InboxItem,
+  PatchEndpointInput,
+} from './schema.js';
+
+/** How long a rotated-out secret keeps signing (contract: 24 h, both signatures in the header). */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export function secretKeys(deps: Pick<AppDeps, 'config'>): SecretKey[] {
+  return [{ id: deps.config.encryptionKeyId, key: deps.config.encryptionKey }];
+}
+
+/** Binds a stored secret to its endpoint, so an encrypted value copied to another row won't decrypt. */
+export const secretAad = (workspaceId: string, endpointId: string) => `webhook:${workspaceId}:${endpointId}`;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function presentEndpoint(row: repo.EndpointRow): Endpoint {
+  const rotating = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date();
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    enabled: row.enabled,
+    previousSecretExpiresAt: rotating ? iso(row.previousSecretExpiresAt) : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function presentAttempt(row: repo.AttemptRow): Attempt {
+  return {
+    id: row.id,
+    eventId: row.eventId,
+    eventType: row.eventType,
+    attempt: row.attempt,
+    outcome: row.outcome,
+    status: row.status,
+    error: row.error,
+    durationMs: row.durationMs,
+    attemptedAt: row.attemptedAt.toISOString(),
+    nextAttemptAt: iso(row.nextAttemptAt),
+  };
+}
+
+function presentInbox(row: repo.InboxRow): InboxItem {
+  return {
+    id: row.id,
+    kind: row.kind,
+    endpointId: row.endpointId,
+    eventId: row.eventId,
+    eventType: row.eventType,
+    lastStatus: row.lastStatus,
+    lastError: row.lastError,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** Checks a URL against §7.3 before it is stored (the worker checks again at every attempt). */
+async function checkEndpointUrl(deps: AppDeps, url: string): Promise<void> {
+  try {
+    await checkOutboundUrl(url, { allowCidrs: deps.config.webhooks.allowCidrs });
+  } catch (err) {
+    if (err instanceof UnsafeUrlError) {
+      throw new AppError('unsafe_url', 422, err.message, {
+        reason: err.reason,
+        errors: [{ path: 'body.url', message: err.message }],
+      });
+    }
+    throw err;
+  }
+}
+
+function gate(ctx: RequestContext): void {
+  requireFeature(ctx, 'outbound_webhooks');
+}
+
+async function requireEndpoint(tx: Tx, ctx: RequestContext, id: string): Promise<repo.EndpointRow> {
+  const row = await repo.findEndpoint(tx, ctx.workspaceId, id);
+  if (!row) throw notFound('Webhook endpoint');
+  return row;
+}
+
+export async function createEndpoint(deps: AppDeps, ctx: RequestContext, input: CreateEndpointInput) {
+  gate(ctx);
+  // DNS happens here, before the transaction: nothing inside a transaction calls the network.
+  await checkEndpointUrl(deps, input.url);
+  const id = newId('whk');
+  const secret = generateSigningSecret();
+  const row = await withTenant(deps.db, ctx, async (tx) => {
+    const created = await repo.insertEndpoint(tx, {
+      workspaceId: ctx.workspaceId,
+      id,
+      url: input.url,
+      description: input.description || null,
+      events: input.events ?? ['*'],
+      enabled: true,
+      secretEnc: encryptSecret(secretKeys(deps)[0], secret, secretAad(ctx.workspaceId, id)),
+      createdBy: ctx.userId,
+    });
+    await writeAudit(tx, ctx, 'admin_action', { action: 'webhooks.create', target: id, url: input.url });
+    return created;
+  });
+  return { ...presentEndpoint(row), secret };
+}
+
+export async function listEndpoints(deps: AppDeps, ctx: RequestContext): Promise<{ items: Endpoint[] }> {
+  gate(ctx);
+  const rows = await withTenant(deps.db, ctx, (tx) => repo.listEndpoints(tx, ctx.workspaceId));
+  return { items: rows.map(presentEndpoint) };
+}
+
+export async function getEndpoint(deps: AppDeps, ctx: RequestContext, id: string): Promise<Endpoint> {
+  gate(ctx);
+  return withTenant(deps.db, ctx, async (tx) => presentEndpoint(await requireEndpoint(tx, ctx, id)));
+}
+
+export async function patchEndpoint(
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: string,
+  patch: PatchEndpointInput,
+): Promise<Endpoint> {
+  gate(ctx);
+  if (patch.url !== undefined) await checkEndpointUrl(deps, patch.url);
+  return withTenant(deps.db, ctx, async (tx) => {
+    await requireEndpoint(tx, ctx, id);
+    const row = await repo.updateEndpoint(tx, ctx.workspaceId, id, {
+      ...(patch.url !== undefined ? { url: patch.url } : {}),
+      ...(patch.events !== undefined ? { events: patch.events } : {}),
+      ...(patch.description !== undefined ? { description: patch.description || null } : {}),
+      ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+    });
+    await writeAudit(tx, ctx, 'admin_action', {
+      action: 'webhooks.update',
+      target: id,
+      changed: Object.keys(patch),
+    });
+    if (patch.enabled) await tx.execute(sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${id})`);
+    return presentEndpoint(row!);
+  });
+}
+
+export async function deleteEndpoint(deps: AppDeps, ctx: RequestContext, id: string): Promise<void> {
+  gate(ctx);
+  await withTenant(deps.db, ctx, async (tx) => {
+    if (!(await repo.deleteEndpoint(tx, ctx.workspaceId, id))) throw notFound('Webhook endpoint');
+    await writeAudit(tx, ctx, 'admin_action', { action: 'webhooks.delete', target: id });
+  });
+}
+
+/** New secret now; the old one keeps signing for 24 h so receivers can switch without a gap. */
+export async function rotateSecret(deps: AppDeps, ctx: RequestContext, id: string) {
+  gate(ctx);
+  const secret = generateSigningSecret();
+  return withTenant(deps.db, ctx, async (tx) => {
+    const row = await requireEndpoint(tx, ctx, id);
+    const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
+    await repo.updateEndpoint(tx, ctx.workspaceId, id, {
+      secretEnc: encryptSecret(secretKeys(deps)[0], secret, secretAad(ctx.workspaceId, id)),
+      previousSecretEnc: row.secretEnc,
+      previousSecretExpiresAt: expiresAt,
+    });
+    await writeAudit(tx, ctx, 'admin_action', { action: 'webhooks.rotate_secret', target: id });
+    return { id, secret, previousSecretExpiresAt: expiresAt.toISOString() };
+  });
+}
+
+export async function listDeliveries(
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: string,
+  query: DeliveriesQuery,
+): Promise<Page<Attempt>> {
+  gate(ctx);
+  const before = decodeCursor(query.cursor, z.string());
+  const rows = await withTenant(deps.db, ctx, async (tx) => {
+    await requireEndpoint(tx, ctx, id);
+    return repo.listAttempts(tx, ctx.workspaceId, id, { limit: query.limit, before, status: query.status });
+  });
+  const page = toPage(rows, query.limit, (r) => r.id);
+  return { items: page.items.map(presentAttempt), nextCursor: page.nextCursor };
+}
+
+export async function replayEvent(deps: AppDeps, ctx: RequestContext, id: string, eventId: string) {
+  gate(ctx);
+  return withTenant(deps.db, ctx, async (tx) => {
+    await requireEndpoint(tx, ctx, id);
+    if (!(await repo.resetDelivery(tx, ctx.workspaceId, id, eventId))) {
+      throw notFound('Delivery of this event to this endpoint');
+    }
+    await writeAudit(tx, ctx, 'admin_action', { action: 'webhooks.replay', target: id, eventId });
+    await tx.execute(sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${eventId})`);
+    return { eventId, state: 'pending' as const };
+  });
+}
+
+export async function listInbox(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: { limit: number; cursor?: string },
+): Promise<Page<InboxItem>> {
+  gate(ctx);
+  const before = decodeCursor(query.cursor, z.string());
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    repo.listInbox(tx, ctx.workspaceId, { limit: query.limit, before }),
+  );
+  const page = toPage(rows, query.limit, (r) => r.id);
+  return { items: page.items.map(presentInbox), nextCursor: page.nextCursor };
+}
+
+/** The outbox fan-out hook: runs inside the transaction that publishes the event. */
+export async function fanOutToWebhooks(tx: Tx, event: DomainEvent): Promise<void> {
+  await repo.insertDeliveriesFor(tx, event);
+}
+
+/** Decrypts an endpoint's stored secret (worker side). */
+export function openSecret(keys: SecretKey[], blob: string, workspaceId: string, endpointId: string): string {
+  return decryptSecret(keys, blob, secretAad(workspaceId, endpointId));
+}
