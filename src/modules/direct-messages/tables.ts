@@ -69,9 +69,7 @@ export const dmMessages = pgTable(
     /** Patient ids mentioned with `@patient:<id>`, in order of first appearance. */
     mentions: jsonb('mentions').$type<string[]>().notNull().default([]),
     createdAt: ts('created_at').notNull().defaultNow(),
-    search: tsvector('search')
-      .notNull()
-      .generatedAlwaysAs(sql`to_tsvector('english'::regconfig, body)`),
+    search: tsvector('search').notNull().generatedAlwaysAs(sql`to_tsvector('english'::regconfig, body)`),
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.id] }),

@@ -1,0 +1,367 @@
+import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import type { Tx } from '../../platform/db/client.js';
+import { queryRows } from '../../platform/db/tenant.js';
+import { memberships, users } from '../identity/tables.js';
+import { dmMessages, dmParticipants, dmPhiReads, dmThreads } from './tables.js';
+
+export type ThreadRow = typeof dmThreads.$inferSelect;
+export type ParticipantRow = typeof dmParticipants.$inferSelect;
+
+/** A message row without its search vector. */
+export interface MessageRow {
+  workspaceId: string;
+  id: string;
+  threadId: string;
+  seq: number;
+  senderId: string;
+  body: string;
+  mentions: string[];
+  createdAt: Date;
+}
+
+const messageColumns = {
+  workspaceId: dmMessages.workspaceId,
+  id: dmMessages.id,
+  threadId: dmMessages.threadId,
+  seq: dmMessages.seq,
+  senderId: dmMessages.senderId,
+  body: dmMessages.body,
+  mentions: dmMessages.mentions,
+  createdAt: dmMessages.createdAt,
+};
+
+/** Channel carrying `{w, t, k, ...ids}` — ids only, never message text. */
+export const DM_CHANNEL = 'atrium_dm';
+
+export interface DmNotification {
+  /** workspace id */
+  w: string;
+  /** thread id */
+  t: string;
+  /** `m`: new message (s = its seq); `r`: receipt moved (u = reader) */
+  k: 'm' | 'r';
+  s?: number;
+  u?: string;
+}
+
+export async function notify(tx: Tx, payload: DmNotification): Promise<void> {
+  await tx.execute(sql`SELECT pg_notify(${DM_CHANNEL}, ${JSON.stringify(payload)})`);
+}
+
+/** Members of the workspace among `userIds`, with their names. */
+export async function findMembers(tx: Tx, workspaceId: string, userIds: string[]) {
+  if (userIds.length === 0) return [];
+  return tx
+    .select({ userId: users.id, name: users.name })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.workspaceId, workspaceId), inArray(memberships.userId, userIds)));
+}
+
+/** Inserts the thread of a member set, or returns the one that already exists (race-safe). */
+export async function upsertThread(
+  tx: Tx,
+  row: typeof dmThreads.$inferInsert,
+): Promise<{ thread: ThreadRow; created: boolean }> {
+  const [inserted] = await tx.insert(dmThreads).values(row).onConflictDoNothing().returning();
+  if (inserted) return { thread: inserted, created: true };
+  const [existing] = await tx
+    .select()
+    .from(dmThreads)
+    .where(and(eq(dmThreads.workspaceId, row.workspaceId), eq(dmThreads.memberKey, row.memberKey)));
+  return { thread: existing, created: false };
+}
+
+export async function insertParticipants(tx: Tx, workspaceId: string, threadId: string, userIds: string[], at: Date) {
+  await tx
+    .insert(dmParticipants)
+    .values(userIds.map((userId) => ({ workspaceId, threadId, userId, joinedAt: at })))
+    .onConflictDoNothing();
+}
+
+/** The thread if `userId` takes part in it (else undefined: callers answer 404). */
+export async function findThreadOfParticipant(
+  tx: Tx,
+  workspaceId: string,
+  threadId: string,
+  userId: string,
+): Promise<{ thread: ThreadRow; participant: ParticipantRow } | undefined> {
+  const [row] = await tx
+    .select({ thread: dmThreads, participant: dmParticipants })
+    .from(dmParticipants)
+    .innerJoin(
+      dmThreads,
+      and(eq(dmThreads.workspaceId, dmParticipants.workspaceId), eq(dmThreads.id, dmParticipants.threadId)),
+    )
+    .where(
+      and(
+        eq(dmParticipants.workspaceId, workspaceId),
+        eq(dmParticipants.threadId, threadId),
+        eq(dmParticipants.userId, userId),
+      ),
+    );
+  return row;
+}
+
+/**
+ * Takes the next message number of the thread. The UPDATE holds the thread's row lock until
+ * commit, so concurrent sends into one thread commit in `seq` order: a reader paging by seq
+ * never skips a message that commits late.
+ */
+export async function nextSeq(tx: Tx, workspaceId: string, threadId: string, at: Date): Promise<number> {
+  const [row] = await tx
+    .update(dmThreads)
+    .set({ lastSeq: sql`${dmThreads.lastSeq} + 1`, updatedAt: at })
+    .where(and(eq(dmThreads.workspaceId, workspaceId), eq(dmThreads.id, threadId)))
+    .returning({ seq: dmThreads.lastSeq });
+  return row.seq;
+}
+
+export async function insertMessage(tx: Tx, row: MessageRow): Promise<MessageRow> {
+  await tx.insert(dmMessages).values(row);
+  return row;
+}
+
+/** Moves a read receipt forward only; returns the updated row, or undefined when it would move back. */
+export async function advanceReceipt(
+  tx: Tx,
+  workspaceId: string,
+  threadId: string,
+  userId: string,
+  seq: number,
+  messageId: string,
+  at: Date,
+): Promise<ParticipantRow | undefined> {
+  const [row] = await tx
+    .update(dmParticipants)
+    .set({ lastReadSeq: seq, lastReadMessageId: messageId, readAt: at })
+    .where(
+      and(
+        eq(dmParticipants.workspaceId, workspaceId),
+        eq(dmParticipants.threadId, threadId),
+        eq(dmParticipants.userId, userId),
+        lt(dmParticipants.lastReadSeq, seq),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+export async function participantsOf(tx: Tx, workspaceId: string, threadIds: string[]) {
+  if (threadIds.length === 0) return [];
+  return tx
+    .select({
+      threadId: dmParticipants.threadId,
+      userId: dmParticipants.userId,
+      name: users.name,
+      lastReadMessageId: dmParticipants.lastReadMessageId,
+      readAt: dmParticipants.readAt,
+    })
+    .from(dmParticipants)
+    .innerJoin(users, eq(users.id, dmParticipants.userId))
+    .where(and(eq(dmParticipants.workspaceId, workspaceId), inArray(dmParticipants.threadId, threadIds)))
+    .orderBy(asc(dmParticipants.joinedAt), asc(users.name));
+}
+
+export async function findReceipt(tx: Tx, workspaceId: string, threadId: string, userId: string) {
+  const [row] = await tx
+    .select()
+    .from(dmParticipants)
+    .where(
+      and(
+        eq(dmParticipants.workspaceId, workspaceId),
+        eq(dmParticipants.threadId, threadId),
+        eq(dmParticipants.userId, userId),
+      ),
+    );
+  return row;
+}
+
+/** Threads of a user, most recently active first, with the last message and the caller's read position. */
+export async function listThreadsOfUser(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+  limit: number,
+  after?: { u: string; id: string },
+) {
+  return tx
+    .select({
+      thread: dmThreads,
+      lastReadSeq: dmParticipants.lastReadSeq,
+      last: messageColumns,
+    })
+    .from(dmParticipants)
+    .innerJoin(
+      dmThreads,
+      and(eq(dmThreads.workspaceId, dmParticipants.workspaceId), eq(dmThreads.id, dmParticipants.threadId)),
+    )
+    .leftJoin(
+      dmMessages,
+      and(
+        eq(dmMessages.workspaceId, dmThreads.workspaceId),
+        eq(dmMessages.threadId, dmThreads.id),
+        eq(dmMessages.seq, dmThreads.lastSeq),
+      ),
+    )
+    .where(
+      and(
+        eq(dmParticipants.workspaceId, workspaceId),
+        eq(dmParticipants.userId, userId),
+        after ? sql`(${dmThreads.updatedAt}, ${dmThreads.id}) < (${after.u}::timestamptz, ${after.id})` : undefined,
+      ),
+    )
+    .orderBy(desc(dmThreads.updatedAt), desc(dmThreads.id))
+    .limit(limit + 1);
+}
+
+/** Newest first, strictly older than `beforeSeq` when given. */
+export async function messagesBefore(
+  tx: Tx,
+  workspaceId: string,
+  threadId: string,
+  limit: number,
+  beforeSeq?: number,
+): Promise<MessageRow[]> {
+  return tx
+    .select(messageColumns)
+    .from(dmMessages)
+    .where(
+      and(
+        eq(dmMessages.workspaceId, workspaceId),
+        eq(dmMessages.threadId, threadId),
+        beforeSeq !== undefined ? lt(dmMessages.seq, beforeSeq) : undefined,
+      ),
+    )
+    .orderBy(desc(dmMessages.seq))
+    .limit(limit);
+}
+
+/** Oldest first, strictly newer than `afterSeq` (realtime catch-up). */
+export async function messagesAfter(
+  tx: Tx,
+  workspaceId: string,
+  threadId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<MessageRow[]> {
+  return tx
+    .select(messageColumns)
+    .from(dmMessages)
+    .where(
+      and(eq(dmMessages.workspaceId, workspaceId), eq(dmMessages.threadId, threadId), gt(dmMessages.seq, afterSeq)),
+    )
+    .orderBy(asc(dmMessages.seq))
+    .limit(limit);
+}
+
+export async function findMessageInThread(
+  tx: Tx,
+  workspaceId: string,
+  threadId: string,
+  messageId: string,
+): Promise<MessageRow | undefined> {
+  const [row] = await tx
+    .select(messageColumns)
+    .from(dmMessages)
+    .where(
+      and(eq(dmMessages.workspaceId, workspaceId), eq(dmMessages.threadId, threadId), eq(dmMessages.id, messageId)),
+    );
+  return row;
+}
+
+export async function findMessageBySeq(tx: Tx, workspaceId: string, threadId: string, seq: number) {
+  const [row] = await tx
+    .select(messageColumns)
+    .from(dmMessages)
+    .where(and(eq(dmMessages.workspaceId, workspaceId), eq(dmMessages.threadId, threadId), eq(dmMessages.seq, seq)));
+  return row;
+}
+
+export async function findThreads(tx: Tx, workspaceId: string, threadIds: string[]): Promise<ThreadRow[]> {
+  if (threadIds.length === 0) return [];
+  return tx
+    .select()
+    .from(dmThreads)
+    .where(and(eq(dmThreads.workspaceId, workspaceId), inArray(dmThreads.id, threadIds)));
+}
+
+/**
+ * Claims the (thread, patient) pairs whose PHI read by `userId` was not logged within the last
+ * hour; returns the claimed pairs, each of which the caller audits. One statement, so two
+ * concurrent reads cannot both log the same pair.
+ */
+export async function claimPhiReads(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+  pairs: { threadId: string; patientId: string }[],
+): Promise<{ threadId: string; patientId: string }[]> {
+  if (pairs.length === 0) return [];
+  return tx
+    .insert(dmPhiReads)
+    .values(pairs.map((p) => ({ workspaceId, userId, threadId: p.threadId, patientId: p.patientId })))
+    .onConflictDoUpdate({
+      target: [dmPhiReads.workspaceId, dmPhiReads.threadId, dmPhiReads.userId, dmPhiReads.patientId],
+      set: { loggedAt: sql`now()` },
+      setWhere: sql`${dmPhiReads.loggedAt} < now() - interval '1 hour'`,
+    })
+    .returning({ threadId: dmPhiReads.threadId, patientId: dmPhiReads.patientId });
+}
+
+export interface SearchRow {
+  id: string;
+  thread_id: string;
+  seq: string | number;
+  sender_id: string;
+  body: string;
+  mentions: string[];
+  created_at: string | Date;
+  rank: number;
+  snippet: string;
+}
+
+/**
+ * Full-text search over the workspace's messages: stemmed English, `websearch_to_tsquery`
+ * syntax, GIN index on the stored tsvector; ranked with ts_rank, newest first among equals.
+ * The headline is computed only for the page returned.
+ */
+export async function searchMessages(
+  tx: Tx,
+  workspaceId: string,
+  query: {
+    q: string;
+    participantId?: string;
+    senderId?: string;
+    limit: number;
+    offset: number;
+    startSel: string;
+    stopSel: string;
+  },
+): Promise<SearchRow[]> {
+  const options = `StartSel=${query.startSel}, StopSel=${query.stopSel}, MaxWords=30, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "`;
+  return queryRows<SearchRow>(
+    tx,
+    sql`WITH q AS (SELECT websearch_to_tsquery('english', ${query.q}) AS query),
+      hits AS (
+        SELECT m.id, m.thread_id, m.seq, m.sender_id, m.body, m.mentions, m.created_at,
+               ts_rank(m.search, q.query) AS rank
+          FROM dm_messages m, q
+         WHERE m.workspace_id = ${workspaceId}
+           AND m.search @@ q.query
+           ${query.senderId ? sql`AND m.sender_id = ${query.senderId}` : sql``}
+           ${
+             query.participantId
+               ? sql`AND m.thread_id IN (SELECT p.thread_id FROM dm_participants p
+                      WHERE p.workspace_id = ${workspaceId} AND p.user_id = ${query.participantId})`
+               : sql``
+           }
+         ORDER BY rank DESC, m.created_at DESC, m.id DESC
+         LIMIT ${query.limit + 1} OFFSET ${query.offset}
+      )
+      SELECT hits.*,
+             ts_headline('english', translate(hits.body, ${query.startSel + query.stopSel}, ''), q.query, ${options}) AS snippet
+        FROM hits, q
+       ORDER BY hits.rank DESC, hits.created_at DESC, hits.id DESC`,
+  );
+}

@@ -1,0 +1,433 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { writeAudit } from '../../platform/audit/audit.js';
+import type { RequestContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/client.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { AppError, notFound, unprocessable } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { decodeCursor, encodeCursor, type Page } from '../../platform/pagination.js';
+import { requireFeature } from '../../platform/tiers.js';
+import type { AppDeps } from '../../platform/types.js';
+import { findPatientsByIds } from '../patients/repository.js';
+import { parsePatientMentions } from './mentions.js';
+import * as repo from './repository.js';
+import type { Message, Receipt, SearchQuery, SendInput, Thread, ThreadListItem } from './schema.js';
+
+const MODULE = 'direct-messages';
+
+type Ctx = Pick<RequestContext, 'workspaceId' | 'userId' | 'requestId' | 'role' | 'tier'>;
+type PatientNames = Map<string, string>;
+
+// ---------------------------------------------------------------- presentation
+
+async function patientNames(tx: Tx, ctx: Ctx, rows: { mentions: string[] }[]): Promise<PatientNames> {
+  const ids = [...new Set(rows.flatMap((r) => r.mentions))];
+  const patients = await findPatientsByIds(tx, ctx.workspaceId, ids);
+  return new Map(patients.map((p) => [p.id, `${p.givenName} ${p.familyName}`]));
+}
+
+export function presentMessage(row: repo.MessageRow, names: PatientNames): Message {
+  return {
+    id: row.id,
+    threadId: row.threadId,
+    senderId: row.senderId,
+    body: row.body,
+    mentions: row.mentions.map((patientId) => ({
+      type: 'patient' as const,
+      patientId,
+      displayName: names.get(patientId) ?? null,
+    })),
+    createdAt: new Date(row.createdAt).toISOString(),
+  };
+}
+
+function presentThread(
+  thread: repo.ThreadRow,
+  participants: { userId: string; name: string }[],
+  callerId: string,
+): Thread {
+  const others = participants.filter((p) => p.userId !== callerId);
+  const names = (others.length > 0 ? others : participants).map((p) => p.name);
+  return {
+    id: thread.id,
+    kind: thread.kind,
+    title: thread.title ?? names.join(', '),
+    customTitle: thread.title,
+    participants: participants.map((p) => ({ userId: p.userId, name: p.name })),
+    createdAt: thread.createdAt.toISOString(),
+    updatedAt: thread.updatedAt.toISOString(),
+  };
+}
+
+const presentReceipt = (p: { userId: string; lastReadMessageId: string | null; readAt: Date | null }): Receipt => ({
+  userId: p.userId,
+  lastReadMessageId: p.lastReadMessageId,
+  readAt: p.readAt ? p.readAt.toISOString() : null,
+});
+
+function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = map.get(k);
+    if (list) list.push(row);
+    else map.set(k, [row]);
+  }
+  return map;
+}
+
+// ---------------------------------------------------------------- PHI audit
+
+/**
+ * Reads of messages that mention patients are PHI accesses: one `phi_access` row per reader,
+ * thread and patient per hour (the dedup claim and the audit row share the transaction).
+ */
+async function recordPhiReads(tx: Tx, ctx: Ctx, messages: repo.MessageRow[]): Promise<void> {
+  const firstMessage = new Map<string, { threadId: string; patientId: string; messageId: string }>();
+  for (const m of messages) {
+    for (const patientId of m.mentions) {
+      const key = `${m.threadId}\u0000${patientId}`;
+      if (!firstMessage.has(key)) firstMessage.set(key, { threadId: m.threadId, patientId, messageId: m.id });
+    }
+  }
+  if (firstMessage.size === 0) return;
+  const claimed = await repo.claimPhiReads(tx, ctx.workspaceId, ctx.userId, [...firstMessage.values()]);
+  for (const pair of claimed) {
+    const seen = firstMessage.get(`${pair.threadId}\u0000${pair.patientId}`);
+    await writeAudit(tx, ctx, 'phi_access', {
+      patientId: pair.patientId,
+      context: MODULE,
+      access: 'read',
+      threadId: pair.threadId,
+      messageId: seen?.messageId,
+    });
+  }
+}
+
+// ---------------------------------------------------------------- threads
+
+async function requireParticipation(tx: Tx, ctx: Ctx, threadId: string) {
+  const found = await repo.findThreadOfParticipant(tx, ctx.workspaceId, threadId, ctx.userId);
+  if (!found) throw notFound('Thread');
+  return found;
+}
+
+const listCursor = z.object({ u: z.string(), id: z.string() });
+
+export async function listThreads(
+  deps: AppDeps,
+  ctx: Ctx,
+  query: { limit: number; cursor?: string },
+): Promise<Page<ThreadListItem>> {
+  const after = decodeCursor(query.cursor, listCursor);
+  return withTenant(deps.db, ctx, async (tx) => {
+    const rows = await repo.listThreadsOfUser(tx, ctx.workspaceId, ctx.userId, query.limit, after);
+    const page = rows.slice(0, query.limit);
+    const participants = groupBy(
+      await repo.participantsOf(
+        tx,
+        ctx.workspaceId,
+        page.map((r) => r.thread.id),
+      ),
+      (p) => p.threadId,
+    );
+    const lastMessages = page.flatMap((r) => (r.last ? [r.last as repo.MessageRow] : []));
+    const names = await patientNames(tx, ctx, lastMessages);
+    await recordPhiReads(tx, ctx, lastMessages);
+    const items = page.map((r) => ({
+      ...presentThread(r.thread, participants.get(r.thread.id) ?? [], ctx.userId),
+      lastMessage: r.last ? presentMessage(r.last as repo.MessageRow, names) : null,
+      unreadCount: Math.max(0, r.thread.lastSeq - r.lastReadSeq),
+    }));
+    const last = page[page.length - 1];
+    const nextCursor =
+      rows.length > query.limit && last
+        ? encodeCursor({ u: last.thread.updatedAt.toISOString(), id: last.thread.id })
+        : null;
+    return { items, nextCursor };
+  });
+}
+
+/** Hash of the sorted member ids: the identity of a 1:1 pair or a group's member set. */
+function memberKeyOf(userIds: string[]): string {
+  return createHash('sha256')
+    .update([...userIds].sort().join('\n'))
+    .digest('hex');
+}
+
+async function resolveRecipients(tx: Tx, ctx: Ctx, recipients: string[]) {
+  const others = [...new Set(recipients)].filter((id) => id !== ctx.userId);
+  if (others.length === 0) {
+    throw unprocessable('unprocessable', 'Name at least one workspace member other than yourself', {
+      errors: [{ path: 'body.recipients', message: 'Name at least one member other than yourself' }],
+    });
+  }
+  const found = await repo.findMembers(tx, ctx.workspaceId, others);
+  const known = new Set(found.map((m) => m.userId));
+  const unknown = others.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw unprocessable('unknown_recipient', 'Every recipient must be a member of this workspace', {
+      recipients: unknown,
+      errors: unknown.map((id) => ({ path: 'body.recipients', message: `${id} is not a member of this workspace` })),
+    });
+  }
+  return others;
+}
+
+async function resolveMentions(tx: Tx, ctx: Ctx, body: string) {
+  const mentioned = parsePatientMentions(body);
+  if (mentioned.length === 0) return { mentioned, names: new Map() as PatientNames };
+  const patients = await findPatientsByIds(tx, ctx.workspaceId, mentioned);
+  const known = new Set(patients.map((p) => p.id));
+  const unknown = mentioned.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw unprocessable('unknown_patient', 'A mentioned patient does not exist in this workspace', {
+      patientIds: unknown,
+      errors: unknown.map((id) => ({ path: 'body.body', message: `Unknown patient ${id}` })),
+    });
+  }
+  return { mentioned, names: new Map(patients.map((p) => [p.id, `${p.givenName} ${p.familyName}`])) };
+}
+
+/** Appends a message (caller already holds participation), with its audit rows and the realtime notice. */
+async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string): Promise<Message> {
+  const { mentioned, names } = await resolveMentions(tx, ctx, body);
+  const now = new Date();
+  const seq = await repo.nextSeq(tx, ctx.workspaceId, threadId, now);
+  const row = await repo.insertMessage(tx, {
+    workspaceId: ctx.workspaceId,
+    id: newId('msg'),
+    threadId,
+    seq,
+    senderId: ctx.userId,
+    body,
+    mentions: mentioned,
+    createdAt: now,
+  });
+  // Sending marks the thread read for the sender up to their own message (so unread = lastSeq − lastReadSeq).
+  await repo.advanceReceipt(tx, ctx.workspaceId, threadId, ctx.userId, seq, row.id, now);
+  await writeAudit(tx, ctx, 'message_send', { module: MODULE, threadId, messageId: row.id });
+  for (const patientId of mentioned) {
+    await writeAudit(tx, ctx, 'phi_access', {
+      patientId,
+      context: MODULE,
+      access: 'write',
+      threadId,
+      messageId: row.id,
+    });
+  }
+  await repo.notify(tx, { w: ctx.workspaceId, t: threadId, k: 'm', s: seq });
+  return presentMessage(row, names);
+}
+
+export async function send(deps: AppDeps, ctx: Ctx, input: SendInput): Promise<{ threadId: string; message: Message }> {
+  requireFeature(ctx, 'direct_messages_send');
+  return withTenant(deps.db, ctx, async (tx) => {
+    if (input.threadId !== undefined) {
+      await requireParticipation(tx, ctx, input.threadId);
+      return { threadId: input.threadId, message: await appendMessage(tx, ctx, input.threadId, input.body) };
+    }
+    const others = await resolveRecipients(tx, ctx, input.recipients ?? []);
+    // Validate mentions before creating a thread, so a refused message leaves nothing behind.
+    await resolveMentions(tx, ctx, input.body);
+    const members = [ctx.userId, ...others];
+    const now = new Date();
+    const { thread, created } = await repo.upsertThread(tx, {
+      workspaceId: ctx.workspaceId,
+      id: newId('thr'),
+      kind: members.length === 2 ? 'direct' : 'group',
+      title: members.length === 2 ? null : (input.title ?? null),
+      memberKey: memberKeyOf(members),
+      createdBy: ctx.userId,
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (created) await repo.insertParticipants(tx, ctx.workspaceId, thread.id, members, now);
+    return { threadId: thread.id, message: await appendMessage(tx, ctx, thread.id, input.body) };
+  });
+}
+
+export async function sendInThread(
+  deps: AppDeps,
+  ctx: Ctx,
+  threadId: string,
+  body: string,
+): Promise<{ message: Message }> {
+  requireFeature(ctx, 'direct_messages_send');
+  return withTenant(deps.db, ctx, async (tx) => {
+    await requireParticipation(tx, ctx, threadId);
+    return { message: await appendMessage(tx, ctx, threadId, body) };
+  });
+}
+
+async function seqOfPosition(tx: Tx, ctx: Ctx, threadId: string, position: string): Promise<number> {
+  if (position.startsWith('msg_')) {
+    const message = await repo.findMessageInThread(tx, ctx.workspaceId, threadId, position);
+    if (!message) {
+      throw new AppError('validation_failed', 400, 'before names no message of this thread', {
+        errors: [{ path: 'query.before', message: 'Unknown message' }],
+      });
+    }
+    return message.seq;
+  }
+  return decodeCursor(position, z.number().int().min(0)) ?? 0;
+}
+
+export async function getHistory(
+  deps: AppDeps,
+  ctx: Ctx,
+  threadId: string,
+  query: { before?: string; cursor?: string; limit: number },
+) {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const { thread } = await requireParticipation(tx, ctx, threadId);
+    const position = query.before ?? query.cursor;
+    const beforeSeq = position ? await seqOfPosition(tx, ctx, threadId, position) : undefined;
+    const rows = await repo.messagesBefore(tx, ctx.workspaceId, threadId, query.limit + 1, beforeSeq);
+    const page = rows.slice(0, query.limit);
+    const participants = await repo.participantsOf(tx, ctx.workspaceId, [threadId]);
+    const names = await patientNames(tx, ctx, page);
+    await recordPhiReads(tx, ctx, page);
+    const last = page[page.length - 1];
+    return {
+      thread: presentThread(thread, participants, ctx.userId),
+      items: page.map((m) => presentMessage(m, names)),
+      nextCursor: rows.length > query.limit && last ? encodeCursor(last.seq) : null,
+      receipts: participants.map(presentReceipt),
+    };
+  });
+}
+
+export async function markRead(
+  deps: AppDeps,
+  ctx: Ctx,
+  threadId: string,
+  input: { lastReadMessageId?: string },
+): Promise<{ receipt: Receipt }> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const { thread, participant } = await requireParticipation(tx, ctx, threadId);
+    const target = input.lastReadMessageId
+      ? await repo.findMessageInThread(tx, ctx.workspaceId, threadId, input.lastReadMessageId)
+      : await repo.findMessageBySeq(tx, ctx.workspaceId, threadId, thread.lastSeq);
+    if (input.lastReadMessageId && !target) {
+      throw unprocessable('unknown_message', 'lastReadMessageId is not a message of this thread', {
+        errors: [{ path: 'body.lastReadMessageId', message: 'Not a message of this thread' }],
+      });
+    }
+    if (!target) return { receipt: presentReceipt(participant) };
+    // Monotonic: an older message id leaves the receipt where it is.
+    const moved = await repo.advanceReceipt(
+      tx,
+      ctx.workspaceId,
+      threadId,
+      ctx.userId,
+      target.seq,
+      target.id,
+      new Date(),
+    );
+    if (moved) await repo.notify(tx, { w: ctx.workspaceId, t: threadId, k: 'r', u: ctx.userId });
+    return { receipt: presentReceipt(moved ?? participant) };
+  });
+}
+
+// ---------------------------------------------------------------- realtime
+
+/** Checks participation and returns the seq to stream after (`Last-Event-ID` message, else the latest). */
+export async function openStream(deps: AppDeps, ctx: Ctx, threadId: string, lastEventId?: string): Promise<number> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const { thread } = await requireParticipation(tx, ctx, threadId);
+    if (!lastEventId) return thread.lastSeq;
+    const message = await repo.findMessageInThread(tx, ctx.workspaceId, threadId, lastEventId);
+    // An id we do not know (or of another thread) resumes from now rather than replaying everything.
+    return message ? message.seq : thread.lastSeq;
+  });
+}
+
+/** Messages after `afterSeq` for a live subscriber; null when the caller no longer takes part. */
+export async function messagesSince(
+  deps: AppDeps,
+  ctx: Ctx,
+  threadId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<{ seq: number; message: Message }[] | null> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const found = await repo.findThreadOfParticipant(tx, ctx.workspaceId, threadId, ctx.userId);
+    if (!found) return null;
+    if (found.thread.lastSeq <= afterSeq) return [];
+    const rows = await repo.messagesAfter(tx, ctx.workspaceId, threadId, afterSeq, limit);
+    const names = await patientNames(tx, ctx, rows);
+    await recordPhiReads(tx, ctx, rows);
+    return rows.map((row) => ({ seq: row.seq, message: presentMessage(row, names) }));
+  });
+}
+
+export async function receiptsOf(deps: AppDeps, ctx: Ctx, threadId: string, userId?: string): Promise<Receipt[]> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const rows = await repo.participantsOf(tx, ctx.workspaceId, [threadId]);
+    return rows.filter((r) => !userId || r.userId === userId).map(presentReceipt);
+  });
+}
+
+// ---------------------------------------------------------------- search
+
+const START_SEL = '\uE000';
+const STOP_SEL = '\uE001';
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/** ts_headline marks matches with private-use characters; escape everything else, then turn them into <mark>. */
+function snippetHtml(raw: string): string {
+  return escapeHtml(raw).replaceAll(START_SEL, '<mark>').replaceAll(STOP_SEL, '</mark>');
+}
+
+export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
+  const offset = decodeCursor(query.cursor, z.object({ o: z.number().int().min(0).max(10_000) }))?.o ?? 0;
+  return withTenant(deps.db, ctx, async (tx) => {
+    const rows = await repo.searchMessages(tx, ctx.workspaceId, {
+      q: query.q,
+      participantId: query.userId,
+      senderId: query.senderId,
+      limit: query.limit,
+      offset,
+      startSel: START_SEL,
+      stopSel: STOP_SEL,
+    });
+    const page = rows.slice(0, query.limit).map((r): repo.MessageRow & { rank: number; snippet: string } => ({
+      workspaceId: ctx.workspaceId,
+      id: r.id,
+      threadId: r.thread_id,
+      seq: Number(r.seq),
+      senderId: r.sender_id,
+      body: r.body,
+      mentions: r.mentions,
+      createdAt: new Date(r.created_at),
+      rank: Number(r.rank),
+      snippet: r.snippet,
+    }));
+    const threadIds = [...new Set(page.map((r) => r.threadId))];
+    const threads = new Map((await repo.findThreads(tx, ctx.workspaceId, threadIds)).map((t) => [t.id, t]));
+    const participants = groupBy(await repo.participantsOf(tx, ctx.workspaceId, threadIds), (p) => p.threadId);
+    const names = await patientNames(tx, ctx, page);
+    await writeAudit(tx, ctx, 'admin_action', {
+      action: 'direct_messages.search',
+      target: MODULE,
+      query: query.q,
+      userId: query.userId ?? null,
+      senderId: query.senderId ?? null,
+      resultCount: page.length,
+    });
+    await recordPhiReads(tx, ctx, page);
+    return {
+      items: page.map((r) => ({
+        message: presentMessage(r, names),
+        thread: presentThread(threads.get(r.threadId)!, participants.get(r.threadId) ?? [], ctx.userId),
+        snippet: snippetHtml(r.snippet),
+        rank: r.rank,
+      })),
+      nextCursor: rows.length > query.limit ? encodeCursor({ o: offset + query.limit }) : null,
+    };
+  });
+}
