@@ -11,10 +11,13 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { Config } from './config.js';
 import { emulatorRoutes } from './emulators/index.js';
 import { auditRoutes } from './modules/audit/routes.js';
+import { claimRoutes } from './modules/claims/routes.js';
 import { directMessageRoutes } from './modules/direct-messages/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { identityRoutes } from './modules/identity/routes.js';
+import { noteRoutes } from './modules/notes/routes.js';
 import { patientRoutes } from './modules/patients/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
 import { registerAuthentication } from './platform/auth/authenticate.js';
 import type { Database } from './platform/db/client.js';
 import { installErrorHandling, sendProblem } from './platform/errors.js';
@@ -27,7 +30,7 @@ const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '../web/dist');
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Every module's routes under /api/v1. A new module adds one line here. */
-const API_MODULES = [identityRoutes, patientRoutes, auditRoutes, directMessageRoutes];
+const API_MODULES = [identityRoutes, patientRoutes, auditRoutes, webhookRoutes, noteRoutes, claimRoutes, directMessageRoutes];
 
 function securityHeaders(app: FastifyInstance, config: Config): void {
   const https = (config.publicUrl ?? '').startsWith('https:');
