@@ -1,8 +1,9 @@
+import { directMessageCases } from './direct-messages.cases.js';
 import { foundationCases } from './foundation.cases.js';
 import type { CrossTenantCase } from './types.js';
 
 /** Every module adds its cases here; the coverage test fails for a tenant route no case exercises. */
-export const ALL_CASES: CrossTenantCase[] = [...foundationCases];
+export const ALL_CASES: CrossTenantCase[] = [...foundationCases, ...directMessageCases];
 
 /** Routes that hold no tenant-owned resource id in their path (or are checked elsewhere). */
 export const EXEMPT_ROUTES = new Set<string>([]);
