@@ -53,6 +53,10 @@ const envSchema = z.object({
   ATRIUM_SIGNIN_ADDRESS_LIMIT: z.coerce.number().int().positive().default(20),
   ATRIUM_SIGNIN_WINDOW: duration('15m'),
   ATRIUM_SESSION_TTL: duration('12h'),
+  ATRIUM_AI_BASE_URL: z.string().url().optional().or(z.literal('').transform(() => undefined)),
+  ATRIUM_AI_API_KEY: z.string().optional(),
+  ATRIUM_AI_MODEL: z.string().default('gpt-4o-mini'),
+  ATRIUM_AI_TIMEOUT: duration('30s'),
 });
 
 export interface Config {
@@ -79,6 +83,8 @@ export interface Config {
   workerPollMs: number;
   signIn: { accountLimit: number; addressLimit: number; windowMs: number };
   sessionTtlMs: number;
+  /** Chat model provider (OpenAI-compatible); the offline emulator follows it in the fallback chain. */
+  ai: { baseUrl?: string; apiKey?: string; model: string; timeoutMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -163,6 +169,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: e.ATRIUM_SIGNIN_WINDOW,
     },
     sessionTtlMs: e.ATRIUM_SESSION_TTL,
+    ai: {
+      baseUrl: e.ATRIUM_AI_BASE_URL?.replace(/\/$/, ''),
+      apiKey: e.ATRIUM_AI_API_KEY || undefined,
+      model: e.ATRIUM_AI_MODEL,
+      timeoutMs: e.ATRIUM_AI_TIMEOUT,
+    },
   };
 }
 
