@@ -5,6 +5,7 @@
 import type { ReactNode } from 'react';
 import type { IconName } from './components/icons.js';
 import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
+import { MessagesPage } from './pages/messages/messages-page.js';
 import { PatientsPage } from './pages/patients/patients-page.js';
 import { matchPath, type RouteParams } from './router.js';
 import type { Me } from './session.js';
@@ -48,14 +49,15 @@ export const routes: AppRoute[] = [
     ),
   },
   {
+    path: '/messages/:threadId',
+    title: 'Messages',
+    render: ({ me, params }) => <MessagesPage me={me} threadId={params.threadId} />,
+  },
+  {
     path: '/messages',
     title: 'Messages',
     nav: { label: 'Messages', section: 'main', icon: 'messages' },
-    render: () => (
-      <ComingSoonPage title="Messages">
-        Direct and group messages with your colleagues, with read receipts.
-      </ComingSoonPage>
-    ),
+    render: ({ me }) => <MessagesPage me={me} />,
   },
   {
     path: '/marketplace',

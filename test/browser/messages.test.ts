@@ -1,0 +1,96 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+
+describe('messages page', () => {
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+  let colleague: { email: string; name: string; password: string; userId: string };
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'standard' });
+    const suffix = uniqueSuffix();
+    const member = { email: `nurse-${suffix}@example.test`, name: `Nurse ${suffix}`, password: `pw-${suffix}-secret` };
+    const { userId } = await harness.addMember(workspace.id, { ...member, role: 'member' });
+    colleague = { ...member, userId };
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  const messageTexts = (page: Page) => page.getByTestId('message').allTextContents();
+
+  it('one user sends, the other sees it live, and the receipt comes back', async () => {
+    const alice = await harness.newPage();
+    const bob = await harness.newPage();
+    await signIn(alice, workspace.admin.email, workspace.admin.password);
+    await signIn(bob, colleague.email, colleague.password);
+
+    // A patient to mention (created through the API with Alice's session).
+    const family = `Hopper${uniqueSuffix()}`;
+    const created = await alice.request.post('/api/v1/patients', {
+      data: { givenName: 'Grace', familyName: family },
+      headers: { 'x-requested-with': 'fetch' },
+    });
+    expect(created.status()).toBe(201);
+    const patient = (await created.json()) as { id: string };
+
+    await bob.getByTestId('nav-messages').click();
+    await bob.getByTestId('empty-state').first().waitFor();
+
+    // Alice starts a 1:1 with Bob and mentions the patient through the picker.
+    await alice.getByTestId('nav-messages').click();
+    await alice.getByTestId('new-message').click();
+    const dialog = alice.getByTestId('new-thread-dialog');
+    await dialog.getByText(colleague.name).click();
+    await dialog.getByTestId('composer-input').fill('Please look at ');
+    await dialog.getByTestId('mention-patient').click();
+    await dialog.getByTestId('mention-search').fill(family);
+    await dialog.getByTestId('mention-option').filter({ hasText: family }).click();
+    expect(await dialog.getByTestId('composer-input').inputValue()).toBe(`Please look at @patient:${patient.id} `);
+    await dialog.getByTestId('composer-mentions').getByText(`Grace ${family}`).waitFor();
+    await dialog.getByTestId('send-message').click();
+
+    await alice.getByTestId('thread-view').waitFor();
+    expect(new URL(alice.url()).pathname).toMatch(/^\/messages\/thr_/);
+    const chip = alice.getByTestId('message').getByTestId('patient-chip');
+    await chip.waitFor();
+    expect(await chip.textContent()).toBe(`@Grace ${family}`);
+
+    // Bob's list shows the thread with an unread badge; opening it marks it read.
+    const item = bob.getByTestId('thread-item').filter({ hasText: workspace.admin.name });
+    await item.getByTestId('unread-badge').waitFor();
+    expect(await item.getByTestId('unread-badge').textContent()).toContain('1');
+    await item.click();
+    await bob.getByTestId('thread-view').waitFor();
+    await bob.getByTestId('message').getByTestId('patient-chip').waitFor();
+    await bob.getByTestId('stream-state').getByText('Live').waitFor();
+
+    // The receipt reaches Alice without a reload.
+    await alice.getByTestId('seen-by').getByText(`Seen by ${colleague.name}`).waitFor();
+
+    // Alice sends again: it appears for Bob live (no reload), and Bob's reply reaches Alice.
+    await alice.getByTestId('stream-state').getByText('Live').waitFor();
+    await alice.getByTestId('composer-input').fill('Second message, live');
+    await alice.getByTestId('composer-input').press('Enter');
+    await bob.getByTestId('message').filter({ hasText: 'Second message, live' }).waitFor();
+    await bob.getByTestId('composer-input').fill('On it');
+    await bob.getByTestId('send-message').click();
+    await alice.getByTestId('message').filter({ hasText: 'On it' }).waitFor();
+    expect(await messageTexts(alice)).toHaveLength(3);
+    // Bob has read everything, so his badge is gone.
+    await expect.poll(() => bob.getByTestId('unread-badge').count()).toBe(0);
+  });
+
+  it('shows a banner instead of the composer on the Free tier', async () => {
+    const free = await harness.createWorkspace({ tier: 'free' });
+    const page = await harness.newPage();
+    await signIn(page, free.admin.email, free.admin.password);
+    await page.getByTestId('nav-messages').click();
+    await page.getByTestId('free-tier-banner').waitFor();
+    expect(await page.getByTestId('new-message').count()).toBe(0);
+    expect(await page.getByTestId('composer').count()).toBe(0);
+  });
+});

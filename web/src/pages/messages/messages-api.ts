@@ -1,0 +1,206 @@
+/** Direct-messages API calls, TanStack Query hooks, and the live event stream of an open thread. */
+import { type InfiniteData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { API_BASE, api, type Page } from '../../api.js';
+
+export interface Mention {
+  type: 'patient';
+  patientId: string;
+  displayName: string | null;
+}
+
+export interface Message {
+  id: string;
+  threadId: string;
+  senderId: string;
+  body: string;
+  mentions: Mention[];
+  createdAt: string;
+}
+
+export interface Participant {
+  userId: string;
+  name: string;
+}
+
+export interface Thread {
+  id: string;
+  kind: 'direct' | 'group';
+  title: string;
+  customTitle: string | null;
+  participants: Participant[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ThreadListItem extends Thread {
+  lastMessage: Message | null;
+  unreadCount: number;
+}
+
+export interface Receipt {
+  userId: string;
+  lastReadMessageId: string | null;
+  readAt: string | null;
+}
+
+export interface HistoryPage {
+  thread: Thread;
+  items: Message[];
+  nextCursor: string | null;
+  receipts: Receipt[];
+}
+
+export interface Member {
+  userId: string;
+  name: string;
+  email: string;
+  role: 'admin' | 'member';
+}
+
+export interface PatientSummary {
+  id: string;
+  givenName: string;
+  familyName: string;
+  mrn: string | null;
+}
+
+export const messageKeys = {
+  threads: ['direct-messages', 'threads'] as const,
+  history: (threadId: string) => ['direct-messages', 'history', threadId] as const,
+};
+
+const enc = encodeURIComponent;
+
+export function useThreads() {
+  return useQuery({
+    queryKey: messageKeys.threads,
+    queryFn: ({ signal }) => api.get<Page<ThreadListItem>>('/direct-messages', { limit: 100 }, signal),
+    // Live updates arrive for the open thread; other threads' badges refresh on this interval.
+    refetchInterval: 5_000,
+  });
+}
+
+export function useHistory(threadId: string) {
+  return useInfiniteQuery({
+    queryKey: messageKeys.history(threadId),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<HistoryPage>(`/direct-messages/${enc(threadId)}`, { limit: 50, before: pageParam }, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });
+}
+
+export function useMembers() {
+  return useQuery({
+    queryKey: ['members'],
+    queryFn: ({ signal }) => api.get<{ items: Member[] }>('/members', undefined, signal),
+    staleTime: 60_000,
+  });
+}
+
+export function usePatientSearch(q: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['patients', 'mention-search', q],
+    queryFn: ({ signal }) => api.get<Page<PatientSummary>>('/patients', { q, limit: 8 }, signal),
+    enabled,
+  });
+}
+
+type HistoryData = InfiniteData<HistoryPage, string | null>;
+
+/** Puts a message into the cached history (newest page first), once. */
+function addMessage(data: HistoryData | undefined, message: Message): HistoryData | undefined {
+  if (!data || data.pages.length === 0) return data;
+  if (data.pages.some((p) => p.items.some((m) => m.id === message.id))) return data;
+  const [first, ...rest] = data.pages;
+  return { ...data, pages: [{ ...first, items: [message, ...first.items] }, ...rest] };
+}
+
+function setReceipt(data: HistoryData | undefined, receipt: Receipt): HistoryData | undefined {
+  if (!data || data.pages.length === 0) return data;
+  const [first, ...rest] = data.pages;
+  const receipts = first.receipts.some((r) => r.userId === receipt.userId)
+    ? first.receipts.map((r) => (r.userId === receipt.userId ? receipt : r))
+    : [...first.receipts, receipt];
+  return { ...data, pages: [{ ...first, receipts }, ...rest] };
+}
+
+export function useSendMessage() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { recipients?: string[]; threadId?: string; body: string; title?: string }) =>
+      api.post<{ threadId: string; message: Message }>('/direct-messages', input),
+    onSuccess: async ({ threadId, message }) => {
+      queryClient.setQueryData<HistoryData>(messageKeys.history(threadId), (d) => addMessage(d, message));
+      await queryClient.invalidateQueries({ queryKey: messageKeys.threads });
+    },
+  });
+}
+
+export function useMarkRead(threadId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (lastReadMessageId?: string) =>
+      api.patch<{ receipt: Receipt }>(`/direct-messages/${enc(threadId)}`, { read: true, lastReadMessageId }),
+    onSuccess: async ({ receipt }) => {
+      queryClient.setQueryData<HistoryData>(messageKeys.history(threadId), (d) => setReceipt(d, receipt));
+      await queryClient.invalidateQueries({ queryKey: messageKeys.threads });
+    },
+  });
+}
+
+export type StreamState = 'connecting' | 'live' | 'reconnecting';
+
+/**
+ * Subscribes to the thread's Server-Sent Events (the session cookie goes along on same-origin
+ * requests). EventSource reconnects by itself and sends Last-Event-ID, so nothing is missed.
+ */
+export function useThreadEvents(threadId: string, onMessage: (message: Message) => void): StreamState {
+  const queryClient = useQueryClient();
+  const [state, setState] = useState<StreamState>('connecting');
+  const onMessageRef = useRef(onMessage);
+  onMessageRef.current = onMessage;
+  useEffect(() => {
+    const source = new EventSource(`${API_BASE}/direct-messages/${enc(threadId)}/events`);
+    setState('connecting');
+    source.onopen = () => setState('live');
+    source.onerror = () => setState('reconnecting');
+    source.addEventListener('message.created', (event) => {
+      const message = JSON.parse((event as MessageEvent<string>).data) as Message;
+      queryClient.setQueryData<HistoryData>(messageKeys.history(threadId), (d) => addMessage(d, message));
+      void queryClient.invalidateQueries({ queryKey: messageKeys.threads });
+      onMessageRef.current(message);
+    });
+    source.addEventListener('receipt.updated', (event) => {
+      const receipt = JSON.parse((event as MessageEvent<string>).data) as Receipt;
+      queryClient.setQueryData<HistoryData>(messageKeys.history(threadId), (d) => setReceipt(d, receipt));
+    });
+    return () => source.close();
+  }, [threadId, queryClient]);
+  return state;
+}
+
+/** Splits a body into text and `@patient:<id>` parts (same token rule as the server). */
+export function splitMentions(body: string): ({ text: string } | { patientId: string })[] {
+  const parts: ({ text: string } | { patientId: string })[] = [];
+  const pattern = /@patient:([A-Za-z0-9_-]{1,100})/g;
+  let last = 0;
+  for (const match of body.matchAll(pattern)) {
+    const at = match.index ?? 0;
+    if (at > last) parts.push({ text: body.slice(last, at) });
+    parts.push({ patientId: match[1] });
+    last = at + match[0].length;
+  }
+  if (last < body.length) parts.push({ text: body.slice(last) });
+  return parts;
+}
+
+export function formatTime(value: string): string {
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) return value;
+  const sameDay = at.toDateString() === new Date().toDateString();
+  return sameDay
+    ? at.toLocaleTimeString(undefined, { timeStyle: 'short' })
+    : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}

@@ -1,0 +1,99 @@
+/** Messages: thread list with unread badges beside the open thread (`/messages/:threadId`), live over SSE. */
+import { useState } from 'react';
+import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { Link, navigate } from '../../router.js';
+import type { Me } from '../../session.js';
+import { previewText } from './message-body.js';
+import { formatTime, useThreads } from './messages-api.js';
+import { NewThreadDialog } from './new-thread-dialog.js';
+import { FreeTierBanner, ThreadView } from './thread-view.js';
+import './messages.css';
+
+function ThreadList({ activeId, me }: { activeId?: string; me: Me }) {
+  const threads = useThreads();
+  if (threads.isPending) return <Loading label="Loading conversations…" />;
+  if (threads.isError) return <ErrorNotice error={threads.error} onRetry={() => threads.refetch()} />;
+  if (threads.data.items.length === 0) {
+    return <EmptyState title="No conversations yet">Start one with New message.</EmptyState>;
+  }
+  return (
+    <ul className="thread-list" data-testid="thread-list">
+      {threads.data.items.map((t) => (
+        <li key={t.id}>
+          <Link
+            to={`/messages/${encodeURIComponent(t.id)}`}
+            className={`thread-item ${t.id === activeId ? 'active' : ''} ${t.unreadCount > 0 ? 'unread' : ''}`}
+            aria-current={t.id === activeId ? 'page' : undefined}
+            data-testid="thread-item"
+            data-thread-id={t.id}
+          >
+            <span className="thread-item-top">
+              <span className="thread-item-title">{t.title}</span>
+              {t.unreadCount > 0 ? (
+                <span className="unread-badge" data-testid="unread-badge">
+                  {t.unreadCount}
+                  <span className="visually-hidden"> unread</span>
+                </span>
+              ) : null}
+            </span>
+            {t.lastMessage ? (
+              <span className="thread-item-preview muted">
+                {t.lastMessage.senderId === me.user.id ? 'You: ' : ''}
+                {previewText(t.lastMessage.body, t.lastMessage.mentions)}
+              </span>
+            ) : null}
+            <span className="thread-item-time muted">{formatTime(t.updatedAt)}</span>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
+  const [composing, setComposing] = useState(false);
+  const canSend = me.workspace.tier !== 'free';
+  return (
+    <section className="page messages-page" aria-labelledby="page-title">
+      <header className="page-header">
+        <div>
+          <h1 id="page-title">Messages</h1>
+          <p className="muted">Direct and group conversations with your colleagues.</p>
+        </div>
+        {canSend ? (
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => setComposing(true)}
+            data-testid="new-message"
+          >
+            New message
+          </button>
+        ) : null}
+      </header>
+      {!canSend && !threadId ? <FreeTierBanner /> : null}
+      <div className="messages-layout card">
+        <aside className="messages-sidebar" aria-label="Conversations">
+          <ThreadList activeId={threadId} me={me} />
+        </aside>
+        <div className="messages-main">
+          {threadId ? (
+            <ThreadView key={threadId} threadId={threadId} me={me} canSend={canSend} />
+          ) : (
+            <EmptyState title="Choose a conversation">Pick one on the left, or start a new one.</EmptyState>
+          )}
+        </div>
+      </div>
+      {composing ? (
+        <NewThreadDialog
+          me={me}
+          onClose={() => setComposing(false)}
+          onCreated={(id) => {
+            setComposing(false);
+            navigate(`/messages/${encodeURIComponent(id)}`);
+          }}
+        />
+      ) : null}
+    </section>
+  );
+}
