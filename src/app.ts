@@ -15,8 +15,10 @@ import { claimRoutes } from './modules/claims/routes.js';
 import { directMessageRoutes } from './modules/direct-messages/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { identityRoutes } from './modules/identity/routes.js';
+import { marketplaceRoutes } from './modules/marketplace/routes.js';
 import { noteRoutes } from './modules/notes/routes.js';
 import { patientRoutes } from './modules/patients/routes.js';
+import { skillRoutes } from './modules/skills/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { registerAuthentication } from './platform/auth/authenticate.js';
 import type { Database } from './platform/db/client.js';
@@ -30,7 +32,17 @@ const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '../web/dist');
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Every module's routes under /api/v1. A new module adds one line here. */
-const API_MODULES = [identityRoutes, patientRoutes, auditRoutes, webhookRoutes, noteRoutes, claimRoutes, directMessageRoutes];
+const API_MODULES = [
+  identityRoutes,
+  patientRoutes,
+  auditRoutes,
+  webhookRoutes,
+  noteRoutes,
+  claimRoutes,
+  directMessageRoutes,
+  marketplaceRoutes,
+  skillRoutes,
+];
 
 function securityHeaders(app: FastifyInstance, config: Config): void {
   const https = (config.publicUrl ?? '').startsWith('https:');

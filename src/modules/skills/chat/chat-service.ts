@@ -1,0 +1,117 @@
+// POST /chat: offers the model only the tools of installed skills whose scopes are granted, and
+// runs every tool call through the dispatcher (same checks and audit as POST /skills/invoke).
+import type { RequestContext } from '../../../platform/context.js';
+import { AppError } from '../../../platform/errors.js';
+import type { AppDeps } from '../../../platform/types.js';
+import { availableTools, invokeTool, outcomeOf } from '../dispatcher.js';
+import { type ChatMessage, completeWithFallback, type FunctionTool, resolveModelProviders } from './model-provider.js';
+
+export const MAX_TOOL_ROUNDS = 4;
+
+export interface ChatToolCall {
+  slug: string;
+  tool: string;
+  input: unknown;
+  outcome: 'ok' | 'denied' | 'error';
+  result?: unknown;
+  error?: { code: string; detail: string };
+}
+
+type Skills = Awaited<ReturnType<typeof availableTools>>;
+
+/** Function names must match ^[a-zA-Z0-9_-]{1,64}$ and be unique across skills. */
+function functionNames(skills: Skills): Map<string, { slug: string; tool: string }> {
+  const names = new Map<string, { slug: string; tool: string }>();
+  let n = 0;
+  for (const skill of skills) {
+    for (const tool of skill.tools) {
+      let name = `${skill.slug}__${tool.name}`;
+      if (name.length > 64 || names.has(name)) name = `t${n}__${tool.name}`.slice(0, 64);
+      names.set(name, { slug: skill.slug, tool: tool.name });
+      n++;
+    }
+  }
+  return names;
+}
+
+export function systemPrompt(skills: Skills, names: Map<string, { slug: string; tool: string }>): string {
+  const lines = [
+    'You are the Atrium assistant for a care team. Use a tool when it helps and answer from its result.',
+    'Never invent patient data. If a tool is refused, say so.',
+    '',
+  ];
+  for (const skill of skills) {
+    lines.push(`## Skill ${skill.slug} (v${skill.version})`, skill.content.trim(), '');
+  }
+  lines.push('Routing triggers (tool: phrases):');
+  for (const [fn, target] of names) {
+    const skill = skills.find((s) => s.slug === target.slug);
+    lines.push(`${fn}: ${(skill?.triggers ?? []).join(' | ')}`);
+  }
+  return lines.join('\n');
+}
+
+export async function runChat(
+  deps: AppDeps,
+  ctx: RequestContext,
+  messages: { role: 'user' | 'assistant'; content: string }[],
+) {
+  const chain = resolveModelProviders(deps);
+  const skills = await availableTools(deps, ctx);
+  const names = functionNames(skills);
+  const tools: FunctionTool[] = [];
+  for (const [fn, target] of names) {
+    const def = skills.find((s) => s.slug === target.slug)!.tools.find((t) => t.name === target.tool)!;
+    tools.push({ type: 'function', function: { name: fn, description: def.description, parameters: def.inputSchema } });
+  }
+  const convo: ChatMessage[] = [{ role: 'system', content: systemPrompt(skills, names) }, ...messages];
+  const toolCalls: ChatToolCall[] = [];
+  const failures: { provider: string; error: string }[] = [];
+
+  for (let round = 0; round <= MAX_TOOL_ROUNDS; round++) {
+    // After the last allowed round, ask for an answer without tools.
+    const offered = round < MAX_TOOL_ROUNDS ? tools : [];
+    const {
+      message,
+      provider,
+      failures: failed,
+    } = await completeWithFallback(chain, { messages: convo, tools: offered });
+    failures.push(...failed);
+    const calls = offered.length ? (message.tool_calls ?? []) : [];
+    if (calls.length === 0) {
+      return {
+        message: { role: 'assistant' as const, content: message.content ?? '' },
+        toolCalls,
+        model: { provider: provider.name, name: provider.model, offline: provider.offline },
+        ...(failures.length ? { fallbacks: failures } : {}),
+      };
+    }
+    convo.push({ role: 'assistant', content: message.content ?? null, tool_calls: calls });
+    for (const call of calls) {
+      const target = names.get(call.function.name);
+      let input: unknown = {};
+      try {
+        input = JSON.parse(call.function.arguments || '{}');
+      } catch {
+        input = call.function.arguments;
+      }
+      let content: string;
+      if (!target) {
+        content = JSON.stringify({ error: { code: 'unknown_tool', detail: `No tool ${call.function.name}` } });
+      } else {
+        try {
+          const { result } = await invokeTool(deps, ctx, { slug: target.slug, tool: target.tool, input }, 'chat');
+          toolCalls.push({ slug: target.slug, tool: target.tool, input, outcome: 'ok', result });
+          content = JSON.stringify(result);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          const error = { code: err.code, detail: err.message };
+          toolCalls.push({ slug: target.slug, tool: target.tool, input, outcome: outcomeOf(err), error });
+          content = JSON.stringify({ error });
+        }
+      }
+      convo.push({ role: 'tool', tool_call_id: call.id, content });
+    }
+  }
+  throw new AppError('upstream_failed', 502, 'The model did not finish');
+}

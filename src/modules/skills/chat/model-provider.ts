@@ -1,0 +1,141 @@
+// ModelProvider: an OpenAI-compatible chat-completions endpoint with function tools. The chain
+// is the configured provider (ATRIUM_AI_BASE_URL) first, then the offline model emulator.
+import { AppError } from '../../../platform/errors.js';
+import type { AppDeps } from '../../../platform/types.js';
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+}
+
+export interface FunctionTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export interface CompletionRequest {
+  messages: ChatMessage[];
+  tools: FunctionTool[];
+}
+
+export interface ModelProvider {
+  name: string;
+  model: string;
+  /** The deterministic offline model (labelled as such in the UI). */
+  offline: boolean;
+  complete(request: CompletionRequest): Promise<ChatMessage>;
+}
+
+export class ModelProviderError extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface OpenAiCompatibleOptions {
+  name: string;
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  offline?: boolean;
+  timeoutMs: number;
+}
+
+export function openAiCompatibleProvider(opts: OpenAiCompatibleOptions): ModelProvider {
+  const url = `${opts.baseUrl.replace(/\/$/, '')}/chat/completions`;
+  return {
+    name: opts.name,
+    model: opts.model,
+    offline: opts.offline ?? false,
+    async complete(request) {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
+          },
+          body: JSON.stringify({
+            model: opts.model,
+            messages: request.messages,
+            ...(request.tools.length ? { tools: request.tools, tool_choice: 'auto' } : {}),
+            temperature: 0,
+          }),
+          signal: AbortSignal.timeout(opts.timeoutMs),
+          redirect: 'manual',
+        });
+      } catch (err) {
+        throw new ModelProviderError(opts.name, `unreachable: ${(err as Error).name}`);
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new ModelProviderError(opts.name, `answered ${response.status}`, response.status);
+      }
+      const body = (await response.json().catch(() => null)) as { choices?: { message?: ChatMessage }[] } | null;
+      const message = body?.choices?.[0]?.message;
+      if (!message) throw new ModelProviderError(opts.name, 'answered without a message');
+      return { role: 'assistant', content: message.content ?? null, tool_calls: message.tool_calls };
+    },
+  };
+}
+
+export const OFFLINE_MODEL = 'atrium-offline-1';
+
+/** The fallback chain for this deployment, in order. */
+export function resolveModelProviders(deps: AppDeps): ModelProvider[] {
+  const { ai, emulators } = deps.config;
+  const chain: ModelProvider[] = [];
+  if (ai.baseUrl) {
+    chain.push(
+      openAiCompatibleProvider({
+        name: 'configured',
+        baseUrl: ai.baseUrl,
+        apiKey: ai.apiKey,
+        model: ai.model,
+        timeoutMs: ai.timeoutMs,
+      }),
+    );
+  }
+  if (emulators) {
+    chain.push(
+      openAiCompatibleProvider({
+        name: 'emulator',
+        baseUrl: `${deps.selfUrl()}/_emulators/ai/v1`,
+        model: OFFLINE_MODEL,
+        offline: true,
+        timeoutMs: ai.timeoutMs,
+      }),
+    );
+  }
+  return chain;
+}
+
+/** Tries each provider in turn; the first answer wins. */
+export async function completeWithFallback(
+  chain: ModelProvider[],
+  request: CompletionRequest,
+): Promise<{ message: ChatMessage; provider: ModelProvider; failures: { provider: string; error: string }[] }> {
+  if (chain.length === 0) throw new AppError('unavailable', 503, 'No model provider is configured');
+  const failures: { provider: string; error: string }[] = [];
+  for (const provider of chain) {
+    try {
+      return { message: await provider.complete(request), provider, failures };
+    } catch (err) {
+      failures.push({ provider: provider.name, error: (err as Error).message });
+    }
+  }
+  throw new AppError('upstream_failed', 502, 'Every model provider failed', { failures });
+}

@@ -1,0 +1,209 @@
+// The only path to a tool (from POST /skills/invoke and from the chat): checks the install, the
+// tool's required scopes against the grants and the input against inputSchema, then runs the tool
+// with a capability object holding only the granted scopes' clients. One skill_invocation audit
+// row per call, whatever the outcome.
+import { performance } from 'node:perf_hooks';
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from '../../../packages/skill-sdk/src/ajv.js';
+import {
+  type Scope,
+  type SkillManifest,
+  type ToolDefinition,
+  toProblem,
+} from '../../../packages/skill-sdk/src/manifest.js';
+import { writeAudit } from '../../platform/audit/audit.js';
+import { type RequestContext, tierAtLeast } from '../../platform/context.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { AppError, notFound } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { hasFeature } from '../../platform/tiers.js';
+import type { AppDeps } from '../../platform/types.js';
+import { type CatalogEntry, findCatalogEntry } from '../marketplace/catalog.js';
+import * as marketplaceRepo from '../marketplace/repository.js';
+import { buildCapabilities } from './capabilities.js';
+import { callPrivateTool } from './private-executor.js';
+
+export type Outcome = 'ok' | 'denied' | 'error';
+export type InvokeVia = 'api' | 'chat';
+
+export interface InvokeRequest {
+  slug: string;
+  tool: string;
+  input: unknown;
+}
+
+const ajv = createAjv();
+const outcomes = new WeakMap<AppError, Outcome>();
+
+/** The audited outcome of a failed invocation (refusals are `denied`, failures `error`). */
+export function outcomeOf(err: AppError): Outcome {
+  return outcomes.get(err) ?? 'error';
+}
+const validators = new WeakMap<object, ValidateFunction>();
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  let v = validators.get(schema);
+  if (!v) {
+    v = ajv.compile(schema);
+    validators.set(schema, v);
+  }
+  return v;
+}
+
+interface Resolved {
+  entry: CatalogEntry;
+  pinned: SkillManifest;
+  tool: ToolDefinition;
+  granted: Scope[];
+  requiredScopes: Scope[];
+}
+
+/** Reads the install and the catalog entry; returns the refusal instead of throwing it so it can be audited. */
+async function resolve(
+  deps: AppDeps,
+  ctx: RequestContext,
+  req: InvokeRequest,
+): Promise<Resolved | { refusal: AppError; skillId: string | null }> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const install = await marketplaceRepo.findInstall(tx, ctx.workspaceId, req.slug);
+    const entry = install?.status === 'active' ? await findCatalogEntry(tx, ctx.workspaceId, req.slug) : undefined;
+    if (install?.status !== 'active' || !entry) return { refusal: notFound('Installed skill'), skillId: null };
+    const pinned = install.manifest;
+    const tool = pinned.tools.find((t) => t.name === req.tool);
+    // A tool exists only if the admin consented to it (pinned) and the skill still has it.
+    const current = entry.manifest.tools.find((t) => t.name === req.tool);
+    if (!tool || !current || (entry.builtin && !entry.builtin.tools[req.tool])) {
+      return { refusal: notFound('Tool'), skillId: install.skillId };
+    }
+    if (!hasFeature(ctx.tier, 'marketplace_install') || !tierAtLeast(ctx.tier, entry.manifest.minTier)) {
+      return {
+        refusal: new AppError('tier_required', 403, 'The workspace tier no longer includes this skill', {
+          feature: `skill:${req.slug}`,
+          requiredTier: tierAtLeast(entry.manifest.minTier, 'standard') ? entry.manifest.minTier : 'standard',
+        }),
+        skillId: install.skillId,
+      };
+    }
+    const granted = install.grantedScopes as Scope[];
+    const requiredScopes = [...new Set([...tool.requiredScopes, ...current.requiredScopes])];
+    if (!requiredScopes.every((s) => granted.includes(s))) {
+      return {
+        refusal: new AppError('scope_denied', 403, `${req.tool} needs scopes this install has not granted`, {
+          requiredScopes,
+          grantedScopes: granted,
+          missingScopes: requiredScopes.filter((s) => !granted.includes(s)),
+        }),
+        skillId: install.skillId,
+      };
+    }
+    for (const schema of new Set([tool.inputSchema, current.inputSchema])) {
+      const validate = validatorFor(schema);
+      if (!validate(req.input)) {
+        return {
+          refusal: new AppError('invalid_input', 422, `The input does not match ${req.tool}'s inputSchema`, {
+            errors: (validate.errors ?? []).map(toProblem),
+          }),
+          skillId: install.skillId,
+        };
+      }
+    }
+    return { entry, pinned, tool, granted, requiredScopes };
+  });
+}
+
+async function audit(
+  deps: AppDeps,
+  ctx: RequestContext,
+  data: {
+    skillId: string | null;
+    slug: string;
+    toolName: string;
+    outcome: Outcome;
+    via: InvokeVia;
+    [k: string]: unknown;
+  },
+): Promise<string> {
+  return withTenant(deps.db, ctx, (tx) => writeAudit(tx, ctx, 'skill_invocation', { ...data, caller: ctx.userId }));
+}
+
+export interface InvokeOutcome {
+  invocationId: string;
+  result: unknown;
+}
+
+/** Runs one tool; throws AppError (problem+json) for every refusal and failure, after auditing it. */
+export async function invokeTool(
+  deps: AppDeps,
+  ctx: RequestContext,
+  req: InvokeRequest,
+  via: InvokeVia,
+): Promise<InvokeOutcome> {
+  const started = performance.now();
+  const invocationId = newId('inv');
+  const base = { slug: req.slug, toolName: req.tool, via, invocationId };
+  const resolved = await resolve(deps, ctx, req);
+  if ('refusal' in resolved) {
+    await audit(deps, ctx, { ...base, skillId: resolved.skillId, outcome: 'denied', reason: resolved.refusal.code });
+    outcomes.set(resolved.refusal, 'denied');
+    throw resolved.refusal;
+  }
+  const { entry, pinned, granted } = resolved;
+  const skill = { slug: pinned.slug, skillId: pinned.skillId, version: pinned.version };
+  const input = req.input as Record<string, unknown>;
+  let result: unknown;
+  try {
+    if (entry.builtin) {
+      const caps = buildCapabilities(deps, ctx, skill, granted);
+      result = await entry.builtin.tools[req.tool](input, caps);
+    } else {
+      result = await callPrivateTool(deps, ctx, entry.privateSkill!, pinned, invocationId, req.tool, input, granted);
+    }
+  } catch (err) {
+    const durationMs = Math.round(performance.now() - started);
+    const appError =
+      err instanceof AppError ? err : new AppError('tool_failed', 500, `The ${req.tool} tool failed unexpectedly`);
+    if (!(err instanceof AppError)) ctx.log.error({ err, slug: req.slug, tool: req.tool }, 'skill tool crashed');
+    const outcome: Outcome = appError.code === 'scope_denied' ? 'denied' : 'error';
+    await audit(deps, ctx, { ...base, skillId: skill.skillId, outcome, errorCode: appError.code, durationMs });
+    outcomes.set(appError, outcome);
+    throw appError;
+  }
+  const durationMs = Math.round(performance.now() - started);
+  await audit(deps, ctx, { ...base, skillId: skill.skillId, outcome: 'ok', durationMs, version: skill.version });
+  return { invocationId, result: result ?? null };
+}
+
+/** The tools the caller may use now: installed skills, pinned tools whose required scopes are all granted. */
+export async function availableTools(deps: AppDeps, ctx: RequestContext) {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const installs = await marketplaceRepo.listActiveInstalls(tx, ctx.workspaceId);
+    const out: {
+      slug: string;
+      skillId: string;
+      version: string;
+      triggers: string[];
+      content: string;
+      tools: ToolDefinition[];
+    }[] = [];
+    for (const install of installs) {
+      const entry = await findCatalogEntry(tx, ctx.workspaceId, install.slug);
+      if (!entry || !tierAtLeast(ctx.tier, entry.manifest.minTier) || !hasFeature(ctx.tier, 'marketplace_install'))
+        continue;
+      const granted = install.grantedScopes as Scope[];
+      const tools = install.manifest.tools.filter((t) => {
+        const current = entry.manifest.tools.find((c) => c.name === t.name);
+        if (!current) return false;
+        const required = [...t.requiredScopes, ...current.requiredScopes];
+        return required.every((s) => granted.includes(s));
+      });
+      out.push({
+        slug: install.slug,
+        skillId: install.skillId,
+        version: install.version,
+        triggers: install.manifest.triggers ?? [],
+        content: entry.content,
+        tools,
+      });
+    }
+    return out;
+  });
+}

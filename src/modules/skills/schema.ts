@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { scopeSchema, slugSchema, toolSchema } from '../marketplace/schema.js';
+
+export const contentQuery = z.object({ slug: slugSchema.optional() });
+
+export const contentResponse = z.object({
+  items: z.array(z.object({ slug: z.string(), version: z.string(), content: z.string(), tools: z.array(toolSchema) })),
+});
+
+export const routingResponse = z.object({
+  items: z.array(
+    z.object({ slug: z.string(), skillId: z.string(), triggers: z.array(z.string()), tools: z.array(toolSchema) }),
+  ),
+});
+
+export const invokeBody = z.object({
+  slug: slugSchema,
+  tool: z.string().min(1).max(64),
+  input: z.unknown().default({}),
+});
+
+export const invokeResponse = z.object({ result: z.unknown(), invocationId: z.string() });
+
+export const chatBody = z.object({
+  messages: z
+    .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string().min(1).max(10_000) }))
+    .min(1)
+    .max(50),
+});
+
+export const chatResponse = z.object({
+  message: z.object({ role: z.literal('assistant'), content: z.string() }),
+  toolCalls: z.array(
+    z.object({
+      slug: z.string(),
+      tool: z.string(),
+      input: z.unknown(),
+      outcome: z.enum(['ok', 'denied', 'error']),
+      result: z.unknown().optional(),
+      error: z.object({ code: z.string(), detail: z.string() }).optional(),
+    }),
+  ),
+  model: z.object({ provider: z.string(), name: z.string(), offline: z.boolean() }),
+  fallbacks: z.array(z.object({ provider: z.string(), error: z.string() })).optional(),
+});
+
+export { scopeSchema };
