@@ -1,9 +1,10 @@
 import { directMessageCases } from './direct-messages.cases.js';
 import { foundationCases } from './foundation.cases.js';
 import type { CrossTenantCase } from './types.js';
+import { webhookCases } from './webhooks.cases.js';
 
 /** Every module adds its cases here; the coverage test fails for a tenant route no case exercises. */
-export const ALL_CASES: CrossTenantCase[] = [...foundationCases, ...directMessageCases];
+export const ALL_CASES: CrossTenantCase[] = [...foundationCases, ...directMessageCases, ...webhookCases];
 
 /** Routes that hold no tenant-owned resource id in their path (or are checked elsewhere). */
 export const EXEMPT_ROUTES = new Set<string>([]);

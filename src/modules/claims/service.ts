@@ -110,7 +110,7 @@ export async function adjudicateClaim(
       paidAmountCents: paid ? (input.paidAmountCents ?? existing.amountCents) : null,
       denialReason: paid ? null : (input.reason ?? null),
     });
-    if (!row) throw conflict(`The claim was already ${existing.status}`, { status: existing.status });
+    if (!row) throw conflict(`The claim was already ${existing.status}`, { claimStatus: existing.status });
     const claim = presentClaim(row);
     await publishEvent(tx, ctx, paid ? 'claim.paid' : 'claim.denied', eventData(claim));
     return claim;

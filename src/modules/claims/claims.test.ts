@@ -1,0 +1,121 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { addMember, createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'standard' });
+});
+afterAll(async () => t?.close());
+
+const eventTypes = (workspaceId: string) =>
+  withSystem(t.database.db, (tx) =>
+    queryRows<{ type: string; data: Record<string, unknown> }>(
+      tx,
+      sql`SELECT type, data FROM domain_events WHERE workspace_id = ${workspaceId} AND type LIKE 'claim.%' ORDER BY id`,
+    ),
+  );
+
+async function submit(token: string, body: Record<string, unknown>) {
+  return t.request({ method: 'POST', url: '/api/v1/claims', token, payload: body });
+}
+
+describe('claims', () => {
+  it('submits (claim.submitted) and adjudicates once as paid (claim.paid) or denied (claim.denied)', async () => {
+    const member = await addMember(t, ws);
+    const patient = await createPatient(t, member.token);
+    const paidRes = await submit(member.token, {
+      patientId: patient.id,
+      payer: 'Acme Health',
+      amountCents: 12_500,
+      codes: ['97110'],
+    });
+    expect(paidRes.statusCode, paidRes.body).toBe(201);
+    const claim = paidRes.json();
+    expect(claim).toMatchObject({
+      status: 'submitted',
+      amountCents: 12_500,
+      codes: ['97110'],
+      submittedBy: member.userId,
+    });
+    expect(claim.id).toMatch(/^clm_/);
+
+    const asMember = await t.request({
+      method: 'POST',
+      url: `/api/v1/claims/${claim.id}/adjudicate`,
+      token: member.token,
+      payload: { outcome: 'paid' },
+    });
+    expect(asMember.statusCode).toBe(403);
+
+    const paid = await t.request({
+      method: 'POST',
+      url: `/api/v1/claims/${claim.id}/adjudicate`,
+      token: ws.admin.token,
+      payload: { outcome: 'paid', paidAmountCents: 10_000 },
+    });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(paid.json()).toMatchObject({ status: 'paid', paidAmountCents: 10_000 });
+    const twice = await t.request({
+      method: 'POST',
+      url: `/api/v1/claims/${claim.id}/adjudicate`,
+      token: ws.admin.token,
+      payload: { outcome: 'denied' },
+    });
+    expect(twice.statusCode).toBe(409);
+
+    const other = (
+      await submit(member.token, { patientId: patient.id, payer: 'Acme Health', amountCents: 900 })
+    ).json();
+    const denied = await t.request({
+      method: 'POST',
+      url: `/api/v1/claims/${other.id}/adjudicate`,
+      token: ws.admin.token,
+      payload: { outcome: 'denied', reason: 'Not covered' },
+    });
+    expect(denied.json()).toMatchObject({ status: 'denied', denialReason: 'Not covered', paidAmountCents: null });
+
+    const events = await eventTypes(ws.id);
+    expect(events.map((e) => [e.type, e.data.claimId])).toEqual([
+      ['claim.submitted', claim.id],
+      ['claim.paid', claim.id],
+      ['claim.submitted', other.id],
+      ['claim.denied', other.id],
+    ]);
+    const list = await t.request({ method: 'GET', url: '/api/v1/claims?status=denied', token: member.token });
+    expect(list.json().items.map((c: { id: string }) => c.id)).toEqual([other.id]);
+    const got = await t.request({ method: 'GET', url: `/api/v1/claims/${claim.id}`, token: member.token });
+    expect(got.json()).toEqual(paid.json());
+  });
+
+  it('refuses unknown patients, mismatched notes and bad bodies without emitting events', async () => {
+    const before = (await eventTypes(ws.id)).length;
+    const other = await createWorkspace(t);
+    const foreign = await createPatient(t, other.admin.token);
+    const res = await submit(ws.admin.token, { patientId: foreign.id, payer: 'X', amountCents: 1 });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('unknown_patient');
+    const patient = await createPatient(t, ws.admin.token);
+    const note = await submit(ws.admin.token, { patientId: patient.id, payer: 'X', amountCents: 1, noteId: 'note_x' });
+    expect(note.json().code).toBe('unknown_note');
+    for (const body of [
+      { patientId: patient.id, payer: 'X', amountCents: 0 },
+      { patientId: patient.id, amountCents: 5 },
+    ]) {
+      expect((await submit(ws.admin.token, body)).statusCode).toBe(400);
+    }
+    const badOutcome = await t.request({
+      method: 'POST',
+      url: '/api/v1/claims/clm_missing/adjudicate',
+      token: ws.admin.token,
+      payload: { outcome: 'maybe' },
+    });
+    expect(badOutcome.statusCode).toBe(400);
+    expect((await eventTypes(ws.id)).length).toBe(before);
+  });
+});

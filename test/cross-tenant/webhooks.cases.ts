@@ -1,0 +1,87 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, withSystem } from '../../src/platform/db/tenant.js';
+import { createPatient } from '../helpers/factories.js';
+import type { CrossTenantCase } from './types.js';
+
+export const webhookCases: CrossTenantCase[] = [
+  {
+    name: 'webhook endpoints, deliveries, replay, inbox',
+    async setup(t, owner) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/admin/webhooks',
+        token: owner.admin.token,
+        payload: { url: 'https://93.184.216.34/tenant-a', description: 'tenant A hook' },
+      });
+      const endpoint = res.json().id as string;
+      await createPatient(t, owner.admin.token);
+      const [delivery] = await withSystem(t.database.db, (tx) =>
+        queryRows<{ event_id: string }>(
+          tx,
+          sql`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ${endpoint}`,
+        ),
+      );
+      return { endpoint, event: delivery.event_id };
+    },
+    denied: ({ endpoint, event }) => [
+      { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}` },
+      { method: 'PATCH', url: `/api/v1/admin/webhooks/${endpoint}`, payload: { enabled: false } },
+      { method: 'DELETE', url: `/api/v1/admin/webhooks/${endpoint}` },
+      { method: 'POST', url: `/api/v1/admin/webhooks/${endpoint}/rotate-secret` },
+      { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}/deliveries` },
+      { method: 'POST', url: `/api/v1/admin/webhooks/${endpoint}/replay/${event}` },
+    ],
+    lists: () => [
+      { method: 'GET', url: '/api/v1/admin/webhooks' },
+      { method: 'GET', url: '/api/v1/inbox' },
+    ],
+    unchanged: ({ endpoint }) => [
+      { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}` },
+      { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}/deliveries` },
+    ],
+  },
+  {
+    name: 'SOAP notes',
+    async setup(t, owner) {
+      const patient = await createPatient(t, owner.admin.token);
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/notes',
+        token: owner.admin.token,
+        payload: { patientId: patient.id, subjective: 'private history' },
+      });
+      return { note: res.json().id, patient: patient.id };
+    },
+    denied: ({ note }) => [
+      { method: 'GET', url: `/api/v1/notes/${note}` },
+      { method: 'POST', url: `/api/v1/notes/${note}/sign` },
+    ],
+    lists: ({ patient }) => [
+      { method: 'GET', url: '/api/v1/notes' },
+      { method: 'GET', url: `/api/v1/notes?patientId=${patient}` },
+    ],
+    unchanged: ({ note }) => [{ method: 'GET', url: `/api/v1/notes/${note}` }],
+  },
+  {
+    name: 'claims',
+    async setup(t, owner) {
+      const patient = await createPatient(t, owner.admin.token);
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/claims',
+        token: owner.admin.token,
+        payload: { patientId: patient.id, payer: 'Acme', amountCents: 5000 },
+      });
+      return { claim: res.json().id, patient: patient.id };
+    },
+    denied: ({ claim }) => [
+      { method: 'GET', url: `/api/v1/claims/${claim}` },
+      { method: 'POST', url: `/api/v1/claims/${claim}/adjudicate`, payload: { outcome: 'paid' } },
+    ],
+    lists: ({ patient }) => [
+      { method: 'GET', url: '/api/v1/claims' },
+      { method: 'GET', url: `/api/v1/claims?patientId=${patient}` },
+    ],
+    unchanged: ({ claim }) => [{ method: 'GET', url: `/api/v1/claims/${claim}` }],
+  },
+];
