@@ -42,15 +42,27 @@ describe('catalog', () => {
         for (const s of tool.requiredScopes) expect(m.scopes.map((x: { scope: string }) => x.scope)).toContain(s);
       }
     }
-    const search = await t.request({ method: 'GET', url: '/api/v1/marketplace/catalog?q=eligibility', token: ws.admin.token });
+    const search = await t.request({
+      method: 'GET',
+      url: '/api/v1/marketplace/catalog?q=eligibility',
+      token: ws.admin.token,
+    });
     expect(search.json().items.map((m: { slug: string }) => m.slug)).toEqual(['insurance-eligibility']);
-    const cat = await t.request({ method: 'GET', url: '/api/v1/marketplace/catalog?category=mail', token: ws.admin.token });
+    const cat = await t.request({
+      method: 'GET',
+      url: '/api/v1/marketplace/catalog?category=mail',
+      token: ws.admin.token,
+    });
     expect(cat.json().items.map((m: { slug: string }) => m.slug)).toEqual(['mail-spam-filter']);
   });
 
   it('shows a module with instructions and install state; unknown slugs are 404', async () => {
     const ws = await createWorkspace(t, { tier: 'standard' });
-    const res = await t.request({ method: 'GET', url: '/api/v1/marketplace/module/billing-codes', token: ws.admin.token });
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/v1/marketplace/module/billing-codes',
+      token: ws.admin.token,
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ slug: 'billing-codes', installed: false, install: null, source: 'builtin' });
     expect(res.json().content).toContain('# Billing code suggestions');
@@ -66,7 +78,11 @@ describe('installs', () => {
     const free = await createWorkspace(t, { tier: 'free' });
     const res = await install(free.admin.token, 'billing-codes');
     expect(res.statusCode).toBe(403);
-    expect(res.json()).toMatchObject({ code: 'tier_required', feature: 'marketplace_install', requiredTier: 'standard' });
+    expect(res.json()).toMatchObject({
+      code: 'tier_required',
+      feature: 'marketplace_install',
+      requiredTier: 'standard',
+    });
 
     const std = await createWorkspace(t, { tier: 'standard' });
     const member = await addMember(t, std);
@@ -101,7 +117,11 @@ describe('installs', () => {
 
     const list = await t.request({ method: 'GET', url: '/api/v1/marketplace/installed', token: ws.admin.token });
     expect(list.json()).toMatchObject({ activeCount: 1, limit: 5, tier: 'standard' });
-    const catalog = await t.request({ method: 'GET', url: '/api/v1/marketplace/catalog?q=telehealth', token: ws.admin.token });
+    const catalog = await t.request({
+      method: 'GET',
+      url: '/api/v1/marketplace/catalog?q=telehealth',
+      token: ws.admin.token,
+    });
     expect(catalog.json().items[0]).toMatchObject({ installed: true, installedVersion: '1.0.0' });
 
     const un = await t.request({
