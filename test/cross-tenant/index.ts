@@ -1,10 +1,16 @@
 import { directMessageCases } from './direct-messages.cases.js';
 import { foundationCases } from './foundation.cases.js';
+import { marketplaceCases } from './marketplace.cases.js';
 import type { CrossTenantCase } from './types.js';
 import { webhookCases } from './webhooks.cases.js';
 
 /** Every module adds its cases here; the coverage test fails for a tenant route no case exercises. */
-export const ALL_CASES: CrossTenantCase[] = [...foundationCases, ...directMessageCases, ...webhookCases];
+export const ALL_CASES: CrossTenantCase[] = [
+  ...foundationCases,
+  ...directMessageCases,
+  ...webhookCases,
+  ...marketplaceCases,
+];
 
 /** Routes that hold no tenant-owned resource id in their path (or are checked elsewhere). */
 export const EXEMPT_ROUTES = new Set<string>([]);
