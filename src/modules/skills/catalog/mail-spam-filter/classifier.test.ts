@@ -16,7 +16,9 @@ describe('naive Bayes spam classifier', () => {
     for (let fold = 0; fold < 5; fold++) {
       const train: Example[] = [];
       const test: Example[] = [];
-      corpus.forEach((e, i) => (i % 5 === fold ? test : train).push(e));
+      corpus.forEach((e, i) => {
+        (i % 5 === fold ? test : train).push(e);
+      });
       const model = new NaiveBayes(train);
       correct += test.filter((e) => model.classify(e.text).label === e.label).length;
     }
