@@ -104,22 +104,53 @@ export async function findThreadOfParticipant(
 }
 
 /**
- * Takes the next message number of the thread. The UPDATE holds the thread's row lock until
- * commit, so concurrent sends into one thread commit in `seq` order: a reader paging by seq
- * never skips a message that commits late.
+ * Takes the next message number of the thread, only if `userId` takes part in it (undefined
+ * otherwise). The UPDATE holds the thread's row lock until commit, so concurrent sends into one
+ * thread commit in `seq` order: a reader paging by seq never skips a message that commits late.
  */
-export async function nextSeq(tx: Tx, workspaceId: string, threadId: string, at: Date): Promise<number> {
+export async function nextSeq(
+  tx: Tx,
+  workspaceId: string,
+  threadId: string,
+  userId: string,
+  at: Date,
+): Promise<number | undefined> {
   const [row] = await tx
     .update(dmThreads)
     .set({ lastSeq: sql`${dmThreads.lastSeq} + 1`, updatedAt: at })
-    .where(and(eq(dmThreads.workspaceId, workspaceId), eq(dmThreads.id, threadId)))
+    .where(
+      and(
+        eq(dmThreads.workspaceId, workspaceId),
+        eq(dmThreads.id, threadId),
+        sql`EXISTS (SELECT 1 FROM ${dmParticipants} WHERE ${dmParticipants.workspaceId} = ${workspaceId}
+              AND ${dmParticipants.threadId} = ${threadId} AND ${dmParticipants.userId} = ${userId})`,
+      ),
+    )
     .returning({ seq: dmThreads.lastSeq });
-  return row.seq;
+  return row?.seq;
 }
 
-export async function insertMessage(tx: Tx, row: MessageRow): Promise<MessageRow> {
-  await tx.insert(dmMessages).values(row);
-  return row;
+/**
+ * One round trip for the rest of a send: the message row, the sender's receipt moved to it
+ * (sending marks the thread read up to one's own message), and the NOTIFY (delivered on commit).
+ */
+export async function insertMessageAndNotify(tx: Tx, row: MessageRow): Promise<void> {
+  const notice: DmNotification = { w: row.workspaceId, t: row.threadId, k: 'm', s: row.seq };
+  const at = row.createdAt.toISOString();
+  await tx.execute(sql`WITH inserted AS (
+      INSERT INTO dm_messages (workspace_id, id, thread_id, seq, sender_id, body, mentions, created_at)
+      VALUES (${row.workspaceId}, ${row.id}, ${row.threadId}, ${row.seq}, ${row.senderId}, ${row.body},
+              ${JSON.stringify(row.mentions)}::jsonb, ${at}::timestamptz)
+      RETURNING id
+    ), receipt AS (
+      UPDATE dm_participants
+         SET last_read_seq = ${row.seq}, last_read_message_id = ${row.id}, read_at = ${at}::timestamptz
+       WHERE workspace_id = ${row.workspaceId} AND thread_id = ${row.threadId} AND user_id = ${row.senderId}
+         AND last_read_seq < ${row.seq}
+      RETURNING 1
+    )
+    SELECT pg_notify(${DM_CHANNEL}, ${JSON.stringify(notice)}),
+           (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM receipt) AS receipts`);
 }
 
 /** Moves a read receipt forward only; returns the updated row, or undefined when it would move back. */
@@ -321,10 +352,15 @@ export interface SearchRow {
   snippet: string;
 }
 
+/** How many of the newest matches are ranked; bounds the cost of very common terms. */
+export const SEARCH_CANDIDATES = 1000;
+
 /**
  * Full-text search over the workspace's messages: stemmed English, `websearch_to_tsquery`
- * syntax, GIN index on the stored tsvector; ranked with ts_rank, newest first among equals.
- * The headline is computed only for the page returned.
+ * syntax, GIN index on the stored tsvector. The newest SEARCH_CANDIDATES matches are ranked
+ * with ts_rank (the query stays a plan-time constant so PostgreSQL picks the GIN index for rare
+ * terms and a backward primary-key walk for common ones). The headline is computed only for the
+ * page returned.
  */
 export async function searchMessages(
   tx: Tx,
@@ -340,15 +376,14 @@ export async function searchMessages(
   },
 ): Promise<SearchRow[]> {
   const options = `StartSel=${query.startSel}, StopSel=${query.stopSel}, MaxWords=30, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "`;
+  const tsquery = sql`websearch_to_tsquery('english', ${query.q})`;
   return queryRows<SearchRow>(
     tx,
-    sql`WITH q AS (SELECT websearch_to_tsquery('english', ${query.q}) AS query),
-      hits AS (
-        SELECT m.id, m.thread_id, m.seq, m.sender_id, m.body, m.mentions, m.created_at,
-               ts_rank(m.search, q.query) AS rank
-          FROM dm_messages m, q
+    sql`WITH candidates AS (
+        SELECT m.id, m.thread_id, m.seq, m.sender_id, m.body, m.mentions, m.created_at, m.search
+          FROM dm_messages m
          WHERE m.workspace_id = ${workspaceId}
-           AND m.search @@ q.query
+           AND m.search @@ ${tsquery}
            ${query.senderId ? sql`AND m.sender_id = ${query.senderId}` : sql``}
            ${
              query.participantId
@@ -356,12 +391,19 @@ export async function searchMessages(
                       WHERE p.workspace_id = ${workspaceId} AND p.user_id = ${query.participantId})`
                : sql``
            }
-         ORDER BY rank DESC, m.created_at DESC, m.id DESC
+         ORDER BY m.id DESC
+         LIMIT ${SEARCH_CANDIDATES}
+      ),
+      hits AS (
+        SELECT c.id, c.thread_id, c.seq, c.sender_id, c.body, c.mentions, c.created_at,
+               ts_rank(c.search, ${tsquery}) AS rank
+          FROM candidates c
+         ORDER BY rank DESC, c.id DESC
          LIMIT ${query.limit + 1} OFFSET ${query.offset}
       )
       SELECT hits.*,
-             ts_headline('english', translate(hits.body, ${query.startSel + query.stopSel}, ''), q.query, ${options}) AS snippet
-        FROM hits, q
-       ORDER BY hits.rank DESC, hits.created_at DESC, hits.id DESC`,
+             ts_headline('english', translate(hits.body, ${query.startSel + query.stopSel}, ''), ${tsquery}, ${options}) AS snippet
+        FROM hits
+       ORDER BY hits.rank DESC, hits.id DESC`,
   );
 }

@@ -190,12 +190,16 @@ async function resolveMentions(tx: Tx, ctx: Ctx, body: string) {
   return { mentioned, names: new Map(patients.map((p) => [p.id, `${p.givenName} ${p.familyName}`])) };
 }
 
-/** Appends a message (caller already holds participation), with its audit rows and the realtime notice. */
+/**
+ * Appends a message if the caller takes part in the thread (404 otherwise), with its audit rows
+ * and the realtime notice, in the caller's transaction.
+ */
 async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string): Promise<Message> {
-  const { mentioned, names } = await resolveMentions(tx, ctx, body);
   const now = new Date();
-  const seq = await repo.nextSeq(tx, ctx.workspaceId, threadId, now);
-  const row = await repo.insertMessage(tx, {
+  const seq = await repo.nextSeq(tx, ctx.workspaceId, threadId, ctx.userId, now);
+  if (seq === undefined) throw notFound('Thread');
+  const { mentioned, names } = await resolveMentions(tx, ctx, body);
+  const row: repo.MessageRow = {
     workspaceId: ctx.workspaceId,
     id: newId('msg'),
     threadId,
@@ -204,9 +208,8 @@ async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string): 
     body,
     mentions: mentioned,
     createdAt: now,
-  });
-  // Sending marks the thread read for the sender up to their own message (so unread = lastSeq − lastReadSeq).
-  await repo.advanceReceipt(tx, ctx.workspaceId, threadId, ctx.userId, seq, row.id, now);
+  };
+  await repo.insertMessageAndNotify(tx, row);
   await writeAudit(tx, ctx, 'message_send', { module: MODULE, threadId, messageId: row.id });
   for (const patientId of mentioned) {
     await writeAudit(tx, ctx, 'phi_access', {
@@ -217,7 +220,6 @@ async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string): 
       messageId: row.id,
     });
   }
-  await repo.notify(tx, { w: ctx.workspaceId, t: threadId, k: 'm', s: seq });
   return presentMessage(row, names);
 }
 
@@ -225,7 +227,6 @@ export async function send(deps: AppDeps, ctx: Ctx, input: SendInput): Promise<{
   requireFeature(ctx, 'direct_messages_send');
   return withTenant(deps.db, ctx, async (tx) => {
     if (input.threadId !== undefined) {
-      await requireParticipation(tx, ctx, input.threadId);
       return { threadId: input.threadId, message: await appendMessage(tx, ctx, input.threadId, input.body) };
     }
     const others = await resolveRecipients(tx, ctx, input.recipients ?? []);
@@ -255,10 +256,7 @@ export async function sendInThread(
   body: string,
 ): Promise<{ message: Message }> {
   requireFeature(ctx, 'direct_messages_send');
-  return withTenant(deps.db, ctx, async (tx) => {
-    await requireParticipation(tx, ctx, threadId);
-    return { message: await appendMessage(tx, ctx, threadId, body) };
-  });
+  return withTenant(deps.db, ctx, async (tx) => ({ message: await appendMessage(tx, ctx, threadId, body) }));
 }
 
 async function seqOfPosition(tx: Tx, ctx: Ctx, threadId: string, position: string): Promise<number> {
