@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import type { IconName } from './components/icons.js';
 import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
 import { MessagesPage } from './pages/messages/messages-page.js';
+import { MarketplacePage } from './pages/marketplace/marketplace-page.js';
 import { PatientsPage } from './pages/patients/patients-page.js';
 import { matchPath, type RouteParams } from './router.js';
 import type { Me } from './session.js';
@@ -63,11 +64,7 @@ export const routes: AppRoute[] = [
     path: '/marketplace',
     title: 'Marketplace',
     nav: { label: 'Marketplace', section: 'main', icon: 'marketplace' },
-    render: () => (
-      <ComingSoonPage title="Marketplace">
-        Browse and install skills for the assistant: eligibility checks, billing codes, and more.
-      </ComingSoonPage>
-    ),
+    render: ({ me }) => <MarketplacePage me={me} />,
   },
   { path: '/patients/new', title: 'New patient', render: () => <PatientsPage panel={{ mode: 'create' }} /> },
   {

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+
+describe('marketplace page', () => {
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'standard' });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('browses, installs with opt-in scopes, chats with the offline model and uninstalls', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.getByTestId('nav-marketplace').click();
+    await expect.poll(() => page.getByTestId('install-count').textContent()).toContain('0 of 5 active skills');
+    await expect.poll(() => page.getByTestId('skill-tile').count()).toBeGreaterThanOrEqual(8);
+
+    // Search narrows the catalog.
+    await page.getByLabel('Search skills').fill('billing code');
+    await expect.poll(() => page.getByTestId('skill-tile').count()).toBe(1);
+    await page.getByTestId('skill-tile').first().click();
+
+    // Detail: tools and scopes with their reasons.
+    const detail = page.getByTestId('skill-detail');
+    await detail.waitFor();
+    expect(await detail.textContent()).toContain('Billing code suggestions');
+    await expect.poll(() => detail.getByTestId('detail-tool').count()).toBe(2);
+    expect(await detail.getByTestId('detail-scope').first().textContent()).toContain('Reads a stored SOAP note');
+
+    // Install dialog: opt out of patients:read; only the text tool stays usable.
+    await page.getByTestId('open-install').click();
+    const dialog = page.getByTestId('install-dialog');
+    await dialog.waitFor();
+    const scope = dialog.getByTestId('scope-patients:read');
+    expect(await scope.isChecked()).toBe(true);
+    await scope.uncheck();
+    expect(await dialog.getByTestId('usable-tools').textContent()).toBe('Usable tools: suggest_codes');
+    await dialog.getByTestId('confirm-install').click();
+    await page.getByTestId('success-notice').waitFor();
+    await page.locator('[data-testid="installed-item"][data-slug="billing-codes"]').waitFor();
+    await expect.poll(() => page.getByTestId('install-count').textContent()).toContain('1 of 5 active skills');
+
+    // Chat: the offline model calls the granted tool through the dispatcher.
+    await page.getByTestId('chat-input').fill('Suggest billing codes: follow-up visit for hypertension');
+    await page.getByTestId('chat-send').click();
+    const answer = page.getByTestId('chat-assistant').last();
+    await answer.waitFor();
+    expect(await answer.getByTestId('offline-model').textContent()).toBe('Offline model');
+    expect(await answer.getByTestId('tool-call').textContent()).toContain('billing-codes › suggest_codes');
+    expect(await answer.getByTestId('tool-call').textContent()).toContain('ok');
+    expect(await answer.textContent()).toContain('I10');
+
+    // Uninstall: the tools are gone from the chat at once.
+    await page.locator('[data-testid="installed-item"][data-slug="billing-codes"]').getByTestId('uninstall').click();
+    await expect.poll(() => page.getByTestId('installed-item').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('install-count').textContent()).toContain('0 of 5 active skills');
+    await page.getByTestId('chat-input').fill('Suggest billing codes: follow-up visit for hypertension');
+    await page.getByTestId('chat-send').click();
+    await expect.poll(() => page.getByTestId('chat-assistant').count()).toBe(2);
+    expect(await page.getByTestId('chat-assistant').last().getByTestId('tool-call').count()).toBe(0);
+  });
+
+  it('Free workspaces browse but cannot install', async () => {
+    const free = await harness.createWorkspace({ tier: 'free' });
+    const page = await harness.newPage();
+    await signIn(page, free.admin.email, free.admin.password);
+    await page.getByTestId('nav-marketplace').click();
+    await page.getByTestId('free-banner').waitFor();
+    await page.getByTestId('skill-tile').first().click();
+    await page.getByTestId('tier-hint').waitFor();
+    expect(await page.getByTestId('open-install').count()).toBe(0);
+  });
+});

@@ -1,0 +1,132 @@
+/** Marketplace and assistant API calls with their TanStack Query hooks. */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../api.js';
+
+export interface ScopeDeclaration {
+  scope: string;
+  reason: string;
+}
+
+export interface Tool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  requiredScopes: string[];
+}
+
+export interface Manifest {
+  slug: string;
+  skillId: string;
+  name: string;
+  summary: string;
+  description: string;
+  category: string;
+  version: string;
+  publisher: string;
+  minTier: 'free' | 'standard' | 'advanced' | 'enterprise';
+  visibility: 'public' | 'private';
+  scopes: ScopeDeclaration[];
+  tools: Tool[];
+  triggers?: string[];
+}
+
+export interface CatalogItem extends Manifest {
+  installed: boolean;
+  installedVersion: string | null;
+}
+
+export interface Install {
+  slug: string;
+  skillId: string;
+  version: string;
+  grantedScopes: string[];
+  status: 'active' | 'uninstalled';
+  installedAt: string;
+  installedBy: string;
+  updateAvailable: boolean;
+  latestVersion: string;
+  newScopes: string[];
+}
+
+export interface ModuleDetail extends CatalogItem {
+  content: string;
+  contentSummary: string;
+  install: Install | null;
+  source: 'builtin' | 'private';
+}
+
+export interface Installed {
+  items: Install[];
+  activeCount: number;
+  limit: number | null;
+  tier: string;
+}
+
+export interface ChatToolCall {
+  slug: string;
+  tool: string;
+  input: unknown;
+  outcome: 'ok' | 'denied' | 'error';
+  result?: unknown;
+  error?: { code: string; detail: string };
+}
+
+export interface ChatAnswer {
+  message: { role: 'assistant'; content: string };
+  toolCalls: ChatToolCall[];
+  model: { provider: string; name: string; offline: boolean };
+}
+
+export const marketplaceKeys = {
+  all: ['marketplace'] as const,
+  catalog: (q: string, category: string) => ['marketplace', 'catalog', q, category] as const,
+  module: (slug: string) => ['marketplace', 'module', slug] as const,
+  installed: ['marketplace', 'installed'] as const,
+};
+
+export function useCatalog(q: string, category: string) {
+  return useQuery({
+    queryKey: marketplaceKeys.catalog(q, category),
+    queryFn: ({ signal }) => api.get<{ items: CatalogItem[] }>('/marketplace/catalog', { q, category }, signal),
+  });
+}
+
+export function useModule(slug: string | null) {
+  return useQuery({
+    queryKey: marketplaceKeys.module(slug ?? ''),
+    queryFn: ({ signal }) =>
+      api.get<ModuleDetail>(`/marketplace/module/${encodeURIComponent(slug ?? '')}`, undefined, signal),
+    enabled: !!slug,
+  });
+}
+
+export function useInstalled() {
+  return useQuery({
+    queryKey: marketplaceKeys.installed,
+    queryFn: ({ signal }) => api.get<Installed>('/marketplace/installed', undefined, signal),
+  });
+}
+
+export function useInstall() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { slug: string; scopes: string[] }) =>
+      api.post<{ install: Install }>('/marketplace/install', input),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: marketplaceKeys.all }),
+  });
+}
+
+export function useUninstall() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (slug: string) => api.post<{ install: Install }>('/marketplace/uninstall', { slug }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: marketplaceKeys.all }),
+  });
+}
+
+export function useChat() {
+  return useMutation({
+    mutationFn: (messages: { role: 'user' | 'assistant'; content: string }[]) =>
+      api.post<ChatAnswer>('/chat', { messages }),
+  });
+}

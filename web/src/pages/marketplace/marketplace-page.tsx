@@ -1,0 +1,241 @@
+/** Marketplace: browse and search skills, see a skill's tools and scopes, install with opt-in scopes, chat. */
+import { useEffect, useId, useState } from 'react';
+import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
+import type { Me } from '../../session.js';
+import { ChatPanel } from './chat-panel.js';
+import { InstallDialog } from './install-dialog.js';
+import { type CatalogItem, useCatalog, useInstalled, useModule, useUninstall } from './marketplace-api.js';
+import './marketplace.css';
+
+const TIER_ORDER = ['free', 'standard', 'advanced', 'enterprise'];
+const CATEGORIES = ['', 'billing', 'clinical', 'mail', 'internal'];
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return v;
+}
+
+export function MarketplacePage({ me }: { me: Me }) {
+  const searchId = useId();
+  const categoryId = useId();
+  const [search, setSearch] = useState('');
+  const [category, setCategory] = useState('');
+  const q = useDebounced(search.trim(), 250);
+  const catalog = useCatalog(q, category);
+  const installed = useInstalled();
+  const [selected, setSelected] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const isAdmin = me.role === 'admin';
+
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <header className="page-header">
+        <div>
+          <h1 id="page-title">Marketplace</h1>
+          <p className="muted">Skills the assistant can use, each limited to the access you grant.</p>
+        </div>
+        {installed.data ? (
+          <p className="mk-count" data-testid="install-count">
+            {installed.data.activeCount} of {installed.data.limit === null ? 'unlimited' : installed.data.limit} active
+            skills ({installed.data.tier})
+          </p>
+        ) : null}
+      </header>
+      {me.workspace.tier === 'free' ? (
+        <div className="notice notice-info" data-testid="free-banner">
+          <p>The Free tier can browse the marketplace; installing skills needs Standard or above.</p>
+        </div>
+      ) : null}
+      {notice ? <SuccessNotice onDismiss={() => setNotice(null)}>{notice}</SuccessNotice> : null}
+      <div className="mk-layout">
+        <div className="card">
+          <div className="toolbar">
+            <label htmlFor={searchId} className="visually-hidden">
+              Search skills
+            </label>
+            <input
+              id={searchId}
+              type="search"
+              className="search-input"
+              placeholder="Search skills"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              data-testid="skill-search"
+            />
+            <label htmlFor={categoryId} className="visually-hidden">
+              Category
+            </label>
+            <select
+              id={categoryId}
+              value={category}
+              onChange={(e) => setCategory(e.target.value)}
+              data-testid="category"
+            >
+              {CATEGORIES.map((c) => (
+                <option key={c} value={c}>
+                  {c ? c[0].toUpperCase() + c.slice(1) : 'All categories'}
+                </option>
+              ))}
+            </select>
+          </div>
+          {catalog.isPending ? <Loading label="Loading skills…" /> : null}
+          {catalog.isError ? <ErrorNotice error={catalog.error} onRetry={() => catalog.refetch()} /> : null}
+          {catalog.data && catalog.data.items.length === 0 ? <EmptyState title="No skills match" /> : null}
+          <ul className="mk-grid">
+            {catalog.data?.items.map((skill) => (
+              <li key={skill.slug}>
+                <button
+                  type="button"
+                  className={`mk-tile${selected === skill.slug ? ' mk-tile-selected' : ''}`}
+                  onClick={() => setSelected(skill.slug)}
+                  data-testid="skill-tile"
+                  data-slug={skill.slug}
+                >
+                  <span className="mk-tile-name">{skill.name}</span>
+                  <span className="muted">{skill.summary}</span>
+                  <span className="mk-tags">
+                    <span className="mk-tag">{skill.category}</span>
+                    <span className="mk-tag">{skill.minTier}+</span>
+                    {skill.visibility === 'private' ? <span className="mk-tag">private</span> : null}
+                    {skill.installed ? <span className="mk-tag mk-tag-on">installed</span> : null}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+        <div className="mk-side">
+          {selected ? (
+            <SkillDetail slug={selected} me={me} isAdmin={isAdmin} onNotice={setNotice} />
+          ) : (
+            <div className="card">
+              <p className="muted">Choose a skill to see its tools and the access it asks for.</p>
+            </div>
+          )}
+          <InstalledList isAdmin={isAdmin} onNotice={setNotice} />
+          <ChatPanel />
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function SkillDetail({
+  slug,
+  me,
+  isAdmin,
+  onNotice,
+}: {
+  slug: string;
+  me: Me;
+  isAdmin: boolean;
+  onNotice: (m: string) => void;
+}) {
+  const detail = useModule(slug);
+  const [dialog, setDialog] = useState(false);
+  if (detail.isPending) return <Loading label="Loading skill…" />;
+  if (detail.isError) return <ErrorNotice error={detail.error} />;
+  const skill = detail.data;
+  const tierOk =
+    TIER_ORDER.indexOf(me.workspace.tier) >= TIER_ORDER.indexOf(skill.minTier) && me.workspace.tier !== 'free';
+  return (
+    <article className="card" data-testid="skill-detail">
+      <h2>{skill.name}</h2>
+      <p className="muted">
+        {skill.publisher} · v{skill.version} · needs the {skill.minTier} tier or above
+      </p>
+      <p>{skill.description}</p>
+      <h3>Tools</h3>
+      <ul className="mk-list">
+        {skill.tools.map((t) => (
+          <li key={t.name} data-testid="detail-tool">
+            <code>{t.name}</code> — {t.description}
+            {t.requiredScopes.length ? <span className="muted"> (needs {t.requiredScopes.join(', ')})</span> : null}
+          </li>
+        ))}
+      </ul>
+      <h3>Access it asks for</h3>
+      {skill.scopes.length === 0 ? <p className="muted">No workspace data.</p> : null}
+      <ul className="mk-list">
+        {skill.scopes.map((s) => (
+          <li key={s.scope} data-testid="detail-scope">
+            <code>{s.scope}</code> — {s.reason}
+            {skill.install?.grantedScopes.includes(s.scope) ? <span className="mk-tag mk-tag-on">granted</span> : null}
+          </li>
+        ))}
+      </ul>
+      {skill.install?.updateAvailable ? (
+        <p className="notice notice-info">
+          Version {skill.install.latestVersion} is available
+          {skill.install.newScopes.length ? ` and asks for ${skill.install.newScopes.join(', ')}` : ''}: change access
+          to update.
+        </p>
+      ) : null}
+      {isAdmin ? (
+        tierOk ? (
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => setDialog(true)}
+            data-testid="open-install"
+          >
+            {skill.install ? 'Change access' : 'Install'}
+          </button>
+        ) : (
+          <p className="muted" data-testid="tier-hint">
+            Upgrade to {skill.minTier === 'free' ? 'standard' : skill.minTier} to install this skill.
+          </p>
+        )
+      ) : (
+        <p className="muted">Ask a workspace admin to install skills.</p>
+      )}
+      {dialog ? (
+        <InstallDialog
+          skill={skill}
+          install={skill.install}
+          onClose={(message) => {
+            setDialog(false);
+            if (message) onNotice(message);
+          }}
+        />
+      ) : null}
+    </article>
+  );
+}
+
+function InstalledList({ isAdmin, onNotice }: { isAdmin: boolean; onNotice: (m: string) => void }) {
+  const installed = useInstalled();
+  const uninstall = useUninstall();
+  return (
+    <section className="card" aria-label="Installed skills" data-testid="installed-list">
+      <h2>Installed</h2>
+      {installed.data?.items.length === 0 ? <p className="muted">No skills installed yet.</p> : null}
+      <ul className="mk-list">
+        {installed.data?.items.map((i) => (
+          <li key={i.slug} data-testid="installed-item" data-slug={i.slug}>
+            <strong>{i.slug}</strong> v{i.version}{' '}
+            <span className="muted">{i.grantedScopes.length ? i.grantedScopes.join(', ') : 'no data access'}</span>
+            {isAdmin ? (
+              <button
+                type="button"
+                className="button-link"
+                disabled={uninstall.isPending}
+                onClick={() => uninstall.mutate(i.slug, { onSuccess: () => onNotice(`Uninstalled ${i.slug}.`) })}
+                data-testid="uninstall"
+              >
+                Uninstall
+              </button>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+      {uninstall.error ? <ErrorNotice error={uninstall.error} /> : null}
+    </section>
+  );
+}
+
+export type { CatalogItem };
