@@ -28,6 +28,20 @@ async function audit(token: string, kind: string) {
 }
 
 describe('catalog', () => {
+  it('documents the marketplace and skills routes in OpenAPI', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const paths = Object.keys(res.json().paths);
+    for (const p of [
+      '/api/v1/marketplace/install',
+      '/api/v1/marketplace/module/{slug}',
+      '/api/v1/skills/invoke',
+      '/api/v1/chat',
+    ]) {
+      expect(paths).toContain(p);
+    }
+  });
+
   it('lists at least 8 built-in skills with §4 manifests for every tier, searchable', async () => {
     const ws = await createWorkspace(t, { tier: 'free' });
     const res = await t.request({ method: 'GET', url: '/api/v1/marketplace/catalog', token: ws.admin.token });
