@@ -353,7 +353,7 @@ export interface SearchRow {
 }
 
 /** How many of the newest matches are ranked; bounds the cost of very common terms. */
-export const SEARCH_CANDIDATES = 1000;
+export const SEARCH_CANDIDATES = 300;
 
 /**
  * Full-text search over the workspace's messages: stemmed English, `websearch_to_tsquery`
