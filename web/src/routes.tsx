@@ -5,9 +5,10 @@
 import type { ReactNode } from 'react';
 import type { IconName } from './components/icons.js';
 import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
-import { MessagesPage } from './pages/messages/messages-page.js';
 import { MarketplacePage } from './pages/marketplace/marketplace-page.js';
+import { MessagesPage } from './pages/messages/messages-page.js';
 import { PatientsPage } from './pages/patients/patients-page.js';
+import { WebhooksPage } from './pages/webhooks/webhooks-page.js';
 import { matchPath, type RouteParams } from './router.js';
 import type { Me } from './session.js';
 
@@ -79,15 +80,17 @@ export const routes: AppRoute[] = [
     render: () => <PatientsPage />,
   },
   {
+    path: '/admin/webhooks/:endpointId',
+    title: 'Webhook deliveries',
+    adminOnly: true,
+    render: ({ params }) => <WebhooksPage endpointId={params.endpointId} />,
+  },
+  {
     path: '/admin/webhooks',
     title: 'Webhooks',
     nav: { label: 'Webhooks', section: 'admin', icon: 'webhooks' },
     adminOnly: true,
-    render: () => (
-      <ComingSoonPage title="Webhooks">
-        Signed outbound webhooks: endpoints, delivery attempts, replays and the dead-letter inbox.
-      </ComingSoonPage>
-    ),
+    render: () => <WebhooksPage />,
   },
   {
     path: '/admin/health',

@@ -1,0 +1,152 @@
+import type { Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+
+// The harness's default server has no outbound allow-list; this file runs its own app (loopback
+// allowed, compressed retries) and points the harness at it.
+describe('Admin → Webhooks page', () => {
+  let t: TestApp;
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+  let receiver: HttpsReceiver;
+
+  beforeAll(async () => {
+    if (!process.env.NODE_EXTRA_CA_CERTS) throw new Error('Run with NODE_EXTRA_CA_CERTS=test/fixtures/tls/ca.pem');
+    t = await createTestApp({ webhooks: { retryDelaysMs: [300], timeoutMs: 2000, allowCidrs: ['127.0.0.0/8'] } });
+    await t.startBackground();
+    process.env.ATRIUM_BROWSER_BASE_URL = t.baseUrl;
+    process.env.ATRIUM_BROWSER_OPERATOR_TOKEN = t.config.operatorToken;
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'advanced' });
+    receiver = await startHttpsReceiver({ response: { status: 500, body: 'receiver is down' } });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+    await receiver?.close();
+    await t?.close();
+  });
+
+  /** Creates a patient with the page's own session (emits patient.created). */
+  const createPatient = (page: Page) =>
+    page.evaluate(async () => {
+      const res = await fetch('/api/v1/patients', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ givenName: 'Ada', familyName: 'Hook' }),
+      });
+      return res.status;
+    });
+
+  it('creates an endpoint, shows failed attempts and the inbox, replays, rotates, disables and deletes', async () => {
+    const page = await harness.newPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.getByTestId('nav-admin-webhooks').click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await page.getByText('No endpoints yet').waitFor();
+
+    // An unsafe URL is refused at once, with the reason in words.
+    await page.getByLabel('Endpoint URL').fill('http://example.com/hook');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await page.getByTestId('url-error').textContent()).toContain('https://');
+
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/atrium`);
+    await page.getByLabel('Description').fill('Billing system');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = (await page.getByTestId('endpoint-secret').textContent())?.trim() ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByTestId('copy-secret').click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+
+    const row = page.getByTestId('endpoint-row').filter({ hasText: receiver.url });
+    await row.waitFor();
+    expect(await row.getByTestId('endpoint-state').textContent()).toBe('Enabled');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    expect(await page.getByTestId('endpoint-secret').count()).toBe(0);
+
+    // An event; the receiver answers 500, so both attempts fail and the event is dead-lettered.
+    expect(await createPatient(page)).toBe(201);
+    await receiver.waitFor(2, 10_000);
+    const [first] = receiver.requests;
+    expect(new Webhook(secret).verify(first.body, first.headers)).toMatchObject({ type: 'patient.created' });
+
+    await row.getByTestId('endpoint-link').click();
+    const log = page.getByTestId('delivery-log');
+    await log.waitFor();
+    const failedRows = log.locator('[data-testid="delivery-row"][data-outcome="fail"]');
+    await expect
+      .poll(
+        async () => {
+          await log.getByRole('button', { name: 'Refresh' }).click();
+          return failedRows.count();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(2);
+    expect(await failedRows.first().getByTestId('delivery-status').textContent()).toBe('500');
+    expect(await failedRows.first().getByTestId('delivery-error').textContent()).toContain('receiver is down');
+    const eventId = (await failedRows.first().getAttribute('data-event-id')) ?? '';
+
+    await page.reload();
+    const inboxRow = page.getByTestId('inbox-row').filter({ hasText: eventId });
+    await inboxRow.waitFor({ timeout: 15_000 });
+    expect(await inboxRow.textContent()).toContain('patient.created');
+
+    // Replay after the receiver recovers: a fresh attempt that succeeds.
+    receiver.respondWith({ status: 204 });
+    await page.getByTestId('delivery-row').first().getByTestId('replay').click();
+    await page.getByText('is queued again with a fresh retry budget').waitFor();
+    const delivered = page.locator('[data-testid="delivery-row"][data-outcome="success"]');
+    await expect
+      .poll(
+        async () => {
+          await page.getByTestId('delivery-log').getByRole('button', { name: 'Refresh' }).click();
+          return delivered.count();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+    expect(await delivered.getAttribute('data-event-id')).toBe(eventId);
+
+    // Disable and enable again.
+    const endpointRow = page.getByTestId('endpoint-row').filter({ hasText: receiver.url });
+    await endpointRow.getByRole('button', { name: 'Disable' }).click();
+    await expect.poll(() => endpointRow.getByTestId('endpoint-state').textContent()).toBe('Disabled');
+    await endpointRow.getByRole('button', { name: 'Enable' }).click();
+    await expect.poll(() => endpointRow.getByTestId('endpoint-state').textContent()).toBe('Enabled');
+
+    // Rotation shows the new secret once; both secrets sign the next delivery.
+    await endpointRow.getByRole('button', { name: 'Rotate secret' }).click();
+    const rotated = (await page.getByTestId('endpoint-secret').textContent())?.trim() ?? '';
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await endpointRow.getByText('Old secret also signs until').waitFor();
+    receiver.requests.length = 0;
+    expect(await createPatient(page)).toBe(201);
+    const [next] = await receiver.waitFor(1, 10_000);
+    expect(new Webhook(rotated).verify(next.body, next.headers)).toBeTruthy();
+    expect(new Webhook(secret).verify(next.body, next.headers)).toBeTruthy();
+
+    // Delete needs a confirmation, then the endpoint is gone.
+    await endpointRow.getByRole('button', { name: 'Delete' }).click();
+    await endpointRow.getByRole('button', { name: 'Confirm delete' }).click();
+    await page.getByText('its pending deliveries were cancelled').waitFor();
+    await page.getByText('No endpoints yet').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/admin/webhooks');
+  });
+
+  it('explains the tier requirement below Advanced', async () => {
+    const standard = await harness.createWorkspace({ tier: 'standard' });
+    const page = await harness.newPage();
+    await signIn(page, standard.admin.email, standard.admin.password);
+    await page.goto('/admin/webhooks');
+    const notice = page.getByTestId('tier-notice');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('Advanced');
+  });
+});

@@ -1,0 +1,126 @@
+/** The delivery attempts of one endpoint, newest first, with Replay per event. */
+import { useId, useState } from 'react';
+import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
+import { type Endpoint, formatDateTime, useDeliveries, useReplay } from './webhooks-api.js';
+
+export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
+  const filterId = useId();
+  const [status, setStatus] = useState('');
+  const log = useDeliveries(endpoint.id, status);
+  const replay = useReplay();
+  const [replayed, setReplayed] = useState<string | null>(null);
+
+  const items = log.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <section className="card" aria-labelledby={`${filterId}-title`} data-testid="delivery-log">
+      <div className="toolbar toolbar-spread">
+        <h2 id={`${filterId}-title`}>
+          Deliveries to <span className="cell-mono">{endpoint.url}</span>
+        </h2>
+        <div className="toolbar-group">
+          <label htmlFor={filterId}>Show</label>
+          <select
+            id={filterId}
+            value={status}
+            onChange={(e) => setStatus(e.target.value)}
+            data-testid="delivery-filter"
+          >
+            <option value="">All attempts</option>
+            <option value="success">Succeeded</option>
+            <option value="fail">Failed</option>
+          </select>
+          <button type="button" className="button button-secondary button-small" onClick={() => log.refetch()}>
+            Refresh
+          </button>
+        </div>
+      </div>
+      {replayed ? (
+        <SuccessNotice onDismiss={() => setReplayed(null)}>
+          Event <code>{replayed}</code> is queued again with a fresh retry budget.
+        </SuccessNotice>
+      ) : null}
+      {replay.error ? <ErrorNotice error={replay.error} title="Could not replay" /> : null}
+      {log.isPending ? <Loading label="Loading deliveries…" /> : null}
+      {log.isError ? <ErrorNotice error={log.error} onRetry={() => log.refetch()} /> : null}
+      {log.isSuccess && items.length === 0 ? (
+        <EmptyState title="No delivery attempts yet">
+          Attempts appear here as events are sent to this endpoint.
+        </EmptyState>
+      ) : null}
+      {items.length > 0 ? (
+        <div className="table-wrap" aria-busy={log.isFetching}>
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Attempted</th>
+                <th scope="col">Event</th>
+                <th scope="col">Attempt</th>
+                <th scope="col">Result</th>
+                <th scope="col">Status</th>
+                <th scope="col">Error</th>
+                <th scope="col">Duration</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((a) => (
+                <tr key={a.id} data-testid="delivery-row" data-event-id={a.eventId} data-outcome={a.outcome}>
+                  <td className="nowrap">{formatDateTime(a.attemptedAt)}</td>
+                  <td>
+                    <code>{a.eventType}</code>
+                    <div className="cell-mono muted">{a.eventId}</div>
+                  </td>
+                  <td>{a.attempt}</td>
+                  <td>
+                    <span
+                      className={`badge ${a.outcome === 'success' ? 'badge-ok' : 'badge-fail'}`}
+                      data-testid="delivery-outcome"
+                    >
+                      {a.outcome === 'success' ? 'Delivered' : 'Failed'}
+                    </span>
+                    {a.nextAttemptAt ? <div className="muted">retry {formatDateTime(a.nextAttemptAt)}</div> : null}
+                  </td>
+                  <td data-testid="delivery-status">{a.status ?? '—'}</td>
+                  <td className="cell-error" data-testid="delivery-error">
+                    {a.error ?? '—'}
+                  </td>
+                  <td className="nowrap">{a.durationMs} ms</td>
+                  <td className="cell-actions">
+                    <button
+                      type="button"
+                      className="button button-secondary button-small"
+                      disabled={replay.isPending}
+                      onClick={() =>
+                        replay.mutate(
+                          { endpointId: endpoint.id, eventId: a.eventId },
+                          { onSuccess: () => setReplayed(a.eventId) },
+                        )
+                      }
+                      data-testid="replay"
+                    >
+                      Replay
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {log.hasNextPage ? (
+            <div className="table-footer">
+              <button
+                type="button"
+                className="button button-secondary"
+                onClick={() => log.fetchNextPage()}
+                disabled={log.isFetchingNextPage}
+              >
+                {log.isFetchingNextPage ? 'Loading…' : 'Load more'}
+              </button>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

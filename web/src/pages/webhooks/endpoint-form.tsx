@@ -1,0 +1,114 @@
+/** Create an endpoint: URL (checked by the server at once), event filter, description. */
+import { type FormEvent, useId, useState } from 'react';
+import { ApiError, describeError, fieldErrors } from '../../api.js';
+import { type CreatedEndpoint, EVENT_TYPES, useCreateEndpoint } from './webhooks-api.js';
+
+const REASONS: Record<string, string> = {
+  scheme: 'Use an https:// URL.',
+  credentials: 'Remove the user name and password from the URL.',
+  blocked_address: 'This host resolves to a private, local or reserved address, which webhooks may not call.',
+  unresolvable: 'This host name does not resolve.',
+  invalid: 'This is not a valid URL.',
+};
+
+export function EndpointForm({ onCreated }: { onCreated: (endpoint: CreatedEndpoint) => void }) {
+  const urlId = useId();
+  const descriptionId = useId();
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [allEvents, setAllEvents] = useState(true);
+  const [events, setEvents] = useState<string[]>([]);
+  const create = useCreateEndpoint();
+
+  const error = create.error;
+  const reason = error instanceof ApiError && error.code === 'unsafe_url' ? String(error.problem.reason ?? '') : null;
+  const urlError = reason ? (REASONS[reason] ?? describeError(error)) : fieldErrors(error).url;
+  const eventsError = fieldErrors(error).events;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(
+      {
+        url: url.trim(),
+        events: allEvents ? ['*'] : events,
+        ...(description.trim() ? { description: description.trim() } : {}),
+      },
+      {
+        onSuccess: (endpoint) => {
+          setUrl('');
+          setDescription('');
+          setAllEvents(true);
+          setEvents([]);
+          onCreated(endpoint);
+        },
+      },
+    );
+  };
+
+  const toggle = (type: string) =>
+    setEvents((current) => (current.includes(type) ? current.filter((t) => t !== type) : [...current, type]));
+
+  return (
+    <form className="form" onSubmit={submit} noValidate data-testid="endpoint-form">
+      <div className={`field${urlError ? ' field-invalid' : ''}`}>
+        <label htmlFor={urlId}>
+          Endpoint URL <span className="required">*</span>
+        </label>
+        <input
+          id={urlId}
+          type="url"
+          required
+          placeholder="https://example.com/webhooks/atrium"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          aria-invalid={urlError ? true : undefined}
+        />
+        {urlError ? (
+          <p className="field-error" data-testid="url-error">
+            {urlError}
+          </p>
+        ) : (
+          <p className="field-hint">HTTPS only. Checked now and again before every delivery.</p>
+        )}
+      </div>
+      <div className="field">
+        <label htmlFor={descriptionId}>Description</label>
+        <input
+          id={descriptionId}
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          maxLength={500}
+        />
+      </div>
+      <fieldset className="field event-filter">
+        <legend>Events</legend>
+        <label className="checkbox">
+          <input type="checkbox" checked={allEvents} onChange={(e) => setAllEvents(e.target.checked)} />
+          All events
+        </label>
+        {!allEvents ? (
+          <div className="event-grid">
+            {EVENT_TYPES.map((type) => (
+              <label key={type} className="checkbox">
+                <input type="checkbox" checked={events.includes(type)} onChange={() => toggle(type)} />
+                <code>{type}</code>
+              </label>
+            ))}
+          </div>
+        ) : null}
+        <p className="field-hint">break_glass.invoked is always delivered, whatever the filter.</p>
+        {eventsError ? <p className="field-error">{eventsError}</p> : null}
+      </fieldset>
+      {error && !urlError && !eventsError ? (
+        <p className="field-error" role="alert">
+          {describeError(error)}
+        </p>
+      ) : null}
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          {create.isPending ? 'Adding…' : 'Add endpoint'}
+        </button>
+      </div>
+    </form>
+  );
+}

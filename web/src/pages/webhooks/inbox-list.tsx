@@ -1,0 +1,98 @@
+/** The workspace inbox: events that exhausted their retries, with a Replay to their endpoint. */
+import { useState } from 'react';
+import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
+import { Link } from '../../router.js';
+import { type Endpoint, formatDateTime, useInbox, useReplay } from './webhooks-api.js';
+
+export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
+  const inbox = useInbox();
+  const replay = useReplay();
+  const [replayed, setReplayed] = useState<string | null>(null);
+  const items = inbox.data?.pages.flatMap((p) => p.items) ?? [];
+  const urlOf = (id: string | null) => endpoints.find((e) => e.id === id)?.url;
+
+  return (
+    <section className="card" aria-labelledby="inbox-title" data-testid="inbox">
+      <div className="toolbar">
+        <h2 id="inbox-title">Inbox</h2>
+      </div>
+      <p className="muted">Events that failed every retry. The workspace admins were e-mailed about each.</p>
+      {replayed ? (
+        <SuccessNotice onDismiss={() => setReplayed(null)}>
+          Event <code>{replayed}</code> is queued again.
+        </SuccessNotice>
+      ) : null}
+      {replay.error ? <ErrorNotice error={replay.error} title="Could not replay" /> : null}
+      {inbox.isPending ? <Loading label="Loading inbox…" /> : null}
+      {inbox.isError ? <ErrorNotice error={inbox.error} onRetry={() => inbox.refetch()} /> : null}
+      {inbox.isSuccess && items.length === 0 ? <EmptyState title="Nothing dead-lettered" /> : null}
+      {items.length > 0 ? (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Event</th>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Last status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((item) => {
+                const url = urlOf(item.endpointId);
+                return (
+                  <tr key={item.id} data-testid="inbox-row" data-event-id={item.eventId ?? ''}>
+                    <td className="nowrap">{formatDateTime(item.createdAt)}</td>
+                    <td>
+                      <code>{item.eventType}</code>
+                      <div className="cell-mono muted">{item.eventId}</div>
+                    </td>
+                    <td>
+                      {url && item.endpointId ? (
+                        <Link to={`/admin/webhooks/${item.endpointId}`}>{url}</Link>
+                      ) : (
+                        <span className="muted">deleted endpoint</span>
+                      )}
+                    </td>
+                    <td>
+                      {item.lastStatus ?? '—'}
+                      {item.lastError ? <div className="muted cell-error">{item.lastError}</div> : null}
+                    </td>
+                    <td className="cell-actions">
+                      {url && item.endpointId && item.eventId ? (
+                        <button
+                          type="button"
+                          className="button button-secondary button-small"
+                          disabled={replay.isPending}
+                          onClick={() =>
+                            replay.mutate(
+                              { endpointId: item.endpointId!, eventId: item.eventId! },
+                              { onSuccess: () => setReplayed(item.eventId) },
+                            )
+                          }
+                          data-testid="inbox-replay"
+                        >
+                          Replay
+                        </button>
+                      ) : null}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          {inbox.hasNextPage ? (
+            <div className="table-footer">
+              <button type="button" className="button button-secondary" onClick={() => inbox.fetchNextPage()}>
+                Load more
+              </button>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,172 @@
+/** Webhooks admin API calls and their TanStack Query hooks. */
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, apiRequest, type Page } from '../../api.js';
+
+export const EVENT_TYPES = [
+  'patient.created',
+  'patient.updated',
+  'appointment.created',
+  'appointment.cancelled',
+  'appointment.completed',
+  'soap_note.signed',
+  'claim.submitted',
+  'claim.paid',
+  'claim.denied',
+  'mail.received',
+  'meeting.started',
+  'meeting.ended',
+  'auth.signed_in',
+  'break_glass.invoked',
+] as const;
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreatedEndpoint extends Endpoint {
+  secret: string;
+}
+
+export interface Attempt {
+  id: string;
+  eventId: string;
+  eventType: string;
+  attempt: number;
+  outcome: 'success' | 'fail';
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  attemptedAt: string;
+  nextAttemptAt: string | null;
+}
+
+export interface InboxItem {
+  id: string;
+  kind: string;
+  endpointId: string | null;
+  eventId: string | null;
+  eventType: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface EndpointInput {
+  url: string;
+  events?: string[];
+  description?: string;
+}
+
+export const webhookKeys = {
+  all: ['webhooks'] as const,
+  endpoints: ['webhooks', 'endpoints'] as const,
+  deliveries: (id: string, status: string) => ['webhooks', 'deliveries', id, status] as const,
+  inbox: ['webhooks', 'inbox'] as const,
+};
+
+const path = (id: string) => `/admin/webhooks/${encodeURIComponent(id)}`;
+
+export function useEndpoints() {
+  return useQuery({
+    queryKey: webhookKeys.endpoints,
+    queryFn: ({ signal }) => api.get<{ items: Endpoint[] }>('/admin/webhooks', undefined, signal),
+  });
+}
+
+export function useDeliveries(endpointId: string, status: string) {
+  return useInfiniteQuery({
+    queryKey: webhookKeys.deliveries(endpointId, status),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<Page<Attempt>>(`${path(endpointId)}/deliveries`, { status, limit: 25, cursor: pageParam }, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    placeholderData: keepPreviousData,
+    // Retries land on their own schedule; keep the log fresh while it is open.
+    refetchInterval: 5000,
+  });
+}
+
+export function useInbox() {
+  return useInfiniteQuery({
+    queryKey: webhookKeys.inbox,
+    queryFn: ({ pageParam, signal }) => api.get<Page<InboxItem>>('/inbox', { limit: 25, cursor: pageParam }, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    refetchInterval: 10_000,
+  });
+}
+
+/** randomUUID needs a secure context; plain-http deployments still get a unique enough key. */
+function idempotencyKey(): string {
+  if (typeof crypto !== 'undefined' && 'randomUUID' in crypto) return crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
+}
+
+function useInvalidate() {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: webhookKeys.all });
+}
+
+export function useCreateEndpoint() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    // A fresh key per submission: a retried request (e.g. after a dropped connection) creates one endpoint.
+    mutationFn: (input: EndpointInput) =>
+      apiRequest<CreatedEndpoint>('/admin/webhooks', {
+        method: 'POST',
+        body: input,
+        headers: { 'Idempotency-Key': idempotencyKey() },
+      }),
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdateEndpoint() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: ({ id, ...changes }: { id: string; enabled?: boolean }) => api.patch<Endpoint>(path(id), changes),
+    onSuccess: invalidate,
+  });
+}
+
+export function useDeleteEndpoint() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => api.delete(path(id)),
+    // Not awaited: the caller navigates away first, so the page never shows the deleted endpoint as missing.
+    onSuccess: () => void invalidate(),
+  });
+}
+
+export function useRotateSecret() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) =>
+      api.post<{ id: string; secret: string; previousSecretExpiresAt: string }>(`${path(id)}/rotate-secret`),
+    onSuccess: invalidate,
+  });
+}
+
+export function useReplay() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: ({ endpointId, eventId }: { endpointId: string; eventId: string }) =>
+      api.post<{ eventId: string; state: 'pending' }>(`${path(endpointId)}/replay/${encodeURIComponent(eventId)}`),
+    onSuccess: invalidate,
+  });
+}
+
+export function formatDateTime(value: string | null): string {
+  if (!value) return '—';
+  const at = new Date(value);
+  return Number.isNaN(at.getTime())
+    ? value
+    : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+}

@@ -1,0 +1,197 @@
+/** Admin → Webhooks: endpoints (create, enable/disable, rotate, delete), a delivery log per endpoint, the inbox. */
+import { useState } from 'react';
+import { ApiError } from '../../api.js';
+import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
+import { Link, navigate } from '../../router.js';
+import { DeliveryLog } from './delivery-log.js';
+import { EndpointForm } from './endpoint-form.js';
+import { InboxList } from './inbox-list.js';
+import { SecretReveal } from './secret-reveal.js';
+import {
+  type Endpoint,
+  formatDateTime,
+  useDeleteEndpoint,
+  useEndpoints,
+  useRotateSecret,
+  useUpdateEndpoint,
+} from './webhooks-api.js';
+import './webhooks.css';
+
+export function WebhooksPage({ endpointId }: { endpointId?: string }) {
+  const endpoints = useEndpoints();
+  const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const tierBlocked = endpoints.error instanceof ApiError && endpoints.error.code === 'tier_required';
+  const selected = endpoints.data?.items.find((e) => e.id === endpointId);
+
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <header className="page-header">
+        <div>
+          <h1 id="page-title">Webhooks</h1>
+          <p className="muted">Signed event deliveries to your systems, retried until they land.</p>
+        </div>
+      </header>
+      {tierBlocked ? (
+        <ErrorNotice error={endpoints.error} title="Outbound webhooks need the Advanced tier" testId="tier-notice" />
+      ) : (
+        <>
+          {secret ? (
+            <SecretReveal title={secret.title} secret={secret.value} onDismiss={() => setSecret(null)} />
+          ) : null}
+          {notice ? <SuccessNotice onDismiss={() => setNotice(null)}>{notice}</SuccessNotice> : null}
+          <div className="webhooks-grid">
+            <section className="card" aria-labelledby="endpoints-title">
+              <div className="toolbar">
+                <h2 id="endpoints-title">Endpoints</h2>
+              </div>
+              {endpoints.isPending ? <Loading label="Loading endpoints…" /> : null}
+              {endpoints.isError ? <ErrorNotice error={endpoints.error} onRetry={() => endpoints.refetch()} /> : null}
+              {endpoints.isSuccess && endpoints.data.items.length === 0 ? (
+                <EmptyState title="No endpoints yet">Add one to start receiving events.</EmptyState>
+              ) : null}
+              {endpoints.isSuccess && endpoints.data.items.length > 0 ? (
+                <EndpointTable
+                  endpoints={endpoints.data.items}
+                  selectedId={endpointId}
+                  onSecret={(title, value) => setSecret({ title, value })}
+                  onNotice={setNotice}
+                />
+              ) : null}
+            </section>
+            <section className="card" aria-labelledby="new-endpoint-title">
+              <h2 id="new-endpoint-title">Add an endpoint</h2>
+              <EndpointForm
+                onCreated={(endpoint) => {
+                  setNotice(null);
+                  setSecret({ title: `Endpoint created: ${endpoint.url}`, value: endpoint.secret });
+                }}
+              />
+            </section>
+          </div>
+          {endpointId && endpoints.isSuccess && !selected ? (
+            <ErrorNotice
+              error={new Error('This endpoint does not exist in this workspace.')}
+              title="Endpoint not found"
+            />
+          ) : null}
+          {selected ? <DeliveryLog key={selected.id} endpoint={selected} /> : null}
+          <InboxList endpoints={endpoints.data?.items ?? []} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function EndpointTable({
+  endpoints,
+  selectedId,
+  onSecret,
+  onNotice,
+}: {
+  endpoints: Endpoint[];
+  selectedId?: string;
+  onSecret: (title: string, secret: string) => void;
+  onNotice: (message: string) => void;
+}) {
+  const update = useUpdateEndpoint();
+  const remove = useDeleteEndpoint();
+  const rotate = useRotateSecret();
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const error = update.error ?? remove.error ?? rotate.error;
+
+  return (
+    <div className="table-wrap">
+      {error ? <ErrorNotice error={error} title="That did not work" /> : null}
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">URL</th>
+            <th scope="col">Events</th>
+            <th scope="col">State</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {endpoints.map((e) => (
+            <tr
+              key={e.id}
+              className={e.id === selectedId ? 'selected' : undefined}
+              data-testid="endpoint-row"
+              data-endpoint-id={e.id}
+            >
+              <td>
+                <Link to={`/admin/webhooks/${e.id}`} className="cell-mono" data-testid="endpoint-link">
+                  {e.url}
+                </Link>
+                {e.description ? <div className="muted">{e.description}</div> : null}
+                {e.previousSecretExpiresAt ? (
+                  <div className="muted">Old secret also signs until {formatDateTime(e.previousSecretExpiresAt)}</div>
+                ) : null}
+              </td>
+              <td>{e.events.includes('*') ? 'All events' : e.events.map((t) => <code key={t}>{t} </code>)}</td>
+              <td>
+                <span className={`badge ${e.enabled ? 'badge-ok' : 'badge-muted'}`} data-testid="endpoint-state">
+                  {e.enabled ? 'Enabled' : 'Disabled'}
+                </span>
+              </td>
+              <td className="cell-actions endpoint-actions">
+                <button
+                  type="button"
+                  className="button button-secondary button-small"
+                  disabled={update.isPending}
+                  onClick={() => update.mutate({ id: e.id, enabled: !e.enabled })}
+                >
+                  {e.enabled ? 'Disable' : 'Enable'}
+                </button>
+                <button
+                  type="button"
+                  className="button button-secondary button-small"
+                  disabled={rotate.isPending}
+                  onClick={() =>
+                    rotate.mutate(e.id, {
+                      onSuccess: (r) => onSecret(`New secret for ${e.url} (the old one signs for 24 hours)`, r.secret),
+                    })
+                  }
+                >
+                  Rotate secret
+                </button>
+                {confirming === e.id ? (
+                  <button
+                    type="button"
+                    className="button button-danger button-small"
+                    disabled={remove.isPending}
+                    onClick={() =>
+                      // mutateAsync: the table may unmount once the list refetches (last endpoint gone).
+                      remove
+                        .mutateAsync(e.id)
+                        .then(() => {
+                          setConfirming(null);
+                          onNotice(`Deleted ${e.url}; its pending deliveries were cancelled.`);
+                          if (e.id === selectedId) navigate('/admin/webhooks');
+                        })
+                        .catch(() => undefined)
+                    }
+                  >
+                    Confirm delete
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    className="button button-secondary button-small"
+                    onClick={() => setConfirming(e.id)}
+                  >
+                    Delete
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
