@@ -21,6 +21,7 @@ import { patientRoutes } from './modules/patients/routes.js';
 import { skillRoutes } from './modules/skills/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { registerAuthentication } from './platform/auth/authenticate.js';
+import { AUTH_CHANNEL, PrincipalCache } from './platform/auth/principal-cache.js';
 import type { Database } from './platform/db/client.js';
 import { installErrorHandling, sendProblem } from './platform/errors.js';
 import { registerIdempotency } from './platform/idempotency.js';
@@ -93,6 +94,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
     database,
     db: database.db,
     scheduler,
+    principals: new PrincipalCache(),
     routes: [],
     selfUrl: () => {
       if (config.publicUrl) return config.publicUrl;
@@ -108,6 +110,8 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
     }
   });
   app.addHook('onClose', async () => scheduler.stop());
+  const stopAuthListener = await database.listen(AUTH_CHANNEL, (key) => deps.principals.invalidate(key));
+  app.addHook('onClose', async () => stopAuthListener());
 
   installErrorHandling(app);
   securityHeaders(app, config);

@@ -1,5 +1,6 @@
 import type {} from '@fastify/cookie';
 import type { Config } from '../config.js';
+import type { PrincipalCache } from './auth/principal-cache.js';
 import type { RequestContext } from './context.js';
 import type { Database, Db } from './db/client.js';
 import type { Scheduler } from './scheduler/scheduler.js';
@@ -12,6 +13,8 @@ export interface AppDeps {
   database: Database;
   db: Db;
   scheduler: Scheduler;
+  /** Resolved credentials of this instance (invalidated across instances by NOTIFY). */
+  principals: PrincipalCache;
   /** Every route registered on the app (for docs and the cross-tenant coverage test). */
   routes: { method: string; url: string; auth?: AuthMode }[];
   /** Base URL this instance is reachable at (public URL, or the actual listening address). */

@@ -238,3 +238,44 @@ describe('operator API', () => {
     expect(res.json().items.some((m: { email: string }) => m.email === 'boss@example.test')).toBe(true);
   });
 });
+
+describe('credential cache', () => {
+  it('a tier change by the operator applies to the next request', async () => {
+    const local = await createWorkspace(t, { tier: 'free' });
+    const me = () => t.request({ method: 'GET', url: '/api/v1/me', token: local.admin.token });
+    expect((await me()).json().workspace.tier).toBe('free');
+    await t.request({
+      method: 'PATCH',
+      url: `/api/v1/operator/workspaces/${local.id}`,
+      token: t.config.operatorToken,
+      payload: { tier: 'advanced' },
+    });
+    expect((await me()).json().workspace.tier).toBe('advanced');
+  });
+
+  it.skipIf(!process.env.ATRIUM_TEST_DATABASE_URL)(
+    'revoking a token on one instance revokes it on the others',
+    async () => {
+      const second = await t.startInstance();
+      const created = await t.request({
+        method: 'POST',
+        url: '/api/v1/auth/tokens',
+        token: ws.admin.token,
+        payload: { name: 'multi' },
+      });
+      const { id, token } = created.json();
+      const onSecond = () =>
+        fetch(`${second.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+      expect(await onSecond()).toBe(200); // now cached on the second instance
+      expect(
+        (await t.request({ method: 'DELETE', url: `/api/v1/auth/tokens/${id}`, token: ws.admin.token })).statusCode,
+      ).toBe(204);
+      let status = 200;
+      for (let i = 0; i < 50 && status === 200; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = await onSecond();
+      }
+      expect(status).toBe(401);
+    },
+  );
+});

@@ -38,9 +38,12 @@ export async function findPrincipalByTokenHash(tx: Tx, hash: string): Promise<Pr
   return row;
 }
 
-export async function findPrincipalBySessionHash(tx: Tx, hash: string): Promise<Principal | undefined> {
+export async function findPrincipalBySessionHash(
+  tx: Tx,
+  hash: string,
+): Promise<(Principal & { sessionExpiresAt: Date }) | undefined> {
   const [row] = await tx
-    .select({ ...principalColumns, sessionId: sessions.id })
+    .select({ ...principalColumns, sessionId: sessions.id, sessionExpiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(
       memberships,
@@ -152,22 +155,39 @@ export async function listApiTokens(tx: Tx, workspaceId: string, userId: string)
     .orderBy(sql`${apiTokens.id} DESC`);
 }
 
-export async function deleteApiToken(tx: Tx, workspaceId: string, userId: string, id: string): Promise<boolean> {
+/** Deletes a token; returns its hash (for cache invalidation) or undefined when there was none. */
+export async function deleteApiToken(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+  id: string,
+): Promise<string | undefined> {
   const rows = await tx
     .delete(apiTokens)
     .where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.userId, userId), eq(apiTokens.id, id)))
-    .returning({ id: apiTokens.id });
-  return rows.length > 0;
+    .returning({ hash: apiTokens.tokenHash });
+  return rows[0]?.hash;
 }
 
 export async function insertSession(tx: Tx, row: typeof sessions.$inferInsert): Promise<void> {
   await tx.insert(sessions).values(row);
 }
 
-export async function revokeSession(tx: Tx, sessionId: string): Promise<void> {
-  await tx.update(sessions).set({ revokedAt: sql`now()` }).where(eq(sessions.id, sessionId));
+/** Revokes a session; returns its token hash (for cache invalidation). */
+export async function revokeSession(tx: Tx, sessionId: string): Promise<string | undefined> {
+  const rows = await tx
+    .update(sessions)
+    .set({ revokedAt: sql`now()` })
+    .where(eq(sessions.id, sessionId))
+    .returning({ hash: sessions.tokenHash });
+  return rows[0]?.hash;
 }
 
-export async function moveSession(tx: Tx, sessionId: string, workspaceId: string): Promise<void> {
-  await tx.update(sessions).set({ workspaceId }).where(eq(sessions.id, sessionId));
+export async function moveSession(tx: Tx, sessionId: string, workspaceId: string): Promise<string | undefined> {
+  const rows = await tx
+    .update(sessions)
+    .set({ workspaceId })
+    .where(eq(sessions.id, sessionId))
+    .returning({ hash: sessions.tokenHash });
+  return rows[0]?.hash;
 }

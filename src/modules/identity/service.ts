@@ -1,5 +1,6 @@
 import { writeAudit } from '../../platform/audit/audit.js';
 import { hashPassword, verifyPassword } from '../../platform/auth/passwords.js';
+import { invalidateCredential } from '../../platform/auth/principal-cache.js';
 import { currentCount, incrementCount, resetCount } from '../../platform/auth/rate-limit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
@@ -83,7 +84,10 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
 }
 
 export async function signOut(deps: AppDeps, sessionId: string): Promise<void> {
-  await withSystem(deps.db, (tx) => repo.revokeSession(tx, sessionId));
+  await withSystem(deps.db, async (tx) => {
+    const hash = await repo.revokeSession(tx, sessionId);
+    if (hash) await invalidateCredential(tx, deps.principals, hash);
+  });
 }
 
 export async function switchWorkspace(
@@ -97,7 +101,8 @@ export async function switchWorkspace(
   const target = memberships.find((m) => m.id === workspaceId);
   if (!target) throw notFound('Workspace');
   const user = await withSystem(deps.db, async (tx) => {
-    await repo.moveSession(tx, sessionId, workspaceId);
+    const hash = await repo.moveSession(tx, sessionId, workspaceId);
+    if (hash) await invalidateCredential(tx, deps.principals, hash);
     return repo.findUser(tx, ctx.userId);
   });
   return {
@@ -149,7 +154,11 @@ export async function listApiTokens(deps: AppDeps, ctx: RequestContext) {
 }
 
 export async function deleteApiToken(deps: AppDeps, ctx: RequestContext, id: string): Promise<void> {
-  const deleted = await withTenant(deps.db, ctx, (tx) => repo.deleteApiToken(tx, ctx.workspaceId, ctx.userId, id));
+  const deleted = await withTenant(deps.db, ctx, async (tx) => {
+    const hash = await repo.deleteApiToken(tx, ctx.workspaceId, ctx.userId, id);
+    if (hash) await invalidateCredential(tx, deps.principals, hash);
+    return hash;
+  });
   if (!deleted) throw notFound('Token');
 }
 
@@ -223,6 +232,8 @@ export async function patchWorkspace(
         by: 'operator',
         ...patch,
       });
+      // Tier and name are part of every cached credential of the workspace.
+      await invalidateCredential(tx, deps.principals, '*');
     }
     return updated;
   });
@@ -233,7 +244,10 @@ export async function patchWorkspace(
 export async function addMember(deps: AppDeps, workspaceId: string, input: MemberInput) {
   return withSystem(deps.db, async (tx) => {
     if (!(await repo.findWorkspace(tx, workspaceId))) throw notFound('Workspace');
-    return addMemberIn(tx, workspaceId, input);
+    const added = await addMemberIn(tx, workspaceId, input);
+    // An existing member's role or provider flag may have changed.
+    await invalidateCredential(tx, deps.principals, '*');
+    return added;
   });
 }
 

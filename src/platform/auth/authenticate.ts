@@ -59,16 +59,20 @@ export async function resolvePrincipal(
   request: FastifyRequest,
 ): Promise<{ principal: Principal; via: 'token' | 'session' } | undefined> {
   const token = bearer(request);
-  if (token) {
-    const principal = await withSystem(app.atrium.db, (tx) => findPrincipalByTokenHash(tx, sha256Hex(token)));
-    return principal ? { principal, via: 'token' } : undefined;
-  }
-  const cookie = request.cookies?.[SESSION_COOKIE];
-  if (cookie) {
-    const principal = await withSystem(app.atrium.db, (tx) => findPrincipalBySessionHash(tx, sha256Hex(cookie)));
-    return principal ? { principal, via: 'session' } : undefined;
-  }
-  return undefined;
+  const cookie = token ? undefined : request.cookies?.[SESSION_COOKIE];
+  const secret = token ?? cookie;
+  if (!secret) return undefined;
+  const hash = sha256Hex(secret);
+  const cached = app.atrium.principals.get(hash);
+  if (cached) return cached;
+  const via = token ? 'token' : 'session';
+  const found = await withSystem(app.atrium.db, (tx) =>
+    via === 'token' ? findPrincipalByTokenHash(tx, hash) : findPrincipalBySessionHash(tx, hash),
+  );
+  if (!found) return undefined;
+  const { sessionExpiresAt, ...principal } = found as Principal & { sessionExpiresAt?: Date };
+  app.atrium.principals.set(hash, principal, via, sessionExpiresAt);
+  return { principal, via };
 }
 
 export function registerAuthentication(app: FastifyInstance): void {
