@@ -11,7 +11,10 @@ const files = readdirSync(here)
 let failed = 0;
 for (const file of files) {
   console.log(`\n### ${file}`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], { stdio: 'inherit', env: process.env });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], {
+    stdio: 'inherit',
+    env: process.env,
+  });
   if (run.status !== 0) failed++;
 }
 process.exit(failed > 0 ? 1 : 0);

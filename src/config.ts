@@ -53,7 +53,11 @@ const envSchema = z.object({
   ATRIUM_SIGNIN_ADDRESS_LIMIT: z.coerce.number().int().positive().default(20),
   ATRIUM_SIGNIN_WINDOW: duration('15m'),
   ATRIUM_SESSION_TTL: duration('12h'),
-  ATRIUM_AI_BASE_URL: z.string().url().optional().or(z.literal('').transform(() => undefined)),
+  ATRIUM_AI_BASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   ATRIUM_AI_API_KEY: z.string().optional(),
   ATRIUM_AI_MODEL: z.string().default('gpt-4o-mini'),
   ATRIUM_AI_TIMEOUT: duration('30s'),
