@@ -10,7 +10,7 @@ import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { closeSafeClient } from '../../platform/http/safe-client.js';
 import { verifySignedRequest } from '../../platform/signing.js';
 import type { Background } from '../../workers.js';
-import { startWebhookWorker } from './jobs/delivery-worker.js';
+import { DEFAULT_PER_ENDPOINT, startWebhookWorker } from './jobs/delivery-worker.js';
 import { claimDueDeliveries } from './repository.js';
 import { secretKeys } from './service.js';
 
@@ -341,13 +341,18 @@ describe('delivery log', () => {
 describe('isolation between endpoints and crash safety', () => {
   it('does not let a slow endpoint delay another one', async () => {
     const owner = await createWorkspace(t, { tier: 'enterprise' });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let concurrent = 0;
     let maxConcurrent = 0;
+    // The slow endpoint holds every request until the fast one has received all its events.
     const slow = await newReceiver({
       response: async () => {
         concurrent++;
         maxConcurrent = Math.max(maxConcurrent, concurrent);
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await gate;
         concurrent--;
         return { status: 200 };
       },
@@ -355,14 +360,29 @@ describe('isolation between endpoints and crash safety', () => {
     const fast = await newReceiver();
     await createEndpoint(slow.url, {}, owner);
     await createEndpoint(fast.url, {}, owner);
-    const events = 40;
-    for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
-    // Every event reaches the fast endpoint while the slow one is still working through its backlog.
-    await fast.waitFor(events, 15_000);
-    expect(slow.requests.length).toBeLessThan(events);
-    await slow.waitFor(events, 20_000);
-    // The per-endpoint cap bounded the slow endpoint's concurrent requests.
-    expect(maxConcurrent).toBeLessThanOrEqual(16);
+    // A worker with a generous timeout, so held requests never time out and get retried.
+    await background.stop();
+    const dedicated = await startWebhookWorker({
+      database: t.database,
+      log: t.app.log,
+      webhooks: { ...t.config.webhooks, timeoutMs: 60_000 },
+      keys: secretKeys(t.app.atrium),
+      pollMs: 50,
+    });
+    try {
+      const events = DEFAULT_PER_ENDPOINT + 20;
+      for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
+      await fast.waitFor(events, 20_000);
+      // Meanwhile the slow endpoint got no more than its cap of concurrent requests.
+      expect(slow.requests.length).toBe(DEFAULT_PER_ENDPOINT);
+      expect(maxConcurrent).toBe(DEFAULT_PER_ENDPOINT);
+      release();
+      await slow.waitFor(events, 20_000);
+    } finally {
+      release();
+      await dedicated.stop();
+      background = await t.startBackground();
+    }
   });
 
   it('picks up a crashed worker’s claimed deliveries after the lease expires', async () => {

@@ -191,13 +191,10 @@ export async function claimDueDeliveries(
     WITH candidates AS (
       SELECT e.workspace_id, e.id,
              (SELECT count(*) FROM webhook_deliveries f
-               WHERE f.endpoint_id = e.id AND f.workspace_id = e.workspace_id
-                 AND f.state = 'pending' AND f.locked_until > now())::int AS in_flight
+               WHERE f.endpoint_id = e.id AND f.locked_until IS NOT NULL AND f.locked_until > now()
+                 AND f.workspace_id = e.workspace_id AND f.state = 'pending')::int AS in_flight
         FROM webhook_endpoints e
        WHERE e.enabled
-         AND EXISTS (SELECT 1 FROM webhook_deliveries q
-                      WHERE q.endpoint_id = e.id AND q.workspace_id = e.workspace_id
-                        AND q.state = 'pending' AND q.next_attempt_at <= now())
        ORDER BY random()
     ),
     picked AS (
@@ -310,14 +307,19 @@ export async function insertInboxItem(tx: Tx, row: typeof inboxItems.$inferInser
   await tx.insert(inboxItems).values(row);
 }
 
-/** When the earliest pending delivery (or expiring lease) falls due: wakes the worker for a retry on time. */
+/**
+ * When the next pending delivery (or expiring lease) falls due in the future: the worker sets a
+ * timer for it so retries fire on time. Rows already due are handled by wakes and polling.
+ */
 export async function nextDueAt(tx: Tx): Promise<Date | null> {
   const [row] = await queryRows<{ at: Date | string | null }>(
     tx,
-    sql`SELECT min(greatest(d.next_attempt_at, coalesce(d.locked_until, d.next_attempt_at))) AS at
-          FROM webhook_deliveries d
-          JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
-         WHERE d.state = 'pending' AND e.enabled`,
+    sql`SELECT min(due) AS at FROM (
+          SELECT greatest(d.next_attempt_at, coalesce(d.locked_until, d.next_attempt_at)) AS due
+            FROM webhook_deliveries d
+            JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
+           WHERE d.state = 'pending' AND e.enabled) pending
+         WHERE due > now()`,
   );
   return row?.at ? new Date(row.at) : null;
 }

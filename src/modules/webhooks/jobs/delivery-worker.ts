@@ -1,10 +1,11 @@
 // The webhook delivery worker: claims due deliveries, sends them signed through the SSRF-safe
 // client outside any transaction, and writes the results back in batches.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../../config.js';
 import type { SecretKey } from '../../../platform/crypto.js';
-import type { Database } from '../../../platform/db/client.js';
+import type { Database, Tx } from '../../../platform/db/client.js';
 import { withSystem } from '../../../platform/db/tenant.js';
 import { EVENTS_CHANNEL } from '../../../platform/events/events.js';
 import { OutboundError, safeRequest } from '../../../platform/http/safe-client.js';
@@ -32,7 +33,7 @@ export interface WebhookWorkerOptions {
 }
 
 export const DEFAULT_MAX_IN_FLIGHT = 256;
-export const DEFAULT_PER_ENDPOINT = 16;
+export const DEFAULT_PER_ENDPOINT = 32;
 const MAX_ERROR_LENGTH = 500;
 
 /** The exact bytes delivered (and signed): stable across retries and replays. */
@@ -89,6 +90,17 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   let flushing: Promise<void> | undefined;
   let dueTimer: NodeJS.Timeout | undefined;
   let stopping = false;
+
+  /**
+   * The worker's own transactions (claims, results) commit without waiting for the WAL flush:
+   * losing the last few after a database crash only means a delivery is attempted again, which
+   * at-least-once delivery allows. The transactions that publish events stay fully durable.
+   */
+  const bookkeeping = <T>(fn: (tx: Tx) => Promise<T>) =>
+    withSystem(database.db, async (tx) => {
+      await tx.execute(sql`SELECT set_config('synchronous_commit', 'off', true)`);
+      return fn(tx);
+    });
 
   const secretOf = (blob: string, workspaceId: string, endpointId: string) => {
     let secret = secrets.get(blob);
@@ -167,7 +179,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       const batch = results;
       results = [];
       try {
-        await withSystem(database.db, async (tx) => {
+        await bookkeeping(async (tx) => {
           const dead = await repo.recordAttempts(tx, batch);
           for (const row of dead) {
             const result = batch.find((r) => r.endpointId === row.endpoint_id && r.eventId === row.event_id)!;
@@ -198,6 +210,8 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
         // The leases run out and the deliveries are retried: at-least-once, nothing is lost.
         log.error({ err, count: batch.length }, 'recording webhook attempts failed');
       }
+      // Capacity freed (leases released): claim more without waiting for the rest in flight.
+      loop?.wake();
     }
   }
 
@@ -215,7 +229,6 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     })().finally(() => {
       flushing = undefined;
       if (results.length > 0) startFlush();
-      loop?.wake();
     });
   }
 
@@ -225,7 +238,6 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     dueTimer = undefined;
     if (!at || stopping) return;
     const wait = at.getTime() - Date.now();
-    // Past-due rows that we could not claim (endpoint at its cap) are handled by wakes and polling.
     if (wait > 0 && wait < options.pollMs) {
       dueTimer = setTimeout(() => loop?.wake(), wait + 5);
       dueTimer.unref();
@@ -237,7 +249,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     const capacity = maxInFlight - inFlight.size;
     if (capacity <= 0) return 0;
     const leaseToken = randomUUID();
-    const claimed = await withSystem(database.db, (tx) =>
+    const claimed = await bookkeeping((tx) =>
       repo.claimDueDeliveries(tx, { limit: Math.min(capacity, 200), perEndpoint, leaseMs, leaseToken }),
     );
     for (const delivery of claimed) {
@@ -246,6 +258,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
         .finally(() => inFlight.delete(running));
       inFlight.add(running);
     }
+    // Whenever nothing more can be claimed now (idle, or every due endpoint at its cap).
     if (claimed.length === 0) await scheduleNextDue();
     return claimed.length;
   }
