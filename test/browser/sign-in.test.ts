@@ -38,9 +38,9 @@ describe('sign in', () => {
     expect(new URL(page.url()).pathname).toBe('/patients');
 
     // Pages not built yet render a placeholder inside the shell; admin links show for admins.
-    await page.getByTestId('nav-admin-webhooks').click();
+    await page.getByTestId('nav-admin-health').click();
     await page.getByTestId('coming-soon').waitFor();
-    expect(new URL(page.url()).pathname).toBe('/admin/webhooks');
+    expect(new URL(page.url()).pathname).toBe('/admin/health');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Password').waitFor();
