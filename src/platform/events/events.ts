@@ -2,25 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { newId } from '../ids.js';
 import { domainEvents } from '../platform-tables.js';
+import type { EventType } from './event-types.js';
 
-/** Every event kind of contract §7.2. */
-export const EVENT_TYPES = [
-  'patient.created',
-  'patient.updated',
-  'appointment.created',
-  'appointment.cancelled',
-  'appointment.completed',
-  'soap_note.signed',
-  'claim.submitted',
-  'claim.paid',
-  'claim.denied',
-  'mail.received',
-  'meeting.started',
-  'meeting.ended',
-  'auth.signed_in',
-  'break_glass.invoked',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from './event-types.js';
 
 export interface DomainEvent {
   id: string;

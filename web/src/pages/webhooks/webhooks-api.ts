@@ -2,22 +2,7 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, apiRequest, type Page } from '../../api.js';
 
-export const EVENT_TYPES = [
-  'patient.created',
-  'patient.updated',
-  'appointment.created',
-  'appointment.cancelled',
-  'appointment.completed',
-  'soap_note.signed',
-  'claim.submitted',
-  'claim.paid',
-  'claim.denied',
-  'mail.received',
-  'meeting.started',
-  'meeting.ended',
-  'auth.signed_in',
-  'break_glass.invoked',
-] as const;
+export { EVENT_TYPES } from '../../../../src/platform/events/event-types.js';
 
 export interface Endpoint {
   id: string;
