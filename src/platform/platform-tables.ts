@@ -27,7 +27,9 @@ export const domainEvents = pgTable(
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.id] }), index('domain_events_type_idx').on(t.workspaceId, t.type)],
+  // Only the primary key: readers look events up by id (a workspace_id-prefixed index beside it
+  // misleads the planner on the webhook claim join while statistics are stale).
+  (t) => [primaryKey({ columns: [t.workspaceId, t.id] })],
 );
 
 /** Outgoing mail, written in the caller's transaction and sent by the mail worker after commit. */

@@ -190,18 +190,19 @@ export async function claimDueDeliveries(
     sql`
     WITH candidates AS (
       SELECT e.workspace_id, e.id,
+             -- Leased rows only (settling clears locked_until), through the small partial index on
+             -- endpoint_id (endpoint ids are unique across workspaces).
              (SELECT count(*) FROM webhook_deliveries f
-               WHERE f.endpoint_id = e.id AND f.locked_until IS NOT NULL AND f.locked_until > now()
-                 AND f.workspace_id = e.workspace_id AND f.state = 'pending')::int AS in_flight
+               WHERE f.endpoint_id = e.id AND f.locked_until IS NOT NULL AND f.locked_until > now())::int AS in_flight
         FROM webhook_endpoints e
        WHERE e.enabled
        ORDER BY random()
     ),
     picked AS (
-      SELECT d.workspace_id, d.endpoint_id, d.event_id
+      SELECT d.row_id
         FROM candidates c
        CROSS JOIN LATERAL (
-         SELECT x.workspace_id, x.endpoint_id, x.event_id
+         SELECT x.ctid AS row_id
            FROM webhook_deliveries x
           WHERE x.endpoint_id = c.id AND x.workspace_id = c.workspace_id AND x.state = 'pending'
             AND x.next_attempt_at <= now() AND (x.locked_until IS NULL OR x.locked_until <= now())
@@ -210,17 +211,27 @@ export async function claimDueDeliveries(
           FOR UPDATE SKIP LOCKED
        ) d
        LIMIT ${opts.limit}::int
+    ),
+    -- The rows are locked by this transaction, so their ctid is stable: a TID join avoids a
+    -- misestimated plan over the primary key once the table holds many rows.
+    claimed AS (
+      UPDATE webhook_deliveries d
+         SET locked_until = now() + make_interval(secs => ${opts.leaseMs / 1000}::float8),
+             lease_token = ${opts.leaseToken}, attempts = d.attempts + 1, updated_at = now()
+        FROM picked p
+       WHERE d.ctid = p.row_id
+      RETURNING d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.next_attempt_at
     )
-    UPDATE webhook_deliveries d
-       SET locked_until = now() + make_interval(secs => ${opts.leaseMs / 1000}::float8),
-           lease_token = ${opts.leaseToken}, attempts = d.attempts + 1, updated_at = now()
-      FROM picked p, domain_events ev, webhook_endpoints e
-     WHERE d.workspace_id = p.workspace_id AND d.endpoint_id = p.endpoint_id AND d.event_id = p.event_id
-       AND ev.workspace_id = d.workspace_id AND ev.id = d.event_id
-       AND e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
-    RETURNING d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempts,
-              d.next_attempt_at AS scheduled_at, ev.data, ev.created_at AS event_created_at,
-              e.url, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at`,
+    SELECT c.workspace_id, c.endpoint_id, c.event_id, c.event_type, c.attempts,
+           c.next_attempt_at AS scheduled_at, ev.data, ev.created_at AS event_created_at,
+           e.url, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at
+      FROM claimed c
+      -- LIMIT 1 keeps these as per-row primary-key lookups whatever the (often stale) statistics say.
+     CROSS JOIN LATERAL (SELECT x.data, x.created_at FROM domain_events x
+                          WHERE x.workspace_id = c.workspace_id AND x.id = c.event_id LIMIT 1) ev
+     CROSS JOIN LATERAL (SELECT y.url, y.secret_enc, y.previous_secret_enc, y.previous_secret_expires_at
+                           FROM webhook_endpoints y
+                          WHERE y.workspace_id = c.workspace_id AND y.id = c.endpoint_id LIMIT 1) e`,
   );
 }
 
