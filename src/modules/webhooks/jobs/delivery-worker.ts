@@ -91,16 +91,8 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   let dueTimer: NodeJS.Timeout | undefined;
   let stopping = false;
 
-  /**
-   * The worker's own transactions (claims, results) commit without waiting for the WAL flush:
-   * losing the last few after a database crash only means a delivery is attempted again, which
-   * at-least-once delivery allows. The transactions that publish events stay fully durable.
-   */
-  const bookkeeping = <T>(fn: (tx: Tx) => Promise<T>) =>
-    withSystem(database.db, async (tx) => {
-      await tx.execute(sql`SELECT set_config('synchronous_commit', 'off', true)`);
-      return fn(tx);
-    });
+  /** The worker's own transactions (claims, results): system scope, since it serves every workspace. */
+  const bookkeeping = <T>(fn: (tx: Tx) => Promise<T>) => withSystem(database.db, fn);
 
   const secretOf = (blob: string, workspaceId: string, endpointId: string) => {
     let secret = secrets.get(blob);
