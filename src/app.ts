@@ -87,6 +87,13 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
   app.setSerializerCompiler(serializerCompiler);
   // JSON only: anything else is 415 (emulators that speak other formats add their own parsers).
   app.removeContentTypeParser('text/plain');
+  // An empty body with a JSON content type (body-less actions like rotate or replay) means "no body".
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    return parseJson(request, body as string, done);
+  });
 
   const scheduler = new Scheduler(database, app.log);
   const deps: AppDeps = {

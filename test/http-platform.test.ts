@@ -96,6 +96,25 @@ describe('problem+json for every error', () => {
     );
   });
 
+  it('unknown API routes are 404 even without credentials', async () => {
+    expectProblem(await t.request({ method: 'GET', url: '/api/v1/no-such-thing' }), 404, 'not_found');
+    expectProblem(await t.request({ method: 'POST', url: '/api/v1/nope', payload: {} }), 404, 'not_found');
+  });
+
+  it('an empty body with a JSON content type counts as no body', async () => {
+    const token = (
+      await t.request({ method: 'POST', url: '/api/v1/auth/tokens', token: ws.admin.token, payload: { name: 'x' } })
+    ).json().token;
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/sign-out',
+      token,
+      payload: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(204);
+  });
+
   it('422 for a well-formed but invalid request', async () => {
     const res = await t.request({
       method: 'POST',

@@ -1,9 +1,12 @@
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/db.js';
 import { buildApp } from '../app.js';
 import { loadTestConfig } from '../config.js';
 import { requireCtx } from './auth/authenticate.js';
+import { sha256Hex } from './crypto.js';
+import { queryRows, withSystem } from './db/tenant.js';
 
 let testDb: TestDatabase;
 let app: FastifyInstance;
@@ -85,6 +88,34 @@ describe('Idempotency-Key', () => {
     const theirs = await post({ a: 10 }, 'shared-key', otherToken);
     expect(theirs.statusCode).toBe(201);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('stores the recorded response encrypted (it may hold a secret shown once)', async () => {
+    const first = await post({ secretish: 1 }, 'key-enc');
+    const rows = await withSystem(testDb.database.db, (tx) =>
+      queryRows<{ response_body: string }>(tx, sql`SELECT response_body FROM idempotency_keys WHERE key = 'key-enc'`),
+    );
+    expect(rows[0].response_body.startsWith('v1.')).toBe(true);
+    expect(rows[0].response_body).not.toContain(String(first.json().n));
+    expect((await post({ secretish: 1 }, 'key-enc')).json()).toEqual(first.json());
+  });
+
+  it('a fresh pending claim is 409; one left by a dead request is taken over', async () => {
+    const hash = sha256Hex(JSON.stringify({ b: 1 }));
+    const me = await app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${token}` } });
+    const { user, workspace } = me.json();
+    const insert = (key: string, age: string) =>
+      withSystem(testDb.database.db, (tx) =>
+        tx.execute(sql`INSERT INTO idempotency_keys (workspace_id, user_id, key, route, request_hash, state, created_at)
+                       VALUES (${workspace.id}, ${user.id}, ${key}, 'POST /api/v1/test-idempotent', ${hash}, 'pending',
+                               now() - ${age}::interval)`),
+      );
+    await insert('key-busy', '1 second');
+    expect((await post({ b: 1 }, 'key-busy')).statusCode).toBe(409);
+    await insert('key-dead', '10 minutes');
+    const retried = await post({ b: 1 }, 'key-dead');
+    expect(retried.statusCode).toBe(201);
+    expect((await post({ b: 1 }, 'key-dead')).headers['idempotent-replayed']).toBe('true');
   });
 
   it('rejects a malformed key', async () => {

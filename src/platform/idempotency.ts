@@ -1,12 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sha256Hex } from './crypto.js';
+import { decryptSecret, encryptSecret, type SecretKey, sha256Hex } from './crypto.js';
 import { withTenant } from './db/tenant.js';
 import { AppError } from './errors.js';
 import { idempotencyKeys } from './platform-tables.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_MS = 24 * 60 * 60 * 1000;
+/** A claim older than this whose request never finished (crash) may be taken over by a retry. */
+const STALE_PENDING_MS = 60 * 1000;
 
 interface Claimed {
   workspaceId: string;
@@ -17,6 +19,10 @@ interface Claimed {
 
 const claims = new WeakMap<FastifyRequest, Claimed>();
 
+const keysOf = (app: FastifyInstance): SecretKey[] => [
+  { id: app.atrium.config.encryptionKeyId, key: app.atrium.config.encryptionKey },
+];
+
 function scopeOf(request: FastifyRequest) {
   const ctx = request.ctx!;
   return {
@@ -25,6 +31,9 @@ function scopeOf(request: FastifyRequest) {
     route: `${request.method} ${request.url.split('?')[0]}`,
   };
 }
+
+// Stored responses may hold secrets shown once (e.g. a webhook secret): encrypted at rest, bound to the claim.
+const aadOf = (c: Claimed) => `${c.workspaceId}|${c.userId}|${c.route}|${c.key}`;
 
 const rowWhere = (c: Claimed) =>
   and(
@@ -64,6 +73,20 @@ export function registerIdempotency(app: FastifyInstance): void {
         .onConflictDoNothing()
         .returning({ key: idempotencyKeys.key });
       if (inserted.length > 0) return { kind: 'claimed' as const };
+      // A claim left pending by a request that died (crash, lost connection) is taken over.
+      const takenOver = await tx
+        .update(idempotencyKeys)
+        .set({ requestHash, createdAt: sql`now()` })
+        .where(
+          and(
+            rowWhere(claim),
+            eq(idempotencyKeys.state, 'pending'),
+            eq(idempotencyKeys.requestHash, requestHash),
+            sql`${idempotencyKeys.createdAt} < now() - make_interval(secs => ${STALE_PENDING_MS / 1000})`,
+          ),
+        )
+        .returning({ key: idempotencyKeys.key });
+      if (takenOver.length > 0) return { kind: 'claimed' as const };
       const [existing] = await tx.select().from(idempotencyKeys).where(rowWhere(claim));
       return { kind: 'existing' as const, existing };
     });
@@ -81,14 +104,17 @@ export function registerIdempotency(app: FastifyInstance): void {
     }
     reply.header('idempotent-replayed', 'true');
     reply.status(existing.statusCode ?? 200).header('content-type', existing.responseType ?? 'application/json');
-    return reply.send(existing.responseBody);
+    const body = existing.responseBody ? decryptSecret(keysOf(app), existing.responseBody, aadOf(claim)) : '';
+    return reply.send(body);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = claims.get(request);
     if (!claim || !request.ctx) return payload;
     claims.delete(request);
-    await withTenant(app.atrium.db, request.ctx, async (tx) => {
+    const ctx = request.ctx;
+    const text = typeof payload === 'string' ? payload : payload == null ? '' : JSON.stringify(payload);
+    await withTenant(app.atrium.db, ctx, async (tx) => {
       if (reply.statusCode >= 500) {
         // A server failure may not have happened at all from the client's view: let it retry.
         await tx.delete(idempotencyKeys).where(rowWhere(claim));
@@ -99,10 +125,13 @@ export function registerIdempotency(app: FastifyInstance): void {
         .set({
           state: 'done',
           statusCode: reply.statusCode,
-          responseBody: typeof payload === 'string' ? payload : payload == null ? '' : JSON.stringify(payload),
+          responseBody: text ? encryptSecret(keysOf(app)[0], text, aadOf(claim)) : '',
           responseType: String(reply.getHeader('content-type') ?? 'application/json'),
         })
         .where(rowWhere(claim));
+    }).catch((err) => {
+      // The response still goes out; the claim stays pending and a retry may take it over later.
+      request.log.error({ err }, 'could not record the idempotent response');
     });
     return payload;
   });

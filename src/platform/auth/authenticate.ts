@@ -77,6 +77,8 @@ export async function resolvePrincipal(
 
 export function registerAuthentication(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
+    // Unknown routes answer 404 whoever asks (the not-found handler runs these hooks too).
+    if (request.is404) return;
     const configured = request.routeOptions.config?.auth;
     const mode: AuthMode = configured ?? (request.url.startsWith('/api/v1/') ? 'user' : 'public');
     if (mode === 'public') return;
