@@ -76,6 +76,35 @@ describe('password sign-in and sessions', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   });
 
+  it('parallel guesses cannot slip past the limit', async () => {
+    await addMember(t, ws, { email: 'parallel@example.test' });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => signIn('parallel@example.test', 'bad-password')),
+    );
+    const codes = results.map((r) => r.statusCode);
+    expect(codes.filter((c) => c === 401)).toHaveLength(3);
+    expect(codes.filter((c) => c === 429)).toHaveLength(7);
+  });
+
+  it('successful sign-ins do not use up the address allowance', async () => {
+    const local = await createTestApp({ signIn: { accountLimit: 100, addressLimit: 2, windowMs: 60_000 } });
+    try {
+      const office = await createWorkspace(local, { adminEmail: 'office@example.test' });
+      expect(office.id).toBeTruthy();
+      for (let i = 0; i < 4; i++) {
+        const ok = await local.request({
+          method: 'POST',
+          url: '/api/v1/auth/sign-in',
+          payload: { email: 'office@example.test', password: 'password123' },
+          remoteAddress: '10.7.7.7',
+        } as never);
+        expect(ok.statusCode).toBe(200);
+      }
+    } finally {
+      await local.close();
+    }
+  });
+
   it('rate limits sign-in per address', async () => {
     const local = await createTestApp({ signIn: { accountLimit: 100, addressLimit: 2, windowMs: 60_000 } });
     try {

@@ -1,7 +1,7 @@
 import { writeAudit } from '../../platform/audit/audit.js';
 import { hashPassword, verifyPassword } from '../../platform/auth/passwords.js';
 import { invalidateCredential } from '../../platform/auth/principal-cache.js';
-import { currentCount, incrementCount, resetCount } from '../../platform/auth/rate-limit.js';
+import { decrementCount, incrementCount, resetCount } from '../../platform/auth/rate-limit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
@@ -29,11 +29,12 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
   const { accountLimit, addressLimit, windowMs } = deps.config.signIn;
   const accountKey = `signin:account:${input.email}`;
   const addressKey = `signin:address:${input.address}`;
+  // Count first, then check: parallel guesses each take a slot, so none slips past the limit.
   const [account, address] = await Promise.all([
-    currentCount(deps.db, accountKey, windowMs),
-    currentCount(deps.db, addressKey, windowMs),
+    incrementCount(deps.db, accountKey, windowMs),
+    incrementCount(deps.db, addressKey, windowMs),
   ]);
-  const blocked = [account.count >= accountLimit ? account : null, address.count >= addressLimit ? address : null]
+  const blocked = [account.count > accountLimit ? account : null, address.count > addressLimit ? address : null]
     .filter((x) => x !== null)
     .map((x) => x.resetInMs);
   if (blocked.length > 0) {
@@ -51,10 +52,9 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
   const valid = await verifyPassword(input.password, user?.passwordHash);
   const workspaces = valid && user ? await withSystem(deps.db, (tx) => repo.membershipsOfUser(tx, user.id)) : [];
   if (!valid || !user || workspaces.length === 0) {
-    await Promise.all([incrementCount(deps.db, accountKey, windowMs), incrementCount(deps.db, addressKey, windowMs)]);
     throw new AppError('unauthenticated', 401, 'Wrong e-mail or password');
   }
-  await resetCount(deps.db, accountKey);
+  await Promise.all([resetCount(deps.db, accountKey), decrementCount(deps.db, addressKey)]);
   const chosen = workspaces.find((w) => w.id === input.workspaceId) ?? workspaces[0];
   const token = randomToken('ses');
   const sessionId = newId('ses');
