@@ -63,4 +63,40 @@ export async function applyTenantSecurity(owner: OwnerSql): Promise<void> {
     }
     await owner.exec(statements.join(';\n'));
   }
+
+  await applyDirectorySecurity(owner, has);
+}
+
+const CURRENT_WORKSPACE = "nullif(current_setting('app.workspace_id', true), '')";
+
+/**
+ * Users, workspaces and organizations have no workspace_id but are tenant-visible too: the app role
+ * may read only the members, the workspace and the organization of its current workspace, may not
+ * write them at all, and never sees password hashes (sign-in reads them as the system role).
+ */
+async function applyDirectorySecurity(owner: OwnerSql, has: Set<string>): Promise<void> {
+  const readable: Record<string, string> = {
+    users: `EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = users.id AND m.workspace_id = ${CURRENT_WORKSPACE})`,
+    workspaces: `id = ${CURRENT_WORKSPACE}`,
+    organizations: `id IN (SELECT w.organization_id FROM workspaces w WHERE w.id = ${CURRENT_WORKSPACE})`,
+  };
+  for (const [table, predicate] of Object.entries(readable)) {
+    const statements = [
+      `ALTER TABLE "${table}" ENABLE ROW LEVEL SECURITY`,
+      `ALTER TABLE "${table}" FORCE ROW LEVEL SECURITY`,
+      `REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON "${table}" FROM ${APP_ROLE}`,
+    ];
+    if (!has.has(`${table}.tenant_read`)) {
+      statements.push(`CREATE POLICY tenant_read ON "${table}" FOR SELECT TO ${APP_ROLE} USING (${predicate})`);
+    }
+    if (!has.has(`${table}.system_access`)) {
+      statements.push(
+        `CREATE POLICY system_access ON "${table}" FOR ALL TO ${SYSTEM_ROLE} USING (true) WITH CHECK (true)`,
+      );
+    }
+    await owner.exec(statements.join(';\n'));
+  }
+  await owner.exec(
+    `REVOKE SELECT ON users FROM ${APP_ROLE}; GRANT SELECT (id, email, name, created_at) ON users TO ${APP_ROLE}`,
+  );
 }

@@ -15,6 +15,12 @@ beforeAll(async () => {
     await tx.execute(
       sql`INSERT INTO patients (workspace_id, id, given_name, family_name) VALUES ('ws_a', 'pat_a', 'Ann', 'A'), ('ws_b', 'pat_b', 'Bob', 'B')`,
     );
+    await tx.execute(
+      sql`INSERT INTO users (id, email, name, password_hash) VALUES ('usr_a', 'a@x.test', 'A', 'scrypt$h'), ('usr_b', 'b@x.test', 'B', 'scrypt$h')`,
+    );
+    await tx.execute(
+      sql`INSERT INTO memberships (workspace_id, user_id, role) VALUES ('ws_a', 'usr_a', 'admin'), ('ws_b', 'usr_b', 'admin')`,
+    );
   });
 });
 afterAll(async () => testDb?.drop());
@@ -46,6 +52,23 @@ describe('tenant isolation in the database', () => {
       queryRows(tx, sql`UPDATE patients SET given_name = 'Hacked' WHERE id = 'pat_b' RETURNING id`),
     );
     expect(updated).toEqual([]);
+  });
+
+  it('users, workspaces and organizations are visible only through the current workspace, read-only', async () => {
+    const a = { workspaceId: 'ws_a' };
+    const users = await withTenant(database.db, a, (tx) => queryRows<{ id: string }>(tx, sql`SELECT id FROM users`));
+    expect(users.map((u) => u.id)).toEqual(['usr_a']);
+    const workspaces = await withTenant(database.db, a, (tx) =>
+      queryRows<{ id: string }>(tx, sql`SELECT id FROM workspaces`),
+    );
+    expect(workspaces.map((w) => w.id)).toEqual(['ws_a']);
+    await expect(
+      withTenant(database.db, a, (tx) => tx.execute(sql`SELECT password_hash FROM users`)),
+    ).rejects.toThrow();
+    await expect(
+      withTenant(database.db, a, (tx) => tx.execute(sql`UPDATE workspaces SET tier = 'enterprise'`)),
+    ).rejects.toThrow();
+    expect(await queryRows(database.db, sql`SELECT id FROM users`)).toEqual([]);
   });
 
   it('the tenant setting does not outlive its transaction', async () => {
