@@ -108,7 +108,8 @@ describe('installs', () => {
     expect(undeclared.statusCode).toBe(422);
     expect(undeclared.json()).toMatchObject({ code: 'scope_not_declared', undeclared: ['patients:read'] });
     const bogus = await install(std.admin.token, 'soap-structurer', ['root:all']);
-    expect(bogus.statusCode).toBe(400);
+    expect(bogus.statusCode).toBe(422);
+    expect(bogus.json()).toMatchObject({ code: 'scope_not_declared', undeclared: ['root:all'] });
     const installed = await t.request({ method: 'GET', url: '/api/v1/marketplace/installed', token: std.admin.token });
     expect(installed.json()).toMatchObject({ items: [], activeCount: 0, limit: 5 });
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleToolCall } from '../../../packages/skill-sdk/src/handler.js';
 import type { SkillManifest } from '../../../packages/skill-sdk/src/manifest.js';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { addMember, createWorkspace, setTier, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { type HttpsReceiver, startHttpsReceiver } from '../../../test/helpers/https-receiver.js';
 import { loadTestConfig } from '../../config.js';
 
@@ -225,6 +225,20 @@ describe('private skills (Enterprise)', () => {
     expect(regrant.json().install).toMatchObject({ version: '1.1.0', updateAvailable: false });
     expect((await invoke(a, 'claims', {})).json()).toEqual({ result: 'ok', invocationId: expect.any(String) });
     expect((await invoke(a, 'checklist', { note: 'x' })).statusCode).toBe(200);
+  });
+
+  it('stay Enterprise-only whatever the manifest claims, also after a downgrade', async () => {
+    const ws = await createWorkspace(t, { tier: 'enterprise' });
+    const saved = await register(ws, {
+      manifest: manifest('1.0.0', { minTier: 'free' }),
+      endpoint: `${receiver.url}/skill`,
+    });
+    expect(saved.statusCode, saved.body).toBe(201);
+    expect((await install(ws, ['patients:read'])).statusCode).toBeLessThan(300);
+    await setTier(t, ws.id, 'advanced');
+    const refused = await invoke(ws, 'checklist', { note: 'handover' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('tier_required');
   });
 
   it('deleting the skill uninstalls it and removes its tools', async () => {

@@ -40,7 +40,11 @@ export const catalogQuery = z.object({
 
 export const installBody = z.object({
   slug: slugSchema,
-  scopes: z.array(scopeSchema).max(SCOPES.length).default([]),
+  // Any scope string is accepted here: one the skill does not declare is a 422 scope_not_declared (contract §4).
+  scopes: z
+    .array(z.string().min(1).max(64))
+    .max(SCOPES.length * 2)
+    .default([]),
 });
 
 export const uninstallBody = z.object({ slug: slugSchema });

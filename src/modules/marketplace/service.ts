@@ -106,7 +106,7 @@ function requireSkillTier(ctx: RequestContext, manifest: SkillManifest): void {
 export async function install(
   deps: AppDeps,
   ctx: RequestContext,
-  input: { slug: string; scopes: Scope[] },
+  input: { slug: string; scopes: string[] },
 ): Promise<{ created: boolean; install: InstallView }> {
   requireFeature(ctx, 'marketplace_install');
   return withTenant(deps.db, ctx, async (tx) => {
@@ -115,7 +115,7 @@ export async function install(
     if (!entry) throw notFound('Skill');
     const { manifest } = entry;
     requireSkillTier(ctx, manifest);
-    const declared = new Set(manifest.scopes.map((s) => s.scope));
+    const declared = new Set<string>(manifest.scopes.map((s) => s.scope));
     const undeclared = input.scopes.filter((s) => !declared.has(s));
     if (undeclared.length) {
       throw unprocessable('scope_not_declared', `${manifest.name} does not declare ${undeclared.join(', ')}`, {
@@ -124,7 +124,7 @@ export async function install(
         errors: undeclared.map((s) => ({ path: 'body.scopes', message: `Scope ${s} is not declared by the skill` })),
       });
     }
-    const granted = [...new Set(input.scopes)].sort();
+    const granted = [...new Set(input.scopes)].sort() as Scope[];
     const existing = await repo.findInstall(tx, ctx.workspaceId, input.slug);
 
     if (existing?.status === 'active') {
@@ -239,11 +239,12 @@ export async function savePrivateSkill(
   input: { manifest: Record<string, unknown>; endpoint: string; content?: string },
 ) {
   requireFeature(ctx, 'custom_skills');
+  // Private skills are an Enterprise feature whatever the manifest says (contract §12).
   const check = validateManifest({
     skillId: 'assigned-by-atrium',
+    ...input.manifest,
     visibility: 'private',
     minTier: 'enterprise',
-    ...input.manifest,
   });
   if (!check.ok) {
     throw unprocessable('invalid_manifest', 'The manifest is invalid', {
