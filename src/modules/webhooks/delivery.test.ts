@@ -4,7 +4,13 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createPatient, createWorkspace, type TestWorkspace, waitForMail } from '../../../test/helpers/factories.js';
+import {
+  createPatient,
+  createWorkspace,
+  setTier,
+  type TestWorkspace,
+  waitForMail,
+} from '../../../test/helpers/factories.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../../../test/helpers/https-receiver.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { closeSafeClient } from '../../platform/http/safe-client.js';
@@ -242,6 +248,22 @@ describe('failures, retries and dead-letter', () => {
     expect(page.items[0]).toMatchObject({ attempt: 1, outcome: 'success', status: 204, eventId });
     await waitUntil(async () => (await deliveryState(endpoint.id))[0]?.state === 'delivered', 'delivered');
     await t.request({ method: 'DELETE', url: `/api/v1/admin/webhooks/${endpoint.id}`, token: owner.admin.token });
+  });
+
+  it('holds deliveries while the workspace is below Advanced and resumes them after an upgrade', async () => {
+    const owner = await createWorkspace(t, { tier: 'advanced' });
+    const target = await newReceiver();
+    let calls = 0;
+    target.respondWith(() => ({ status: ++calls === 1 ? 503 : 200 }));
+    await createEndpoint(target.url, {}, owner);
+    await createPatient(t, owner.admin.token);
+    await target.waitFor(1);
+    await setTier(t, owner.id, 'standard');
+    await new Promise((r) => setTimeout(r, RETRIES[0] * 4));
+    expect(target.requests).toHaveLength(1);
+    await setTier(t, owner.id, 'advanced');
+    await target.waitFor(2);
+    expect(calls).toBe(2);
   });
 
   it('treats a 3xx as a failure and never follows the redirect', async () => {

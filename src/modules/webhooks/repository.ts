@@ -195,7 +195,12 @@ export async function claimDueDeliveries(
              (SELECT count(*) FROM webhook_deliveries f
                WHERE f.endpoint_id = e.id AND f.locked_until IS NOT NULL AND f.locked_until > now())::int AS in_flight
         FROM webhook_endpoints e
-       WHERE e.enabled
+        -- A workspace that dropped below the entitled tier gets no more deliveries (they wait, not lost).
+        JOIN workspaces w ON w.id = e.workspace_id
+       WHERE e.enabled AND w.tier IN (${sql.join(
+         ENTITLED_TIERS.map((tier) => sql`${tier}`),
+         sql`, `,
+       )})
        ORDER BY random()
     ),
     picked AS (
