@@ -115,7 +115,7 @@ export const searchQuery = z.object({
   userId: id.optional(),
   /** Only messages this user sent. */
   senderId: id.optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(20),
+  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(50),
   cursor: z.string().max(500).optional(),
 });
 export type SearchQuery = z.infer<typeof searchQuery>;

@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireCtx, SESSION_COOKIE } from '../../platform/auth/authenticate.js';
 import { idParams, noContent, problemResponses } from '../../platform/http-schemas.js';
+import { listOf } from '../../platform/pagination.js';
 import {
   createdTokenSchema,
   createTokenBody,
@@ -97,10 +98,10 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: "Members of the caller's workspace",
-        response: { 200: z.object({ items: z.array(memberSchema) }), ...problemResponses },
+        response: { 200: listOf(memberSchema), ...problemResponses },
       },
     },
-    async (request) => ({ items: await service.listMembers(deps, requireCtx(request)) }),
+    async (request) => ({ items: await service.listMembers(deps, requireCtx(request)), nextCursor: null }),
   );
 
   app.post(
@@ -123,10 +124,10 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: "The caller's API tokens (without secrets)",
-        response: { 200: z.object({ items: z.array(tokenSchema) }), ...problemResponses },
+        response: { 200: listOf(tokenSchema), ...problemResponses },
       },
     },
-    async (request) => ({ items: await service.listApiTokens(deps, requireCtx(request)) }),
+    async (request) => ({ items: await service.listApiTokens(deps, requireCtx(request)), nextCursor: null }),
   );
 
   app.delete(

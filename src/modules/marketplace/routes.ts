@@ -1,9 +1,9 @@
 // Skill marketplace: catalog, tier-limited installs with opt-in scopes, Enterprise private skills.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
 import { noContent, problemResponses } from '../../platform/http-schemas.js';
+import { listOf } from '../../platform/pagination.js';
 import {
   catalogItemSchema,
   catalogQuery,
@@ -30,7 +30,7 @@ export async function marketplaceRoutes(fastify: FastifyInstance): Promise<void>
         tags,
         summary: 'Browse and search the skill catalog (built-in and this workspace’s private skills)',
         querystring: catalogQuery,
-        response: { 200: z.object({ items: z.array(catalogItemSchema) }), ...problemResponses },
+        response: { 200: listOf(catalogItemSchema), ...problemResponses },
       },
     },
     async (request) => service.listCatalog(deps, requireCtx(request), request.query),
@@ -123,10 +123,10 @@ export async function marketplaceRoutes(fastify: FastifyInstance): Promise<void>
       schema: {
         tags,
         summary: 'This workspace’s private skills (without secrets)',
-        response: { 200: z.object({ items: z.array(privateSkillSchema) }), ...problemResponses },
+        response: { 200: listOf(privateSkillSchema), ...problemResponses },
       },
     },
-    async (request) => service.listPrivateSkills(deps, requireCtx(request)),
+    async (request) => ({ ...(await service.listPrivateSkills(deps, requireCtx(request))), nextCursor: null }),
   );
 
   app.delete(

@@ -70,6 +70,7 @@ export const installResponse = z.object({ install: installSchema });
 
 export const installedList = z.object({
   items: z.array(installSchema),
+  nextCursor: z.null(),
   /** Active installs counted against the tier limit. */
   activeCount: z.number().int(),
   /** null = unlimited. */

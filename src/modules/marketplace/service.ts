@@ -57,7 +57,7 @@ export async function listCatalog(deps: AppDeps, ctx: RequestContext, query: { q
       .filter((m) => !query.q || matches(m, query.q))
       .filter((m) => !query.category || m.category.toLowerCase() === query.category.toLowerCase())
       .map((m) => ({ ...m, installed: pinned.has(m.slug), installedVersion: pinned.get(m.slug) ?? null }));
-    return { items };
+    return { items, nextCursor: null };
   });
 }
 
@@ -86,7 +86,13 @@ export async function listInstalled(deps: AppDeps, ctx: RequestContext) {
     for (const row of installs) {
       items.push(presentInstall(row, (await findCatalogEntry(tx, ctx.workspaceId, row.slug))?.manifest));
     }
-    return { items, activeCount: items.length, limit: SKILL_INSTALL_LIMIT[ctx.tier], tier: ctx.tier };
+    return {
+      items,
+      nextCursor: null,
+      activeCount: items.length,
+      limit: SKILL_INSTALL_LIMIT[ctx.tier],
+      tier: ctx.tier,
+    };
   });
 }
 

@@ -129,7 +129,8 @@ describe('patients', () => {
       token: ws.admin.token,
       payload: { service: 'pt', units: 1, unitMinutes: 30, validFrom: '2027-01-01', validTo: '2026-01-01' },
     });
-    expect(inverted.statusCode).toBe(400);
+    expect(inverted.statusCode).toBe(422);
+    expect(inverted.json().code).toBe('invalid_period');
     const list = await t.request({
       method: 'GET',
       url: `/api/v1/patients/${patient.id}/authorizations`,

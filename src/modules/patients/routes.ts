@@ -1,7 +1,6 @@
 // Patients: the minimum record other modules need, insurance authorizations, and break-glass access.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
 import { idParams, problemResponses } from '../../platform/http-schemas.js';
 import { listOf } from '../../platform/pagination.js';
@@ -92,10 +91,13 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         params: idParams,
-        response: { 200: z.object({ items: z.array(authorizationSchema) }), ...problemResponses },
+        response: { 200: listOf(authorizationSchema), ...problemResponses },
       },
     },
-    async (request) => ({ items: await service.listAuthorizations(deps, requireCtx(request), request.params.id) }),
+    async (request) => ({
+      items: await service.listAuthorizations(deps, requireCtx(request), request.params.id),
+      nextCursor: null,
+    }),
   );
 
   app.post(

@@ -109,6 +109,11 @@ export async function addAuthorization(
   patientId: string,
   input: AuthorizationInput,
 ) {
+  if (input.validFrom > input.validTo) {
+    throw unprocessable('invalid_period', 'validFrom must not be after validTo', {
+      errors: [{ path: 'body.validTo', message: 'Must be on or after validFrom' }],
+    });
+  }
   return withTenant(deps.db, ctx, async (tx) => {
     await requirePatient(tx, ctx, patientId);
     const row = await repo.insertAuthorization(tx, {

@@ -5,12 +5,14 @@ export const contentQuery = z.object({ slug: slugSchema.optional() });
 
 export const contentResponse = z.object({
   items: z.array(z.object({ slug: z.string(), version: z.string(), content: z.string(), tools: z.array(toolSchema) })),
+  nextCursor: z.null(),
 });
 
 export const routingResponse = z.object({
   items: z.array(
     z.object({ slug: z.string(), skillId: z.string(), triggers: z.array(z.string()), tools: z.array(toolSchema) }),
   ),
+  nextCursor: z.null(),
 });
 
 export const invokeBody = z.object({

@@ -8,12 +8,16 @@ export async function skillContent(deps: AppDeps, ctx: RequestContext, slug?: st
   const skills = await availableTools(deps, ctx);
   const chosen = slug ? skills.filter((s) => s.slug === slug) : skills;
   if (slug && chosen.length === 0) throw notFound('Installed skill');
-  return { items: chosen.map((s) => ({ slug: s.slug, version: s.version, content: s.content, tools: s.tools })) };
+  return {
+    items: chosen.map((s) => ({ slug: s.slug, version: s.version, content: s.content, tools: s.tools })),
+    nextCursor: null,
+  };
 }
 
 export async function routing(deps: AppDeps, ctx: RequestContext) {
   const skills = await availableTools(deps, ctx);
   return {
     items: skills.map((s) => ({ slug: s.slug, skillId: s.skillId, triggers: s.triggers, tools: s.tools })),
+    nextCursor: null,
   };
 }

@@ -1,7 +1,6 @@
 // Outbound webhooks: endpoint administration, delivery log, replay and the workspace inbox (admins, Advanced+).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
 import { registerEventFanout } from '../../platform/events/events.js';
 import { noContent, problemResponses } from '../../platform/http-schemas.js';
@@ -51,7 +50,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: 'List endpoints (without secrets)',
-        response: { 200: z.object({ items: z.array(endpointSchema) }), ...problemResponses },
+        response: { 200: listOf(endpointSchema), ...problemResponses },
       },
     },
     async (request) => service.listEndpoints(deps, requireCtx(request)),

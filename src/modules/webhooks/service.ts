@@ -125,10 +125,13 @@ export async function createEndpoint(deps: AppDeps, ctx: RequestContext, input: 
   return { ...presentEndpoint(row), secret };
 }
 
-export async function listEndpoints(deps: AppDeps, ctx: RequestContext): Promise<{ items: Endpoint[] }> {
+export async function listEndpoints(
+  deps: AppDeps,
+  ctx: RequestContext,
+): Promise<{ items: Endpoint[]; nextCursor: null }> {
   gate(ctx);
   const rows = await withTenant(deps.db, ctx, (tx) => repo.listEndpoints(tx, ctx.workspaceId));
-  return { items: rows.map(presentEndpoint) };
+  return { items: rows.map(presentEndpoint), nextCursor: null };
 }
 
 export async function getEndpoint(deps: AppDeps, ctx: RequestContext, id: string): Promise<Endpoint> {

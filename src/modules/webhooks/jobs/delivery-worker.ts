@@ -1,7 +1,6 @@
 // The webhook delivery worker: claims due deliveries, sends them signed through the SSRF-safe
 // client outside any transaction, and writes the results back in batches.
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../../config.js';
 import type { SecretKey } from '../../../platform/crypto.js';
