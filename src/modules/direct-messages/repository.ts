@@ -4,6 +4,14 @@ import { queryRows } from '../../platform/db/tenant.js';
 import { memberships, users } from '../identity/tables.js';
 import { dmMessages, dmParticipants, dmPhiReads, dmThreads } from './tables.js';
 
+/** The row of one participant of one thread. */
+const isParticipant = (workspaceId: string, threadId: string, userId: string) =>
+  and(
+    eq(dmParticipants.workspaceId, workspaceId),
+    eq(dmParticipants.threadId, threadId),
+    eq(dmParticipants.userId, userId),
+  );
+
 export type ThreadRow = typeof dmThreads.$inferSelect;
 export type ParticipantRow = typeof dmParticipants.$inferSelect;
 
@@ -93,13 +101,7 @@ export async function findThreadOfParticipant(
       dmThreads,
       and(eq(dmThreads.workspaceId, dmParticipants.workspaceId), eq(dmThreads.id, dmParticipants.threadId)),
     )
-    .where(
-      and(
-        eq(dmParticipants.workspaceId, workspaceId),
-        eq(dmParticipants.threadId, threadId),
-        eq(dmParticipants.userId, userId),
-      ),
-    );
+    .where(isParticipant(workspaceId, threadId, userId));
   return row;
 }
 
@@ -166,14 +168,7 @@ export async function advanceReceipt(
   const [row] = await tx
     .update(dmParticipants)
     .set({ lastReadSeq: seq, lastReadMessageId: messageId, readAt: at })
-    .where(
-      and(
-        eq(dmParticipants.workspaceId, workspaceId),
-        eq(dmParticipants.threadId, threadId),
-        eq(dmParticipants.userId, userId),
-        lt(dmParticipants.lastReadSeq, seq),
-      ),
-    )
+    .where(and(isParticipant(workspaceId, threadId, userId), lt(dmParticipants.lastReadSeq, seq)))
     .returning();
   return row;
 }
@@ -198,13 +193,7 @@ export async function findReceipt(tx: Tx, workspaceId: string, threadId: string,
   const [row] = await tx
     .select()
     .from(dmParticipants)
-    .where(
-      and(
-        eq(dmParticipants.workspaceId, workspaceId),
-        eq(dmParticipants.threadId, threadId),
-        eq(dmParticipants.userId, userId),
-      ),
-    );
+    .where(isParticipant(workspaceId, threadId, userId));
   return row;
 }
 
