@@ -74,4 +74,23 @@ describe('outgoing mail', () => {
     await sendDueMail(t.database, transport(), 'a@b.c');
     expect(await waitForMail(t, 'retry@example.test')).toHaveLength(1);
   });
+
+  it('drops a result whose lease another worker has taken over', async () => {
+    await withSystem(t.database.db, (tx) =>
+      enqueueMail(tx, null, { to: ['fenced@example.test'], subject: 'Fenced', text: 'x' }),
+    );
+    const takeover = {
+      async send() {
+        // While this worker is still sending, its lease runs out and another worker claims the mail.
+        await withSystem(t.database.db, (tx) =>
+          tx.execute(sql`UPDATE mail_outbox SET locked_until = now() + interval '5 minutes' WHERE subject = 'Fenced'`),
+        );
+      },
+    };
+    await sendDueMail(t.database, takeover, 'a@b.c');
+    const [row] = await withSystem(t.database.db, (tx) =>
+      queryRows<{ status: string }>(tx, sql`SELECT status FROM mail_outbox WHERE subject = 'Fenced'`),
+    );
+    expect(row.status).toBe('pending');
+  });
 });

@@ -85,9 +85,14 @@ interface ClaimedMail {
   html: string | null;
   attachments: MailAttachment[];
   attempts: number;
+  /** The lease this worker holds; results are written only while it still holds it. */
+  lease: string;
 }
 
-/** Claims due mail (SKIP LOCKED, so several instances share the work) and sends it outside any transaction. */
+/**
+ * Claims due mail (SKIP LOCKED, so several instances share the work) and sends it outside any
+ * transaction, in parallel so one slow recipient server does not hold back the rest.
+ */
 export async function sendDueMail(database: Database, transport: MailTransport, from: string): Promise<number> {
   const claimed = await withSystem(database.db, async (tx) => {
     return queryRows<ClaimedMail>(
@@ -98,36 +103,38 @@ export async function sendDueMail(database: Database, transport: MailTransport, 
                      WHERE status = 'pending' AND next_attempt_at <= now()
                        AND (locked_until IS NULL OR locked_until < now())
                      ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
-      RETURNING id, "to", subject, text, html, attachments, attempts`,
+      RETURNING id, "to", subject, text, html, attachments, attempts, locked_until::text AS lease`,
     );
   });
-  for (const mail of claimed) {
-    try {
-      await transport.send(from, {
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html ?? undefined,
-        attachments: mail.attachments,
-      });
-      await withSystem(database.db, (tx) =>
-        tx.execute(
-          sql`UPDATE mail_outbox SET status = 'sent', sent_at = now(), locked_until = NULL WHERE id = ${mail.id}`,
-        ),
-      );
-    } catch (err) {
-      const failed = mail.attempts >= MAX_ATTEMPTS;
-      const backoffSec = Math.min(3600, 5 * 2 ** mail.attempts);
-      await withSystem(database.db, (tx) =>
-        tx.execute(sql`
-          UPDATE mail_outbox SET status = ${failed ? 'failed' : 'pending'}, locked_until = NULL,
-                 last_error = ${String((err as Error).message).slice(0, 500)},
-                 next_attempt_at = now() + make_interval(secs => ${backoffSec})
-           WHERE id = ${mail.id}`),
-      );
-    }
-  }
+  await Promise.all(claimed.map((mail) => sendOne(database, transport, from, mail)));
   return claimed.length;
+}
+
+async function sendOne(database: Database, transport: MailTransport, from: string, mail: ClaimedMail): Promise<void> {
+  // Fenced by the lease: if it ran out and another worker took the mail over, this result is dropped.
+  const stillOurs = sql`id = ${mail.id} AND locked_until = ${mail.lease}::timestamptz`;
+  try {
+    await transport.send(from, {
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html ?? undefined,
+      attachments: mail.attachments,
+    });
+    await withSystem(database.db, (tx) =>
+      tx.execute(sql`UPDATE mail_outbox SET status = 'sent', sent_at = now(), locked_until = NULL WHERE ${stillOurs}`),
+    );
+  } catch (err) {
+    const failed = mail.attempts >= MAX_ATTEMPTS;
+    const backoffSec = Math.min(3600, 5 * 2 ** mail.attempts);
+    await withSystem(database.db, (tx) =>
+      tx.execute(sql`
+        UPDATE mail_outbox SET status = ${failed ? 'failed' : 'pending'}, locked_until = NULL,
+               last_error = ${String((err as Error).message).slice(0, 500)},
+               next_attempt_at = now() + make_interval(secs => ${backoffSec})
+         WHERE ${stillOurs}`),
+    );
+  }
 }
 
 export function startMailWorker(
