@@ -423,6 +423,9 @@ describe('isolation between endpoints and crash safety', () => {
       const [req] = await r.waitFor(1, 10_000);
       expect(JSON.parse(req.body).data.patient.id).toBe(patient.id);
       await waitUntil(async () => (await deliveryState(endpoint.id))[0]?.state === 'delivered', 'delivered');
+      // The lost claim used up no retry: the delivery that went out is attempt 1.
+      const log = await deliveries(endpoint.id, '', owner);
+      expect(log.items.map((a) => a.attempt)).toEqual([1]);
     } catch (err) {
       background = await t.startBackground();
       throw err;

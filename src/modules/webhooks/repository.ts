@@ -222,10 +222,11 @@ export async function claimDueDeliveries(
     claimed AS (
       UPDATE webhook_deliveries d
          SET locked_until = now() + make_interval(secs => ${opts.leaseMs / 1000}::float8),
-             lease_token = ${opts.leaseToken}, attempts = d.attempts + 1, updated_at = now()
+             lease_token = ${opts.leaseToken}, updated_at = now()
         FROM picked p
        WHERE d.ctid = p.row_id
-      RETURNING d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, d.next_attempt_at
+      -- The attempt counts once its result is recorded: a claim lost in a crash uses up no retry.
+      RETURNING d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempts + 1 AS attempts, d.next_attempt_at
     )
     SELECT c.workspace_id, c.endpoint_id, c.event_id, c.event_type, c.attempts,
            c.next_attempt_at AS scheduled_at, ev.data, ev.created_at AS event_created_at,
@@ -285,7 +286,7 @@ export async function recordAttempts(tx: Tx, results: AttemptResult[]): Promise<
     tx,
     sql`
     UPDATE webhook_deliveries d
-       SET state = v.state,
+       SET state = v.state, attempts = d.attempts + 1,
            next_attempt_at = CASE WHEN v.retry_in IS NULL THEN d.next_attempt_at
                                   ELSE now() + make_interval(secs => v.retry_in) END,
            locked_until = NULL, lease_token = NULL, last_status = v.status, last_error = v.error, updated_at = now()
