@@ -407,6 +407,48 @@ describe('isolation between endpoints and crash safety', () => {
     }
   });
 
+  it('shares a process’s slots fairly, so several slow endpoints cannot starve a fast one', async () => {
+    const owner = await createWorkspace(t, { tier: 'enterprise' });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held = async () => {
+      await gate;
+      return { status: 200 };
+    };
+    const slowA = await newReceiver({ response: held });
+    const slowB = await newReceiver({ response: held });
+    const fast = await newReceiver();
+    await createEndpoint(slowA.url, {}, owner);
+    await createEndpoint(slowB.url, {}, owner);
+    await createEndpoint(fast.url, {}, owner);
+    await background.stop();
+    // Eight slots for the whole process; without a fair share the two slow endpoints would hold them all.
+    const dedicated = await startWebhookWorker({
+      database: t.database,
+      log: t.app.log,
+      webhooks: { ...t.config.webhooks, timeoutMs: 60_000 },
+      keys: secretKeys(t.app.atrium),
+      pollMs: 50,
+      maxInFlight: 8,
+      perEndpoint: 8,
+    });
+    try {
+      const events = 12;
+      for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
+      await fast.waitFor(events, 15_000);
+      expect(slowA.requests.length + slowB.requests.length).toBeLessThanOrEqual(6);
+      release();
+      await slowA.waitFor(events, 20_000);
+      await slowB.waitFor(events, 20_000);
+    } finally {
+      release();
+      await dedicated.stop();
+      background = await t.startBackground();
+    }
+  });
+
   it('picks up a crashed worker’s claimed deliveries after the lease expires', async () => {
     const owner = await createWorkspace(t, { tier: 'enterprise' });
     const r = await newReceiver();

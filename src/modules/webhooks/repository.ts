@@ -182,18 +182,28 @@ export interface ClaimedDelivery {
  */
 export async function claimDueDeliveries(
   tx: Tx,
-  opts: { limit: number; perEndpoint: number; leaseMs: number; leaseToken: string },
+  opts: {
+    limit: number;
+    perEndpoint: number;
+    leaseMs: number;
+    leaseToken: string;
+    /** Deliveries a process may have in flight: busy endpoints share them fairly. */
+    maxInFlight?: number;
+  },
 ): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
+  const maxInFlight = opts.maxInFlight ?? opts.perEndpoint * 1000;
   return queryRows<ClaimedDelivery>(
     tx,
     sql`
-    WITH candidates AS (
+    WITH endpoints AS (
       SELECT e.workspace_id, e.id,
              -- Leased rows only (settling clears locked_until), through the small partial index on
              -- endpoint_id (endpoint ids are unique across workspaces).
              (SELECT count(*) FROM webhook_deliveries f
-               WHERE f.endpoint_id = e.id AND f.locked_until IS NOT NULL AND f.locked_until > now())::int AS in_flight
+               WHERE f.endpoint_id = e.id AND f.locked_until IS NOT NULL AND f.locked_until > now())::int AS in_flight,
+             EXISTS (SELECT 1 FROM webhook_deliveries x
+                      WHERE x.endpoint_id = e.id AND x.state = 'pending' AND x.next_attempt_at <= now()) AS has_due
         FROM webhook_endpoints e
         -- A workspace that dropped below the entitled tier gets no more deliveries (they wait, not lost).
         JOIN workspaces w ON w.id = e.workspace_id
@@ -201,6 +211,16 @@ export async function claimDueDeliveries(
          ENTITLED_TIERS.map((tier) => sql`${tier}`),
          sql`, `,
        )})
+    ),
+    -- Fair share: with N busy endpoints each may hold at most maxInFlight / N (and never more than
+    -- perEndpoint), so a few slow endpoints cannot take every slot from the others.
+    candidates AS (
+      SELECT workspace_id, id, in_flight,
+             least(${opts.perEndpoint}::int,
+                   greatest(1, ${maxInFlight}::int / greatest(1, count(*) FILTER (WHERE has_due OR in_flight > 0) OVER ()))
+             ) AS cap
+        FROM endpoints
+       WHERE has_due
        ORDER BY random()
     ),
     picked AS (
@@ -212,7 +232,7 @@ export async function claimDueDeliveries(
           WHERE x.endpoint_id = c.id AND x.workspace_id = c.workspace_id AND x.state = 'pending'
             AND x.next_attempt_at <= now() AND (x.locked_until IS NULL OR x.locked_until <= now())
           ORDER BY x.next_attempt_at
-          LIMIT greatest(0, ${opts.perEndpoint}::int - c.in_flight)
+          LIMIT greatest(0, c.cap - c.in_flight)
           FOR UPDATE SKIP LOCKED
        ) d
        LIMIT ${opts.limit}::int

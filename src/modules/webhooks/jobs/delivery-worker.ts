@@ -241,7 +241,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     if (capacity <= 0) return 0;
     const leaseToken = randomUUID();
     const claimed = await bookkeeping((tx) =>
-      repo.claimDueDeliveries(tx, { limit: Math.min(capacity, 200), perEndpoint, leaseMs, leaseToken }),
+      repo.claimDueDeliveries(tx, { limit: Math.min(capacity, 200), perEndpoint, leaseMs, leaseToken, maxInFlight }),
     );
     for (const delivery of claimed) {
       const running: Promise<void> = deliver(delivery, leaseToken)
