@@ -43,14 +43,22 @@ export const faultBody = z
 /** Mounts POST/DELETE /faults on an emulator's prefix. */
 export function registerFaultRoutes(fastify: FastifyInstance, book: FaultBook): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  app.post('/faults', { schema: { tags: ['emulators'], body: faultBody } }, async (request, reply) => {
-    book.add(request.body);
-    return reply.status(201).send({ ok: true });
-  });
-  app.delete('/faults', { schema: { tags: ['emulators'] } }, async (_request, reply) => {
-    book.clear();
-    return reply.status(204).send();
-  });
+  app.post(
+    '/faults',
+    { schema: { tags: ['emulators'], summary: 'Inject a fault into the next calls of an operation', body: faultBody } },
+    async (request, reply) => {
+      book.add(request.body);
+      return reply.status(201).send({ ok: true });
+    },
+  );
+  app.delete(
+    '/faults',
+    { schema: { tags: ['emulators'], summary: 'Clear injected faults' } },
+    async (_request, reply) => {
+      book.clear();
+      return reply.status(204).send();
+    },
+  );
 }
 
 /** Applies a fault before an operation: delays, then answers with the injected status if one is set. */

@@ -155,6 +155,7 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       config: operator,
       schema: {
         tags: ['operator'],
+        summary: 'Create an organization (groups workspaces for the HQ view)',
         body: organizationBody,
         response: { 201: organizationSchema, ...problemResponses },
       },
@@ -182,6 +183,7 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       config: operator,
       schema: {
         tags: ['operator'],
+        summary: 'Change a workspace tier or name',
         params: idParams,
         body: patchWorkspaceBody,
         response: { 200: workspaceSchema, ...problemResponses },

@@ -50,7 +50,9 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/patients/:id',
-    { schema: { tags, params: idParams, response: { 200: patientSchema, ...problemResponses } } },
+    {
+      schema: { tags, summary: 'One patient', params: idParams, response: { 200: patientSchema, ...problemResponses } },
+    },
     async (request) => service.getPatient(deps, requireCtx(request), request.params.id),
   );
 
@@ -90,6 +92,7 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
+        summary: "A patient's insurance authorizations, earliest first",
         params: idParams,
         response: { 200: listOf(authorizationSchema), ...problemResponses },
       },
