@@ -125,6 +125,11 @@ async function audit(
   return withTenant(deps.db, ctx, (tx) => writeAudit(tx, ctx, 'skill_invocation', { ...data, caller: ctx.userId }));
 }
 
+/** A model asked for a function it was never offered: refused without touching any skill, and audited. */
+export async function auditUnknownTool(deps: AppDeps, ctx: RequestContext, toolName: string): Promise<void> {
+  await audit(deps, ctx, { skillId: null, slug: '', toolName: toolName.slice(0, 64), outcome: 'denied', via: 'chat' });
+}
+
 export interface InvokeOutcome {
   invocationId: string;
   result: unknown;

@@ -58,6 +58,37 @@ describe('model provider chain', () => {
     ]);
   });
 
+  it('refuses and audits a function the model was never offered', async () => {
+    let round = 0;
+    provider.respondWith(() => {
+      round++;
+      const message =
+        round === 1
+          ? {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                { id: 'c1', type: 'function', function: { name: 'billing-codes__suggest_codes', arguments: '{}' } },
+              ],
+            }
+          : { role: 'assistant', content: 'Done' };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ choices: [{ message }] }),
+      };
+    });
+    const res = await chat('suggest billing codes');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().toolCalls).toEqual([]);
+    const audit = await t.request({ method: 'GET', url: '/api/v1/audit?kind=skill_invocation', token: ws.admin.token });
+    expect(audit.json().items[0]).toMatchObject({
+      toolName: 'billing-codes__suggest_codes',
+      outcome: 'denied',
+      caller: ws.admin.userId,
+    });
+  });
+
   it('falls back to the offline model when the configured provider fails', async () => {
     provider.respondWith({ status: 503, body: 'overloaded' });
     const res = await chat('Structure this note: Patient reports cough. Plan: follow up in a week.');

@@ -3,7 +3,7 @@
 import type { RequestContext } from '../../../platform/context.js';
 import { AppError } from '../../../platform/errors.js';
 import type { AppDeps } from '../../../platform/types.js';
-import { availableTools, invokeTool, outcomeOf } from '../dispatcher.js';
+import { auditUnknownTool, availableTools, invokeTool, outcomeOf } from '../dispatcher.js';
 import { type ChatMessage, completeWithFallback, type FunctionTool, resolveModelProviders } from './model-provider.js';
 
 export const MAX_TOOL_ROUNDS = 4;
@@ -97,6 +97,7 @@ export async function runChat(
       }
       let content: string;
       if (!target) {
+        await auditUnknownTool(deps, ctx, call.function.name);
         content = JSON.stringify({ error: { code: 'unknown_tool', detail: `No tool ${call.function.name}` } });
       } else {
         try {
