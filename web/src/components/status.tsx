@@ -82,3 +82,24 @@ export function FullPageError({ error, onRetry }: { error: unknown; onRetry?: ()
     </div>
   );
 }
+
+/** "Load more" footer for a TanStack infinite query; renders nothing when there is no next page. */
+export function LoadMore({
+  query,
+}: {
+  query: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown };
+}) {
+  if (!query.hasNextPage) return null;
+  return (
+    <div className="table-footer">
+      <button
+        type="button"
+        className="button button-secondary"
+        onClick={() => query.fetchNextPage()}
+        disabled={query.isFetchingNextPage}
+      >
+        {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
+      </button>
+    </div>
+  );
+}

@@ -1,6 +1,6 @@
 /** The patient table for one search, with loading, empty, error states and "Load more". */
 import { ApiError } from '../../api.js';
-import { EmptyState, ErrorNotice, Loading, Spinner } from '../../components/status.js';
+import { EmptyState, ErrorNotice, Loading, LoadMore, Spinner } from '../../components/status.js';
 import { Link } from '../../router.js';
 import { formatDate, formatDateTime, fullName, usePatientList } from './patients-api.js';
 
@@ -92,18 +92,7 @@ export function PatientList({ query, selectedId }: { query: string; selectedId?:
         </tbody>
       </table>
       {list.isError ? <ErrorNotice error={list.error} title="Could not load more patients" /> : null}
-      {list.hasNextPage ? (
-        <div className="table-footer">
-          <button
-            type="button"
-            className="button button-secondary"
-            onClick={() => list.fetchNextPage()}
-            disabled={list.isFetchingNextPage}
-          >
-            {list.isFetchingNextPage ? 'Loading…' : 'Load more'}
-          </button>
-        </div>
-      ) : null}
+      <LoadMore query={list} />
     </div>
   );
 }

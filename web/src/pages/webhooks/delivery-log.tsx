@@ -1,6 +1,6 @@
 /** The delivery attempts of one endpoint, newest first, with Replay per event. */
 import { useId, useState } from 'react';
-import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
+import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
 import { type Endpoint, formatDateTime, useDeliveries, useReplay } from './webhooks-api.js';
 
 export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
@@ -107,18 +107,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
               ))}
             </tbody>
           </table>
-          {log.hasNextPage ? (
-            <div className="table-footer">
-              <button
-                type="button"
-                className="button button-secondary"
-                onClick={() => log.fetchNextPage()}
-                disabled={log.isFetchingNextPage}
-              >
-                {log.isFetchingNextPage ? 'Loading…' : 'Load more'}
-              </button>
-            </div>
-          ) : null}
+          <LoadMore query={log} />
         </div>
       ) : null}
     </section>

@@ -1,6 +1,6 @@
 /** The workspace inbox: events that exhausted their retries, with a Replay to their endpoint. */
 import { useState } from 'react';
-import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
+import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
 import { Link } from '../../router.js';
 import { type Endpoint, formatDateTime, useInbox, useReplay } from './webhooks-api.js';
 
@@ -84,13 +84,7 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
               })}
             </tbody>
           </table>
-          {inbox.hasNextPage ? (
-            <div className="table-footer">
-              <button type="button" className="button button-secondary" onClick={() => inbox.fetchNextPage()}>
-                Load more
-              </button>
-            </div>
-          ) : null}
+          <LoadMore query={inbox} />
         </div>
       ) : null}
     </section>
