@@ -1,6 +1,5 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { timestamptz as ts } from './db/columns.js';
 
 /** Append-only audit trail (UPDATE/DELETE are refused by a trigger). */
 export const auditLog = pgTable(

@@ -1,6 +1,5 @@
-import { date, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /** An insurance claim: submitted, then adjudicated once (paid or denied). */
 export const claims = pgTable(

@@ -1,7 +1,6 @@
-import { index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import type { SkillManifest } from '../../../packages/skill-sdk/src/manifest.js';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /**
  * One row per (workspace, skill) ever installed. Uninstalling keeps the row with status

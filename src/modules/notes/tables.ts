@@ -1,6 +1,5 @@
-import { index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /** A SOAP clinical note; immutable once signed. */
 export const soapNotes = pgTable(

@@ -1,7 +1,6 @@
-import { date, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { timestamptz as ts } from '../../platform/db/columns.js';
 import { workspaces } from '../identity/tables.js';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const patients = pgTable(
   'patients',

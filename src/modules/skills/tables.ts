@@ -1,6 +1,5 @@
-import { date, index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { date, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /** A patient's insurance coverage (billing data), written and read by skills under billing:* scopes. */
 export const patientCoverages = pgTable(

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { boolean, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /** A workspace's webhook endpoint. Secrets are stored encrypted (AES-256-GCM, bound to workspace and id). */
 export const webhookEndpoints = pgTable(
