@@ -1,3 +1,4 @@
+// Dependency-free: the web app imports it too.
 /** `@patient:<id>` tokens; the id runs until a character that cannot be part of an id. */
 const MENTION = /@patient:([A-Za-z0-9_-]{1,100})/g;
 

@@ -1,34 +1,14 @@
 /** Marketplace and assistant API calls with their TanStack Query hooks. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { SkillManifest as Manifest } from '../../../../packages/skill-sdk/src/manifest.js';
 import { api } from '../../api.js';
 
-export interface ScopeDeclaration {
-  scope: string;
-  reason: string;
-}
-
-export interface Tool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  requiredScopes: string[];
-}
-
-export interface Manifest {
-  slug: string;
-  skillId: string;
-  name: string;
-  summary: string;
-  description: string;
-  category: string;
-  version: string;
-  publisher: string;
-  minTier: 'free' | 'standard' | 'advanced' | 'enterprise';
-  visibility: 'public' | 'private';
-  scopes: ScopeDeclaration[];
-  tools: Tool[];
-  triggers?: string[];
-}
+// The Skill SDK's manifest types (type-only: nothing of the SDK is bundled).
+export type {
+  ScopeDeclaration,
+  SkillManifest as Manifest,
+  ToolDefinition as Tool,
+} from '../../../../packages/skill-sdk/src/manifest.js';
 
 export interface CatalogItem extends Manifest {
   installed: boolean;

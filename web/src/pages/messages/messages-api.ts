@@ -181,20 +181,8 @@ export function useThreadEvents(threadId: string, onMessage: (message: Message) 
   return state;
 }
 
-/** Splits a body into text and `@patient:<id>` parts (same token rule as the server). */
-export function splitMentions(body: string): ({ text: string } | { patientId: string })[] {
-  const parts: ({ text: string } | { patientId: string })[] = [];
-  const pattern = /@patient:([A-Za-z0-9_-]{1,100})/g;
-  let last = 0;
-  for (const match of body.matchAll(pattern)) {
-    const at = match.index ?? 0;
-    if (at > last) parts.push({ text: body.slice(last, at) });
-    parts.push({ patientId: match[1] });
-    last = at + match[0].length;
-  }
-  if (last < body.length) parts.push({ text: body.slice(last) });
-  return parts;
-}
+// The server's own token rule, so the page and the PHI audit agree on what a mention is.
+export { splitMentions } from '../../../../src/modules/direct-messages/mentions.js';
 
 export function formatTime(value: string): string {
   const at = new Date(value);
