@@ -10,7 +10,7 @@ export interface Background {
   stop(): Promise<void>;
 }
 
-export function mailTransportFor(app: FastifyInstance): MailTransport | undefined {
+function mailTransportFor(app: FastifyInstance): MailTransport | undefined {
   const { config } = app.atrium;
   if (config.smtpUrl) return smtpTransport(config.smtpUrl);
   if (config.emulators) return emulatorTransport(app.atrium.selfUrl);

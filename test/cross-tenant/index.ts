@@ -11,6 +11,3 @@ export const ALL_CASES: CrossTenantCase[] = [
   ...webhookCases,
   ...marketplaceCases,
 ];
-
-/** Routes that hold no tenant-owned resource id in their path (or are checked elsewhere). */
-export const EXEMPT_ROUTES = new Set<string>([]);

@@ -22,7 +22,7 @@ function bearer(request: FastifyRequest): string | undefined {
 
 const unauthenticated = () => new AppError('unauthenticated', 401, 'Sign in or send a valid API token');
 
-export function contextFor(request: FastifyRequest, p: Principal, via: RequestContext['via']): RequestContext {
+function contextFor(request: FastifyRequest, p: Principal, via: RequestContext['via']): RequestContext {
   return {
     workspaceId: p.workspaceId,
     organizationId: p.organizationId,
@@ -54,7 +54,7 @@ function checkCsrf(app: FastifyInstance, request: FastifyRequest): void {
 }
 
 /** Resolves the caller from an API token or the session cookie; undefined when neither is valid. */
-export async function resolvePrincipal(
+async function resolvePrincipal(
   app: FastifyInstance,
   request: FastifyRequest,
 ): Promise<{ principal: Principal; via: 'token' | 'session' } | undefined> {
