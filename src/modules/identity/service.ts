@@ -170,7 +170,10 @@ export async function createOrganization(deps: AppDeps, name: string) {
 }
 
 /** Adds a member (creating the user when the e-mail is new) and issues them an API token. */
-async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput) {
+/** scrypt is deliberately slow: hash before opening the transaction, not while holding it. */
+const hashIfGiven = (password: string | undefined) => (password ? hashPassword(password) : Promise.resolve(null));
+
+async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput, passwordHash: string | null) {
   let user = await repo.findUserByEmail(tx, input.email);
   if (!user) {
     const id = newId('usr');
@@ -178,11 +181,11 @@ async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput) {
       id,
       email: input.email,
       name: input.name,
-      passwordHash: input.password ? await hashPassword(input.password) : null,
+      passwordHash,
     });
     user = await repo.findUser(tx, id);
-  } else if (input.password && !user.passwordHash) {
-    await repo.setUserPassword(tx, user.id, await hashPassword(input.password));
+  } else if (passwordHash && !user.passwordHash) {
+    await repo.setUserPassword(tx, user.id, passwordHash);
   }
   await repo.upsertMembership(tx, {
     workspaceId,
@@ -201,6 +204,7 @@ async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput) {
 }
 
 export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput) {
+  const passwordHash = await hashIfGiven(input.admin.password);
   return withSystem(deps.db, async (tx) => {
     if (input.organizationId && !(await repo.findOrganization(tx, input.organizationId))) {
       throw new AppError('unprocessable', 422, 'Unknown organization', {
@@ -213,7 +217,12 @@ export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput
       tier: input.tier,
       organizationId: input.organizationId ?? null,
     });
-    const admin = await addMemberIn(tx, workspace.id, { ...input.admin, role: 'admin', isProvider: false });
+    const admin = await addMemberIn(
+      tx,
+      workspace.id,
+      { ...input.admin, role: 'admin', isProvider: false },
+      passwordHash,
+    );
     return { workspace: present(workspace), admin };
   });
 }
@@ -242,9 +251,10 @@ export async function patchWorkspace(
 }
 
 export async function addMember(deps: AppDeps, workspaceId: string, input: MemberInput) {
+  const passwordHash = await hashIfGiven(input.password);
   return withSystem(deps.db, async (tx) => {
     if (!(await repo.findWorkspace(tx, workspaceId))) throw notFound('Workspace');
-    const added = await addMemberIn(tx, workspaceId, input);
+    const added = await addMemberIn(tx, workspaceId, input, passwordHash);
     // An existing member's role or provider flag may have changed.
     await invalidateCredential(tx, deps.principals, '*');
     return added;
