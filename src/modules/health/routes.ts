@@ -2,18 +2,7 @@
 
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import client from 'prom-client';
-
-export const metricsRegistry = new client.Registry();
-client.collectDefaultMetrics({ register: metricsRegistry });
-
-export const httpDuration = new client.Histogram({
-  name: 'atrium_http_request_duration_seconds',
-  help: 'HTTP request duration by route and status',
-  labelNames: ['method', 'route', 'status'],
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-  registers: [metricsRegistry],
-});
+import { metricsRegistry } from '../../platform/metrics.js';
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
@@ -62,9 +51,4 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       return metricsRegistry.metrics();
     },
   );
-
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
-  });
 }
