@@ -74,7 +74,8 @@ export async function sendAttempt(
     const headers = flattenHeaders(response.headers);
     const declared = Number(headers['content-length']);
     if (init.oversize === 'error' && declared > init.maxResponseBytes) {
-      response.body.destroy();
+      // Drops the connection rather than reading a body we would refuse anyway.
+      response.body.on('error', () => undefined).destroy();
       throw tooLarge(init);
     }
     const { body, truncated } = await readCapped(response.body, init);

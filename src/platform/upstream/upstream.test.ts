@@ -1,0 +1,431 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { UnsafeUrlError } from '../http/url-guard.js';
+import { metricsRegistry } from '../metrics.js';
+import {
+  closeUpstreamPools,
+  createUpstream,
+  parseRetryAfterMs,
+  UpstreamError,
+  upstreamAppError,
+  upstreamStats,
+} from './index.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  remotePort: number;
+  at: number;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen) => void;
+
+/** A plain HTTP server on 127.0.0.1 that records requests and answers with the current handler. */
+async function startServer() {
+  const seen: Seen[] = [];
+  let handler: Handler = (_req, res) => res.end('ok');
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const entry = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort ?? 0,
+        at: Date.now(),
+      };
+      seen.push(entry);
+      handler(req, res, entry);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    handle(next: Handler) {
+      handler = next;
+    },
+    /** Answers with these statuses in turn, then 200 'ok' for ever. */
+    sequence(...statuses: Array<number | [number, Record<string, string>]>) {
+      let i = 0;
+      handler = (_req, res) => {
+        const next = statuses[i++];
+        if (next === undefined) return void res.end('ok');
+        const [status, headers] = Array.isArray(next) ? next : [next, {}];
+        res.writeHead(status, headers).end(`status ${status}`);
+      };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+type TestServer = Awaited<ReturnType<typeof startServer>>;
+
+async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {
+  return promise.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (err: unknown) => err as UpstreamError,
+  );
+}
+
+async function closedPort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let server: TestServer;
+let n = 0;
+/** A fresh upstream name per test, so breakers and stats do not leak between tests. */
+const uniqueName = () => `test-${++n}`;
+const fastRetries = { retryBaseDelayMs: 10, retryMaxDelayMs: 20 };
+
+beforeAll(async () => {
+  server = await startServer();
+});
+beforeEach(() => {
+  server.seen.length = 0;
+  server.handle((_req, res) => res.end('ok'));
+});
+afterAll(async () => {
+  await closeUpstreamPools();
+  await server.close();
+});
+
+describe('upstream calls against a local HTTP server', () => {
+  it('sends method, path, query, JSON body and headers, and returns the answer', async () => {
+    server.handle((_req, res) =>
+      res.writeHead(201, { 'content-type': 'application/json', 'x-a': 'b' }).end('{"id":1}'),
+    );
+    const api = createUpstream({
+      name: uniqueName(),
+      baseUrl: `${server.url}/v1/`,
+      headers: { authorization: 'Bearer k' },
+    });
+    const res = await api.request({
+      method: 'POST',
+      path: '/things',
+      query: { q: 'x y', skip: undefined },
+      json: { a: 1 },
+    });
+    expect(res).toMatchObject({ status: 201, ok: true, attempts: 1, headers: { 'x-a': 'b' } });
+    expect(res.json()).toEqual({ id: 1 });
+    const [req] = server.seen;
+    expect(req).toMatchObject({ method: 'POST', url: '/v1/things?q=x+y', body: '{"a":1}' });
+    expect(req.headers).toMatchObject({ authorization: 'Bearer k', 'content-type': 'application/json' });
+  });
+
+  it('reuses keep-alive connections', async () => {
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url });
+    for (let i = 0; i < 6; i++) await api.request({ path: `/n/${i}` });
+    const ports = new Set(server.seen.map((req) => req.remotePort));
+    // undici may open a second socket while the first settles; never one per request.
+    expect(ports.size).toBeLessThanOrEqual(2);
+  });
+
+  it('forwards the caller request id as x-request-id', async () => {
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url });
+    await api.request({ path: '/a', ctx: { requestId: 'req-ctx-1' } });
+    await api.request({ path: '/b', requestId: 'req-explicit-2' });
+    await api.request({ path: '/c' });
+    expect(server.seen.map((req) => req.headers['x-request-id'])).toEqual(['req-ctx-1', 'req-explicit-2', undefined]);
+  });
+
+  it('times out when the headers are late, and when the body never ends', async () => {
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, timeoutMs: 200, retries: 0 });
+    server.handle((_req, res) => void setTimeout(() => res.end('late'), 1500));
+    const started = Date.now();
+    const late = await failureOf(api.request({ path: '/slow' }));
+    expect(late).toBeInstanceOf(UpstreamError);
+    expect(late.kind).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(1000);
+
+    server.handle((_req, res) => {
+      res.writeHead(200);
+      res.write('partial'); // and never ends
+    });
+    expect((await failureOf(api.request({ path: '/stuck' }))).kind).toBe('timeout');
+  });
+
+  it('reports a refused connection as connect, after retrying an idempotent call', async () => {
+    const api = createUpstream({
+      name: uniqueName(),
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      ...fastRetries,
+    });
+    const err = await failureOf(api.request({ path: '/' }));
+    expect(err.kind).toBe('connect');
+    expect(err.message).toContain('ECONNREFUSED');
+    expect(err.details.attempts).toBe(3);
+  });
+});
+
+describe('retries', () => {
+  it('retries a GET on 503 and returns the later success', async () => {
+    server.sequence(503);
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, ...fastRetries });
+    const res = await api.request({ path: '/flaky' });
+    expect(res).toMatchObject({ status: 200, attempts: 2 });
+    expect(server.seen.map((req) => req.method)).toEqual(['GET', 'GET']);
+  });
+
+  it('never retries a POST, even on 503 or a timeout', async () => {
+    server.sequence(503);
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, timeoutMs: 150, ...fastRetries });
+    const res = await api.request({ method: 'POST', path: '/charge', body: 'x' });
+    expect(res).toMatchObject({ status: 503, attempts: 1, ok: false });
+    expect(server.seen).toHaveLength(1);
+
+    server.handle((_req, res) => void setTimeout(() => res.end('late'), 500));
+    const err = await failureOf(api.request({ method: 'POST', path: '/charge', body: 'y' }));
+    expect(err.kind).toBe('timeout');
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('retries a POST the caller marks idempotent (e.g. one carrying an idempotency key)', async () => {
+    server.sequence(502, 504);
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, ...fastRetries });
+    const res = await api.request({
+      method: 'POST',
+      path: '/pay',
+      headers: { 'idempotency-key': 'k1' },
+      idempotent: true,
+    });
+    expect(res).toMatchObject({ status: 200, attempts: 3 });
+    expect(server.seen).toHaveLength(3);
+  });
+
+  it('does not retry statuses that will not change (500, 4xx)', async () => {
+    server.sequence(500);
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, ...fastRetries });
+    expect((await api.request({ path: '/bug' })).status).toBe(500);
+    server.sequence(404);
+    expect((await api.request({ path: '/missing' })).status).toBe(404);
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('gives up after the retry budget and returns the last answer', async () => {
+    server.sequence(503, 503, 503, 503);
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, retries: 2, ...fastRetries });
+    expect(await api.request({ path: '/down' })).toMatchObject({ status: 503, attempts: 3 });
+    expect(server.seen).toHaveLength(3);
+  });
+
+  it('waits as long as Retry-After asks, within the cap', async () => {
+    server.sequence([429, { 'retry-after': '1' }]);
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, ...fastRetries });
+    const res = await api.request({ path: '/limited' });
+    expect(res).toMatchObject({ status: 200, attempts: 2 });
+    const [first, second] = server.seen;
+    expect(second.at - first.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('does not wait for a Retry-After past the cap: the answer comes back at once', async () => {
+    server.sequence([503, { 'retry-after': '120' }]);
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, retryAfterCapMs: 5000, ...fastRetries });
+    const started = Date.now();
+    const res = await api.request({ path: '/maintenance' });
+    expect(res).toMatchObject({ status: 503, attempts: 1, headers: { 'retry-after': '120' } });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfterMs('3', now)).toBe(3000);
+    expect(parseRetryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfterMs('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfterMs('soon', now)).toBeNull();
+    expect(parseRetryAfterMs(undefined, now)).toBeNull();
+  });
+});
+
+describe('circuit breaker', () => {
+  const breaker = { consecutiveFailures: 3, halfOpenAfterMs: 300 };
+
+  it('opens after N failures, then fails fast without touching the server', async () => {
+    server.handle((_req, res) => res.writeHead(500).end('down'));
+    const name = uniqueName();
+    const api = createUpstream({ name, baseUrl: server.url, breaker, retries: 0 });
+    for (let i = 0; i < 3; i++) expect((await api.request({ method: 'POST', path: '/x' })).status).toBe(500);
+    expect(upstreamStats(name).breaker).toBe('open');
+
+    const err = await failureOf(api.request({ method: 'POST', path: '/x' }));
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect(err.kind).toBe('breaker_open');
+    expect(server.seen).toHaveLength(3);
+    expect(upstreamStats(name)).toMatchObject({ count: 3, errors: 3, errorRate: 1, rejected: 1 });
+
+    const problem = upstreamAppError(err, 'The test API');
+    expect(problem).toMatchObject({ code: 'unavailable', status: 503 });
+  });
+
+  it('opens on transport failures too, and stops retries at once', async () => {
+    const name = uniqueName();
+    const api = createUpstream({
+      name,
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      breaker: { consecutiveFailures: 2, halfOpenAfterMs: 60_000 },
+      ...fastRetries,
+    });
+    // A GET is retried: its second attempt is the second failure, the third finds the breaker open.
+    const err = await failureOf(api.request({ path: '/' }));
+    expect(err.kind).toBe('breaker_open');
+    expect(upstreamStats(name)).toMatchObject({ count: 2, errors: 2, rejected: 1, breaker: 'open' });
+  });
+
+  it('half-opens after the cool-down and closes after a success', async () => {
+    server.handle((_req, res) => res.writeHead(503).end('down'));
+    const name = uniqueName();
+    const api = createUpstream({ name, baseUrl: server.url, breaker, retries: 0 });
+    for (let i = 0; i < 3; i++) await api.request({ path: '/y' });
+    expect((await failureOf(api.request({ path: '/y' }))).kind).toBe('breaker_open');
+
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    // Still failing: the half-open test call reaches the server and opens the breaker again.
+    expect((await api.request({ path: '/y' })).status).toBe(503);
+    expect(server.seen).toHaveLength(4);
+    expect((await failureOf(api.request({ path: '/y' }))).kind).toBe('breaker_open');
+
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    server.handle((_req, res) => res.end('back'));
+    expect((await api.request({ path: '/y' })).text()).toBe('back');
+    expect(upstreamStats(name).breaker).toBe('closed');
+    for (let i = 0; i < 3; i++) expect((await api.request({ path: '/y' })).status).toBe(200);
+    expect(server.seen).toHaveLength(8);
+  });
+
+  it('opens on a failure ratio even without N failures in a row', async () => {
+    let i = 0;
+    server.handle((_req, res) => res.writeHead(i++ % 2 === 0 ? 502 : 200).end());
+    const name = uniqueName();
+    const api = createUpstream({
+      name,
+      baseUrl: server.url,
+      retries: 0,
+      breaker: { consecutiveFailures: 2, failureRatio: 0.4, windowSize: 10, minimumCalls: 6 },
+    });
+    // Fail, ok, fail, ok, fail, ok, fail: never 2 in a row, but 4 of 7 (> 40 %) once 6 calls are in.
+    for (let call = 0; call < 7; call++) await api.request({ path: '/z' });
+    expect(upstreamStats(name).breaker).toBe('open');
+  });
+
+  it('keeps one breaker per origin and breaker key', async () => {
+    const other = await startServer();
+    try {
+      server.handle((_req, res) => res.writeHead(500).end());
+      const name = uniqueName();
+      const config = { name, breaker, retries: 0 };
+      const api = createUpstream(config);
+      for (let i = 0; i < 3; i++) await api.request({ url: `${server.url}/a` });
+      expect((await failureOf(api.request({ url: `${server.url}/a` }))).kind).toBe('breaker_open');
+      expect((await api.request({ url: `${other.url}/a` })).status).toBe(200);
+      expect((await api.request({ url: `${server.url}/a`, breakerKey: 'tenant-2' })).status).toBe(500);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('can be turned off', async () => {
+    server.handle((_req, res) => res.writeHead(500).end());
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, breaker: false, retries: 0 });
+    for (let i = 0; i < 8; i++) expect((await api.request({ path: '/w' })).status).toBe(500);
+    expect(server.seen).toHaveLength(8);
+  });
+});
+
+describe('metrics and stats', () => {
+  it('records latency and errors per upstream', async () => {
+    const name = uniqueName();
+    const api = createUpstream({ name, baseUrl: server.url, retries: 0 });
+    server.handle((req, res) => void setTimeout(() => res.writeHead(req.url === '/bad' ? 502 : 200).end(), 20));
+    for (let i = 0; i < 3; i++) await api.request({ path: '/good' });
+    await api.request({ path: '/bad' });
+
+    const stats = upstreamStats(name);
+    expect(stats).toMatchObject({
+      upstream: name,
+      count: 4,
+      errors: 1,
+      errorRate: 0.25,
+      rejected: 0,
+      breaker: 'closed',
+    });
+    expect(stats.p50Ms).toBeGreaterThanOrEqual(15);
+    expect(stats.p95Ms).toBeGreaterThanOrEqual(stats.p50Ms ?? 0);
+    expect(upstreamStats('never-called')).toMatchObject({ count: 0, errorRate: 0, p50Ms: null, breaker: 'closed' });
+
+    const text = await metricsRegistry.metrics();
+    expect(text).toContain(`atrium_upstream_request_duration_seconds_count{upstream="${name}",outcome="ok"} 3`);
+    expect(text).toContain(`atrium_upstream_request_duration_seconds_count{upstream="${name}",outcome="http_5xx"} 1`);
+    expect(text).toContain(`atrium_upstream_errors_total{upstream="${name}",kind="http_5xx"} 1`);
+    expect(text).toContain(`atrium_upstream_breaker_state{upstream="${name}"} 0`);
+  });
+});
+
+describe('response size cap', () => {
+  it('fails with body_too_large past the cap, declared or streamed', async () => {
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, maxResponseBytes: 1000, retries: 0 });
+    server.handle((_req, res) => res.end('x'.repeat(5000)));
+    expect((await failureOf(api.request({ path: '/big' }))).kind).toBe('body_too_large');
+
+    server.handle((_req, res) => {
+      res.writeHead(200); // chunked: no content-length to judge by
+      for (let i = 0; i < 10; i++) res.write('y'.repeat(500));
+      res.end();
+    });
+    expect((await failureOf(api.request({ path: '/stream' }))).kind).toBe('body_too_large');
+
+    server.handle((_req, res) => res.end('z'.repeat(1000)));
+    expect((await api.request({ path: '/exact' })).body.length).toBe(1000);
+  });
+
+  it('keeps the first bytes in truncate mode', async () => {
+    const api = createUpstream({
+      name: uniqueName(),
+      baseUrl: server.url,
+      maxResponseBytes: 100,
+      oversize: 'truncate',
+    });
+    server.handle((_req, res) => res.end('q'.repeat(5000)));
+    const res = await api.request({ path: '/big' });
+    expect(res).toMatchObject({ status: 200, truncated: true });
+    expect(res.text()).toBe('q'.repeat(100));
+  });
+});
+
+describe('errors', () => {
+  it('throws http_status for 4xx/5xx when asked, with the status and a body excerpt', async () => {
+    server.handle((_req, res) => res.writeHead(400).end('{"error":"invalid_grant"}'));
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url });
+    const err = await failureOf(api.request({ method: 'POST', path: '/token', throwOnHttpError: true }));
+    expect(err).toMatchObject({ kind: 'http_status', status: 400, details: { body: '{"error":"invalid_grant"}' } });
+    expect(upstreamAppError(err, 'The provider')).toMatchObject({ code: 'upstream_failed', status: 502 });
+  });
+
+  it('applies the customer URL policy before connecting', async () => {
+    const api = createUpstream({ name: uniqueName(), customerUrls: { allowCidrs: [] } });
+    const plain = await failureOf(api.request({ method: 'POST', url: `${server.url}/hook` }));
+    expect(plain).toBeInstanceOf(UnsafeUrlError);
+    expect((plain as unknown as UnsafeUrlError).reason).toBe('scheme');
+    const port = new URL(server.url).port;
+    const blocked = await failureOf(api.request({ method: 'POST', url: `https://127.0.0.1:${port}/hook` }));
+    expect((blocked as unknown as UnsafeUrlError).reason).toBe('blocked_address');
+    expect(server.seen).toHaveLength(0);
+  });
+});
