@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseDuration, parseDurationList } from './platform/duration.js';
+import { parseAllowCidrs } from './platform/http/address-policy.js';
+import { parseTrustedProxies } from './platform/http/trust-proxy.js';
 
 const bool = (fallback: boolean) =>
   z
@@ -50,8 +52,11 @@ const envSchema = z.object({
   ATRIUM_LOG_LEVEL: z.string().default('info'),
   ATRIUM_WORKER_POLL: duration('1s'),
   ATRIUM_SIGNIN_ACCOUNT_LIMIT: z.coerce.number().int().positive().default(5),
+  ATRIUM_SIGNIN_ACCOUNT_CEILING: z.coerce.number().int().positive().default(200),
   ATRIUM_SIGNIN_ADDRESS_LIMIT: z.coerce.number().int().positive().default(20),
   ATRIUM_SIGNIN_WINDOW: duration('15m'),
+  ATRIUM_SIGNIN_BACKOFF: duration('2s'),
+  ATRIUM_TRUST_PROXY: z.string().default(''),
   ATRIUM_SESSION_TTL: duration('12h'),
   ATRIUM_AI_BASE_URL: z
     .string()
@@ -85,7 +90,14 @@ export interface Config {
   mailFrom: string;
   logLevel: string;
   workerPollMs: number;
-  signIn: { accountLimit: number; addressLimit: number; windowMs: number };
+  /**
+   * Failed sign-ins: `accountLimit` per (account, address) before each further attempt waits
+   * `backoffMs` doubling (capped at the window); `accountCeiling` per account from all addresses;
+   * `addressLimit` per address; all per `windowMs`.
+   */
+  signIn: { accountLimit: number; accountCeiling: number; addressLimit: number; windowMs: number; backoffMs: number };
+  /** Reverse proxies (addresses/CIDRs) whose X-Forwarded-For is believed; empty = none. */
+  trustProxy: string[];
   sessionTtlMs: number;
   /** Chat model provider (OpenAI-compatible); the offline emulator follows it in the fallback chain. */
   ai: { baseUrl?: string; apiKey?: string; model: string; timeoutMs: number };
@@ -117,7 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
-  const nodeEnv = e.NODE_ENV === 'production' ? 'production' : e.NODE_ENV === 'test' ? 'test' : 'development';
+  const envName = e.NODE_ENV.trim().toLowerCase();
+  const nodeEnv = envName === 'production' ? 'production' : envName === 'test' ? 'test' : 'development';
   const production = nodeEnv === 'production';
   const emulators =
     e.ATRIUM_EMULATORS === undefined || e.ATRIUM_EMULATORS === '' ? !production : bool(false).parse(e.ATRIUM_EMULATORS);
@@ -126,12 +139,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (production && emulators) throw new ConfigError('ATRIUM_EMULATORS must be off in production');
   if (production && !e.ATRIUM_ENCRYPTION_KEY) throw new ConfigError('ATRIUM_ENCRYPTION_KEY is required in production');
   if (production && !e.ATRIUM_OPERATOR_TOKEN) throw new ConfigError('ATRIUM_OPERATOR_TOKEN is required in production');
+  const seedDemo =
+    e.ATRIUM_SEED_DEMO === undefined || e.ATRIUM_SEED_DEMO === '' ? 'auto' : bool(false).parse(e.ATRIUM_SEED_DEMO);
+  // The demo accounts' password is published in the README: production never creates them.
+  if (production && seedDemo === true) {
+    throw new ConfigError('ATRIUM_SEED_DEMO must be off in production (the demo accounts have a published password)');
+  }
+  let trustProxy: string[];
+  try {
+    trustProxy = parseTrustedProxies(e.ATRIUM_TRUST_PROXY);
+  } catch (err) {
+    throw new ConfigError(`ATRIUM_TRUST_PROXY: ${(err as Error).message}`);
+  }
 
   let retryDelaysMs: number[];
   try {
     retryDelaysMs = parseDurationList(e.ATRIUM_WEBHOOK_RETRY_DELAYS);
   } catch (err) {
     throw new ConfigError(`ATRIUM_WEBHOOK_RETRY_DELAYS: ${(err as Error).message}`);
+  }
+
+  let allowCidrs: string[];
+  try {
+    allowCidrs = parseAllowCidrs(e.ATRIUM_WEBHOOK_ALLOW_CIDRS);
+  } catch (err) {
+    throw new ConfigError(`ATRIUM_WEBHOOK_ALLOW_CIDRS: ${(err as Error).message}`);
   }
 
   const keyText = e.ATRIUM_ENCRYPTION_KEY ?? developmentKey(dataDir);
@@ -149,14 +181,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: decodeKey(keyText),
     encryptionKeyId: 'k1',
     emulators,
-    seedDemo:
-      e.ATRIUM_SEED_DEMO === undefined || e.ATRIUM_SEED_DEMO === '' ? 'auto' : bool(false).parse(e.ATRIUM_SEED_DEMO),
+    seedDemo: production ? false : seedDemo,
     webhooks: {
       retryDelaysMs,
       timeoutMs: e.ATRIUM_WEBHOOK_TIMEOUT,
-      allowCidrs: e.ATRIUM_WEBHOOK_ALLOW_CIDRS.split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
+      allowCidrs,
     },
     health: { intervalMs: e.ATRIUM_HEALTH_INTERVAL, ttlMs: e.ATRIUM_HEALTH_TTL },
     cronSecret: e.ATRIUM_CRON_SECRET || undefined,
@@ -169,9 +198,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerPollMs: e.ATRIUM_WORKER_POLL,
     signIn: {
       accountLimit: e.ATRIUM_SIGNIN_ACCOUNT_LIMIT,
+      accountCeiling: e.ATRIUM_SIGNIN_ACCOUNT_CEILING,
       addressLimit: e.ATRIUM_SIGNIN_ADDRESS_LIMIT,
       windowMs: e.ATRIUM_SIGNIN_WINDOW,
+      backoffMs: e.ATRIUM_SIGNIN_BACKOFF,
     },
+    trustProxy,
     sessionTtlMs: e.ATRIUM_SESSION_TTL,
     ai: {
       baseUrl: e.ATRIUM_AI_BASE_URL?.replace(/\/$/, ''),

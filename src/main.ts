@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './platform/db/client.js';
-import { DEMO_PASSWORD, DEMO_USERS, isEmpty, seedDemo } from './seed.js';
+import { DEMO_PASSWORD, DEMO_USERS, isEmpty, seedDemo, shouldSeedDemo } from './seed.js';
 import { startBackground } from './workers.js';
 
 async function main(): Promise<void> {
@@ -10,8 +10,7 @@ async function main(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pglite') });
   const app = await buildApp({ config, database });
 
-  const empty = await isEmpty(app);
-  const seed = config.seedDemo === 'auto' ? !config.databaseUrl && empty : config.seedDemo && empty;
+  const seed = shouldSeedDemo(config, await isEmpty(app));
   if (seed) await seedDemo(app);
 
   await app.listen({ port: config.port, host: config.host });

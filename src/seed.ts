@@ -1,10 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
 import { addMember, createOrganization, createWorkspace } from './modules/identity/service.js';
 import { addAuthorization, createPatient } from './modules/patients/service.js';
 import type { RequestContext } from './platform/context.js';
 import { queryRows, withSystem } from './platform/db/tenant.js';
 
+/** Published in the README: which is why production never creates these accounts. */
 export const DEMO_PASSWORD = 'atrium-demo-2026';
 
 export const DEMO_USERS = [
@@ -33,9 +35,19 @@ export async function isEmpty(app: FastifyInstance): Promise<boolean> {
   return Number(rows[0]?.n ?? 0) === 0;
 }
 
+/** Whether this start creates the demo organization: on a new database, and never in production. */
+export function shouldSeedDemo(config: Config, databaseEmpty: boolean): boolean {
+  if (config.env === 'production' || !databaseEmpty) return false;
+  return config.seedDemo === 'auto' ? !config.databaseUrl : config.seedDemo;
+}
+
 /** The demo organization: an Enterprise and a Standard workspace, admins, members, providers, patients. */
 export async function seedDemo(app: FastifyInstance) {
   const deps = app.atrium;
+  // Its accounts' password is published: production never creates an account anyone can sign in to.
+  if (deps.config.env === 'production') {
+    throw new Error('The demo organization is never created in production (its password is published)');
+  }
   const org = await createOrganization(deps, 'Riverside Care Group');
   const clinic = await createWorkspace(deps, {
     name: 'Riverside Clinic',

@@ -19,6 +19,9 @@ export interface TestWorkspace {
 
 const unique = () => randomBytes(4).toString('hex');
 
+/** Password of every factory-made user (strong enough for the password policy). */
+export const TEST_PASSWORD = 'kettle-orbit-maple-91';
+
 export async function createOrganization(t: TestApp, name = `Org ${unique()}`): Promise<{ id: string; name: string }> {
   const res = await t.request({
     method: 'POST',
@@ -30,7 +33,7 @@ export async function createOrganization(t: TestApp, name = `Org ${unique()}`): 
   return res.json();
 }
 
-/** A workspace with its first admin (password `password123` for browser sign-in). */
+/** A workspace with its first admin (password `TEST_PASSWORD` for browser sign-in). */
 export async function createWorkspace(
   t: TestApp,
   opts: { tier?: Tier; name?: string; organizationId?: string; adminEmail?: string } = {},
@@ -44,7 +47,7 @@ export async function createWorkspace(
       name: opts.name ?? `Workspace ${unique()}`,
       tier: opts.tier ?? 'enterprise',
       organizationId: opts.organizationId,
-      admin: { email, name: 'Test Admin', password: 'password123' },
+      admin: { email, name: 'Test Admin', password: TEST_PASSWORD },
     },
   });
   expect(res.statusCode, res.body).toBe(201);
@@ -67,7 +70,7 @@ export async function addMember(
       name: opts.name ?? 'Test Member',
       role: opts.role ?? 'member',
       isProvider: opts.isProvider ?? false,
-      password: 'password123',
+      password: TEST_PASSWORD,
     },
   });
   expect(res.statusCode, res.body).toBe(201);

@@ -1,13 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { addMember, createOrganization, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import {
+  addMember,
+  createOrganization,
+  createWorkspace,
+  setTier,
+  TEST_PASSWORD,
+  type TestWorkspace,
+} from '../../../test/helpers/factories.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
 let other: TestWorkspace;
 
 beforeAll(async () => {
-  t = await createTestApp({ signIn: { accountLimit: 3, addressLimit: 50, windowMs: 60_000 } });
+  t = await createTestApp({
+    signIn: { accountLimit: 3, accountCeiling: 1000, addressLimit: 50, windowMs: 60_000, backoffMs: 5_000 },
+  });
   ws = await createWorkspace(t, { tier: 'standard', name: 'Main', adminEmail: 'boss@example.test' });
   other = await createWorkspace(t, { tier: 'advanced', name: 'Second' });
   await addMember(t, other, { email: 'boss@example.test', role: 'member' });
@@ -21,17 +30,18 @@ function cookieFrom(res: { headers: Record<string, unknown> }): string {
   return `atrium_session=${match[1]}`;
 }
 
-const signIn = (email: string, password: string, extra: object = {}) =>
+const signIn = (email: string, password: string, extra: object = {}, remoteAddress = '10.1.1.1') =>
   t.request({
     method: 'POST',
     url: '/api/v1/auth/sign-in',
     payload: { email, password, ...extra },
-    remoteAddress: '10.1.1.1',
+    remoteAddress,
   } as never);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('password sign-in and sessions', () => {
   it('signs in, sets an HttpOnly SameSite session cookie, and /me answers', async () => {
-    const res = await signIn('boss@example.test', 'password123');
+    const res = await signIn('boss@example.test', TEST_PASSWORD);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({
       user: { email: 'boss@example.test' },
@@ -59,7 +69,7 @@ describe('password sign-in and sessions', () => {
   });
 
   it('gives the same 401 for an unknown e-mail and a wrong password', async () => {
-    const unknown = await signIn('nobody@example.test', 'password123');
+    const unknown = await signIn('nobody@example.test', TEST_PASSWORD);
     const wrong = await signIn('boss@example.test', 'wrong-password');
     expect(unknown.statusCode).toBe(401);
     expect(wrong.statusCode).toBe(401);
@@ -67,13 +77,19 @@ describe('password sign-in and sessions', () => {
     expect(unknown.json().detail).toBe(wrong.json().detail);
   });
 
-  it('rate limits sign-in per account with 429 and Retry-After', async () => {
+  it('throttles failures per account and address; the owner elsewhere is not locked out', async () => {
     await addMember(t, ws, { email: 'target@example.test' });
-    for (let i = 0; i < 3; i++) expect((await signIn('target@example.test', 'bad-password')).statusCode).toBe(401);
-    const limited = await signIn('target@example.test', 'password123');
+    for (let i = 0; i < 3; i++) {
+      expect((await signIn('target@example.test', 'bad-password', {}, '10.66.0.1')).statusCode).toBe(401);
+    }
+    // The guessing address now waits, even with the right password.
+    const limited = await signIn('target@example.test', TEST_PASSWORD, {}, '10.66.0.1');
     expect(limited.statusCode).toBe(429);
     expect(limited.json().code).toBe('rate_limited');
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(5);
+    // The owner, from an address without failures, signs in.
+    const owner = await signIn('target@example.test', TEST_PASSWORD, {}, '10.66.0.2');
+    expect(owner.statusCode, owner.body).toBe(200);
   });
 
   it('parallel guesses cannot slip past the limit', async () => {
@@ -86,45 +102,66 @@ describe('password sign-in and sessions', () => {
     expect(codes.filter((c) => c === 429)).toHaveLength(7);
   });
 
-  it('successful sign-ins do not use up the address allowance', async () => {
-    const local = await createTestApp({ signIn: { accountLimit: 100, addressLimit: 2, windowMs: 60_000 } });
-    try {
-      const office = await createWorkspace(local, { adminEmail: 'office@example.test' });
-      expect(office.id).toBeTruthy();
-      for (let i = 0; i < 4; i++) {
-        const ok = await local.request({
-          method: 'POST',
-          url: '/api/v1/auth/sign-in',
-          payload: { email: 'office@example.test', password: 'password123' },
-          remoteAddress: '10.7.7.7',
-        } as never);
-        expect(ok.statusCode).toBe(200);
-      }
-    } finally {
-      await local.close();
-    }
-  });
+  describe('with small limits', () => {
+    let local: TestApp;
+    beforeAll(async () => {
+      local = await createTestApp({
+        signIn: { accountLimit: 2, accountCeiling: 5, addressLimit: 4, windowMs: 60_000, backoffMs: 1_000 },
+      });
+      await createWorkspace(local, { adminEmail: 'office@example.test' });
+    });
+    afterAll(async () => local?.close());
+    const attempt = (email: string, password: string, remoteAddress: string) =>
+      local.request({
+        method: 'POST',
+        url: '/api/v1/auth/sign-in',
+        payload: { email, password },
+        remoteAddress,
+      } as never);
 
-  it('rate limits sign-in per address', async () => {
-    const local = await createTestApp({ signIn: { accountLimit: 100, addressLimit: 2, windowMs: 60_000 } });
-    try {
-      const attempt = (email: string) =>
-        local.request({
-          method: 'POST',
-          url: '/api/v1/auth/sign-in',
-          payload: { email, password: 'nope-nope' },
-          remoteAddress: '10.9.9.9',
-        } as never);
-      expect((await attempt('a@example.test')).statusCode).toBe(401);
-      expect((await attempt('b@example.test')).statusCode).toBe(401);
-      expect((await attempt('c@example.test')).statusCode).toBe(429);
-    } finally {
-      await local.close();
-    }
+    it('successful sign-ins do not use up the address allowance', async () => {
+      for (let i = 0; i < 5; i++) {
+        expect((await attempt('office@example.test', TEST_PASSWORD, '10.7.7.7')).statusCode).toBe(200);
+      }
+    });
+
+    it('rate limits sign-in per address', async () => {
+      expect((await attempt('a@example.test', 'nope-nope', '10.9.9.9')).statusCode).toBe(401);
+      expect((await attempt('b@example.test', 'nope-nope', '10.9.9.9')).statusCode).toBe(401);
+      expect((await attempt('c@example.test', 'nope-nope', '10.9.9.9')).statusCode).toBe(401);
+      expect((await attempt('d@example.test', 'nope-nope', '10.9.9.9')).statusCode).toBe(401);
+      const limited = await attempt('e@example.test', 'nope-nope', '10.9.9.9');
+      expect(limited.statusCode).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    });
+
+    it('backs off exponentially per account and address', async () => {
+      const guess = () => attempt('office@example.test', 'wrong-guess', '10.5.5.5');
+      expect((await guess()).statusCode).toBe(401);
+      expect((await guess()).statusCode).toBe(401);
+      expect((await guess()).statusCode).toBe(429); // waits 1 s
+      await sleep(1_100);
+      expect((await guess()).statusCode).toBe(401); // counted; now waits 2 s
+      await sleep(1_100);
+      expect((await guess()).statusCode).toBe(429);
+      await sleep(1_000);
+      expect((await attempt('office@example.test', TEST_PASSWORD, '10.5.5.5')).statusCode).toBe(200);
+      // Success starts the address over.
+      expect((await guess()).statusCode).toBe(401);
+    });
+
+    it('caps failures per account across all addresses', async () => {
+      for (let i = 1; i <= 5; i++) {
+        expect((await attempt('ceiling@example.test', 'wrong-guess', `10.44.0.${i}`)).statusCode).toBe(401);
+      }
+      const limited = await attempt('ceiling@example.test', 'wrong-guess', '10.44.0.99');
+      expect(limited.statusCode).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    });
   });
 
   it('requires a CSRF signal for cookie-authenticated unsafe requests', async () => {
-    const cookie = cookieFrom(await signIn('boss@example.test', 'password123'));
+    const cookie = cookieFrom(await signIn('boss@example.test', TEST_PASSWORD));
     const payload = { givenName: 'Csrf', familyName: 'Check' };
     const bare = await t.request({ method: 'POST', url: '/api/v1/patients', payload, headers: { cookie } });
     expect(bare.statusCode).toBe(403);
@@ -147,7 +184,7 @@ describe('password sign-in and sessions', () => {
   });
 
   it('switches workspace and signs out (the session dies)', async () => {
-    const cookie = cookieFrom(await signIn('boss@example.test', 'password123'));
+    const cookie = cookieFrom(await signIn('boss@example.test', TEST_PASSWORD));
     const headers = { cookie, 'x-requested-with': 'fetch' };
     const switched = await t.request({
       method: 'POST',
@@ -172,7 +209,7 @@ describe('password sign-in and sessions', () => {
   });
 
   it('picks the requested workspace at sign-in', async () => {
-    const res = await signIn('boss@example.test', 'password123', { workspaceId: other.id });
+    const res = await signIn('boss@example.test', TEST_PASSWORD, { workspaceId: other.id });
     expect(res.json().workspace.id).toBe(other.id);
   });
 });
@@ -262,6 +299,33 @@ describe('operator API', () => {
     expect(again.userId).toBe(ws.admin.userId);
   });
 
+  it('refuses short or guessable passwords with 422 weak_password and creates nothing', async () => {
+    for (const password of ['short-pw', 'password1234', 'qwertyuiop123']) {
+      const email = `weak-${password.length}-${Math.random().toString(36).slice(2)}@example.test`;
+      const created = await t.request({
+        method: 'POST',
+        url: '/api/v1/operator/workspaces',
+        token: t.config.operatorToken,
+        payload: { name: 'Weak', tier: 'free', admin: { email, name: 'Weak Admin', password } },
+      });
+      expect(created.statusCode, password).toBe(422);
+      expect(created.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(created.json()).toMatchObject({ code: 'weak_password', status: 422 });
+      expect(created.json().detail.length).toBeGreaterThan(10);
+      const added = await t.request({
+        method: 'POST',
+        url: `/api/v1/operator/workspaces/${ws.id}/members`,
+        token: t.config.operatorToken,
+        payload: { email, name: 'Weak Member', role: 'member', password },
+      });
+      expect(added.statusCode, password).toBe(422);
+      expect(added.json().code).toBe('weak_password');
+      expect((await signIn(email, password, {}, '10.88.0.1')).statusCode).toBe(401);
+    }
+    const members = await t.request({ method: 'GET', url: '/api/v1/members', token: ws.admin.token });
+    expect(members.body).not.toContain('Weak Member');
+  });
+
   it('lists workspace members', async () => {
     const res = await t.request({ method: 'GET', url: '/api/v1/members', token: ws.admin.token });
     expect(res.json().items.some((m: { email: string }) => m.email === 'boss@example.test')).toBe(true);
@@ -281,6 +345,28 @@ describe('credential cache', () => {
     });
     expect((await me()).json().workspace.tier).toBe('advanced');
   });
+
+  it.skipIf(!process.env.ATRIUM_TEST_DATABASE_URL)(
+    'a tier change through one instance applies on the others at the next request',
+    async () => {
+      const second = await t.startInstance();
+      const local = await createWorkspace(t, { tier: 'free' });
+      const colleague = await addMember(t, local);
+      // Sending direct messages needs Standard: the answer shows the tier the instance holds for the caller.
+      const sendOnSecond = () =>
+        fetch(`${second.baseUrl}/api/v1/direct-messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${local.admin.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ recipients: [colleague.userId], body: 'hello' }),
+        }).then((r) => r.status);
+      for (let round = 0; round < 5; round++) {
+        expect(await sendOnSecond()).toBe(403); // free, and now cached on the second instance
+        await setTier(t, local.id, 'standard');
+        expect(await sendOnSecond()).toBe(201);
+        await setTier(t, local.id, 'free');
+      }
+    },
+  );
 
   it.skipIf(!process.env.ATRIUM_TEST_DATABASE_URL)(
     'revoking a token on one instance revokes it on the others',

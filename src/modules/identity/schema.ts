@@ -1,10 +1,15 @@
 import { z } from 'zod';
+import { PASSWORD_MAX_LENGTH } from '../../platform/auth/password-policy.js';
 import { TIERS } from '../../platform/context.js';
 
 export const tierSchema = z.enum(TIERS);
 export const roleSchema = z.enum(['admin', 'member']);
 const email = z.string().trim().toLowerCase().email().max(254);
-const password = z.string().min(8).max(200);
+// Length and strength are checked by the password policy (422 weak_password), not here.
+const password = z
+  .string()
+  .max(PASSWORD_MAX_LENGTH)
+  .describe('At least 12 characters; common or easily guessed passwords are refused (422 weak_password)');
 
 export const workspaceSchema = z.object({
   id: z.string(),

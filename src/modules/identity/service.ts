@@ -1,7 +1,8 @@
 import { writeAudit } from '../../platform/audit/audit.js';
+import { assertStrongPassword } from '../../platform/auth/password-policy.js';
 import { hashPassword, verifyPassword } from '../../platform/auth/passwords.js';
 import { invalidateCredential } from '../../platform/auth/principal-cache.js';
-import { decrementCount, incrementCount, resetCount } from '../../platform/auth/rate-limit.js';
+import { decrementCount, incrementCount, resetCount, takeBackoffSlot } from '../../platform/auth/rate-limit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
@@ -24,28 +25,43 @@ export interface SignInInput {
   requestId: string;
 }
 
-/** Password sign-in; the same 401 for an unknown e-mail and a wrong password. */
+const tooMany = (retryAfterMs: number) =>
+  new AppError(
+    'rate_limited',
+    429,
+    'Too many sign-in attempts; try again later',
+    {},
+    { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+  );
+
+/**
+ * Password sign-in; the same 401 for an unknown e-mail and a wrong password. Failed attempts are
+ * throttled three ways, in the database so every instance shares them: per (account, address) with
+ * exponential backoff after `accountLimit` failures (so someone guessing from elsewhere cannot lock
+ * the owner out), per account from all addresses up to a much higher ceiling (distributed
+ * guessing), and per address (`addressLimit`, spraying many accounts). Successes count for none.
+ */
 export async function signIn(deps: AppDeps, input: SignInInput) {
-  const { accountLimit, addressLimit, windowMs } = deps.config.signIn;
-  const accountKey = `signin:account:${input.email}`;
+  const { accountLimit, accountCeiling, addressLimit, windowMs, backoffMs } = deps.config.signIn;
+  const email = input.email.toLowerCase();
+  const pairKey = `signin:pair:${email}|${input.address}`;
+  const accountKey = `signin:account:${email}`;
   const addressKey = `signin:address:${input.address}`;
-  // Count first, then check: parallel guesses each take a slot, so none slips past the limit.
-  const [account, address] = await Promise.all([
+  // Count first, then check: parallel guesses each take a slot, so none slips past a limit.
+  const [pair, account, address] = await Promise.all([
+    takeBackoffSlot(deps.db, pairKey, { threshold: accountLimit, baseDelayMs: backoffMs, windowMs }),
     incrementCount(deps.db, accountKey, windowMs),
     incrementCount(deps.db, addressKey, windowMs),
   ]);
-  const blocked = [account.count > accountLimit ? account : null, address.count > addressLimit ? address : null]
-    .filter((x) => x !== null)
-    .map((x) => x.resetInMs);
-  if (blocked.length > 0) {
-    const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked) / 1000));
-    throw new AppError(
-      'rate_limited',
-      429,
-      'Too many sign-in attempts; try again later',
-      {},
-      { 'retry-after': String(retryAfter) },
-    );
+  const waits = [
+    pair.allowed ? null : pair.retryAfterMs,
+    account.count > accountCeiling ? account.resetInMs : null,
+    address.count > addressLimit ? address.resetInMs : null,
+  ].filter((w) => w !== null);
+  if (waits.length > 0) {
+    // A refused attempt checked no password: it is not a failure against the other limits.
+    await Promise.all([decrementCount(deps.db, accountKey), decrementCount(deps.db, addressKey)]);
+    throw tooMany(Math.max(...waits));
   }
 
   const user = await withSystem(deps.db, (tx) => repo.findUserByEmail(tx, input.email));
@@ -54,7 +70,11 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
   if (!valid || !user || workspaces.length === 0) {
     throw new AppError('unauthenticated', 401, 'Wrong e-mail or password');
   }
-  await Promise.all([resetCount(deps.db, accountKey), decrementCount(deps.db, addressKey)]);
+  await Promise.all([
+    resetCount(deps.db, pairKey),
+    decrementCount(deps.db, accountKey),
+    decrementCount(deps.db, addressKey),
+  ]);
   const chosen = workspaces.find((w) => w.id === input.workspaceId) ?? workspaces[0];
   const token = randomToken('ses');
   const sessionId = newId('ses');
@@ -169,9 +189,17 @@ export async function createOrganization(deps: AppDeps, name: string) {
   return { id: org.id, name: org.name };
 }
 
+/**
+ * Checks a password against the policy (422 `weak_password`) and hashes it. scrypt is deliberately
+ * slow: hash before opening the transaction, not while holding it.
+ */
+async function hashIfGiven(password: string | undefined, account: { email: string; name: string }) {
+  if (password === undefined) return null;
+  await assertStrongPassword(password, account);
+  return hashPassword(password);
+}
+
 /** Adds a member (creating the user when the e-mail is new) and issues them an API token. */
-/** scrypt is deliberately slow: hash before opening the transaction, not while holding it. */
-const hashIfGiven = (password: string | undefined) => (password ? hashPassword(password) : Promise.resolve(null));
 
 async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput, passwordHash: string | null) {
   let user = await repo.findUserByEmail(tx, input.email);
@@ -204,7 +232,7 @@ async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput, pass
 }
 
 export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput) {
-  const passwordHash = await hashIfGiven(input.admin.password);
+  const passwordHash = await hashIfGiven(input.admin.password, input.admin);
   return withSystem(deps.db, async (tx) => {
     if (input.organizationId && !(await repo.findOrganization(tx, input.organizationId))) {
       throw new AppError('unprocessable', 422, 'Unknown organization', {
@@ -251,7 +279,7 @@ export async function patchWorkspace(
 }
 
 export async function addMember(deps: AppDeps, workspaceId: string, input: MemberInput) {
-  const passwordHash = await hashIfGiven(input.password);
+  const passwordHash = await hashIfGiven(input.password, input);
   return withSystem(deps.db, async (tx) => {
     if (!(await repo.findWorkspace(tx, workspaceId))) throw notFound('Workspace');
     const added = await addMemberIn(tx, workspaceId, input, passwordHash);

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { queryRows, withSystem } from '../db/tenant.js';
 
@@ -37,4 +37,55 @@ export async function decrementCount(db: Db, key: string): Promise<void> {
 
 export async function resetCount(db: Db, key: string): Promise<void> {
   await withSystem(db, (tx) => tx.execute(sql`DELETE FROM rate_limits WHERE key = ${key}`));
+}
+
+export interface BackoffRule {
+  /** Failures allowed freely within the window. */
+  threshold: number;
+  /** Wait after the threshold-th failure; doubles with each further failure. */
+  baseDelayMs: number;
+  /** Longest wait, and how long without an attempt before the counter starts over. */
+  windowMs: number;
+}
+
+/**
+ * Exponential backoff per key: the first `threshold` attempts go through; after that each attempt
+ * must wait `baseDelayMs · 2^(count − threshold)` (capped at the window) since the previous one.
+ * Check-and-count in one statement (parallel attempts each see the previous one's count). A row's
+ * `window_start` is the time of its last counted attempt; a refused attempt changes nothing, so
+ * `window_start = now()` in the result tells that this attempt was counted.
+ */
+export async function takeBackoffSlot(
+  db: Db,
+  key: string,
+  rule: BackoffRule,
+): Promise<{ allowed: boolean; retryAfterMs: number }> {
+  const windowSecs = rule.windowMs / 1000;
+  const baseSecs = rule.baseDelayMs / 1000;
+  // The wait a row with `count` failures imposes (exponent capped: power() overflows past ~1000).
+  const waitFor = (count: SQL) => sql`make_interval(secs => LEAST(${windowSecs}::float8,
+    ${baseSecs}::float8 * power(2, LEAST(30, GREATEST(0, ${count} - ${rule.threshold})))))`;
+  const wait = waitFor(sql`rate_limits.count`);
+  const rows = await withSystem(db, (tx) =>
+    queryRows<{ counted: boolean; retry_ms: number }>(
+      tx,
+      sql`
+      INSERT INTO rate_limits AS rate_limits (key, window_start, count) VALUES (${key}, now(), 1)
+      ON CONFLICT (key) DO UPDATE SET
+        count = CASE
+          WHEN rate_limits.window_start <= now() - make_interval(secs => ${windowSecs}) THEN 1
+          WHEN rate_limits.count >= ${rule.threshold} AND now() < rate_limits.window_start + ${wait}
+            THEN rate_limits.count
+          ELSE rate_limits.count + 1 END,
+        window_start = CASE
+          WHEN rate_limits.window_start <= now() - make_interval(secs => ${windowSecs}) THEN now()
+          WHEN rate_limits.count >= ${rule.threshold} AND now() < rate_limits.window_start + ${wait}
+            THEN rate_limits.window_start
+          ELSE now() END
+      RETURNING window_start = now() AS counted,
+        GREATEST(0, EXTRACT(EPOCH FROM (window_start + ${waitFor(sql`count`)} - now())) * 1000)::float8 AS retry_ms`,
+    ),
+  );
+  const row = rows[0];
+  return { allowed: Boolean(row.counted), retryAfterMs: row.counted ? 0 : Number(row.retry_ms) };
 }

@@ -1,0 +1,75 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../test/helpers/app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { queryRows, withSystem } from './platform/db/tenant.js';
+import { DEMO_PASSWORD, DEMO_USERS, seedDemo, shouldSeedDemo } from './seed.js';
+
+const production = {
+  ATRIUM_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  ATRIUM_OPERATOR_TOKEN: 'x'.repeat(20),
+  ATRIUM_DATA_DIR: '/tmp/atrium-seed-test',
+};
+
+describe('demo organization in production (published password)', () => {
+  it('refuses ATRIUM_SEED_DEMO=on in production, whatever the case of NODE_ENV', () => {
+    for (const NODE_ENV of ['production', 'Production', 'PRODUCTION', ' production ']) {
+      expect(() => loadConfig({ ...production, NODE_ENV, ATRIUM_SEED_DEMO: 'on' }), NODE_ENV).toThrow(ConfigError);
+      expect(() => loadConfig({ ...production, NODE_ENV, ATRIUM_SEED_DEMO: 'on' })).toThrow(/ATRIUM_SEED_DEMO/);
+    }
+  });
+
+  it('never seeds a new embedded database in production by default', () => {
+    const config = loadConfig({ ...production, NODE_ENV: 'Production' });
+    expect(config.env).toBe('production');
+    expect(config.seedDemo).toBe(false);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(shouldSeedDemo(config, true)).toBe(false);
+    // Even a config object that says otherwise does not seed in production.
+    expect(shouldSeedDemo({ ...config, seedDemo: true }, true)).toBe(false);
+    expect(shouldSeedDemo({ ...config, seedDemo: 'auto' }, true)).toBe(false);
+  });
+
+  it('seeds a new embedded database in development, and only a new one', () => {
+    const config = loadConfig({ ...production, NODE_ENV: 'development', ATRIUM_EMULATORS: 'on' });
+    expect(shouldSeedDemo(config, true)).toBe(true);
+    expect(shouldSeedDemo(config, false)).toBe(false);
+  });
+});
+
+describe('seedDemo', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  const userCount = async () =>
+    Number(
+      (
+        await withSystem(t.database.db, (tx) => queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM users`))
+      )[0].n,
+    );
+
+  it('creates no account when the app runs in production', async () => {
+    const before = await userCount();
+    const real = t.app.atrium.config;
+    t.app.atrium.config = { ...real, env: 'production' };
+    try {
+      await expect(seedDemo(t.app)).rejects.toThrow(/production/);
+    } finally {
+      t.app.atrium.config = real;
+    }
+    expect(await userCount()).toBe(before);
+  });
+
+  it('creates the demo accounts in development, and the published password signs in', async () => {
+    await seedDemo(t.app);
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email: DEMO_USERS[0].email, password: DEMO_PASSWORD },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+});
