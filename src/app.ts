@@ -24,6 +24,7 @@ import { registerAuthentication } from './platform/auth/authenticate.js';
 import { AUTH_CHANNEL, PrincipalCache } from './platform/auth/principal-cache.js';
 import type { Database } from './platform/db/client.js';
 import { installErrorHandling, sendProblem } from './platform/errors.js';
+import { trustProxyFunction } from './platform/http/trust-proxy.js';
 import { registerIdempotency } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { Scheduler } from './platform/scheduler/scheduler.js';
@@ -82,6 +83,8 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : newId('req');
     },
     forceCloseConnections: 'idle',
+    // request.ip comes from X-Forwarded-For only when the peer is a trusted proxy (ATRIUM_TRUST_PROXY).
+    trustProxy: trustProxyFunction(config.trustProxy),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
