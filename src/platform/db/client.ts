@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -10,7 +10,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import * as schema from './schema.js';
-import { APP_ROLE, applyTenantSecurity, type OwnerSql } from './security.js';
+import { APP_ROLE, type CatalogQuery, verifyTenantSecurity } from './security.js';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -33,22 +33,56 @@ export interface OpenOptions {
   /** PGlite data directory; undefined means in-memory. */
   dataDir?: string;
   poolSize?: number;
+  /** An already created PGlite to use instead (tests load a migrated copy); it runs as the owner. */
+  pglite?: PGlite;
+  /** Runs each start-up step (the caller may report the slow ones). */
+  step?: StepRunner;
 }
 
-/** Opens the database, runs pending migrations and the RLS setup, then drops to the app role. */
+export type StepRunner = <T>(label: string, fn: () => Promise<T>) => Promise<T>;
+const runStep: StepRunner = (_label, fn) => fn();
+
+/**
+ * PGlite's defaults (copied from @electric-sql/pglite 0.5, which replaces rather than extends them)
+ * plus a smaller buffer cache: 128 MB of shared_buffers grows the WebAssembly memory, which never
+ * shrinks, for a cache the operating system's page cache duplicates anyway.
+ */
+export const PGLITE_START_PARAMS = [
+  '--single',
+  '-F',
+  '-O',
+  '-j',
+  ...['search_path=public', 'exit_on_error=false', 'log_checkpoints=false', 'max_worker_processes=0']
+    .concat(['max_parallel_workers=0', 'max_parallel_workers_per_gather=0', 'io_method=sync'])
+    .concat(['max_parallel_maintenance_workers=0', 'shared_buffers=16MB'])
+    .flatMap((setting) => ['-c', setting]),
+];
+
+/** Opens the database, runs pending migrations, verifies row-level security, then drops to the app role. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return options.databaseUrl ? openServer(options.databaseUrl, options.poolSize ?? 10) : openEmbedded(options.dataDir);
+  const step = options.step ?? runStep;
+  if (options.databaseUrl) return openServer(options.databaseUrl, options.poolSize ?? 10, step);
+  return openEmbedded(options.pglite ?? (await createEmbedded(options.dataDir, step)), step);
 }
 
-async function openEmbedded(dataDir?: string): Promise<Database> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+async function createEmbedded(dataDir: string | undefined, step: StepRunner): Promise<PGlite> {
+  if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) {
+    // Creating the cluster (initdb) grows PGlite's WebAssembly memory to ~850 MB, which is never
+    // returned: do it, and the first migrations, in a short-lived instance, then reopen.
+    mkdirSync(dataDir, { recursive: true });
+    await step('Creating the embedded database', async () => {
+      const init = await PGlite.create(dataDir, { startParams: PGLITE_START_PARAMS });
+      await migratePglite(drizzlePglite({ client: init, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await init.close();
+    });
+  }
+  return PGlite.create(dataDir, { startParams: PGLITE_START_PARAMS });
+}
+
+async function openEmbedded(client: PGlite, step: StepRunner): Promise<Database> {
   const db = drizzlePglite({ client, schema });
-  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  await applyTenantSecurity({
-    exec: async (text) => void (await client.exec(text)),
-    query: async <T>(text: string, params: unknown[] = []) => (await client.query<T>(text, params)).rows,
-  });
+  await step('Running database migrations', () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }));
+  await verifyTenantSecurity(async <T>(text: string) => (await client.query<T>(text)).rows);
   // PGlite has one connection: from here on every statement runs as the app role.
   await client.exec(`SET ROLE ${APP_ROLE}`);
   return {
@@ -64,38 +98,26 @@ async function openEmbedded(dataDir?: string): Promise<Database> {
   };
 }
 
-async function withOwnerClient<T>(url: string, fn: (owner: OwnerSql, client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+async function openServer(url: string, max: number, step: StepRunner): Promise<Database> {
+  const owner = new pg.Client({ connectionString: url });
+  await owner.connect();
   try {
-    const owner: OwnerSql = {
-      exec: async (text) => void (await client.query(text)),
-      query: async <R>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as R[],
-    };
-    return await fn(owner, client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function openServer(url: string, max: number): Promise<Database> {
-  await withOwnerClient(url, async (owner, client) => {
-    // One instance migrates at a time; the others wait and then find nothing to do.
-    await client.query('SELECT pg_advisory_lock(727274)');
+    // One instance migrates at a time; the others wait and then find nothing to do. With nothing to
+    // migrate, the start only reads the catalog: no lock that waits behind running queries.
+    await owner.query('SELECT pg_advisory_lock(727274)');
     try {
-      await migrateNodePg(drizzleNodePg({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
-      await applyTenantSecurity(owner);
+      await step('Running database migrations', () =>
+        migrateNodePg(drizzleNodePg({ client: owner, schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
+      );
     } finally {
-      await client.query('SELECT pg_advisory_unlock(727274)');
+      await owner.query('SELECT pg_advisory_unlock(727274)');
     }
-  });
+    await verifyTenantSecurity((async <T>(text: string) => (await owner.query(text)).rows as T[]) as CatalogQuery);
+  } finally {
+    await owner.end();
+  }
 
-  const pool = new pg.Pool({ connectionString: url, max });
-  // Every pooled connection starts in the unprivileged role, so a stray query sees no tenant rows.
-  pool.on('connect', (conn) => {
-    conn.query(`SET ROLE ${APP_ROLE}`).catch(() => undefined);
-  });
-  pool.on('error', () => undefined);
+  const pool = createAppPool(url, max);
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
 
   const listeners = new Map<string, Set<Listener>>();
@@ -149,4 +171,16 @@ async function openServer(url: string, max: number): Promise<Database> {
       await pool.end();
     },
   };
+}
+
+/**
+ * The request pool. Every connection takes the unprivileged role in its start-up packet, so a stray
+ * query sees no tenant rows, and a connection that cannot take it (missing role or membership) is
+ * refused by the server: queries fail instead of running as the owner.
+ */
+export function createAppPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, options: `-c role=${APP_ROLE}` });
+  // An idle connection that breaks is removed by the pool; the next query opens a new one.
+  pool.on('error', () => undefined);
+  return pool;
 }

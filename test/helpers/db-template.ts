@@ -1,0 +1,96 @@
+// One migrated database per test run, copied for every test file instead of migrating each time:
+// on the PostgreSQL server a template database (CREATE DATABASE … TEMPLATE), on PGlite a dump of a
+// migrated data directory (loaded with PGlite's loadDataDir). Both are named after a hash of the
+// migrations, so a changed migration builds a new one. test/global-setup.ts builds them once before
+// the workers start; a helper used without it builds them on first use.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { MIGRATIONS_FOLDER, openDatabase, PGLITE_START_PARAMS } from '../../src/platform/db/client.js';
+
+const CACHE_DIR = join(MIGRATIONS_FOLDER, '../.vitest-tmp');
+const TEMPLATE_LOCK = 727275;
+
+/** A hash of every migration file and the journal: the template's identity. */
+export function migrationsHash(): string {
+  const hash = createHash('sha256');
+  const files = readdirSync(MIGRATIONS_FOLDER)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
+  for (const file of [...files, 'meta/_journal.json']) {
+    hash.update(file);
+    hash.update(readFileSync(join(MIGRATIONS_FOLDER, file)));
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
+export function withDatabase(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+let serverTemplate: Promise<string> | undefined;
+
+/** The name of the migrated template database on the server, creating it once (advisory-locked). */
+export function ensureServerTemplate(serverUrl: string): Promise<string> {
+  serverTemplate ??= admin(serverUrl, async (client) => {
+    const name = `atrium_template_${migrationsHash()}`;
+    await client.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    try {
+      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (found.rowCount) return name;
+      const building = `${name}_building`;
+      await client.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+      await client.query(`CREATE DATABASE ${building}`);
+      const database = await openDatabase({ databaseUrl: withDatabase(serverUrl, building), poolSize: 1 });
+      await database.close();
+      // Renamed only once complete, and closed to connections: a copy needs a template nobody is in.
+      await client.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      await client.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+      return name;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
+    }
+  });
+  return serverTemplate;
+}
+
+let pgliteTemplate: Promise<string> | undefined;
+
+/** The path of a dump of a migrated PGlite data directory, creating it once. */
+export function ensurePgliteTemplate(): Promise<string> {
+  pgliteTemplate ??= (async () => {
+    const file = join(CACHE_DIR, `pglite-template-${migrationsHash()}.tar`);
+    if (existsSync(file)) return file;
+    const client = await PGlite.create();
+    const database = await openDatabase({ pglite: client });
+    const dump = await client.dumpDataDir('none');
+    await database.close();
+    mkdirSync(CACHE_DIR, { recursive: true });
+    // Written under a unique name and renamed: a parallel worker never reads half a file.
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
+    renameSync(partial, file);
+    return file;
+  })();
+  return pgliteTemplate;
+}
+
+/** A fresh PGlite loaded from the template, as the owner (openDatabase then verifies and drops the role). */
+export async function createPgliteFromTemplate(): Promise<PGlite> {
+  const file = await ensurePgliteTemplate();
+  return PGlite.create({ loadDataDir: new Blob([readFileSync(file)]), startParams: PGLITE_START_PARAMS });
+}
