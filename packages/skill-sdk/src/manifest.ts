@@ -130,7 +130,9 @@ export function validateManifest(input: unknown): ManifestCheck {
         try {
           ajv.compile(t.inputSchema);
         } catch (err) {
-          problems.push({ path: `${at}.inputSchema`, message: `Invalid JSON Schema: ${(err as Error).message}` });
+          // Names the tool and, for a pattern the linear-time engine refuses, the pattern.
+          const tool = typeof t.name === 'string' ? `Tool ${t.name}: ` : '';
+          problems.push({ path: `${at}.inputSchema`, message: `${tool}invalid JSON Schema: ${(err as Error).message}` });
         }
       }
       if (!Array.isArray(t.requiredScopes)) problems.push({ path: `${at}.requiredScopes`, message: 'Required array' });
