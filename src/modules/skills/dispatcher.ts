@@ -4,7 +4,6 @@
 // row per call, whatever the outcome.
 import { performance } from 'node:perf_hooks';
 import type { ValidateFunction } from 'ajv';
-import { createAjv } from '../../../packages/skill-sdk/src/ajv.js';
 import {
   type Scope,
   type SkillManifest,
@@ -22,6 +21,7 @@ import { type CatalogEntry, findCatalogEntry } from '../marketplace/catalog.js';
 import * as marketplaceRepo from '../marketplace/repository.js';
 import { buildCapabilities } from './capabilities.js';
 import { callPrivateTool } from './private-executor.js';
+import { toolValidators } from './validators.js';
 
 export type Outcome = 'ok' | 'denied' | 'error';
 export type InvokeVia = 'api' | 'chat';
@@ -32,21 +32,11 @@ export interface InvokeRequest {
   input: unknown;
 }
 
-const ajv = createAjv();
 const outcomes = new WeakMap<AppError, Outcome>();
 
 /** The audited outcome of a failed invocation (refusals are `denied`, failures `error`). */
 export function outcomeOf(err: AppError): Outcome {
   return outcomes.get(err) ?? 'error';
-}
-const validators = new WeakMap<object, ValidateFunction>();
-function validatorFor(schema: Record<string, unknown>): ValidateFunction {
-  let v = validators.get(schema);
-  if (!v) {
-    v = ajv.compile(schema);
-    validators.set(schema, v);
-  }
-  return v;
 }
 
 interface Resolved {
@@ -95,8 +85,21 @@ async function resolve(
         skillId: install.skillId,
       };
     }
-    for (const schema of new Set([tool.inputSchema, current.inputSchema])) {
-      const validate = validatorFor(schema);
+    // Both the pinned version's schema and the current one's; compiled once per skill version.
+    const checked = new Set<ValidateFunction>();
+    for (const [version, schema] of [
+      [pinned, tool.inputSchema],
+      [entry.manifest, current.inputSchema],
+    ] as const) {
+      let validate: ValidateFunction;
+      try {
+        validate = toolValidators.get({ skillId: version.skillId, version: version.version, tool: req.tool }, schema);
+      } catch (err) {
+        if (err instanceof AppError) return { refusal: err, skillId: install.skillId };
+        throw err;
+      }
+      if (checked.has(validate)) continue;
+      checked.add(validate);
       if (!validate(req.input)) {
         return {
           refusal: new AppError('invalid_input', 422, `The input does not match ${req.tool}'s inputSchema`, {
