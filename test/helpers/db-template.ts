@@ -4,7 +4,7 @@
 // migrations, so a changed migration builds a new one. test/global-setup.ts builds them once before
 // the workers start; a helper used without it builds them on first use.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -84,6 +84,7 @@ export function ensurePgliteTemplate(): Promise<string> {
     const partial = `${file}.${process.pid}.partial`;
     writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
     renameSync(partial, file);
+    removeStaleDumps(file);
     return file;
   })();
   return pgliteTemplate;
@@ -93,4 +94,13 @@ export function ensurePgliteTemplate(): Promise<string> {
 export async function createPgliteFromTemplate(): Promise<PGlite> {
   const file = await ensurePgliteTemplate();
   return PGlite.create({ loadDataDir: new Blob([readFileSync(file)]), startParams: PGLITE_START_PARAMS });
+}
+
+/** Dumps of older migrations (a day old: a parallel run may still be using a recent one). */
+function removeStaleDumps(keep: string): void {
+  for (const name of readdirSync(CACHE_DIR)) {
+    const path = join(CACHE_DIR, name);
+    if (!name.startsWith('pglite-template-') || path === keep) continue;
+    if (Date.now() - statSync(path).mtimeMs > 86_400_000) rmSync(path, { force: true });
+  }
 }

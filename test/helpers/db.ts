@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/platform/db/client.js';
+import { createPgliteFromTemplate, ensureServerTemplate, withDatabase } from './db-template.js';
 
 /** Server URL for integration tests; unset → each test file gets an in-memory PGlite. */
 export const TEST_SERVER_URL = process.env.ATRIUM_TEST_DATABASE_URL || undefined;
@@ -24,10 +25,10 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
-/** A fresh, migrated database: PGlite in memory, or a new database on the server. */
+/** A fresh, migrated database (a copy of the run's template): PGlite in memory, or a new database on the server. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!TEST_SERVER_URL) {
-    const database = await openDatabase({});
+    const database = await openDatabase({ pglite: await createPgliteFromTemplate() });
     return {
       database,
       openAnother: async () => {
@@ -37,9 +38,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     };
   }
   const name = `atrium_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const url = new URL(TEST_SERVER_URL);
-  url.pathname = `/${name}`;
+  const template = await ensureServerTemplate(TEST_SERVER_URL);
+  await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  const url = new URL(withDatabase(TEST_SERVER_URL, name));
   const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
   const others: Database[] = [];
   return {
