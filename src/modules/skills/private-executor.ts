@@ -1,16 +1,24 @@
 // Runs a private skill's tool: a signed HTTPS POST to the customer's endpoint through the
-// SSRF-safe client (same signing and URL rules as outbound webhooks).
+// SSRF policy of platform/upstream (same signing and URL rules as outbound webhooks).
 import type { Scope, SkillManifest } from '../../../packages/skill-sdk/src/manifest.js';
 import type { ToolCallRequest } from '../../../packages/skill-sdk/src/protocol.js';
 import type { RequestContext } from '../../platform/context.js';
 import { decryptSecret } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
-import { OutboundError, safeRequest } from '../../platform/http/safe-client.js';
+import { toOutboundError } from '../../platform/http/safe-client.js';
 import { UnsafeUrlError } from '../../platform/http/url-guard.js';
 import { signedHeaders } from '../../platform/signing.js';
 import type { AppDeps } from '../../platform/types.js';
+import {
+  createUpstream,
+  UpstreamError,
+  type UpstreamResponse,
+  upstreamAppError,
+} from '../../platform/upstream/index.js';
 import type { PrivateSkillRow } from '../marketplace/repository.js';
 import { secretAad } from '../marketplace/service.js';
+
+const MAX_SKILL_RESPONSE_BYTES = 64 * 1024;
 
 export async function callPrivateTool(
   deps: AppDeps,
@@ -40,14 +48,23 @@ export async function callPrivateTool(
   };
   const body = JSON.stringify(call);
   const upstream = { upstream: 'private_skill', slug: skill.slug };
-  let response: Awaited<ReturnType<typeof safeRequest>>;
+  let response: UpstreamResponse;
   try {
-    response = await safeRequest(skill.endpoint, {
+    response = await createUpstream({
+      name: 'private_skill',
+      customerUrls: { allowCidrs: deps.config.webhooks.allowCidrs },
+      timeoutMs: deps.config.webhooks.timeoutMs,
+      retries: 0,
+      maxResponseBytes: MAX_SKILL_RESPONSE_BYTES,
+    }).request({
       method: 'POST',
+      url: skill.endpoint,
       headers: signedHeaders(secret, invocationId, body),
       body,
-      timeoutMs: deps.config.webhooks.timeoutMs,
-      allowCidrs: deps.config.webhooks.allowCidrs,
+      requestId: ctx.requestId,
+      // One breaker per (endpoint origin, workspace): a workspace's broken endpoint cannot make
+      // calls of another workspace to the same host fail fast.
+      breakerKey: ctx.workspaceId,
     });
   } catch (err) {
     if (err instanceof UnsafeUrlError) {
@@ -56,12 +73,20 @@ export async function callPrivateTool(
         reason: err.reason,
       });
     }
-    if (err instanceof OutboundError && err.kind === 'timeout') {
+    if (!(err instanceof UpstreamError)) throw err;
+    if (err.kind === 'timeout') {
       throw new AppError('upstream_timeout', 504, 'The skill endpoint did not answer in time', upstream);
+    }
+    if (err.kind === 'breaker_open') throw upstreamAppError(err, 'The skill endpoint', upstream);
+    if (err.kind === 'body_too_large') {
+      throw new AppError('upstream_failed', 502, 'The skill endpoint answered with more than 64 KiB', {
+        ...upstream,
+        reason: err.kind,
+      });
     }
     throw new AppError('upstream_failed', 502, 'The skill endpoint could not be reached', {
       ...upstream,
-      reason: err instanceof OutboundError ? err.kind : 'other',
+      reason: toOutboundError(err).kind,
     });
   }
   if (response.status < 200 || response.status >= 300) {
@@ -71,7 +96,7 @@ export async function callPrivateTool(
     });
   }
   try {
-    const parsed = JSON.parse(response.body) as { result?: unknown };
+    const parsed = response.json<{ result?: unknown }>();
     return parsed && typeof parsed === 'object' && 'result' in parsed ? parsed.result : parsed;
   } catch {
     throw new AppError('upstream_failed', 502, 'The skill endpoint answered with invalid JSON', upstream);

@@ -51,6 +51,8 @@ describe('model provider chain', () => {
     const sent = provider.requests[before];
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.headers.authorization).toBe('Bearer sk-test');
+    // The caller's request id travels to the provider (platform/upstream).
+    expect(sent.headers['x-request-id']).toBe(res.headers['x-request-id']);
     const body = JSON.parse(sent.body);
     expect(body.model).toBe('real-model');
     expect(body.tools.map((x: { function: { name: string } }) => x.function.name)).toEqual([
@@ -108,5 +110,21 @@ describe('model provider chain', () => {
     expect(res.statusCode).toBe(502);
     expect(res.json()).toMatchObject({ code: 'upstream_failed' });
     expect(res.json().failures.map((f: { provider: string }) => f.provider)).toEqual(['configured', 'emulator']);
+  });
+
+  it("opens the configured provider's breaker after repeated failures and goes straight to the fallback", async () => {
+    await fetch(`${t.baseUrl}/_emulators/ai/faults`, { method: 'DELETE' });
+    provider.respondWith({ status: 503, body: 'overloaded' });
+    // Five failures in a row open the breaker (the earlier tests already failed it a few times).
+    for (let i = 0; i < 5; i++) expect((await chat('hi')).statusCode).toBe(200);
+    const before = provider.requests.length;
+    const res = await chat('hi');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().model).toMatchObject({ provider: 'emulator', offline: true });
+    expect(res.json().fallbacks[0]).toMatchObject({
+      provider: 'configured',
+      error: expect.stringMatching(/circuit open/),
+    });
+    expect(provider.requests.length).toBe(before);
   });
 });

@@ -75,7 +75,7 @@ export async function runChat(
       message,
       provider,
       failures: failed,
-    } = await completeWithFallback(chain, { messages: convo, tools: offered });
+    } = await completeWithFallback(chain, { messages: convo, tools: offered }, { requestId: ctx.requestId });
     failures.push(...failed);
     const calls = offered.length ? (message.tool_calls ?? []) : [];
     if (calls.length === 0) {

@@ -2,6 +2,7 @@
 // is the configured provider (ATRIUM_AI_BASE_URL) first, then the offline model emulator.
 import { AppError } from '../../../platform/errors.js';
 import type { AppDeps } from '../../../platform/types.js';
+import { createUpstream, UpstreamError, type UpstreamResponse } from '../../../platform/upstream/index.js';
 
 export interface ToolCall {
   id: string;
@@ -31,7 +32,7 @@ export interface ModelProvider {
   model: string;
   /** The deterministic offline model (labelled as such in the UI). */
   offline: boolean;
-  complete(request: CompletionRequest): Promise<ChatMessage>;
+  complete(request: CompletionRequest, options?: { requestId?: string }): Promise<ChatMessage>;
 }
 
 export class ModelProviderError extends Error {
@@ -53,38 +54,51 @@ export interface OpenAiCompatibleOptions {
   timeoutMs: number;
 }
 
+/** Chat answers are small; a provider streaming megabytes at us is a fault. */
+const MAX_COMPLETION_BYTES = 4 * 1024 * 1024;
+
 export function openAiCompatibleProvider(opts: OpenAiCompatibleOptions): ModelProvider {
-  const url = `${opts.baseUrl.replace(/\/$/, '')}/chat/completions`;
+  // A completion is a paid, non-idempotent POST: no retries. The breaker (per provider and
+  // origin) makes a failing provider fail fast, so the chain moves on to the next at once.
+  const upstream = createUpstream({
+    name: `ai:${opts.name}`,
+    baseUrl: opts.baseUrl,
+    timeoutMs: opts.timeoutMs,
+    retries: 0,
+    maxResponseBytes: MAX_COMPLETION_BYTES,
+    headers: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {},
+  });
   return {
     name: opts.name,
     model: opts.model,
     offline: opts.offline ?? false,
-    async complete(request) {
-      let response: Response;
+    async complete(request, options) {
+      let response: UpstreamResponse;
       try {
-        response = await fetch(url, {
+        response = await upstream.request({
           method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
-          },
-          body: JSON.stringify({
+          path: '/chat/completions',
+          requestId: options?.requestId,
+          json: {
             model: opts.model,
             messages: request.messages,
             ...(request.tools.length ? { tools: request.tools, tool_choice: 'auto' } : {}),
             temperature: 0,
-          }),
-          signal: AbortSignal.timeout(opts.timeoutMs),
-          redirect: 'manual',
+          },
         });
       } catch (err) {
-        throw new ModelProviderError(opts.name, `unreachable: ${(err as Error).name}`);
+        if (err instanceof UpstreamError && err.kind === 'breaker_open') {
+          throw new ModelProviderError(opts.name, 'circuit open after repeated failures: skipped');
+        }
+        throw new ModelProviderError(opts.name, `unreachable: ${err instanceof UpstreamError ? err.kind : 'error'}`);
       }
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new ModelProviderError(opts.name, `answered ${response.status}`, response.status);
+      if (!response.ok) throw new ModelProviderError(opts.name, `answered ${response.status}`, response.status);
+      let body: { choices?: { message?: ChatMessage }[] } | null = null;
+      try {
+        body = response.json();
+      } catch {
+        body = null;
       }
-      const body = (await response.json().catch(() => null)) as { choices?: { message?: ChatMessage }[] } | null;
       const message = body?.choices?.[0]?.message;
       if (!message) throw new ModelProviderError(opts.name, 'answered without a message');
       return { role: 'assistant', content: message.content ?? null, tool_calls: message.tool_calls };
@@ -127,12 +141,13 @@ export function resolveModelProviders(deps: AppDeps): ModelProvider[] {
 export async function completeWithFallback(
   chain: ModelProvider[],
   request: CompletionRequest,
+  options?: { requestId?: string },
 ): Promise<{ message: ChatMessage; provider: ModelProvider; failures: { provider: string; error: string }[] }> {
   if (chain.length === 0) throw new AppError('unavailable', 503, 'No model provider is configured');
   const failures: { provider: string; error: string }[] = [];
   for (const provider of chain) {
     try {
-      return { message: await provider.complete(request), provider, failures };
+      return { message: await provider.complete(request, options), provider, failures };
     } catch (err) {
       failures.push({ provider: provider.name, error: (err as Error).message });
     }

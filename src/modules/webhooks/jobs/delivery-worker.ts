@@ -1,5 +1,6 @@
 // The webhook delivery worker: claims due deliveries, sends them signed through the SSRF-safe
-// client outside any transaction, and writes the results back in batches.
+// customer-URL policy of platform/upstream outside any transaction, and writes the results back
+// in batches.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../../config.js';
@@ -7,11 +8,12 @@ import type { SecretKey } from '../../../platform/crypto.js';
 import type { Database, Tx } from '../../../platform/db/client.js';
 import { withSystem } from '../../../platform/db/tenant.js';
 import { EVENTS_CHANNEL } from '../../../platform/events/events.js';
-import { OutboundError, safeRequest } from '../../../platform/http/safe-client.js';
+import { MAX_RESPONSE_BYTES, OutboundError, toOutboundError } from '../../../platform/http/safe-client.js';
 import { UnsafeUrlError } from '../../../platform/http/url-guard.js';
 import { newId } from '../../../platform/ids.js';
 import { enqueueMail } from '../../../platform/mail/mailer.js';
 import { signedHeaders, signPayload } from '../../../platform/signing.js';
+import { createUpstream, UpstreamError } from '../../../platform/upstream/index.js';
 import { startPollingWorker, type Worker } from '../../../platform/worker.js';
 import { adminEmails } from '../../identity/service.js';
 import * as repo from '../repository.js';
@@ -68,6 +70,7 @@ export function deliveryHeaders(
 
 function describeFailure(err: unknown): string {
   if (err instanceof UnsafeUrlError) return `unsafe_url (${err.reason}): ${err.message}`;
+  if (err instanceof UpstreamError) return describeFailure(toOutboundError(err));
   if (err instanceof OutboundError) return `${err.kind}: ${err.message}`;
   return `error: ${err instanceof Error ? err.message : String(err)}`;
 }
@@ -83,6 +86,19 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   const perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
   const leaseMs = options.leaseMs ?? webhooks.timeoutMs + 60_000;
   const retryDelaysMs = webhooks.retryDelaysMs;
+  // One attempt per delivery: the delivery schedule owns retries, and the per-endpoint lease cap
+  // bounds what a failing endpoint costs, so no breaker (one endpoint's failures must never make
+  // another endpoint's deliveries fail fast). The receiver's body is kept only for the error text.
+  const receivers = createUpstream({
+    name: 'webhooks',
+    customerUrls: { allowCidrs: webhooks.allowCidrs },
+    timeoutMs: webhooks.timeoutMs,
+    retries: 0,
+    breaker: false,
+    maxResponseBytes: MAX_RESPONSE_BYTES,
+    oversize: 'truncate',
+    connections: 64,
+  });
   const secrets = new Map<string, string>();
   const inFlight = new Set<Promise<void>>();
   let results: repo.AttemptResult[] = [];
@@ -131,19 +147,13 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
         body,
         attemptedAt,
       );
-      const res = await safeRequest(claimed.url, {
-        method: 'POST',
-        headers,
-        body,
-        timeoutMs: webhooks.timeoutMs,
-        allowCidrs: webhooks.allowCidrs,
-      });
+      const res = await receivers.request({ method: 'POST', url: claimed.url, headers, body });
       const ok = res.status >= 200 && res.status < 300;
       const error = ok
         ? null
         : res.status >= 300 && res.status < 400
           ? `redirect not followed (HTTP ${res.status}${res.headers.location ? ` to ${res.headers.location}` : ''})`
-          : `HTTP ${res.status}${res.body ? `: ${res.body.slice(0, 200)}` : ''}`;
+          : `HTTP ${res.status}${res.body.length > 0 ? `: ${res.text().slice(0, 200)}` : ''}`;
       return {
         ...base,
         outcome: ok ? 'success' : 'fail',

@@ -2,6 +2,12 @@
 // default endpoint is the payer emulator (/_emulators/payer), reached over real HTTP.
 import { AppError } from '../../../../platform/errors.js';
 import type { AppDeps } from '../../../../platform/types.js';
+import {
+  createUpstream,
+  UpstreamError,
+  type UpstreamResponse,
+  upstreamAppError,
+} from '../../../../platform/upstream/index.js';
 import type { Eligibility270, Eligibility271 } from './x12.js';
 
 export interface PayerAdapter {
@@ -10,26 +16,26 @@ export interface PayerAdapter {
 
 const TIMEOUT_MS = 10_000;
 
-export function httpPayerAdapter(baseUrl: string): PayerAdapter {
+export function httpPayerAdapter(baseUrl: string, options: { requestId?: string } = {}): PayerAdapter {
+  // One attempt per inquiry (a POST is not retried); the breaker makes a failing payer fail fast.
+  const payer = createUpstream({ name: 'payer', baseUrl, timeoutMs: TIMEOUT_MS, retries: 0 });
   return {
     async checkEligibility(inquiry) {
-      let response: Response;
+      let response: UpstreamResponse;
       try {
-        response = await fetch(`${baseUrl}/x12/270`, {
+        response = await payer.request({
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify(inquiry),
-          signal: AbortSignal.timeout(TIMEOUT_MS),
-          redirect: 'manual',
+          path: '/x12/270',
+          headers: { accept: 'application/json' },
+          json: inquiry,
+          requestId: options.requestId,
         });
       } catch (err) {
-        const timeout = (err as Error).name === 'TimeoutError';
-        throw new AppError(
-          timeout ? 'upstream_timeout' : 'upstream_failed',
-          timeout ? 504 : 502,
-          timeout ? 'The payer did not answer in time' : 'The payer could not be reached',
-          { upstream: 'payer' },
-        );
+        if (!(err instanceof UpstreamError)) throw err;
+        if (err.kind === 'timeout') {
+          throw new AppError('upstream_timeout', 504, 'The payer did not answer in time', { upstream: 'payer' });
+        }
+        throw upstreamAppError(err, 'The payer', { upstream: 'payer' });
       }
       if (!response.ok) {
         throw new AppError('upstream_failed', 502, `The payer answered ${response.status}`, {
@@ -37,15 +43,19 @@ export function httpPayerAdapter(baseUrl: string): PayerAdapter {
           upstreamStatus: response.status,
         });
       }
-      return (await response.json()) as Eligibility271;
+      try {
+        return response.json<Eligibility271>();
+      } catch {
+        throw new AppError('upstream_failed', 502, 'The payer answered with invalid JSON', { upstream: 'payer' });
+      }
     },
   };
 }
 
 /** The payer endpoint of this deployment: the emulator when emulators are on. */
-export function resolvePayerAdapter(deps: AppDeps): PayerAdapter {
+export function resolvePayerAdapter(deps: AppDeps, requestId?: string): PayerAdapter {
   if (!deps.config.emulators) {
     throw new AppError('unavailable', 503, 'No payer connection is configured for eligibility checks');
   }
-  return httpPayerAdapter(`${deps.selfUrl()}/_emulators/payer`);
+  return httpPayerAdapter(`${deps.selfUrl()}/_emulators/payer`, { requestId });
 }
