@@ -3,30 +3,29 @@ import type { FastifyInstance } from 'fastify';
 import { startWebhookWorker } from './modules/webhooks/jobs/delivery-worker.js';
 import { secretKeys } from './modules/webhooks/service.js';
 import { withSystem } from './platform/db/tenant.js';
-import { emulatorTransport, type MailTransport, smtpTransport, startMailWorker } from './platform/mail/mailer.js';
+import { type JobDefinition, pruneFinishedJobs, startJobWorker } from './platform/jobs/index.js';
+import { mailTransportFor, sendMailJob } from './platform/mail/mailer.js';
 import type { Worker } from './platform/worker.js';
 
 export interface Background {
   stop(): Promise<void>;
 }
 
-function mailTransportFor(app: FastifyInstance): MailTransport | undefined {
-  const { config } = app.atrium;
-  if (config.smtpUrl) return smtpTransport(config.smtpUrl);
-  if (config.emulators) return emulatorTransport(app.atrium.selfUrl);
-  return undefined;
-}
-
 /** Starts the background workers of this instance (each safe to run on every instance). */
 export async function startBackground(app: FastifyInstance): Promise<Background> {
   const { config, database } = app.atrium;
   const workers: Worker[] = [];
-  const transport = mailTransportFor(app);
-  if (transport) {
-    workers.push(await startMailWorker(database, transport, config.mailFrom, app.log, config.workerPollMs));
-  } else {
-    app.log.warn('No SMTP_URL and emulators are off: outgoing mail stays queued');
-  }
+  // Every typed job of platform/jobs this instance can run (modules add theirs here).
+  // biome-ignore lint/suspicious/noExplicitAny: definitions of any payload type
+  const jobs: JobDefinition<any>[] = [];
+  if (mailTransportFor(app.atrium)) jobs.push(sendMailJob);
+  else app.log.warn('No SMTP_URL and emulators are off: outgoing mail stays queued');
+  workers.push(await startJobWorker({ deps: app.atrium, log: app.log, jobs }));
+  app.atrium.scheduler.every({
+    name: 'jobs.prune',
+    intervalMs: 60 * 60 * 1000,
+    run: () => pruneFinishedJobs(app.atrium),
+  });
   workers.push(
     await startWebhookWorker({
       database,

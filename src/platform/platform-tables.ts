@@ -31,33 +31,6 @@ export const domainEvents = pgTable(
   (t) => [primaryKey({ columns: [t.workspaceId, t.id] })],
 );
 
-/** Outgoing mail, written in the caller's transaction and sent by the mail worker after commit. */
-export const mailOutbox = pgTable(
-  'mail_outbox',
-  {
-    id: text('id').primaryKey(),
-    workspaceId: text('workspace_id'),
-    to: jsonb('to').$type<string[]>().notNull(),
-    subject: text('subject').notNull(),
-    text: text('text').notNull(),
-    html: text('html'),
-    attachments: jsonb('attachments')
-      .$type<{ filename: string; contentType: string; content: string }[]>()
-      .notNull()
-      .default([]),
-    status: text('status', { enum: ['pending', 'sent', 'failed'] })
-      .notNull()
-      .default('pending'),
-    attempts: integer('attempts').notNull().default(0),
-    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
-    lockedUntil: ts('locked_until'),
-    lastError: text('last_error'),
-    createdAt: ts('created_at').notNull().defaultNow(),
-    sentAt: ts('sent_at'),
-  },
-  (t) => [index('mail_outbox_due_idx').on(t.status, t.nextAttemptAt)],
-);
-
 /** One row per periodic job: whoever moves `leaseUntil` forward runs that interval. */
 export const schedulerLeases = pgTable('scheduler_leases', {
   name: text('name').primaryKey(),

@@ -8,4 +8,5 @@ export * from '../../modules/notes/tables.js';
 export * from '../../modules/patients/tables.js';
 export * from '../../modules/skills/tables.js';
 export * from '../../modules/webhooks/tables.js';
+export * from '../jobs/tables.js';
 export * from '../platform-tables.js';

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { waitForMail } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem } from '../db/tenant.js';
-import { emulatorTransport, enqueueMail, sendDueMail } from './mailer.js';
+import { runDueJobs } from '../jobs/runner.js';
+import { enqueueMail, sendMailJob } from './mailer.js';
 
 let t: TestApp;
 
@@ -12,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const transport = () => emulatorTransport(() => t.baseUrl);
+/** One pass of the job worker over mail jobs (mail goes to the mail emulator, as configured in tests). */
+const sendDueMail = () => runDueJobs({ deps: t.app.atrium, log: t.app.log, jobs: [sendMailJob] });
 
 describe('outgoing mail', () => {
   it('is sent after commit through the mail emulator as a real MIME message, attachments included', async () => {
@@ -30,7 +32,7 @@ describe('outgoing mail', () => {
         ],
       }),
     );
-    expect(await sendDueMail(t.database, transport(), 'Atrium <no-reply@atrium.local>')).toBe(1);
+    expect(await sendDueMail()).toBe(1);
     const [mail] = await waitForMail(t, 'ops@example.test');
     expect(mail).toMatchObject({ subject: 'Invitation', to: ['ops@example.test'] });
     expect(mail.text.trim()).toBe('Hello');
@@ -46,7 +48,7 @@ describe('outgoing mail', () => {
         throw new Error('rollback');
       }),
     ).rejects.toThrow();
-    await sendDueMail(t.database, transport(), 'a@b.c');
+    await sendDueMail();
     expect(await waitForMail(t, 'ghost@example.test', 1, 300)).toEqual([]);
   });
 
@@ -59,38 +61,19 @@ describe('outgoing mail', () => {
     await withSystem(t.database.db, (tx) =>
       enqueueMail(tx, null, { to: ['retry@example.test'], subject: 'Retry me', text: 'x' }),
     );
-    await sendDueMail(t.database, transport(), 'a@b.c');
+    await sendDueMail();
     const [row] = await withSystem(t.database.db, (tx) =>
       queryRows<{ status: string; attempts: number; last_error: string }>(
         tx,
-        sql`SELECT status, attempts, last_error FROM mail_outbox WHERE subject = 'Retry me'`,
+        sql`SELECT status, attempts, last_error FROM jobs WHERE type = 'mail.send' AND payload->>'subject' = 'Retry me'`,
       ),
     );
-    expect(row).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(row).toMatchObject({ status: 'queued', attempts: 1 });
     expect(row.last_error).toContain('503');
     await withSystem(t.database.db, (tx) =>
-      tx.execute(sql`UPDATE mail_outbox SET next_attempt_at = now() WHERE subject = 'Retry me'`),
+      tx.execute(sql`UPDATE jobs SET run_at = now() WHERE payload->>'subject' = 'Retry me'`),
     );
-    await sendDueMail(t.database, transport(), 'a@b.c');
+    await sendDueMail();
     expect(await waitForMail(t, 'retry@example.test')).toHaveLength(1);
-  });
-
-  it('drops a result whose lease another worker has taken over', async () => {
-    await withSystem(t.database.db, (tx) =>
-      enqueueMail(tx, null, { to: ['fenced@example.test'], subject: 'Fenced', text: 'x' }),
-    );
-    const takeover = {
-      async send() {
-        // While this worker is still sending, its lease runs out and another worker claims the mail.
-        await withSystem(t.database.db, (tx) =>
-          tx.execute(sql`UPDATE mail_outbox SET locked_until = now() + interval '5 minutes' WHERE subject = 'Fenced'`),
-        );
-      },
-    };
-    await sendDueMail(t.database, takeover, 'a@b.c');
-    const [row] = await withSystem(t.database.db, (tx) =>
-      queryRows<{ status: string }>(tx, sql`SELECT status FROM mail_outbox WHERE subject = 'Fenced'`),
-    );
-    expect(row.status).toBe('pending');
   });
 });

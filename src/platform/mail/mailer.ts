@@ -1,12 +1,9 @@
-import { sql } from 'drizzle-orm';
-import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import type { Database, Tx } from '../db/client.js';
-import { queryRows, withSystem } from '../db/tenant.js';
-import { newId } from '../ids.js';
-import { mailOutbox } from '../platform-tables.js';
-import { startPollingWorker, type Worker } from '../worker.js';
+import { z } from 'zod';
+import type { Tx } from '../db/client.js';
+import { defineJob, enqueueJob } from '../jobs/jobs.js';
+import type { AppDeps } from '../types.js';
 
 export interface MailAttachment {
   filename: string;
@@ -27,28 +24,22 @@ export interface MailTransport {
   send(from: string, mail: OutgoingMail): Promise<void>;
 }
 
-export const MAIL_CHANNEL = 'atrium_mail';
-const MAX_ATTEMPTS = 10;
+const mailSchema = z.object({
+  to: z.array(z.string()).min(1),
+  subject: z.string(),
+  text: z.string(),
+  html: z.string().optional(),
+  attachments: z.array(z.object({ filename: z.string(), contentType: z.string(), content: z.string() })).optional(),
+});
 
 /**
- * Queues mail in the caller's transaction. The mail worker sends it after commit, so a rolled-back
+ * Queues mail in the caller's transaction (a `mail.send` job). The job worker sends it after commit, so a rolled-back
  * change never mails anyone and a committed one always does (retried until the server accepts).
  */
-export async function enqueueMail(tx: Tx, workspaceId: string | null, mail: OutgoingMail): Promise<string> {
-  const id = newId('mail');
+export async function enqueueMail(tx: Tx, workspaceId: string | null, mail: OutgoingMail): Promise<string | null> {
   const to = [...new Set(mail.to.map((t) => t.trim()).filter(Boolean))];
-  if (to.length === 0) return id;
-  await tx.insert(mailOutbox).values({
-    id,
-    workspaceId,
-    to,
-    subject: mail.subject,
-    text: mail.text,
-    html: mail.html ?? null,
-    attachments: mail.attachments ?? [],
-  });
-  await tx.execute(sql`SELECT pg_notify(${MAIL_CHANNEL}, ${id})`);
-  return id;
+  if (to.length === 0) return null;
+  return enqueueJob(tx, sendMailJob, { ...mail, to }, { workspaceId });
 }
 
 /** SMTP through nodemailer (SMTP_URL). */
@@ -77,79 +68,34 @@ export function emulatorTransport(baseUrl: () => string): MailTransport {
   };
 }
 
-interface ClaimedMail {
-  id: string;
-  to: string[];
-  subject: string;
-  text: string;
-  html: string | null;
-  attachments: MailAttachment[];
-  attempts: number;
-  /** The lease this worker holds; results are written only while it still holds it. */
-  lease: string;
+/** Chooses how mail leaves this instance: SMTP_URL, else the mail emulator; undefined when neither. */
+export function mailTransportFor(deps: Pick<AppDeps, 'config' | 'selfUrl'>): MailTransport | undefined {
+  const cached = transports.get(deps);
+  if (cached) return cached;
+  const { config } = deps;
+  const transport = config.smtpUrl
+    ? smtpTransport(config.smtpUrl)
+    : config.emulators
+      ? emulatorTransport(() => deps.selfUrl())
+      : undefined;
+  if (transport) transports.set(deps, transport);
+  return transport;
 }
+const transports = new WeakMap<object, MailTransport>();
 
 /**
- * Claims due mail (SKIP LOCKED, so several instances share the work) and sends it outside any
- * transaction, in parallel so one slow recipient server does not hold back the rest.
+ * Sends one queued mail (a job of platform/jobs: claimed with SKIP LOCKED, retried with backoff,
+ * dead after 10 attempts). The job worker runs it only where a transport exists.
  */
-export async function sendDueMail(database: Database, transport: MailTransport, from: string): Promise<number> {
-  const claimed = await withSystem(database.db, async (tx) => {
-    return queryRows<ClaimedMail>(
-      tx,
-      sql`
-      UPDATE mail_outbox SET locked_until = now() + interval '2 minutes', attempts = attempts + 1
-       WHERE id IN (SELECT id FROM mail_outbox
-                     WHERE status = 'pending' AND next_attempt_at <= now()
-                       AND (locked_until IS NULL OR locked_until < now())
-                     ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
-      RETURNING id, "to", subject, text, html, attachments, attempts, locked_until::text AS lease`,
-    );
-  });
-  await Promise.all(claimed.map((mail) => sendOne(database, transport, from, mail)));
-  return claimed.length;
-}
-
-async function sendOne(database: Database, transport: MailTransport, from: string, mail: ClaimedMail): Promise<void> {
-  // Fenced by the lease: if it ran out and another worker took the mail over, this result is dropped.
-  const stillOurs = sql`id = ${mail.id} AND locked_until = ${mail.lease}::timestamptz`;
-  try {
-    await transport.send(from, {
-      to: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      html: mail.html ?? undefined,
-      attachments: mail.attachments,
-    });
-    await withSystem(database.db, (tx) =>
-      tx.execute(sql`UPDATE mail_outbox SET status = 'sent', sent_at = now(), locked_until = NULL WHERE ${stillOurs}`),
-    );
-  } catch (err) {
-    const failed = mail.attempts >= MAX_ATTEMPTS;
-    const backoffSec = Math.min(3600, 5 * 2 ** mail.attempts);
-    await withSystem(database.db, (tx) =>
-      tx.execute(sql`
-        UPDATE mail_outbox SET status = ${failed ? 'failed' : 'pending'}, locked_until = NULL,
-               last_error = ${String((err as Error).message).slice(0, 500)},
-               next_attempt_at = now() + make_interval(secs => ${backoffSec})
-         WHERE ${stillOurs}`),
-    );
-  }
-}
-
-export function startMailWorker(
-  database: Database,
-  transport: MailTransport,
-  from: string,
-  log: FastifyBaseLogger,
-  pollMs: number,
-): Promise<Worker> {
-  return startPollingWorker({
-    name: 'mail',
-    database,
-    log,
-    pollMs,
-    channel: MAIL_CHANNEL,
-    runOnce: () => sendDueMail(database, transport, from),
-  });
-}
+export const sendMailJob = defineJob({
+  type: 'mail.send',
+  schema: mailSchema,
+  maxAttempts: 10,
+  backoff: { baseMs: 10_000, maxMs: 60 * 60_000 },
+  leaseMs: 2 * 60_000,
+  async handler(ctx, mail) {
+    const transport = mailTransportFor(ctx.deps);
+    if (!transport) throw new Error('No SMTP_URL and emulators are off: no way to send mail');
+    await transport.send(ctx.deps.config.mailFrom, mail);
+  },
+});

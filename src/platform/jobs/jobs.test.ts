@@ -1,0 +1,414 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { TEST_SERVER_URL } from '../../../test/helpers/db.js';
+import { createWorkspace } from '../../../test/helpers/factories.js';
+import { queryRows, withSystem, withTenant } from '../db/tenant.js';
+import type { Worker } from '../worker.js';
+import { defineJob, enqueueJob, type JobContext, type JobDefinition, PermanentJobError } from './jobs.js';
+import { runDueJobs, startJobWorker } from './runner.js';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+interface JobRow {
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  claimed_by: string | null;
+  /** Seconds from the database's now() to run_at. */
+  due_in: number;
+}
+
+async function jobRow(id: string): Promise<JobRow> {
+  const [row] = await withSystem(t.database.db, (tx) =>
+    queryRows<JobRow>(
+      tx,
+      sql`SELECT status, attempts, last_error, claimed_by,
+                 extract(epoch FROM run_at - now())::float8 AS due_in
+            FROM jobs WHERE id = ${id}`,
+    ),
+  );
+  return row;
+}
+
+const makeDue = (id: string) =>
+  withSystem(t.database.db, (tx) => tx.execute(sql`UPDATE jobs SET run_at = now() WHERE id = ${id}`));
+
+// biome-ignore lint/suspicious/noExplicitAny: definitions of any payload type
+const run = (jobs: JobDefinition<any>[], app: FastifyInstance = t.app) =>
+  runDueJobs({ deps: app.atrium, log: app.log, jobs });
+
+async function enqueue<P>(job: JobDefinition<P>, payload: P, workspaceId: string | null = null) {
+  const id = await withSystem(t.database.db, (tx) => enqueueJob(tx, job, payload, { workspaceId }));
+  if (!id) throw new Error('not enqueued');
+  return id;
+}
+
+let seq = 0;
+const uniqueType = (name: string) => `test.${name}.${++seq}`;
+
+describe('enqueueing', () => {
+  const noop = defineJob({ type: uniqueType('noop'), schema: z.object({ n: z.number() }), handler: async () => {} });
+
+  it('a job enqueued in a transaction that rolls back does not exist', async () => {
+    let id: string | null = null;
+    await expect(
+      withSystem(t.database.db, async (tx) => {
+        id = await enqueueJob(tx, noop, { n: 1 }, { workspaceId: null });
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+    expect(id).toMatch(/^job_/);
+    expect(await jobRow(id as unknown as string)).toBeUndefined();
+    expect(await run([noop])).toBe(0);
+  });
+
+  it('refuses a payload its schema rejects', async () => {
+    await expect(
+      withSystem(t.database.db, (tx) =>
+        enqueueJob(tx, noop, { n: 'x' } as unknown as { n: number }, { workspaceId: null }),
+      ),
+    ).rejects.toThrow();
+  });
+
+  it('a dedupe key adds nothing while a job with it is queued, and again after it ran', async () => {
+    const opts = { workspaceId: null, dedupeKey: 'probe' };
+    const first = await withSystem(t.database.db, (tx) => enqueueJob(tx, noop, { n: 1 }, opts));
+    const second = await withSystem(t.database.db, (tx) => enqueueJob(tx, noop, { n: 2 }, opts));
+    expect(first).toMatch(/^job_/);
+    expect(second).toBeNull();
+    expect(await run([noop])).toBe(1);
+    const third = await withSystem(t.database.db, (tx) => enqueueJob(tx, noop, { n: 3 }, opts));
+    expect(third).toMatch(/^job_/);
+    expect(await run([noop])).toBe(1);
+  });
+
+  it('a tenant transaction enqueues for its own workspace only and sees only its own jobs', async () => {
+    const a = await createWorkspace(t);
+    const b = await createWorkspace(t);
+    const mine = await withTenant(t.database.db, { workspaceId: a.id }, (tx) =>
+      enqueueJob(tx, noop, { n: 1 }, { workspaceId: a.id }),
+    );
+    expect(mine).toMatch(/^job_/);
+    await expect(
+      withTenant(t.database.db, { workspaceId: a.id }, (tx) => enqueueJob(tx, noop, { n: 1 }, { workspaceId: b.id })),
+    ).rejects.toThrow();
+    await expect(
+      withTenant(t.database.db, { workspaceId: a.id }, (tx) => enqueueJob(tx, noop, { n: 1 }, { workspaceId: null })),
+    ).rejects.toThrow();
+    const seenByB = await withTenant(t.database.db, { workspaceId: b.id }, (tx) =>
+      queryRows(tx, sql`SELECT id FROM jobs WHERE id = ${mine}`),
+    );
+    expect(seenByB).toEqual([]);
+  });
+});
+
+describe('running', () => {
+  it('retries with exponential backoff, then succeeds', async () => {
+    let calls = 0;
+    const flaky = defineJob({
+      type: uniqueType('flaky'),
+      schema: z.object({}),
+      maxAttempts: 5,
+      backoff: { baseMs: 60_000 },
+      handler: async () => {
+        calls++;
+        if (calls <= 2) throw new Error(`upstream 503 (call ${calls})`);
+      },
+    });
+    const id = await enqueue(flaky, {});
+
+    expect(await run([flaky])).toBe(1);
+    let row = await jobRow(id);
+    expect(row).toMatchObject({ status: 'queued', attempts: 1, last_error: 'upstream 503 (call 1)' });
+    expect(row.due_in).toBeGreaterThan(50);
+    expect(row.due_in).toBeLessThanOrEqual(60);
+    expect(await run([flaky])).toBe(0); // not due yet
+
+    await makeDue(id);
+    expect(await run([flaky])).toBe(1);
+    row = await jobRow(id);
+    expect(row).toMatchObject({ status: 'queued', attempts: 2, last_error: 'upstream 503 (call 2)' });
+    expect(row.due_in).toBeGreaterThan(110); // doubled
+    expect(row.due_in).toBeLessThanOrEqual(120);
+
+    await makeDue(id);
+    expect(await run([flaky])).toBe(1);
+    expect(await jobRow(id)).toMatchObject({
+      status: 'done',
+      attempts: 3,
+      last_error: null,
+      claimed_by: expect.any(String),
+    });
+    expect(calls).toBe(3);
+  });
+
+  it('goes dead after max attempts and is not run again', async () => {
+    let calls = 0;
+    const failing = defineJob({
+      type: uniqueType('failing'),
+      schema: z.object({}),
+      maxAttempts: 2,
+      backoff: () => 0,
+      handler: async () => {
+        calls++;
+        throw new Error('always broken');
+      },
+    });
+    const id = await enqueue(failing, {});
+    expect(await run([failing])).toBe(1);
+    expect(await jobRow(id)).toMatchObject({ status: 'queued', attempts: 1 });
+    expect(await run([failing])).toBe(1);
+    expect(await jobRow(id)).toMatchObject({ status: 'dead', attempts: 2, last_error: 'always broken' });
+    expect(await run([failing])).toBe(0);
+    expect(calls).toBe(2);
+  });
+
+  it('a permanent error or a payload that no longer validates goes dead at once', async () => {
+    const permanent = defineJob({
+      type: uniqueType('permanent'),
+      schema: z.object({ n: z.number() }),
+      handler: async () => {
+        throw new PermanentJobError('nothing to retry');
+      },
+    });
+    const a = await enqueue(permanent, { n: 1 });
+    const b = await enqueue(permanent, { n: 2 });
+    await withSystem(t.database.db, (tx) => tx.execute(sql`UPDATE jobs SET payload = '{"n":"two"}' WHERE id = ${b}`));
+    expect(await run([permanent])).toBe(2);
+    expect(await jobRow(a)).toMatchObject({ status: 'dead', attempts: 1, last_error: 'nothing to retry' });
+    expect(await jobRow(b)).toMatchObject({ status: 'dead', attempts: 1 });
+  });
+
+  it('leaves jobs of types this worker does not know queued', async () => {
+    const known = defineJob({ type: uniqueType('known'), schema: z.object({}), handler: async () => {} });
+    const other = defineJob({ type: uniqueType('other'), schema: z.object({}), handler: async () => {} });
+    const id = await enqueue(other, {});
+    expect(await run([known])).toBe(0);
+    expect(await jobRow(id)).toMatchObject({ status: 'queued', attempts: 0 });
+  });
+
+  it('rebuilds the context from the job: workspace, tier, organization, request id, logger', async () => {
+    const seen: JobContext[] = [];
+    const capture = defineJob({
+      type: uniqueType('capture'),
+      schema: z.object({}),
+      handler: async (ctx) => {
+        seen.push(ctx);
+      },
+    });
+    const ws = await createWorkspace(t, { tier: 'advanced' });
+    const tenantJob = await withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+      enqueueJob(tx, capture, {}, { workspaceId: ws.id }),
+    );
+    const platformJob = await enqueue(capture, {});
+    expect(await run([capture])).toBe(2);
+    const byId = new Map(seen.map((c) => [c.jobId, c]));
+    expect(byId.get(tenantJob as string)).toMatchObject({
+      workspaceId: ws.id,
+      tier: 'advanced',
+      organizationId: ws.organizationId,
+      requestId: tenantJob,
+      type: capture.type,
+      attempt: 1,
+    });
+    const log = byId.get(tenantJob as string)?.log as unknown as { bindings(): Record<string, unknown> };
+    expect(log.bindings()).toMatchObject({
+      jobId: tenantJob,
+      jobType: capture.type,
+      workspaceId: ws.id,
+    });
+    expect(byId.get(platformJob)).toMatchObject({ workspaceId: null, tier: null });
+  });
+
+  it('the tier is read when the job runs, not when it was enqueued', async () => {
+    let tier: string | null = null;
+    const capture = defineJob({
+      type: uniqueType('tier'),
+      schema: z.object({}),
+      handler: async (ctx) => {
+        tier = ctx.tier;
+      },
+    });
+    const ws = await createWorkspace(t, { tier: 'free' });
+    await enqueue(capture, {}, ws.id);
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE workspaces SET tier = 'standard' WHERE id = ${ws.id}`),
+    );
+    await run([capture]);
+    expect(tier).toBe('standard');
+  });
+});
+
+describe('leases', () => {
+  it('a job whose worker died (lease expired) is taken over; a live lease is not', async () => {
+    let calls = 0;
+    const job = defineJob({
+      type: uniqueType('takeover'),
+      schema: z.object({}),
+      handler: async () => {
+        calls++;
+      },
+    });
+    const dead = await enqueue(job, {});
+    const alive = await enqueue(job, {});
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE jobs SET status = 'running', attempts = 1, claimed_by = 'crashed/1',
+                            lease_until = CASE WHEN id = ${dead} THEN now() - interval '1 second'
+                                               ELSE now() + interval '5 minutes' END
+                      WHERE id IN (${dead}, ${alive})`),
+    );
+    expect(await run([job])).toBe(1);
+    expect(calls).toBe(1);
+    expect(await jobRow(dead)).toMatchObject({ status: 'done', attempts: 2 });
+    expect(await jobRow(alive)).toMatchObject({ status: 'running', claimed_by: 'crashed/1' });
+  });
+
+  it('a job whose worker died on its last attempt goes dead instead of running again', async () => {
+    let calls = 0;
+    const job = defineJob({
+      type: uniqueType('last'),
+      schema: z.object({}),
+      maxAttempts: 3,
+      handler: async () => {
+        calls++;
+      },
+    });
+    const id = await enqueue(job, {});
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE jobs SET status = 'running', attempts = 3, claimed_by = 'crashed/2',
+                            lease_until = now() - interval '1 second' WHERE id = ${id}`),
+    );
+    expect(await run([job])).toBe(1);
+    expect(calls).toBe(0);
+    expect((await jobRow(id)).status).toBe('dead');
+    expect((await jobRow(id)).last_error).toContain('lease expired');
+  });
+
+  it('a long job keeps its lease by heartbeat; a worker that lost it is told and its result dropped', async () => {
+    let abortedBy: unknown;
+    const id = { current: '' };
+    const job = defineJob({
+      type: uniqueType('heartbeat'),
+      schema: z.object({}),
+      leaseMs: 300,
+      handler: async (ctx) => {
+        // Runs past its lease: the heartbeat must keep it, so nobody takes it over meanwhile.
+        await new Promise((r) => setTimeout(r, 700));
+        const [row] = await withSystem(t.database.db, (tx) =>
+          queryRows<{ live: boolean }>(tx, sql`SELECT lease_until > now() AS live FROM jobs WHERE id = ${id.current}`),
+        );
+        expect(row.live).toBe(true);
+        // Now another worker takes it over (as if this one had stalled past the lease).
+        await withSystem(t.database.db, (tx) =>
+          tx.execute(sql`UPDATE jobs SET claimed_by = 'other/1', lease_until = now() + interval '5 minutes'
+                          WHERE id = ${id.current}`),
+        );
+        await new Promise<void>((resolve) => {
+          ctx.signal.addEventListener('abort', () => resolve());
+          setTimeout(resolve, 2000);
+        });
+        abortedBy = ctx.signal.reason;
+      },
+    });
+    id.current = await enqueue(job, {});
+    expect(await run([job])).toBe(1);
+    expect(String(abortedBy)).toContain('lease lost');
+    // The takeover's claim stands: this worker's "done" was not recorded.
+    expect(await jobRow(id.current)).toMatchObject({ status: 'running', claimed_by: 'other/1' });
+  });
+});
+
+describe('the worker', () => {
+  it('wakes on the NOTIFY of a committed job (not on its poll)', async () => {
+    const ran: string[] = [];
+    const job = defineJob({
+      type: uniqueType('notify'),
+      schema: z.object({}),
+      handler: async (ctx) => {
+        ran.push(ctx.jobId);
+      },
+    });
+    const worker = await startJobWorker({ deps: t.app.atrium, log: t.app.log, jobs: [job], pollMs: 60_000 });
+    try {
+      await new Promise((r) => setTimeout(r, 100)); // let the first (empty) pass go to sleep
+      const id = await enqueue(job, {});
+      await waitFor(() => ran.includes(id), 3000);
+      await waitFor(async () => (await jobRow(id)).status === 'done', 3000);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  async function twoWorkersRunEachJobOnce(second: FastifyInstance) {
+    const runs = new Map<string, number>();
+    const job = defineJob({
+      type: uniqueType('exactly-once'),
+      schema: z.object({ i: z.number() }),
+      handler: async (ctx) => {
+        runs.set(ctx.jobId, (runs.get(ctx.jobId) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 15));
+      },
+    });
+    const workers: Worker[] = [
+      await startJobWorker({ deps: t.app.atrium, log: t.app.log, jobs: [job], name: 'a', concurrency: 4 }),
+      await startJobWorker({ deps: second.atrium, log: second.log, jobs: [job], name: 'b', concurrency: 4 }),
+    ];
+    try {
+      const ids = await withSystem(t.database.db, async (tx) => {
+        const out: string[] = [];
+        for (let i = 0; i < 60; i++) out.push((await enqueueJob(tx, job, { i }, { workspaceId: null })) as string);
+        return out;
+      });
+      await waitFor(async () => {
+        const [row] = await withSystem(t.database.db, (tx) =>
+          queryRows<{ n: number }>(
+            tx,
+            sql`SELECT count(*)::int AS n FROM jobs WHERE type = ${job.type} AND status = 'done'`,
+          ),
+        );
+        return row.n === ids.length;
+      }, 20_000);
+      expect(runs.size).toBe(ids.length);
+      expect([...runs.values()].every((n) => n === 1)).toBe(true);
+      const claimers = await withSystem(t.database.db, (tx) =>
+        queryRows<{ worker: string }>(
+          tx,
+          sql`SELECT DISTINCT split_part(claimed_by, ':', 1) AS worker FROM jobs WHERE type = ${job.type}`,
+        ),
+      );
+      return claimers.map((c) => c.worker).sort();
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+  }
+
+  it('two workers on one database never run the same job twice', async () => {
+    await twoWorkersRunEachJobOnce(t.app);
+  });
+
+  it.skipIf(!TEST_SERVER_URL)(
+    'two instances on the PostgreSQL server share the jobs and never run one twice',
+    async () => {
+      const other = await t.startInstance();
+      const claimers = await twoWorkersRunEachJobOnce(other.app);
+      expect(claimers).toEqual(['a', 'b']);
+    },
+    30_000,
+  );
+});
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import { type SQL, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { ZodError } from 'zod';
+import type { Tier } from '../context.js';
+import { queryRows, withSystem, withTenant } from '../db/tenant.js';
+import type { AppDeps } from '../types.js';
+import { startPollingWorker, type Worker } from '../worker.js';
+import {
+  backoffMs,
+  JOBS_CHANNEL,
+  type JobContext,
+  type JobDefinition,
+  PermanentJobError,
+  RetryJobError,
+} from './jobs.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: a worker runs definitions of any payload type
+type AnyJob = JobDefinition<any>;
+
+export interface JobRunnerOptions {
+  deps: AppDeps;
+  log: FastifyBaseLogger;
+  /** The job types this worker runs; jobs of other types stay queued for a worker that knows them. */
+  jobs: readonly AnyJob[];
+  /** Jobs run at once by this worker (default 8). */
+  concurrency?: number;
+  /** Fallback poll interval (default config.workerPollMs). */
+  pollMs?: number;
+  /** Names this worker in `claimed_by` and logs. */
+  name?: string;
+}
+
+interface ClaimedJob {
+  id: string;
+  type: string;
+  workspace_id: string | null;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number;
+  claimed_by: string;
+}
+
+export const LEASE_EXPIRED = 'lease expired before the job finished (worker stopped?)';
+
+class JobRunner {
+  private readonly byType: Map<string, AnyJob>;
+  private readonly id: string;
+  private batch = 0;
+
+  constructor(private readonly options: JobRunnerOptions) {
+    this.byType = new Map(options.jobs.map((j) => [j.type, j]));
+    if (this.byType.size !== options.jobs.length) throw new Error('Two job definitions share a type');
+    this.id = `${options.name ?? 'jobs'}:${randomUUID().slice(0, 8)}`;
+  }
+
+  /**
+   * Claims due jobs (queued and due, or running with an expired lease) in one short transaction.
+   * SKIP LOCKED lets instances claim side by side without waiting on or doubling each other's rows.
+   */
+  async claim(limit: number): Promise<ClaimedJob[]> {
+    if (limit <= 0 || this.byType.size === 0) return [];
+    const token = `${this.id}/${++this.batch}`;
+    const types = sql.join(
+      [...this.byType.keys()].map((t) => sql`${t}`),
+      sql`, `,
+    );
+    const leaseSecs: SQL = sql`CASE type ${sql.join(
+      [...this.byType.values()].map((j) => sql`WHEN ${j.type} THEN ${j.leaseMs / 1000}::float8`),
+      sql` `,
+    )} END`;
+    return withSystem(this.options.deps.db, (tx) =>
+      queryRows<ClaimedJob>(
+        tx,
+        sql`
+        UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ${token},
+               lease_until = now() + make_interval(secs => ${leaseSecs}), updated_at = now(),
+               last_error = CASE WHEN status = 'running' THEN ${LEASE_EXPIRED} ELSE last_error END
+         WHERE id IN (SELECT id FROM jobs
+                       WHERE type IN (${types})
+                         AND ((status = 'queued' AND run_at <= now()) OR (status = 'running' AND lease_until < now()))
+                       ORDER BY run_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING id, type, workspace_id, payload, attempts, max_attempts, claimed_by`,
+      ),
+    );
+  }
+
+  /** Runs one claimed job outside any transaction and records the outcome, fenced by its claim. */
+  async run(job: ClaimedJob): Promise<void> {
+    const definition = this.byType.get(job.type) as AnyJob;
+    const log = this.options.log.child({ jobId: job.id, jobType: job.type, workspaceId: job.workspace_id });
+    const controller = new AbortController();
+    const heartbeat = setInterval(() => {
+      void this.extendLease(job, definition.leaseMs).then(
+        (held) => {
+          if (!held) controller.abort(new Error('lease lost'));
+        },
+        (err) => log.warn({ err }, 'job lease heartbeat failed'),
+      );
+    }, definition.leaseMs / 3);
+    heartbeat.unref();
+    try {
+      if (job.attempts > job.max_attempts) throw new PermanentJobError(LEASE_EXPIRED);
+      const payload = definition.schema.parse(job.payload);
+      const ctx = await this.contextFor(job, log, controller.signal);
+      await definition.handler(ctx, payload);
+      await this.finish(job, sql`status = 'done', last_error = NULL`);
+    } catch (err) {
+      const message = String((err as Error)?.message ?? err).slice(0, 1000);
+      const permanent = err instanceof PermanentJobError || err instanceof ZodError;
+      if (permanent || job.attempts >= job.max_attempts) {
+        log.error({ err, attempt: job.attempts }, 'job failed for good');
+        await this.finish(job, sql`status = 'dead', last_error = ${message}`);
+      } else {
+        const delay = Math.max(
+          backoffMs(definition.backoff, job.attempts),
+          err instanceof RetryJobError ? err.retryAfterMs : 0,
+        );
+        log.warn({ err, attempt: job.attempts, retryInMs: delay }, 'job failed; will retry');
+        await this.finish(
+          job,
+          sql`status = 'queued', last_error = ${message}, run_at = now() + make_interval(secs => ${delay / 1000}::float8)`,
+        );
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async contextFor(job: ClaimedJob, log: FastifyBaseLogger, signal: AbortSignal): Promise<JobContext> {
+    let tier: Tier | null = null;
+    let organizationId: string | null = null;
+    if (job.workspace_id) {
+      const workspaceId = job.workspace_id;
+      const [workspace] = await withTenant(this.options.deps.db, { workspaceId }, (tx) =>
+        queryRows<{ tier: Tier; organization_id: string | null }>(
+          tx,
+          sql`SELECT tier, organization_id FROM workspaces WHERE id = ${workspaceId}`,
+        ),
+      );
+      if (!workspace) throw new PermanentJobError(`workspace ${workspaceId} no longer exists`);
+      tier = workspace.tier;
+      organizationId = workspace.organization_id;
+    }
+    return {
+      deps: this.options.deps,
+      jobId: job.id,
+      type: job.type,
+      attempt: job.attempts,
+      maxAttempts: job.max_attempts,
+      workspaceId: job.workspace_id,
+      organizationId,
+      tier,
+      requestId: job.id,
+      log,
+      signal,
+    };
+  }
+
+  private async extendLease(job: ClaimedJob, leaseMs: number): Promise<boolean> {
+    const rows = await withSystem(this.options.deps.db, (tx) =>
+      queryRows(
+        tx,
+        sql`UPDATE jobs SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+             WHERE id = ${job.id} AND status = 'running' AND claimed_by = ${job.claimed_by} RETURNING id`,
+      ),
+    );
+    return rows.length === 1;
+  }
+
+  /** Writes the outcome only while this claim still holds the job (a taken-over job is not ours). */
+  private async finish(job: ClaimedJob, set: SQL): Promise<void> {
+    await withSystem(this.options.deps.db, (tx) =>
+      tx.execute(
+        sql`UPDATE jobs SET ${set}, lease_until = NULL, updated_at = now()
+             WHERE id = ${job.id} AND status = 'running' AND claimed_by = ${job.claimed_by}`,
+      ),
+    );
+  }
+}
+
+/**
+ * Claims one batch of due jobs and runs it to the end. For tests and one-off drains; the
+ * background worker (`startJobWorker`) keeps a pool of slots busy instead.
+ */
+export async function runDueJobs(options: JobRunnerOptions & { limit?: number }): Promise<number> {
+  const runner = new JobRunner(options);
+  const claimed = await runner.claim(options.limit ?? options.concurrency ?? 20);
+  await Promise.all(claimed.map((job) => runner.run(job)));
+  return claimed.length;
+}
+
+/**
+ * The job worker: claims as many due jobs as it has free slots, runs them concurrently, and
+ * claims again as slots free up. NOTIFY on enqueue wakes it; polling is the fallback (also for
+ * retries coming due and leases expiring).
+ */
+export async function startJobWorker(options: JobRunnerOptions): Promise<Worker> {
+  const runner = new JobRunner(options);
+  const concurrency = options.concurrency ?? 8;
+  const inFlight = new Set<Promise<void>>();
+  const poller = await startPollingWorker({
+    name: options.name ?? 'jobs',
+    database: options.deps.database,
+    log: options.log,
+    pollMs: options.pollMs ?? options.deps.config.workerPollMs,
+    channel: JOBS_CHANNEL,
+    runOnce: async () => {
+      const claimed = await runner.claim(concurrency - inFlight.size);
+      for (const job of claimed) {
+        const running: Promise<void> = runner
+          .run(job)
+          .catch((err) => options.log.error({ err, jobId: job.id }, 'job outcome not recorded'))
+          .finally(() => {
+            inFlight.delete(running);
+            poller.wake();
+          });
+        inFlight.add(running);
+      }
+      return claimed.length;
+    },
+  });
+  return {
+    name: poller.name,
+    wake: () => poller.wake(),
+    async stop() {
+      await poller.stop();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+/** Deletes finished jobs: done after a day, dead after 30 days (kept that long for inspection). */
+export async function pruneFinishedJobs(deps: Pick<AppDeps, 'db'>): Promise<void> {
+  await withSystem(deps.db, (tx) =>
+    tx.execute(sql`DELETE FROM jobs WHERE (status = 'done' AND updated_at < now() - interval '1 day')
+                                      OR (status = 'dead' AND updated_at < now() - interval '30 days')`),
+  );
+}
