@@ -25,6 +25,7 @@ import { AUTH_CHANNEL, PrincipalCache } from './platform/auth/principal-cache.js
 import type { Database } from './platform/db/client.js';
 import { installErrorHandling, sendProblem } from './platform/errors.js';
 import { trustProxyFunction } from './platform/http/trust-proxy.js';
+import { registerBodyParsers } from './platform/http/raw-body.js';
 import { registerIdempotency } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { Scheduler } from './platform/scheduler/scheduler.js';
@@ -88,15 +89,8 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  // JSON only: anything else is 415 (emulators that speak other formats add their own parsers).
-  app.removeContentTypeParser('text/plain');
-  // An empty body with a JSON content type (body-less actions like rotate or replay) means "no body".
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
-    return parseJson(request, body as string, done);
-  });
+  // JSON (empty = no body); raw bytes and forms only for routes that opt in (config.rawBody / formBody).
+  registerBodyParsers(app);
 
   const scheduler = new Scheduler(database, app.log);
   const deps: AppDeps = {

@@ -1,0 +1,63 @@
+// Request body parsing for every route: JSON (an empty body means "no body"), and for routes that
+// opt in, the exact bytes received (`config: { rawBody: true }` → `request.rawBody`, for signature
+// checks over what the sender signed) and `application/x-www-form-urlencoded` forms
+// (`config: { formBody: true }`; other routes answer 415). The app's body limit applies to all.
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body exactly as received; set only on routes with `config: { rawBody: true }`. */
+    rawBody?: Buffer;
+  }
+  interface FastifyContextConfig {
+    /** Keep the received bytes in `request.rawBody` (signature-verified webhooks). */
+    rawBody?: boolean;
+    /** Accept `application/x-www-form-urlencoded` bodies, parsed by `parseFormBody`. */
+    formBody?: boolean;
+  }
+}
+
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
+/** A parsed form: a key sent once is a string, a key sent more than once an array in sent order. */
+export type FormBody = Record<string, string | string[]>;
+
+/** Parses a URL-encoded form (UTF-8); `+` is a space. The object has no prototype (`__proto__` is a plain key). */
+export function parseFormBody(text: string): FormBody {
+  const out: FormBody = Object.create(null);
+  for (const [key, value] of new URLSearchParams(text)) {
+    const seen = out[key];
+    if (seen === undefined) out[key] = value;
+    else if (Array.isArray(seen)) seen.push(value);
+    else out[key] = [seen, value];
+  }
+  return out;
+}
+
+const keepRaw = (request: FastifyRequest, body: Buffer) => {
+  if (request.routeOptions.config.rawBody) request.rawBody = body;
+};
+
+/** Replaces Fastify's body parsers: call once, right after creating the app. */
+export function registerBodyParsers(app: FastifyInstance): void {
+  // JSON only by default: anything else is 415 (emulators that speak other formats add their own parsers).
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    keepRaw(request, bytes);
+    const text = bytes.toString('utf8');
+    // An empty body with a JSON content type (body-less actions like rotate or replay) means "no body".
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+  app.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
+    if (!request.routeOptions.config.formBody) {
+      return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(FORM_CONTENT_TYPE), undefined);
+    }
+    const bytes = body as Buffer;
+    keepRaw(request, bytes);
+    return done(null, parseFormBody(bytes.toString('utf8')));
+  });
+}
