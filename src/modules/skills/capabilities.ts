@@ -194,7 +194,7 @@ function billingReader(deps: AppDeps, ctx: RequestContext): BillingReader {
         submittedAt: c.submittedAt.toISOString(),
       })),
     get payer() {
-      return resolvePayerAdapter(deps);
+      return resolvePayerAdapter(deps, ctx.requestId);
     },
   };
 }
