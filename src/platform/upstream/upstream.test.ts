@@ -162,6 +162,17 @@ describe('upstream calls against a local HTTP server', () => {
     expect((await failureOf(api.request({ path: '/stuck' }))).kind).toBe('timeout');
   });
 
+  it("stops when the caller's signal aborts, without counting it against the upstream", async () => {
+    const name = uniqueName();
+    const api = createUpstream({ name, baseUrl: server.url, breaker: { consecutiveFailures: 1 } });
+    server.handle((_req, res) => void setTimeout(() => res.end('late'), 1000));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const err = await failureOf(api.request({ path: '/slow', signal: controller.signal }));
+    expect(err.kind).toBe('aborted');
+    expect(upstreamStats(name)).toMatchObject({ errors: 0, breaker: 'closed' });
+  });
+
   it('reports a refused connection as connect, after retrying an idempotent call', async () => {
     const api = createUpstream({
       name: uniqueName(),

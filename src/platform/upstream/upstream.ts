@@ -189,7 +189,7 @@ export async function upstreamRequest(config: UpstreamConfig, call: UpstreamCall
         const retryable =
           failure instanceof UpstreamError && (failure.kind === 'timeout' || failure.kind === 'connect');
         if (retryable && attemptNo <= retries) {
-          await sleep(backoffMs(config, attemptNo), call.signal);
+          await sleep(backoffMs(config, attemptNo), config.name, call.signal);
           continue;
         }
         if (failure instanceof UpstreamError) failure.details.attempts = attemptNo;
@@ -199,7 +199,7 @@ export async function upstreamRequest(config: UpstreamConfig, call: UpstreamCall
     if (RETRY_STATUSES.has(response.status) && attemptNo <= retries) {
       const wait = retryWaitMs(config, attemptNo, response.headers['retry-after']);
       if (wait !== null) {
-        await sleep(wait, call.signal);
+        await sleep(wait, config.name, call.signal);
         continue;
       }
     }
@@ -303,9 +303,9 @@ export function parseRetryAfterMs(value: string | undefined, now = Date.now()): 
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+function sleep(ms: number, upstream: string, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new UpstreamError('aborted', '', 'Aborted by the caller'));
+    if (signal?.aborted) return reject(new UpstreamError('aborted', upstream, 'Aborted by the caller'));
     const timer = setTimeout(done, ms);
     function done() {
       signal?.removeEventListener('abort', onAbort);
@@ -313,7 +313,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }
     function onAbort() {
       clearTimeout(timer);
-      reject(new UpstreamError('aborted', '', 'Aborted by the caller'));
+      reject(new UpstreamError('aborted', upstream, 'Aborted by the caller'));
     }
     signal?.addEventListener('abort', onAbort, { once: true });
   });
