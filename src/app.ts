@@ -6,7 +6,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { emulatorRoutes } from './emulators/index.js';
@@ -24,6 +24,8 @@ import { registerAuthentication } from './platform/auth/authenticate.js';
 import { AUTH_CHANNEL, PrincipalCache } from './platform/auth/principal-cache.js';
 import type { Database } from './platform/db/client.js';
 import { installErrorHandling, sendProblem } from './platform/errors.js';
+import { frameworkErrors, registerRequestHardening } from './platform/http/hardening.js';
+import { documentMediaTypes } from './platform/http/openapi-media.js';
 import { trustProxyFunction } from './platform/http/trust-proxy.js';
 import { registerBodyParsers } from './platform/http/raw-body.js';
 import { registerIdempotency } from './platform/idempotency.js';
@@ -72,11 +74,13 @@ function securityHeaders(app: FastifyInstance, config: Config): void {
 export interface BuildOptions {
   config: Config;
   database: Database;
+  /** Where log lines go (default stdout); tests read it to prove what logs never carry. */
+  logStream?: NodeJS.WritableStream;
 }
 
-export async function buildApp({ config, database }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logStream }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: logStream ? { level: config.logLevel, stream: logStream } : { level: config.logLevel },
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -84,6 +88,9 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : newId('req');
     },
     forceCloseConnections: 'idle',
+    // One line per request, written by registerRequestHardening (route pattern, never the query string).
+    logController: new LogController({ disableRequestLogging: true }),
+    frameworkErrors,
     // request.ip comes from X-Forwarded-For only when the peer is a trusted proxy (ATRIUM_TRUST_PROXY).
     trustProxy: trustProxyFunction(config.trustProxy),
   });
@@ -119,6 +126,7 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
 
   installErrorHandling(app);
   securityHeaders(app, config);
+  registerRequestHardening(app);
   await app.register(fastifyCookie);
   registerAuthentication(app);
   registerIdempotency(app);
@@ -143,6 +151,10 @@ export async function buildApp({ config, database }: BuildOptions): Promise<Fast
       security: [{ bearer: [] }, { session: [] }],
     },
     transform: jsonSchemaTransform,
+    transformObject: (documents) =>
+      'openapiObject' in documents
+        ? documentMediaTypes(documents.openapiObject as Parameters<typeof documentMediaTypes>[0])
+        : documents.swaggerObject,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/api/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());

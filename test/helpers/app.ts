@@ -4,6 +4,7 @@ import { type Config, loadTestConfig } from '../../src/config.js';
 import type { Database } from '../../src/platform/db/client.js';
 import { type Background, startBackground } from '../../src/workers.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
+import { assertMatchesOpenApi } from './openapi-check.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -60,11 +61,13 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
       instances.push(instance);
       return instance;
     },
-    request({ token, headers, ...options }) {
-      return app.inject({
+    async request({ token, headers, ...options }) {
+      const res = await app.inject({
         ...options,
         headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
       });
+      assertMatchesOpenApi(app, options.method ?? 'GET', String(options.url ?? '/'), res);
+      return res;
     },
     async close() {
       await Promise.all(backgrounds.map((b) => b.stop()));

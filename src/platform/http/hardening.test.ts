@@ -1,0 +1,212 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.js';
+import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { buildApp } from '../../app.js';
+import { ConfigError, loadConfig, loadTestConfig } from '../../config.js';
+import { findHostileText, isHostileText, pathOnly } from './hardening.js';
+
+const lines: string[] = [];
+let testDb: TestDatabase;
+let app: FastifyInstance;
+let ws: TestWorkspace;
+
+// A TestApp-shaped wrapper so the shared factories work on this app built with a log stream.
+const t = {
+  get config() {
+    return app.atrium.config;
+  },
+  request: ({ token, headers, ...options }: InjectOptions & { token?: string }) =>
+    app.inject({ ...options, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } }),
+};
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  app = await buildApp({ config: loadTestConfig({ logLevel: 'info' }), database: testDb.database, logStream: stream });
+  await app.ready();
+  ws = await createWorkspace(t as never, { tier: 'standard' });
+});
+afterAll(async () => {
+  await app?.close();
+  await testDb?.drop();
+});
+
+const get = (url: string, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${ws.admin.token}`, ...headers } });
+
+function expectProblem(res: Awaited<ReturnType<typeof get>>, status: number, code: string) {
+  expect(res.statusCode).toBe(status);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+  const body = res.json();
+  expect(body).toMatchObject({ status, code });
+  expect(body.requestId).toMatch(/^req_/);
+  expect(res.headers['x-request-id']).toBe(body.requestId);
+}
+
+describe('errors raised before a route runs', () => {
+  it('an over-long path parameter is a 414 problem with a request id', async () => {
+    expectProblem(await get(`/api/v1/patients/${'a'.repeat(500)}`), 414, 'uri_too_long');
+  });
+
+  it('bad percent-encoding is a 400 problem with a request id, in and outside the API', async () => {
+    expectProblem(await get('/api/v1/patients/%E0%A4%A'), 400, 'validation_failed');
+    expectProblem(await get('/nowhere/%zz'), 400, 'validation_failed');
+  });
+});
+
+describe('hostile text', () => {
+  it('recognises NUL and unpaired surrogates, and accepts real pairs', () => {
+    expect(isHostileText('a\u0000b')).toBe(true);
+    expect(isHostileText('a\ud800b')).toBe(true);
+    expect(isHostileText('\udc00')).toBe(true);
+    expect(isHostileText('emoji 😀 ok')).toBe(false);
+    expect(findHostileText({ a: [{ b: 'x\u0000' }] }, 'body')).toBe('body.a.0.b');
+    expect(findHostileText({ 'k\u0000': 1 }, 'body')).toBe('body');
+  });
+
+  it('NUL or a lone surrogate in a body, query or path is 400 validation_failed and stores nothing', async () => {
+    const before = (await get('/api/v1/patients')).json().items.length;
+    for (const payload of [
+      '{"givenName":"Ann\\u0000","familyName":"Lee"}',
+      '{"givenName":"Ann","familyName":"Lee\\ud800"}',
+      '{"givenName":"Ann","familyName":"Lee","mrn":"\\udfff1"}',
+    ]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/patients',
+        payload,
+        headers: { authorization: `Bearer ${ws.admin.token}`, 'content-type': 'application/json' },
+      });
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.json().errors[0].path).toMatch(/^body\./);
+    }
+    expectProblem(await get('/api/v1/patients?q=a%00b'), 400, 'validation_failed');
+    expectProblem(await get('/api/v1/patients/pat_%00'), 400, 'validation_failed');
+    expect((await get('/api/v1/patients')).json().items.length).toBe(before);
+  });
+});
+
+describe('caching and logs', () => {
+  it('API responses with patient data, credentials and audit rows are no-store', async () => {
+    for (const url of ['/api/v1/patients', '/api/v1/me', '/api/v1/auth/tokens', '/api/v1/audit']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['cache-control'], url).toBe('no-store');
+    }
+    expect((await get('/api/v1/patients/pat_unknown')).headers['cache-control']).toBe('no-store');
+  });
+
+  it('one log line per request, with the route pattern and never the query string', async () => {
+    lines.length = 0;
+    const res = await get('/api/v1/patients?q=Maria%20Lopez', { 'x-request-id': 'req-log-probe-1' });
+    expect(res.statusCode).toBe(200);
+    await get('/api/v1/patients/pat_does_not_exist', { 'x-request-id': 'req-log-probe-2' });
+    const mine = lines.filter((l) => l.includes('req-log-probe-1'));
+    expect(mine).toHaveLength(1);
+    const entry = JSON.parse(mine[0]);
+    expect(entry).toMatchObject({ route: '/api/v1/patients', status: 200, method: 'GET' });
+    expect(lines.join('\n')).not.toMatch(/Maria|Lopez|q=/);
+    const second = lines.filter((l) => l.includes('req-log-probe-2'));
+    expect(second).toHaveLength(1);
+    expect(JSON.parse(second[0]).route).toBe('/api/v1/patients/:id');
+  });
+
+  it('pathOnly drops the query', () => {
+    expect(pathOnly('/a/b?q=Maria')).toBe('/a/b');
+    expect(pathOnly('/a')).toBe('/a');
+  });
+});
+
+describe('metrics', () => {
+  it('records latency for every route by its pattern', async () => {
+    await get('/api/v1/me');
+    await get('/api/v1/patients/pat_x');
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toMatch(
+      /atrium_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/me",status="200"\}/,
+    );
+    expect(text).toMatch(/route="\/api\/v1\/patients\/:id",status="404"/);
+    expect(text).not.toContain('pat_x');
+  });
+});
+
+describe('OpenAPI media types', () => {
+  it('documents every error as application/problem+json and the event stream as text/event-stream', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    let errorResponses = 0;
+    for (const item of Object.values(doc.paths) as Record<
+      string,
+      { responses?: Record<string, { content?: object }> }
+    >[]) {
+      for (const operation of Object.values(item)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          if (!/^[45]/.test(status) || !response.content) continue;
+          errorResponses++;
+          expect(Object.keys(response.content)).toEqual(['application/problem+json']);
+        }
+      }
+    }
+    expect(errorResponses).toBeGreaterThan(20);
+    const stream = doc.paths['/api/v1/direct-messages/{threadId}/events'].get.responses['200'];
+    expect(Object.keys(stream.content)).toEqual(['text/event-stream']);
+  });
+});
+
+describe('configuration', () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+  it('a bad ATRIUM_WEBHOOK_ALLOW_CIDRS stops the start naming the variable', () => {
+    expect(() =>
+      loadConfig({
+        ATRIUM_ENCRYPTION_KEY: key,
+        ATRIUM_DATA_DIR: '/tmp/atrium-cfg',
+        ATRIUM_WEBHOOK_ALLOW_CIDRS: '10.0.0.0/33',
+      }),
+    ).toThrow(/ATRIUM_WEBHOOK_ALLOW_CIDRS/);
+    expect(() =>
+      loadConfig({
+        ATRIUM_ENCRYPTION_KEY: key,
+        ATRIUM_DATA_DIR: '/tmp/atrium-cfg',
+        ATRIUM_WEBHOOK_ALLOW_CIDRS: 'nonsense',
+      }),
+    ).toThrow(ConfigError);
+    const ok = loadConfig({
+      ATRIUM_ENCRYPTION_KEY: key,
+      ATRIUM_DATA_DIR: '/tmp/atrium-cfg',
+      ATRIUM_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8, ::1/128',
+    });
+    expect(ok.webhooks.allowCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+  });
+
+  it('NODE_ENV is compared without regard to case', () => {
+    expect(() => loadConfig({ NODE_ENV: 'Production', ATRIUM_EMULATORS: 'on', ATRIUM_ENCRYPTION_KEY: key })).toThrow(
+      ConfigError,
+    );
+    expect(
+      loadConfig({ NODE_ENV: 'PRODUCTION', ATRIUM_ENCRYPTION_KEY: key, ATRIUM_OPERATOR_TOKEN: 'x'.repeat(20) }).env,
+    ).toBe('production');
+  });
+});
+
+describe('OpenAPI response check used by every integration test', () => {
+  it('refuses an undocumented status, a wrong media type and a body off its schema', async () => {
+    const { assertMatchesOpenApi } = await import('../../../test/helpers/openapi-check.js');
+    const fake = (statusCode: number, contentType: string, body: string) =>
+      ({ statusCode, headers: { 'content-type': contentType }, body }) as never;
+    const me = await get('/api/v1/me');
+    expect(() => assertMatchesOpenApi(app, 'GET', '/api/v1/me', me)).not.toThrow();
+    expect(() => assertMatchesOpenApi(app, 'GET', '/api/v1/me', fake(200, 'text/plain', 'hi'))).toThrow(/text\/plain/);
+    expect(() => assertMatchesOpenApi(app, 'GET', '/api/v1/me', fake(200, 'application/json', '{"user":1}'))).toThrow(
+      /schema/,
+    );
+    expect(() => assertMatchesOpenApi(app, 'GET', '/api/v1/me', fake(401, 'application/json', me.body))).toThrow(
+      /application\/problem\+json/,
+    );
+  });
+});

@@ -1,0 +1,128 @@
+// Request-level hardening every route gets: problem+json for errors raised before a route runs,
+// refusal of hostile text, no caching of API responses, one log line and one metric per request.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { validationFailed } from '../errors.js';
+import { httpDuration } from '../metrics.js';
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** NUL or an unpaired UTF-16 surrogate: text PostgreSQL cannot store faithfully (or at all). */
+export function isHostileText(text: string): boolean {
+  return text.includes('\u0000') || LONE_SURROGATE.test(text);
+}
+
+const MAX_DEPTH = 64;
+
+/** The path of the first string (or key) in `value` that is hostile text, or undefined. */
+export function findHostileText(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === 'string') return isHostileText(value) ? path : undefined;
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findHostileText(value[i], `${path}.${i}`, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (Buffer.isBuffer(value)) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (isHostileText(key)) return path;
+    const found = findHostileText(item, `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+const MESSAGE = 'Text may not contain NUL characters or unpaired UTF-16 surrogates';
+
+function sendEarlyProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  title: string,
+  detail: string,
+): void {
+  reply
+    .status(status)
+    .header('x-request-id', String(request.id))
+    .header('content-type', 'application/problem+json; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send({
+      type: `https://atrium.dev/problems/${code.replace(/_/g, '-')}`,
+      title,
+      status,
+      detail,
+      code,
+      requestId: String(request.id),
+    });
+}
+
+/**
+ * Fastify's `frameworkErrors`: the router's own refusals (bad percent-encoding, an over-long path
+ * parameter) become problem+json with a request id like every other error.
+ */
+export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, request, reply) => {
+  const code = (error as FastifyError).code;
+  if (code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    sendEarlyProblem(request, reply, 414, 'uri_too_long', 'URI Too Long', 'A path segment of the URL is too long');
+    return;
+  }
+  if (code === 'FST_ERR_BAD_URL') {
+    sendEarlyProblem(
+      request,
+      reply,
+      400,
+      'validation_failed',
+      'Bad Request',
+      'The URL is not valid (bad percent-encoding)',
+    );
+    return;
+  }
+  sendEarlyProblem(request, reply, 400, 'validation_failed', 'Bad Request', 'The request could not be routed');
+};
+
+/** Path without the query string: what logs and metrics may carry (the query can hold names). */
+export function pathOnly(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+export function registerRequestHardening(app: FastifyInstance): void {
+  // Hostile text anywhere in the parsed request is refused before any handler or schema sees it.
+  app.addHook('preValidation', async (request) => {
+    const where =
+      findHostileText(request.params, 'params') ??
+      findHostileText(request.query, 'query') ??
+      findHostileText(request.body, 'body');
+    if (where) throw validationFailed([{ path: where, message: MESSAGE }], MESSAGE);
+  });
+
+  // API responses carry tenant data (patients, messages, audit rows, credentials): never cached.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('cache-control') && (request.url.startsWith('/api/') || reply.statusCode >= 400)) {
+      reply.header('cache-control', 'no-store');
+    }
+    return payload;
+  });
+
+  // One log line and one latency sample per request, by route pattern; never the query string.
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url;
+    const ms = reply.elapsedTime;
+    httpDuration.observe(
+      { method: request.method, route: route ?? 'unmatched', status: String(reply.statusCode) },
+      ms / 1000,
+    );
+    request.log.info(
+      {
+        method: request.method,
+        route: route ?? undefined,
+        path: route ? undefined : pathOnly(request.url),
+        status: reply.statusCode,
+        ms: Math.round(ms * 10) / 10,
+      },
+      'request',
+    );
+  });
+}
