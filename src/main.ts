@@ -2,16 +2,21 @@ import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './platform/db/client.js';
+import { startupStep } from './platform/startup-progress.js';
 import { DEMO_PASSWORD, DEMO_USERS, isEmpty, seedDemo, shouldSeedDemo } from './seed.js';
 import { startBackground } from './workers.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pglite') });
-  const app = await buildApp({ config, database });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: join(config.dataDir, 'pglite'),
+    step: startupStep,
+  });
+  const app = await startupStep('Starting the service', () => buildApp({ config, database }));
 
   const seed = shouldSeedDemo(config, await isEmpty(app));
-  if (seed) await seedDemo(app);
+  if (seed) await startupStep('Creating the demo organization', () => seedDemo(app));
 
   await app.listen({ port: config.port, host: config.host });
   const background = await startBackground(app);
