@@ -130,6 +130,17 @@ describe('upstream calls against a local HTTP server', () => {
     expect(req.headers).toMatchObject({ authorization: 'Bearer k', 'content-type': 'application/json' });
   });
 
+  it('sends form-encoded bodies (token endpoints)', async () => {
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url });
+    await api.request({
+      method: 'POST',
+      path: '/token',
+      form: { grant_type: 'refresh_token', refresh_token: 'a b&c', scope: undefined },
+    });
+    expect(server.seen[0].body).toBe('grant_type=refresh_token&refresh_token=a+b%26c');
+    expect(server.seen[0].headers['content-type']).toBe('application/x-www-form-urlencoded');
+  });
+
   it('reuses keep-alive connections', async () => {
     const api = createUpstream({ name: uniqueName(), baseUrl: server.url });
     for (let i = 0; i < 6; i++) await api.request({ path: `/n/${i}` });

@@ -69,6 +69,8 @@ export interface UpstreamCall {
   body?: string | Buffer;
   /** Serialised as the body, with content-type application/json unless set. */
   json?: unknown;
+  /** Sent form-encoded (token endpoints), with content-type application/x-www-form-urlencoded unless set. */
+  form?: Record<string, string | undefined>;
   /**
    * Safe to send twice. GET, HEAD, PUT, DELETE and OPTIONS are; anything else only when the
    * caller says so (e.g. a POST carrying an idempotency key).
@@ -126,7 +128,7 @@ export async function upstreamRequest(config: UpstreamConfig, call: UpstreamCall
   const idempotent = call.idempotent ?? IDEMPOTENT_METHODS.has(method);
   const retries = idempotent ? Math.max(0, call.retries ?? config.retries ?? UPSTREAM_DEFAULTS.retries) : 0;
   const headers = requestHeaders(config, call);
-  const body = call.json !== undefined ? JSON.stringify(call.json) : call.body;
+  const body = call.json !== undefined ? JSON.stringify(call.json) : call.form ? formBody(call.form) : call.body;
   const breaker =
     config.breaker === false
       ? undefined
@@ -264,7 +266,14 @@ function requestHeaders(config: UpstreamConfig, call: UpstreamCall): Record<stri
   const requestId = call.requestId ?? call.ctx?.requestId;
   if (requestId && !headers['x-request-id']) headers['x-request-id'] = requestId;
   if (call.json !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+  if (call.form && !headers['content-type']) headers['content-type'] = 'application/x-www-form-urlencoded';
   return headers;
+}
+
+function formBody(form: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(form)) if (value !== undefined) params.set(name, value);
+  return params.toString();
 }
 
 function statusOutcome(status: number): UpstreamOutcome {
