@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { startWebhookWorker } from './modules/webhooks/jobs/delivery-worker.js';
-import { secretKeys } from './modules/webhooks/service.js';
+import { MODULES } from './modules/index.js';
 import { withSystem } from './platform/db/tenant.js';
 import { type JobDefinition, pruneFinishedJobs, startJobWorker } from './platform/jobs/index.js';
 import { mailTransportFor, sendMailJob } from './platform/mail/mailer.js';
@@ -13,7 +12,6 @@ export interface Background {
 
 /** Starts the background workers of this instance (each safe to run on every instance). */
 export async function startBackground(app: FastifyInstance): Promise<Background> {
-  const { config, database } = app.atrium;
   const workers: Worker[] = [];
   // Every typed job of platform/jobs this instance can run (modules add theirs here).
   // biome-ignore lint/suspicious/noExplicitAny: definitions of any payload type
@@ -26,15 +24,12 @@ export async function startBackground(app: FastifyInstance): Promise<Background>
     intervalMs: 60 * 60 * 1000,
     run: () => pruneFinishedJobs(app.atrium),
   });
-  workers.push(
-    await startWebhookWorker({
-      database,
-      log: app.log,
-      webhooks: config.webhooks,
-      keys: secretKeys(app.atrium),
-      pollMs: config.workerPollMs,
-    }),
-  );
+  for (const module of MODULES) {
+    for (const job of module.jobs ?? []) workers.push(await job.start(app));
+    for (const { name, intervalMs, run } of module.schedules ?? []) {
+      app.atrium.scheduler.every({ name, intervalMs, run: () => run(app.atrium) });
+    }
+  }
   app.atrium.scheduler.every({
     name: 'idempotency-keys.expire',
     intervalMs: 60 * 60 * 1000,

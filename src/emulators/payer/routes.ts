@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Eligibility270 } from '../../modules/skills/providers/payer/x12.js';
+import type { Eligibility270 } from '../../modules/skills/index.js';
 import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
 import { adjudicate } from './rules.js';
 

@@ -1,7 +1,7 @@
 // The payer's deterministic adjudication rules. It knows nothing about our database: it answers
 // from the 270 it receives (member, plan period, prior authorizations) and fixed rules.
 import { createHash } from 'node:crypto';
-import { EB_MEANING, type Eligibility270, type Eligibility271 } from '../../modules/skills/providers/payer/x12.js';
+import { EB_MEANING, type Eligibility270, type Eligibility271 } from '../../modules/skills/index.js';
 
 const MEMBER_ID = /^[A-Z0-9]{6,20}$/;
 

@@ -51,3 +51,12 @@ export async function adjudicateClaim(
     .returning();
   return row;
 }
+
+export async function recentClaimsOfPatient(tx: Tx, workspaceId: string, patientId: string, limit: number) {
+  return tx
+    .select()
+    .from(claims)
+    .where(and(eq(claims.workspaceId, workspaceId), eq(claims.patientId, patientId)))
+    .orderBy(desc(claims.submittedAt))
+    .limit(limit);
+}

@@ -7,8 +7,8 @@ import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, type Page, toPage } from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
-import { findNote } from '../notes/repository.js';
-import { findPatient } from '../patients/repository.js';
+import { findNote } from '../notes/index.js';
+import { patientExists } from '../patients/index.js';
 import * as repo from './repository.js';
 import type { AdjudicateInput, Claim, CreateClaimInput } from './schema.js';
 
@@ -50,13 +50,13 @@ const eventData = (c: Claim) => ({
 
 export async function submitClaim(deps: AppDeps, ctx: RequestContext, input: CreateClaimInput): Promise<Claim> {
   return withTenant(deps.db, ctx, async (tx) => {
-    if (!(await findPatient(tx, ctx.workspaceId, input.patientId))) {
+    if (!(await patientExists(tx, ctx.workspaceId, input.patientId))) {
       throw unprocessable('unknown_patient', 'patientId is not a patient of this workspace', {
         errors: [{ path: 'body.patientId', message: 'Unknown patient' }],
       });
     }
     if (input.noteId) {
-      const note = await findNote(tx, ctx.workspaceId, input.noteId);
+      const note = await findNote(tx, ctx, input.noteId);
       if (!note || note.patientId !== input.patientId) {
         throw unprocessable('unknown_note', 'noteId is not a note of this patient', {
           errors: [{ path: 'body.noteId', message: 'Unknown note for this patient' }],
@@ -115,4 +115,17 @@ export async function adjudicateClaim(
     await publishEvent(tx, ctx, paid ? 'claim.paid' : 'claim.denied', eventData(claim));
     return claim;
   });
+}
+
+/** The patient's latest claims, newest first (what a skill with billing:read sees). */
+export async function recentClaims(
+  deps: AppDeps,
+  ctx: RequestContext,
+  patientId: string,
+  limit: number,
+): Promise<Claim[]> {
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    repo.recentClaimsOfPatient(tx, ctx.workspaceId, patientId, limit),
+  );
+  return rows.map(presentClaim);
 }

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { queryRows } from '../../platform/db/tenant.js';
-import { memberships, users } from '../identity/tables.js';
+import { userNames } from '../identity/index.js';
 import { dmMessages, dmParticipants, dmPhiReads, dmThreads } from './tables.js';
 
 /** The row of one participant of one thread. */
@@ -54,16 +54,6 @@ export interface DmNotification {
 
 export async function notify(tx: Tx, payload: DmNotification): Promise<void> {
   await tx.execute(sql`SELECT pg_notify(${DM_CHANNEL}, ${JSON.stringify(payload)})`);
-}
-
-/** Members of the workspace among `userIds`, with their names. */
-export async function findMembers(tx: Tx, workspaceId: string, userIds: string[]) {
-  if (userIds.length === 0) return [];
-  return tx
-    .select({ userId: users.id, name: users.name })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.workspaceId, workspaceId), inArray(memberships.userId, userIds)));
 }
 
 /** Inserts the thread of a member set, or returns the one that already exists (race-safe). */
@@ -173,20 +163,31 @@ export async function advanceReceipt(
   return row;
 }
 
+/** Participants of the threads with their names (from identity), by join time then name. */
 export async function participantsOf(tx: Tx, workspaceId: string, threadIds: string[]) {
   if (threadIds.length === 0) return [];
-  return tx
+  const rows = await tx
     .select({
       threadId: dmParticipants.threadId,
       userId: dmParticipants.userId,
-      name: users.name,
       lastReadMessageId: dmParticipants.lastReadMessageId,
       readAt: dmParticipants.readAt,
+      joinedAt: dmParticipants.joinedAt,
     })
     .from(dmParticipants)
-    .innerJoin(users, eq(users.id, dmParticipants.userId))
     .where(and(eq(dmParticipants.workspaceId, workspaceId), inArray(dmParticipants.threadId, threadIds)))
-    .orderBy(asc(dmParticipants.joinedAt), asc(users.name));
+    .orderBy(asc(dmParticipants.joinedAt));
+  const names = await userNames(
+    tx,
+    rows.map((r) => r.userId),
+  );
+  const nameOf = (userId: string) => names.get(userId) ?? '';
+  // Code-unit order matches the databases' C collation the former join sorted by.
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return rows
+    .filter((r) => names.has(r.userId))
+    .sort((a, b) => a.joinedAt.getTime() - b.joinedAt.getTime() || byName(nameOf(a.userId), nameOf(b.userId)))
+    .map(({ joinedAt: _joined, ...r }) => ({ ...r, name: nameOf(r.userId) }));
 }
 
 export async function findReceipt(tx: Tx, workspaceId: string, threadId: string, userId: string) {
@@ -395,4 +396,33 @@ export async function searchMessages(
         FROM hits
        ORDER BY hits.rank DESC, hits.id DESC`,
   );
+}
+
+/** Messages mentioning the patient in threads the user takes part in (never other people's threads). */
+export async function recentMentions(tx: Tx, workspaceId: string, userId: string, patientId: string, limit: number) {
+  return tx
+    .select({
+      id: dmMessages.id,
+      threadId: dmMessages.threadId,
+      senderId: dmMessages.senderId,
+      body: dmMessages.body,
+      createdAt: dmMessages.createdAt,
+    })
+    .from(dmMessages)
+    .innerJoin(
+      dmParticipants,
+      and(
+        eq(dmParticipants.workspaceId, dmMessages.workspaceId),
+        eq(dmParticipants.threadId, dmMessages.threadId),
+        eq(dmParticipants.userId, userId),
+      ),
+    )
+    .where(
+      and(
+        eq(dmMessages.workspaceId, workspaceId),
+        sql`${dmMessages.mentions} @> ${JSON.stringify([patientId])}::jsonb`,
+      ),
+    )
+    .orderBy(desc(dmMessages.createdAt))
+    .limit(limit);
 }

@@ -9,7 +9,8 @@ import { newId } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor, type Page } from '../../platform/pagination.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
-import { findPatientsByIds } from '../patients/repository.js';
+import { memberNames } from '../identity/index.js';
+import * as patients from '../patients/index.js';
 import { parsePatientMentions } from './mentions.js';
 import * as repo from './repository.js';
 import type { Message, Receipt, SearchQuery, SendInput, Thread, ThreadListItem } from './schema.js';
@@ -23,8 +24,7 @@ type PatientNames = Map<string, string>;
 
 async function patientNames(tx: Tx, ctx: Ctx, rows: { mentions: string[] }[]): Promise<PatientNames> {
   const ids = [...new Set(rows.flatMap((r) => r.mentions))];
-  const patients = await findPatientsByIds(tx, ctx.workspaceId, ids);
-  return new Map(patients.map((p) => [p.id, `${p.givenName} ${p.familyName}`]));
+  return patients.patientNames(tx, ctx.workspaceId, ids);
 }
 
 export function presentMessage(row: repo.MessageRow, names: PatientNames): Message {
@@ -163,7 +163,7 @@ async function resolveRecipients(tx: Tx, ctx: Ctx, recipients: string[]) {
       errors: [{ path: 'body.recipients', message: 'Name at least one member other than yourself' }],
     });
   }
-  const found = await repo.findMembers(tx, ctx.workspaceId, others);
+  const found = await memberNames(tx, ctx.workspaceId, others);
   const known = new Set(found.map((m) => m.userId));
   const unknown = others.filter((id) => !known.has(id));
   if (unknown.length > 0) {
@@ -178,16 +178,15 @@ async function resolveRecipients(tx: Tx, ctx: Ctx, recipients: string[]) {
 async function resolveMentions(tx: Tx, ctx: Ctx, body: string) {
   const mentioned = parsePatientMentions(body);
   if (mentioned.length === 0) return { mentioned, names: new Map() as PatientNames };
-  const patients = await findPatientsByIds(tx, ctx.workspaceId, mentioned);
-  const known = new Set(patients.map((p) => p.id));
-  const unknown = mentioned.filter((id) => !known.has(id));
+  const names = await patients.patientNames(tx, ctx.workspaceId, mentioned);
+  const unknown = mentioned.filter((id) => !names.has(id));
   if (unknown.length > 0) {
     throw unprocessable('unknown_patient', 'A mentioned patient does not exist in this workspace', {
       patientIds: unknown,
       errors: unknown.map((id) => ({ path: 'body.body', message: `Unknown patient ${id}` })),
     });
   }
-  return { mentioned, names: new Map(patients.map((p) => [p.id, `${p.givenName} ${p.familyName}`])) };
+  return { mentioned, names };
 }
 
 /**
@@ -428,4 +427,15 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
       nextCursor: rows.length > query.limit ? encodeCursor({ o: offset + query.limit }) : null,
     };
   });
+}
+
+/**
+ * Staff messages mentioning the patient, newest first, from threads the caller takes part in (what a
+ * skill with patients:read sees). Bodies are returned whole; the caller shortens them.
+ */
+export async function recentMentions(deps: AppDeps, ctx: Ctx, patientId: string, limit: number) {
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    repo.recentMentions(tx, ctx.workspaceId, ctx.userId, patientId, limit),
+  );
+  return rows.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() }));
 }

@@ -1,19 +1,10 @@
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { Principal } from '../../platform/auth/principals.js';
 import type { Tx } from '../../platform/db/client.js';
 import { apiTokens, memberships, organizations, sessions, users, workspaces } from './tables.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
-
-export interface Principal {
-  userId: string;
-  workspaceId: string;
-  organizationId: string | null;
-  tier: WorkspaceRow['tier'];
-  role: 'admin' | 'member';
-  isProvider: boolean;
-  sessionId?: string;
-}
 
 const principalColumns = {
   userId: memberships.userId,

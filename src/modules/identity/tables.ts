@@ -89,3 +89,9 @@ export const rateLimits = pgTable('rate_limits', {
   windowStart: ts('window_start').notNull(),
   count: integer('count').notNull(),
 });
+
+/** `workspace_id` referencing workspaces(id): for other modules' tables that want the tenant root as a foreign key. */
+export const workspaceIdColumn = () =>
+  text('workspace_id')
+    .notNull()
+    .references(() => workspaces.id);

@@ -14,7 +14,7 @@ import { newId } from '../../platform/ids.js';
 import { generateSigningSecret } from '../../platform/signing.js';
 import { requireFeature, SKILL_INSTALL_LIMIT } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
-import { isBuiltinSlug } from '../skills/catalog/index.js';
+import { builtinListing } from './builtins.js';
 import { type CatalogEntry, contentSummary, findCatalogEntry, workspaceCatalog } from './catalog.js';
 import * as repo from './repository.js';
 import type { InstallView } from './schema.js';
@@ -258,7 +258,7 @@ export async function savePrivateSkill(
     });
   }
   const proposed = check.manifest;
-  if (isBuiltinSlug(proposed.slug)) throw conflict(`The slug ${proposed.slug} belongs to a built-in skill`);
+  if (builtinListing(proposed.slug)) throw conflict(`The slug ${proposed.slug} belongs to a built-in skill`);
   // DNS and address checks happen before the transaction (no network inside it).
   await checkEndpoint(deps, input.endpoint);
 

@@ -46,3 +46,12 @@ export async function signNote(tx: Tx, workspaceId: string, id: string, userId: 
     .returning();
   return row;
 }
+
+export async function recentNotesOfPatient(tx: Tx, workspaceId: string, patientId: string, limit: number) {
+  return tx
+    .select()
+    .from(soapNotes)
+    .where(and(eq(soapNotes.workspaceId, workspaceId), eq(soapNotes.patientId, patientId)))
+    .orderBy(desc(soapNotes.createdAt))
+    .limit(limit);
+}

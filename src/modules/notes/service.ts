@@ -7,7 +7,7 @@ import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, type Page, toPage } from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
-import { findPatient } from '../patients/repository.js';
+import { patientExists } from '../patients/index.js';
 import * as repo from './repository.js';
 import type { CreateNoteInput, Note } from './schema.js';
 
@@ -36,7 +36,7 @@ async function requireNote(tx: Tx, ctx: RequestContext, id: string): Promise<rep
 
 export async function createNote(deps: AppDeps, ctx: RequestContext, input: CreateNoteInput): Promise<Note> {
   return withTenant(deps.db, ctx, async (tx) => {
-    if (!(await findPatient(tx, ctx.workspaceId, input.patientId))) {
+    if (!(await patientExists(tx, ctx.workspaceId, input.patientId))) {
       throw unprocessable('unknown_patient', 'patientId is not a patient of this workspace', {
         errors: [{ path: 'body.patientId', message: 'Unknown patient' }],
       });
@@ -88,4 +88,25 @@ export async function signNote(deps: AppDeps, ctx: RequestContext, id: string): 
     });
     return presented;
   });
+}
+
+/** A note of the caller's workspace, in the caller's transaction (modules that link to notes). */
+export async function findNote(
+  tx: Tx,
+  ctx: Pick<RequestContext, 'workspaceId'>,
+  id: string,
+): Promise<Note | undefined> {
+  const row = await repo.findNote(tx, ctx.workspaceId, id);
+  return row && presentNote(row);
+}
+
+/** The patient's latest notes, newest first (what a skill with patients:read sees). */
+export async function recentNotes(
+  deps: AppDeps,
+  ctx: RequestContext,
+  patientId: string,
+  limit: number,
+): Promise<Note[]> {
+  const rows = await withTenant(deps.db, ctx, (tx) => repo.recentNotesOfPatient(tx, ctx.workspaceId, patientId, limit));
+  return rows.map(presentNote);
 }

@@ -9,7 +9,7 @@ import { newId } from '../../platform/ids.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { decodeCursor, toPage } from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
-import { adminEmails, isMember } from '../identity/service.js';
+import { adminEmails, isMember } from '../identity/index.js';
 import * as repo from './repository.js';
 import type { AuthorizationInput, CreatePatientInput, PatchPatientInput, Patient } from './schema.js';
 
@@ -155,4 +155,15 @@ export async function breakGlass(deps: AppDeps, ctx: RequestContext, patientId: 
     });
     return { id: auditId, patientId, reason, invokedBy: ctx.userId, invokedAt, patient };
   });
+}
+
+/** Whether a patient of the workspace exists, in the caller's transaction (modules linking records to patients). */
+export async function patientExists(tx: Tx, workspaceId: string, id: string): Promise<boolean> {
+  return (await repo.findPatient(tx, workspaceId, id)) !== undefined;
+}
+
+/** Display names ("given family") of the workspace's patients among `ids`; unknown ids are left out. */
+export async function patientNames(tx: Tx, workspaceId: string, ids: string[]): Promise<Map<string, string>> {
+  const patients = await repo.findPatientsByIds(tx, workspaceId, ids);
+  return new Map(patients.map((p) => [p.id, `${p.givenName} ${p.familyName}`]));
 }

@@ -1,13 +1,11 @@
 import { date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
-import { workspaces } from '../identity/tables.js';
+import { workspaceIdColumn } from '../identity/index.js';
 
 export const patients = pgTable(
   'patients',
   {
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id),
+    workspaceId: workspaceIdColumn(),
     id: text('id').notNull(),
     givenName: text('given_name').notNull(),
     familyName: text('family_name').notNull(),

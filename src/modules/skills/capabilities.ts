@@ -7,8 +7,11 @@ import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AppDeps } from '../../platform/types.js';
-import type { Patient } from '../patients/schema.js';
-import * as patientsService from '../patients/service.js';
+import * as claims from '../claims/index.js';
+import * as directMessages from '../direct-messages/index.js';
+import * as notes from '../notes/index.js';
+import type { Patient } from '../patients/index.js';
+import * as patientsService from '../patients/index.js';
 import { type PayerAdapter, resolvePayerAdapter } from './providers/payer/payer-adapter.js';
 import * as repo from './repository.js';
 
@@ -141,7 +144,7 @@ const presentCoverage = (c: repo.CoverageRow): Coverage => ({
 
 function patientsReader(deps: AppDeps, ctx: RequestContext, skill: string): PatientsReader {
   const tenant = <T>(fn: Parameters<typeof withTenant<T>>[2]) => withTenant(deps.db, ctx, fn);
-  const presentNote = (n: NonNullable<Awaited<ReturnType<typeof repo.findSoapNote>>>): SoapNote => ({
+  const presentNote = (n: notes.Note): SoapNote => ({
     id: n.id,
     patientId: n.patientId,
     status: n.status,
@@ -149,7 +152,7 @@ function patientsReader(deps: AppDeps, ctx: RequestContext, skill: string): Pati
     objective: n.objective,
     assessment: n.assessment,
     plan: n.plan,
-    createdAt: n.createdAt.toISOString(),
+    createdAt: n.createdAt,
   });
   return {
     get: async (patientId) => {
@@ -161,19 +164,18 @@ function patientsReader(deps: AppDeps, ctx: RequestContext, skill: string): Pati
     search: async (query, limit) => (await patientsService.listPatients(deps, ctx, { q: query, limit })).items,
     authorizations: (patientId) => patientsService.listAuthorizations(deps, ctx, patientId),
     note: async (noteId) => {
-      const note = await tenant((tx) => repo.findSoapNote(tx, ctx.workspaceId, noteId));
+      const note = await tenant((tx) => notes.findNote(tx, ctx, noteId));
       if (!note) throw notFound('SOAP note');
       return presentNote(note);
     },
-    recentNotes: async (patientId, limit) =>
-      (await tenant((tx) => repo.recentSoapNotes(tx, ctx.workspaceId, patientId, limit))).map(presentNote),
+    recentNotes: async (patientId, limit) => (await notes.recentNotes(deps, ctx, patientId, limit)).map(presentNote),
     recentMentions: async (patientId, limit) =>
-      (await tenant((tx) => repo.recentMentions(tx, ctx.workspaceId, ctx.userId, patientId, limit))).map((m) => ({
+      (await directMessages.recentMentions(deps, ctx, patientId, limit)).map((m) => ({
         id: m.id,
         threadId: m.threadId,
         senderId: m.senderId,
         excerpt: m.body.length > 200 ? `${m.body.slice(0, 197)}…` : m.body,
-        createdAt: m.createdAt.toISOString(),
+        createdAt: m.createdAt,
       })),
     nextAppointment: (patientId) =>
       appointmentSource ? appointmentSource(deps, ctx, patientId, new Date()) : Promise.resolve(null),
@@ -185,13 +187,13 @@ function billingReader(deps: AppDeps, ctx: RequestContext): BillingReader {
     coverages: async (patientId) =>
       (await withTenant(deps.db, ctx, (tx) => repo.listCoverages(tx, ctx.workspaceId, patientId))).map(presentCoverage),
     recentClaims: async (patientId, limit) =>
-      (await withTenant(deps.db, ctx, (tx) => repo.recentClaims(tx, ctx.workspaceId, patientId, limit))).map((c) => ({
+      (await claims.recentClaims(deps, ctx, patientId, limit)).map((c) => ({
         id: c.id,
         payer: c.payer,
         status: c.status,
         codes: c.codes,
         amountCents: c.amountCents,
-        submittedAt: c.submittedAt.toISOString(),
+        submittedAt: c.submittedAt,
       })),
     get payer() {
       return resolvePayerAdapter(deps, ctx.requestId);

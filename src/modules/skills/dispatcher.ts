@@ -17,9 +17,9 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { hasFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
-import { type CatalogEntry, findCatalogEntry } from '../marketplace/catalog.js';
-import * as marketplaceRepo from '../marketplace/repository.js';
+import { type CatalogEntry, findCatalogEntry, findInstall, listActiveInstalls } from '../marketplace/index.js';
 import { buildCapabilities } from './capabilities.js';
+import { builtinSkill } from './catalog/index.js';
 import { callPrivateTool } from './private-executor.js';
 import { toolValidators } from './validators.js';
 
@@ -54,14 +54,15 @@ async function resolve(
   req: InvokeRequest,
 ): Promise<Resolved | { refusal: AppError; skillId: string | null }> {
   return withTenant(deps.db, ctx, async (tx) => {
-    const install = await marketplaceRepo.findInstall(tx, ctx.workspaceId, req.slug);
+    const install = await findInstall(tx, ctx.workspaceId, req.slug);
     const entry = install?.status === 'active' ? await findCatalogEntry(tx, ctx.workspaceId, req.slug) : undefined;
     if (install?.status !== 'active' || !entry) return { refusal: notFound('Installed skill'), skillId: null };
     const pinned = install.manifest;
     const tool = pinned.tools.find((t) => t.name === req.tool);
     // A tool exists only if the admin consented to it (pinned) and the skill still has it.
     const current = entry.manifest.tools.find((t) => t.name === req.tool);
-    if (!tool || !current || (entry.builtin && !entry.builtin.tools[req.tool])) {
+    const builtin = entry.source === 'builtin' ? builtinSkill(req.slug) : undefined;
+    if (!tool || !current || (entry.source === 'builtin' && !builtin?.tools[req.tool])) {
       return { refusal: notFound('Tool'), skillId: install.skillId };
     }
     if (!hasFeature(ctx.tier, 'marketplace_install') || !tierAtLeast(ctx.tier, entry.manifest.minTier)) {
@@ -159,9 +160,10 @@ export async function invokeTool(
   const input = req.input as Record<string, unknown>;
   let result: unknown;
   try {
-    if (entry.builtin) {
+    const builtin = entry.source === 'builtin' ? builtinSkill(req.slug) : undefined;
+    if (builtin) {
       const caps = buildCapabilities(deps, ctx, skill, granted);
-      result = await entry.builtin.tools[req.tool](input, caps);
+      result = await builtin.tools[req.tool](input, caps);
     } else {
       result = await callPrivateTool(deps, ctx, entry.privateSkill!, pinned, invocationId, req.tool, input, granted);
     }
@@ -183,7 +185,7 @@ export async function invokeTool(
 /** The tools the caller may use now: installed skills, pinned tools whose required scopes are all granted. */
 export async function availableTools(deps: AppDeps, ctx: RequestContext) {
   return withTenant(deps.db, ctx, async (tx) => {
-    const installs = await marketplaceRepo.listActiveInstalls(tx, ctx.workspaceId);
+    const installs = await listActiveInstalls(tx, ctx.workspaceId);
     const out: {
       slug: string;
       skillId: string;

@@ -15,15 +15,14 @@ import {
   type UpstreamResponse,
   upstreamAppError,
 } from '../../platform/upstream/index.js';
-import type { PrivateSkillRow } from '../marketplace/repository.js';
-import { secretAad } from '../marketplace/service.js';
+import { type PrivateSkill, secretAad } from '../marketplace/index.js';
 
 const MAX_SKILL_RESPONSE_BYTES = 64 * 1024;
 
 export async function callPrivateTool(
   deps: AppDeps,
   ctx: RequestContext,
-  skill: PrivateSkillRow,
+  skill: PrivateSkill,
   pinned: SkillManifest,
   invocationId: string,
   tool: string,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { scopeSchema, slugSchema, toolSchema } from '../marketplace/schema.js';
+import { scopeSchema, slugSchema, toolSchema } from '../marketplace/index.js';
 
 export const contentQuery = z.object({ slug: slugSchema.optional() });
 

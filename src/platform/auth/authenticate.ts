@@ -1,14 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import {
-  findPrincipalBySessionHash,
-  findPrincipalByTokenHash,
-  type Principal,
-} from '../../modules/identity/repository.js';
 import type { RequestContext } from '../context.js';
 import { safeEqual, sha256Hex } from '../crypto.js';
 import { withSystem } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import type { AuthMode } from '../types.js';
+import { type Principal, principalResolver } from './principals.js';
 
 export const SESSION_COOKIE = 'atrium_session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -66,8 +62,9 @@ async function resolvePrincipal(
   const cached = app.atrium.principals.get(hash);
   if (cached) return cached;
   const via = token ? 'token' : 'session';
+  const resolver = principalResolver();
   const found = await withSystem(app.atrium.db, (tx) =>
-    via === 'token' ? findPrincipalByTokenHash(tx, hash) : findPrincipalBySessionHash(tx, hash),
+    via === 'token' ? resolver.byTokenHash(tx, hash) : resolver.bySessionHash(tx, hash),
   );
   if (!found) return undefined;
   const { sessionExpiresAt, ...principal } = found as Principal & { sessionExpiresAt?: Date };

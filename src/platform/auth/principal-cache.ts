@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Principal } from '../../modules/identity/repository.js';
 import type { Tx } from '../db/client.js';
+import type { Principal } from './principals.js';
 
 export const AUTH_CHANNEL = 'atrium_auth';
 const TTL_MS = 30_000;

@@ -1,12 +1,6 @@
-// Every Drizzle table of the service, for typed queries and drizzle-kit.
+// The platform's own Drizzle tables: the schema the client is typed with. Modules query their tables
+// through the query builder (`tx.select().from(table)`), which needs no schema registration, so the
+// platform imports no module; drizzle-kit reads every tables.ts through drizzle.config.ts's globs.
 
-export * from '../../modules/claims/tables.js';
-export * from '../../modules/direct-messages/tables.js';
-export * from '../../modules/identity/tables.js';
-export * from '../../modules/marketplace/tables.js';
-export * from '../../modules/notes/tables.js';
-export * from '../../modules/patients/tables.js';
-export * from '../../modules/skills/tables.js';
-export * from '../../modules/webhooks/tables.js';
 export * from '../jobs/tables.js';
 export * from '../platform-tables.js';

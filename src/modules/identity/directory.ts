@@ -1,0 +1,25 @@
+// What other modules may know about people: names of a workspace's members (never e-mails or
+// credentials), read in the caller's transaction so RLS scopes them to its workspace.
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Tx } from '../../platform/db/client.js';
+import { memberships, users } from './tables.js';
+
+/** Members of the workspace among `userIds`, with their names. */
+export async function memberNames(tx: Tx, workspaceId: string, userIds: string[]) {
+  if (userIds.length === 0) return [];
+  return tx
+    .select({ userId: users.id, name: users.name })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.workspaceId, workspaceId), inArray(memberships.userId, userIds)));
+}
+
+/** Names of the users among `userIds` this transaction may see (unknown ids are left out). */
+export async function userNames(tx: Tx, userIds: string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await tx
+    .select({ id: users.id, name: users.name })
+    .from(users)
+    .where(inArray(users.id, [...new Set(userIds)]));
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

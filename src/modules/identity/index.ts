@@ -1,0 +1,7 @@
+// The identity module's public entry: the only file other code imports from this module.
+export { memberNames, userNames } from './directory.js';
+export { identityModule } from './module.js';
+export type { CreateWorkspaceInput, MemberInput } from './schema.js';
+export { DEMO_PASSWORD, DEMO_USERS, type DemoTenancy, demoTenancy } from './seed.js';
+export { addMember, adminEmails, createOrganization, createWorkspace, isMember } from './service.js';
+export { workspaceIdColumn } from './tables.js';

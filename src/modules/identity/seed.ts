@@ -1,0 +1,82 @@
+// Demo data of identity: the organization, its two workspaces and their people (patients etc. seed
+// after this, from what it leaves in the seed state).
+import type { FastifyInstance } from 'fastify';
+import type { Tier } from '../../platform/context.js';
+import type { SeedState } from '../../platform/module.js';
+import { addMember, createOrganization, createWorkspace } from './service.js';
+
+/** Published in the README: which is why production never creates these accounts. */
+export const DEMO_PASSWORD = 'atrium-demo-2026';
+
+export const DEMO_USERS = [
+  {
+    email: 'admin@riverside.example',
+    name: 'Avery Admin',
+    role: 'admin',
+    workspaces: ['Riverside Clinic', 'Harbor Therapy'],
+  },
+  {
+    email: 'dr.lee@riverside.example',
+    name: 'Dr. Morgan Lee',
+    role: 'member',
+    provider: true,
+    workspaces: ['Riverside Clinic'],
+  },
+  { email: 'sam@riverside.example', name: 'Sam Rivera', role: 'member', workspaces: ['Riverside Clinic'] },
+  { email: 'jordan@harbor.example', name: 'Jordan Park', role: 'admin', workspaces: ['Harbor Therapy'] },
+  { email: 'casey@harbor.example', name: 'Casey Kim', role: 'member', provider: true, workspaces: ['Harbor Therapy'] },
+] as const;
+
+export type DemoWorkspaceName = (typeof DEMO_USERS)[number]['workspaces'][number];
+
+/** What identity's demo seed created, for the modules seeding after it. */
+export interface DemoTenancy {
+  organization: { id: string; name: string };
+  workspaces: Record<DemoWorkspaceName, { id: string; name: string; tier: Tier; adminUserId: string }>;
+  /** User ids by e-mail. */
+  userIds: Record<string, string>;
+}
+
+const KEY = 'identity';
+
+export function demoTenancy(state: SeedState): DemoTenancy {
+  const tenancy = state[KEY] as DemoTenancy | undefined;
+  if (!tenancy) throw new Error('The identity module seeds before the modules using its demo tenancy');
+  return tenancy;
+}
+
+export async function seedIdentity(app: FastifyInstance, state: SeedState): Promise<void> {
+  const deps = app.atrium;
+  const org = await createOrganization(deps, 'Riverside Care Group');
+  const clinic = await createWorkspace(deps, {
+    name: 'Riverside Clinic',
+    tier: 'enterprise',
+    organizationId: org.id,
+    admin: { email: DEMO_USERS[0].email, name: DEMO_USERS[0].name, password: DEMO_PASSWORD },
+  });
+  const harbor = await createWorkspace(deps, {
+    name: 'Harbor Therapy',
+    tier: 'standard',
+    organizationId: org.id,
+    admin: { email: DEMO_USERS[3].email, name: DEMO_USERS[3].name, password: DEMO_PASSWORD },
+  });
+  const workspaces: DemoTenancy['workspaces'] = {
+    'Riverside Clinic': { ...clinic.workspace, adminUserId: clinic.admin.userId },
+    'Harbor Therapy': { ...harbor.workspace, adminUserId: harbor.admin.userId },
+  };
+  const userIds: Record<string, string> = {};
+  for (const user of DEMO_USERS) {
+    for (const ws of user.workspaces) {
+      const added = await addMember(deps, workspaces[ws].id, {
+        email: user.email,
+        name: user.name,
+        role: user.role,
+        isProvider: 'provider' in user ? user.provider : false,
+        password: DEMO_PASSWORD,
+      });
+      userIds[user.email] = added.userId;
+    }
+  }
+  const tenancy: DemoTenancy = { organization: org, workspaces, userIds };
+  state[KEY] = tenancy;
+}

@@ -1,0 +1,56 @@
+// Demo patients of the demo workspaces (identity seeds the workspaces and people first).
+import type { FastifyInstance } from 'fastify';
+import type { RequestContext } from '../../platform/context.js';
+import type { SeedState } from '../../platform/module.js';
+import { demoTenancy } from '../identity/index.js';
+import { addAuthorization, createPatient } from './service.js';
+
+export async function seedPatients(app: FastifyInstance, state: SeedState): Promise<void> {
+  const deps = app.atrium;
+  const { organization, workspaces, userIds } = demoTenancy(state);
+  const ctx = (ws: (typeof workspaces)[keyof typeof workspaces]): RequestContext => ({
+    workspaceId: ws.id,
+    organizationId: organization.id,
+    tier: ws.tier,
+    userId: ws.adminUserId,
+    role: 'admin',
+    isProvider: false,
+    requestId: 'seed',
+    log: app.log,
+    via: 'system',
+  });
+  const clinicCtx = ctx(workspaces['Riverside Clinic']);
+  const drLee = userIds['dr.lee@riverside.example'];
+  const patients = [
+    {
+      givenName: 'Eleanor',
+      familyName: 'Vance',
+      dateOfBirth: '1958-03-14',
+      mrn: 'RC-1001',
+      preferredProviderId: drLee,
+    },
+    { givenName: 'Marcus', familyName: 'Okafor', dateOfBirth: '1987-11-02', mrn: 'RC-1002' },
+    {
+      givenName: 'Priya',
+      familyName: 'Natarajan',
+      dateOfBirth: '2001-07-21',
+      mrn: 'RC-1003',
+      preferredProviderId: drLee,
+    },
+  ];
+  const created = [];
+  for (const p of patients) created.push(await createPatient(deps, clinicCtx, p));
+  await addAuthorization(deps, clinicCtx, created[0].id, {
+    service: 'physical-therapy',
+    units: 12,
+    unitMinutes: 45,
+    validFrom: '2026-11-01',
+    validTo: '2027-02-28',
+  });
+  await createPatient(deps, ctx(workspaces['Harbor Therapy']), {
+    givenName: 'Tomas',
+    familyName: 'Lindqvist',
+    dateOfBirth: '1975-05-30',
+    mrn: 'HT-2001',
+  });
+}

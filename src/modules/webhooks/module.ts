@@ -1,0 +1,28 @@
+import { defineModule } from '../../platform/module.js';
+import { startWebhookWorker } from './jobs/delivery-worker.js';
+import { webhookRoutes } from './routes.js';
+import { secretKeys } from './service.js';
+import * as tables from './tables.js';
+
+export const webhooksModule = defineModule({
+  name: 'webhooks',
+  tags: [
+    { name: 'webhooks', description: 'Outbound webhook endpoints, deliveries and replays (admins)' },
+    { name: 'inbox', description: 'The workspace inbox' },
+  ],
+  routes: webhookRoutes,
+  tables,
+  jobs: [
+    {
+      name: 'webhooks.delivery',
+      start: (app) =>
+        startWebhookWorker({
+          database: app.atrium.database,
+          log: app.log,
+          webhooks: app.atrium.config.webhooks,
+          keys: secretKeys(app.atrium),
+          pollMs: app.atrium.config.workerPollMs,
+        }),
+    },
+  ],
+});
