@@ -10,16 +10,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { emulatorRoutes } from './emulators/index.js';
-import { auditRoutes } from './modules/audit/routes.js';
-import { claimRoutes } from './modules/claims/routes.js';
-import { directMessageRoutes } from './modules/direct-messages/routes.js';
-import { healthRoutes } from './modules/health/routes.js';
-import { identityRoutes } from './modules/identity/routes.js';
-import { marketplaceRoutes } from './modules/marketplace/routes.js';
-import { noteRoutes } from './modules/notes/routes.js';
-import { patientRoutes } from './modules/patients/routes.js';
-import { skillRoutes } from './modules/skills/routes.js';
-import { webhookRoutes } from './modules/webhooks/routes.js';
+import { MODULES } from './modules/index.js';
 import { registerAuthentication } from './platform/auth/authenticate.js';
 import { AUTH_CHANNEL, PrincipalCache } from './platform/auth/principal-cache.js';
 import type { Database } from './platform/db/client.js';
@@ -35,19 +26,6 @@ import type { AppDeps } from './platform/types.js';
 
 const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '../web/dist');
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Every module's routes under /api/v1. A new module adds one line here. */
-const API_MODULES = [
-  identityRoutes,
-  patientRoutes,
-  auditRoutes,
-  webhookRoutes,
-  noteRoutes,
-  claimRoutes,
-  directMessageRoutes,
-  marketplaceRoutes,
-  skillRoutes,
-];
 
 function securityHeaders(app: FastifyInstance, config: Config): void {
   const https = (config.publicUrl ?? '').startsWith('https:');
@@ -115,6 +93,8 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
     },
   };
   app.decorate('atrium', deps);
+  // Modules register their implementations of platform and other modules' interfaces first.
+  for (const module of MODULES) module.init?.(deps);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') deps.routes.push({ method, url: route.url, auth: route.config?.auth });
@@ -149,6 +129,7 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
         },
       },
       security: [{ bearer: [] }, { session: [] }],
+      tags: MODULES.flatMap((module) => module.tags ?? []),
     },
     transform: jsonSchemaTransform,
     transformObject: (documents) =>
@@ -159,14 +140,14 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/api/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes);
+  for (const module of MODULES) if (module.rootRoutes) await app.register(module.rootRoutes);
   await app.register(
     async (api) => {
-      for (const module of API_MODULES) await api.register(module);
+      for (const module of MODULES) if (module.routes) await api.register(module.routes);
     },
     { prefix: '/api/v1' },
   );
-  if (config.emulators) await app.register(emulatorRoutes, { prefix: '/_emulators' });
+  if (config.emulators) await app.register(emulatorRoutes(MODULES), { prefix: '/_emulators' });
 
   const hasWeb = existsSync(join(WEB_DIST, 'index.html'));
   if (hasWeb) {
