@@ -3,4 +3,5 @@
 // platform imports no module; drizzle-kit reads every tables.ts through drizzle.config.ts's globs.
 
 export * from '../jobs/tables.js';
+export * from '../oauth/tables.js';
 export * from '../platform-tables.js';
