@@ -13,9 +13,9 @@ export interface Background {
 /** Starts the background workers of this instance (each safe to run on every instance). */
 export async function startBackground(app: FastifyInstance): Promise<Background> {
   const workers: Worker[] = [];
-  // Every typed job of platform/jobs this instance can run (modules add theirs here).
+  // Every typed job of platform/jobs this instance can run: the platform's and each module's jobTypes.
   // biome-ignore lint/suspicious/noExplicitAny: definitions of any payload type
-  const jobs: JobDefinition<any>[] = [];
+  const jobs: JobDefinition<any>[] = MODULES.flatMap((module) => module.jobTypes ?? []);
   if (mailTransportFor(app.atrium)) jobs.push(sendMailJob);
   else app.log.warn('No SMTP_URL and emulators are off: outgoing mail stays queued');
   workers.push(await startJobWorker({ deps: app.atrium, log: app.log, jobs }));

@@ -2,6 +2,7 @@
 // the composition root (src/modules/index.ts) lists the modules once; app.ts, workers.ts, the
 // emulators and the seed iterate that list, so adding a module edits no central file but that list.
 import type { FastifyInstance } from 'fastify';
+import type { JobDefinition } from './jobs/jobs.js';
 import type { AppDeps } from './types.js';
 import type { Worker } from './worker.js';
 
@@ -40,7 +41,11 @@ export interface ModuleDefinition {
   rootRoutes?: RoutePlugin;
   /** The module's Drizzle tables (drizzle-kit reads every src/modules/<name>/tables.ts; listed here for the map). */
   tables?: Record<string, unknown>;
+  /** Long-running loops of the module's own (e.g. webhook delivery on its claims table). */
   jobs?: ModuleJob[];
+  /** Typed jobs of platform/jobs (`defineJob`): the instance's job worker runs them. */
+  // biome-ignore lint/suspicious/noExplicitAny: definitions of any payload type
+  jobTypes?: readonly JobDefinition<any>[];
   schedules?: ModuleSchedule[];
   probes?: HealthProbe[];
   /** Local stand-ins of the providers its adapters call, mounted at /_emulators/<key> when emulators are on. */
