@@ -19,16 +19,45 @@ afterAll(async () => t?.close());
 const send = (req: CrossTenantRequest, token: string) =>
   t.request({ method: req.method, url: req.url, payload: req.payload as object, token });
 
+/** The same request with each of A's ids replaced by a look-alike that exists nowhere. */
+function withGhostIds(req: CrossTenantRequest, ids: Record<string, string>): CrossTenantRequest {
+  let text = JSON.stringify({ url: req.url, payload: req.payload ?? null });
+  for (const id of Object.values(ids)) {
+    const ghost = `${id.slice(0, Math.max(1, id.length - 6))}${'zq9x7w'.slice(0, Math.min(6, id.length - 1))}`;
+    text = text.split(id).join(ghost);
+  }
+  const parsed = JSON.parse(text) as { url: string; payload: unknown };
+  return { ...req, url: parsed.url, payload: parsed.payload ?? undefined };
+}
+
+const codeOf = (body: string) => {
+  try {
+    return (JSON.parse(body) as { code?: string }).code;
+  } catch {
+    return undefined;
+  }
+};
+
 describe('workspace B can neither read nor change workspace A', () => {
   for (const testCase of ALL_CASES) {
     it(testCase.name, async () => {
       const ids = await testCase.setup(t, a);
+      const own = (await testCase.attackerSetup?.(t, b)) ?? {};
       const before = await Promise.all((testCase.unchanged?.(ids) ?? []).map((r) => send(r, a.admin.token)));
-      for (const req of testCase.denied(ids)) {
+      for (const req of testCase.denied(ids, own)) {
         exercised.push(req);
+        const what = `${req.method} ${req.url} ${req.payload ? JSON.stringify(req.payload) : ''}`;
+        const expected = req.expect ?? { status: 404, code: 'not_found' };
         const res = await send(req, b.admin.token);
-        expect([403, 404], `${req.method} ${req.url} → ${res.statusCode} ${res.body}`).toContain(res.statusCode);
-        for (const id of Object.values(ids)) expect(res.body).not.toContain(id);
+        expect({ status: res.statusCode, code: codeOf(res.body) }, `${what} → ${res.body}`).toEqual(expected);
+        // A's ids the request did not carry itself must not appear (echoing the caller's own input is no leak).
+        const sent = JSON.stringify(req);
+        for (const id of Object.values(ids).filter((v) => !sent.includes(v))) {
+          expect(res.body, `${what} leaks ${id}`).not.toContain(id);
+        }
+        // Indistinguishable from an id that exists nowhere: same status, same code.
+        const ghost = await send(withGhostIds(req, ids), b.admin.token);
+        expect({ status: ghost.statusCode, code: codeOf(ghost.body) }, `${what} with unknown ids`).toEqual(expected);
       }
       for (const req of testCase.lists?.(ids) ?? []) {
         exercised.push(req);

@@ -18,7 +18,61 @@ export const directMessageCases: CrossTenantCase[] = [
       const { threadId, message } = res.json();
       return { thread: threadId, message: message.id, colleague: colleague.userId, patient: patient.id };
     },
-    denied: ({ thread, message }) => [
+    async attackerSetup(t, attacker) {
+      const colleague = await addMember(t, attacker, { name: 'B Colleague' });
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/direct-messages',
+        token: attacker.admin.token,
+        payload: { recipients: [colleague.userId], body: 'hello within B' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return { thread: res.json().threadId, colleague: colleague.userId };
+    },
+    denied: ({ thread, message, colleague, patient }, own) => [
+      // A's ids inside B's own requests: recipients, mentions, cursors and read markers.
+      {
+        method: 'POST',
+        url: '/api/v1/direct-messages',
+        payload: { recipients: [colleague], body: 'hello?' },
+        expect: { status: 422, code: 'unknown_recipient' },
+      },
+      {
+        method: 'POST',
+        url: '/api/v1/direct-messages',
+        payload: { recipients: [own.colleague, colleague], body: 'hello?' },
+        expect: { status: 422, code: 'unknown_recipient' },
+      },
+      {
+        method: 'POST',
+        url: '/api/v1/direct-messages',
+        payload: { recipients: [own.colleague], body: `about @patient:${patient}` },
+        expect: { status: 422, code: 'unknown_patient' },
+      },
+      {
+        method: 'POST',
+        url: `/api/v1/direct-messages/${own.thread}`,
+        payload: { body: `about @patient:${patient}` },
+        expect: { status: 422, code: 'unknown_patient' },
+      },
+      {
+        method: 'POST',
+        url: '/api/v1/direct-messages',
+        payload: { threadId: own.thread, body: `about @patient:${patient}` },
+        expect: { status: 422, code: 'unknown_patient' },
+      },
+      {
+        method: 'PATCH',
+        url: `/api/v1/direct-messages/${own.thread}`,
+        payload: { read: true, lastReadMessageId: message },
+        expect: { status: 422, code: 'unknown_message' },
+      },
+      {
+        method: 'GET',
+        url: `/api/v1/direct-messages/${own.thread}?before=${message}`,
+        expect: { status: 400, code: 'validation_failed' },
+      },
+
       { method: 'GET', url: `/api/v1/direct-messages/${thread}` },
       { method: 'GET', url: `/api/v1/direct-messages/${thread}?before=${message}` },
       { method: 'POST', url: `/api/v1/direct-messages/${thread}`, payload: { body: 'intrusion' } },

@@ -6,9 +6,25 @@ export const foundationCases: CrossTenantCase[] = [
     name: 'patients',
     async setup(t, owner) {
       const patient = await createPatient(t, owner.admin.token, { givenName: 'Secret', familyName: 'Patient' });
-      return { patient: patient.id };
+      return { patient: patient.id, provider: owner.admin.userId };
     },
-    denied: ({ patient }) => [
+    async attackerSetup(t, attacker) {
+      return { patient: (await createPatient(t, attacker.admin.token)).id };
+    },
+    denied: ({ patient, provider }, own) => [
+      // A's member as the preferred provider of B's patients: 422 as for any non-provider.
+      {
+        method: 'POST',
+        url: '/api/v1/patients',
+        payload: { givenName: 'B', familyName: 'Patient', preferredProviderId: provider },
+        expect: { status: 422, code: 'unknown_provider' },
+      },
+      {
+        method: 'PATCH',
+        url: `/api/v1/patients/${own.patient}`,
+        payload: { preferredProviderId: provider },
+        expect: { status: 422, code: 'unknown_provider' },
+      },
       { method: 'GET', url: `/api/v1/patients/${patient}` },
       { method: 'PATCH', url: `/api/v1/patients/${patient}`, payload: { givenName: 'Hacked' } },
       {

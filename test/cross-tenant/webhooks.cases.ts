@@ -23,7 +23,18 @@ export const webhookCases: CrossTenantCase[] = [
       );
       return { endpoint, event: delivery.event_id };
     },
-    denied: ({ endpoint, event }) => [
+    async attackerSetup(t, attacker) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/admin/webhooks',
+        token: attacker.admin.token,
+        payload: { url: 'https://93.184.216.34/tenant-b', description: 'tenant B hook' },
+      });
+      return { endpoint: res.json().id as string };
+    },
+    denied: ({ endpoint, event }, own) => [
+      // A's event replayed through B's own endpoint.
+      { method: 'POST', url: `/api/v1/admin/webhooks/${own.endpoint}/replay/${event}` },
       { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}` },
       { method: 'PATCH', url: `/api/v1/admin/webhooks/${endpoint}`, payload: { enabled: false } },
       { method: 'DELETE', url: `/api/v1/admin/webhooks/${endpoint}` },
@@ -52,7 +63,14 @@ export const webhookCases: CrossTenantCase[] = [
       });
       return { note: res.json().id, patient: patient.id };
     },
-    denied: ({ note }) => [
+    denied: ({ note, patient }) => [
+      // A's patient in B's new note: 422 as for a patient that exists nowhere.
+      {
+        method: 'POST',
+        url: '/api/v1/notes',
+        payload: { patientId: patient, subjective: 'mine now' },
+        expect: { status: 422, code: 'unknown_patient' },
+      },
       { method: 'GET', url: `/api/v1/notes/${note}` },
       { method: 'POST', url: `/api/v1/notes/${note}/sign` },
     ],
@@ -66,15 +84,37 @@ export const webhookCases: CrossTenantCase[] = [
     name: 'claims',
     async setup(t, owner) {
       const patient = await createPatient(t, owner.admin.token);
+      const note = await t.request({
+        method: 'POST',
+        url: '/api/v1/notes',
+        token: owner.admin.token,
+        payload: { patientId: patient.id, subjective: 'private history' },
+      });
       const res = await t.request({
         method: 'POST',
         url: '/api/v1/claims',
         token: owner.admin.token,
         payload: { patientId: patient.id, payer: 'Acme', amountCents: 5000 },
       });
-      return { claim: res.json().id, patient: patient.id };
+      return { claim: res.json().id, patient: patient.id, note: note.json().id };
     },
-    denied: ({ claim }) => [
+    async attackerSetup(t, attacker) {
+      return { patient: (await createPatient(t, attacker.admin.token)).id };
+    },
+    denied: ({ claim, patient, note }, own) => [
+      // A's patient, or A's note on B's own patient, in B's new claim.
+      {
+        method: 'POST',
+        url: '/api/v1/claims',
+        payload: { patientId: patient, payer: 'Acme', amountCents: 5000 },
+        expect: { status: 422, code: 'unknown_patient' },
+      },
+      {
+        method: 'POST',
+        url: '/api/v1/claims',
+        payload: { patientId: own.patient, noteId: note, payer: 'Acme', amountCents: 5000 },
+        expect: { status: 422, code: 'unknown_note' },
+      },
       { method: 'GET', url: `/api/v1/claims/${claim}` },
       { method: 'POST', url: `/api/v1/claims/${claim}/adjudicate`, payload: { outcome: 'paid' } },
     ],
