@@ -15,7 +15,7 @@ import { enqueueMail } from '../../../platform/mail/mailer.js';
 import { signedHeaders, signPayload } from '../../../platform/signing.js';
 import { createUpstream, UpstreamError } from '../../../platform/upstream/index.js';
 import { startPollingWorker, type Worker } from '../../../platform/worker.js';
-import { adminEmails } from '../../identity/service.js';
+import { adminEmails } from '../../identity/index.js';
 import * as repo from '../repository.js';
 import { openSecret } from '../service.js';
 
