@@ -1,18 +1,15 @@
 // platform/oauth: every provider token goes through here (architecture convention 14). See docs/platform.md.
+export { type CompletedAuthorization, completeAuthorization, STATE_TTL_MS, startAuthorization } from './authorize.js';
 export {
-  type CompletedAuthorization,
   type Connection,
-  completeAuthorization,
   disconnect,
-  getAccessToken,
   listConnections,
   type OAuthDeps,
   reauthRequired,
-  STATE_TTL_MS,
-  startAuthorization,
   type TokenUser,
 } from './connections.js';
 export { codeChallengeS256, createCodeVerifier } from './pkce.js';
 export { type AuthorizationState, invalidState, signState, verifyState } from './state.js';
 export { oauthConnections } from './tables.js';
 export { OAuthGrantError, type OAuthProvider, type TokenSet } from './token-client.js';
+export { getAccessToken } from './tokens.js';

@@ -12,17 +12,12 @@ import { decryptSecret, encryptSecret } from '../crypto.js';
 import type { Db } from '../db/client.js';
 import { queryRows, withSystem } from '../db/tenant.js';
 import { AppError, installErrorHandling } from '../errors.js';
-import {
-  completeAuthorization,
-  disconnect,
-  getAccessToken,
-  listConnections,
-  type OAuthDeps,
-  startAuthorization,
-} from './connections.js';
+import { completeAuthorization, startAuthorization } from './authorize.js';
+import { disconnect, listConnections, type OAuthDeps } from './connections.js';
 import { codeChallengeS256, createCodeVerifier } from './pkce.js';
 import { signState, verifyState } from './state.js';
 import type { OAuthProvider } from './token-client.js';
+import { getAccessToken } from './tokens.js';
 
 // ---------------------------------------------------------------------------------------------
 // A tiny OAuth 2.0 authorization server (RFC 6749 + RFC 7636 + RFC 7009) on a loopback port.

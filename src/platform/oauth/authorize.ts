@@ -1,0 +1,125 @@
+// The authorization code flow with PKCE (RFC 6749 §4.1, RFC 7636) and a signed, expiring state.
+import { sql } from 'drizzle-orm';
+import { writeAudit } from '../audit/audit.js';
+import { queryRows, withTenant } from '../db/tenant.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { type OAuthDeps, providerOf, storeTokens } from './connections.js';
+import { codeChallengeS256, createCodeVerifier } from './pkce.js';
+import { invalidState, signState, verifyState } from './state.js';
+import { accountEmail, exchangeCode, OAuthGrantError, type TokenSet, tokenEndpointError } from './token-client.js';
+
+export const STATE_TTL_MS = 10 * 60_000;
+
+/** The provider's consent URL for this user; `state` is signed, expiring, and seals the PKCE verifier. */
+export function startAuthorization(
+  deps: OAuthDeps,
+  ctx: { workspaceId: string; userId: string },
+  providerName: string,
+  options: { redirectUri: string; returnTo?: string; loginHint?: string; now?: number },
+): { authorizeUrl: string; state: string } {
+  const provider = providerOf(deps, providerName);
+  const codeVerifier = createCodeVerifier();
+  const state = signState(deps.config.encryptionKey, {
+    workspaceId: ctx.workspaceId,
+    userId: ctx.userId,
+    provider: provider.name,
+    codeVerifier,
+    redirectUri: options.redirectUri,
+    returnTo: options.returnTo,
+    expiresAt: (options.now ?? Date.now()) + STATE_TTL_MS,
+  });
+  const url = new URL(provider.authorizeUrl);
+  const params: Record<string, string | undefined> = {
+    ...provider.authorizeParams,
+    response_type: 'code',
+    client_id: provider.clientId,
+    redirect_uri: options.redirectUri,
+    scope: provider.scopes.join(' '),
+    state,
+    code_challenge: codeChallengeS256(codeVerifier),
+    code_challenge_method: 'S256',
+    login_hint: options.loginHint,
+  };
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+  return { authorizeUrl: url.toString(), state };
+}
+
+export interface CompletedAuthorization {
+  connectionId: string;
+  workspaceId: string;
+  userId: string;
+  accountEmail: string;
+  /** True when an existing connection of that account was repaired instead of a new one added. */
+  repaired: boolean;
+  returnTo?: string;
+}
+
+/**
+ * The callback: checks the state (400 `invalid_state`), exchanges the code with its PKCE verifier,
+ * and stores the tokens sealed. Connecting an account that is already connected in the workspace
+ * repairs that connection (new tokens, `active`). Pass `expectedUserId` (the signed-in user) so a
+ * state issued to someone else is refused.
+ */
+export async function completeAuthorization(
+  deps: OAuthDeps,
+  providerName: string,
+  query: { code?: string; state?: string; error?: string },
+  options: { expectedUserId?: string; requestId?: string } = {},
+): Promise<CompletedAuthorization> {
+  const state = verifyState(deps.config.encryptionKey, query.state ?? '');
+  if (state.provider !== providerName) throw invalidState();
+  if (options.expectedUserId && options.expectedUserId !== state.userId) throw invalidState();
+  if (query.error || !query.code) {
+    throw new AppError('authorization_failed', 400, `The provider did not authorize: ${query.error ?? 'no code'}`);
+  }
+  const provider = providerOf(deps, providerName);
+  let tokens: TokenSet;
+  let email: string;
+  try {
+    tokens = await exchangeCode(
+      provider,
+      { code: query.code, redirectUri: state.redirectUri, codeVerifier: state.codeVerifier },
+      options.requestId,
+    );
+    email = await accountEmail(provider, tokens, options.requestId);
+  } catch (err) {
+    if (err instanceof OAuthGrantError) {
+      throw new AppError('authorization_failed', 400, `${provider.name} refused the authorization code (${err.error})`);
+    }
+    throw tokenEndpointError(provider, err);
+  }
+  const actor = { workspaceId: state.workspaceId, userId: state.userId, requestId: options.requestId };
+  return withTenant(deps.db, actor, async (tx) => {
+    const fresh = newId('oac');
+    const inserted = await queryRows<{ id: string }>(
+      tx,
+      sql`INSERT INTO oauth_connections (workspace_id, id, provider, account_email, user_id, access_token_enc)
+          VALUES (${state.workspaceId}, ${fresh}, ${provider.name}, ${email}, ${state.userId}, '')
+          ON CONFLICT (workspace_id, provider, account_email) DO NOTHING RETURNING id`,
+    );
+    const [row] = inserted.length
+      ? inserted
+      : await queryRows<{ id: string }>(
+          tx,
+          sql`SELECT id FROM oauth_connections
+               WHERE workspace_id = ${state.workspaceId} AND provider = ${provider.name} AND account_email = ${email}
+               FOR UPDATE`,
+        );
+    await storeTokens(deps, tx, state.workspaceId, row.id, tokens, provider.scopes, { userId: state.userId });
+    await writeAudit(tx, actor, 'token_access', {
+      provider: provider.name,
+      connectionId: row.id,
+      reason: 'token.exchange',
+      outcome: 'ok',
+    });
+    return {
+      connectionId: row.id,
+      workspaceId: state.workspaceId,
+      userId: state.userId,
+      accountEmail: email,
+      repaired: inserted.length === 0,
+      returnTo: state.returnTo,
+    };
+  });
+}
