@@ -28,6 +28,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     ctx?: RequestContext;
     sessionId?: string;
+    /** The credential this request authenticated with (hash, kind): long-lived streams re-check it. */
+    credential?: { hash: string; via: 'token' | 'session' };
   }
   interface FastifyContextConfig {
     /** Who may call the route; default `user` under /api/v1, `public` elsewhere. */

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { watchCredential } from '../../platform/auth/credential-watch.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { Database } from '../../platform/db/client.js';
 import type { AppDeps } from '../../platform/types.js';
@@ -129,6 +130,9 @@ export async function streamThreadEvents(
   const write = (chunk: string) => {
     if (!closed && !res.writableEnded) res.write(chunk);
   };
+  // Contract §6: once the credential is revoked (token deleted, signed out, membership ended) the
+  // stream delivers nothing more and ends; every write below first asks the watch.
+  const watch = watchCredential(deps, request, () => res.end());
 
   // Serialised catch-up: any number of notices while a load runs cause exactly one more load.
   let running = false;
@@ -147,6 +151,7 @@ export async function streamThreadEvents(
           res.end();
           return;
         }
+        if (!(await watch.stillValid())) return;
         for (const { seq, message } of batch) {
           write(sseEvent('message.created', message, message.id));
           lastSeq = seq;
@@ -161,9 +166,9 @@ export async function streamThreadEvents(
   };
   const sendReceipts = async (userId?: string) => {
     try {
-      for (const receipt of await service.receiptsOf(deps, ctx, threadId, userId)) {
-        write(sseEvent('receipt.updated', receipt));
-      }
+      const receipts = await service.receiptsOf(deps, ctx, threadId, userId);
+      if (!(await watch.stillValid())) return;
+      for (const receipt of receipts) write(sseEvent('receipt.updated', receipt));
     } catch (err) {
       request.log.warn({ err }, 'direct-messages stream receipt load failed');
     }
@@ -180,6 +185,7 @@ export async function streamThreadEvents(
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    watch.stop();
     unsubscribe();
     untrack();
   };

@@ -347,7 +347,7 @@ describe('credential cache', () => {
   });
 
   it.skipIf(!process.env.ATRIUM_TEST_DATABASE_URL)(
-    'a tier change through one instance applies on the others at the next request',
+    'a tier change through one instance applies on the others at once',
     async () => {
       const second = await t.startInstance();
       const local = await createWorkspace(t, { tier: 'free' });
@@ -359,10 +359,21 @@ describe('credential cache', () => {
           headers: { authorization: `Bearer ${local.admin.token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ recipients: [colleague.userId], body: 'hello' }),
         }).then((r) => r.status);
-      for (let round = 0; round < 5; round++) {
-        expect(await sendOnSecond()).toBe(403); // free, and now cached on the second instance
+      // The operator's PATCH answers once its NOTIFY came back to its own instance; the others get
+      // it at the same moment, give or take their scheduling: allow that, never a cache lifetime.
+      const eventually = async (status: number) => {
+        const deadline = Date.now() + 1_000;
+        let last = await sendOnSecond();
+        while (last !== status && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 10));
+          last = await sendOnSecond();
+        }
+        return last;
+      };
+      for (let round = 0; round < 10; round++) {
+        expect(await eventually(403)).toBe(403); // free, and now cached on the second instance
         await setTier(t, local.id, 'standard');
-        expect(await sendOnSecond()).toBe(201);
+        expect(await eventually(201)).toBe(201);
         await setTier(t, local.id, 'free');
       }
     },

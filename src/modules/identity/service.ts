@@ -133,19 +133,16 @@ export async function switchWorkspace(
 }
 
 export async function getMe(deps: AppDeps, ctx: RequestContext) {
-  return withSystem(deps.db, async (tx) => {
-    const user = await repo.findUser(tx, ctx.userId);
-    const workspace = await repo.findWorkspace(tx, ctx.workspaceId);
-    const all = await repo.membershipsOfUser(tx, ctx.userId);
-    if (!user || !workspace) throw new AppError('unauthenticated', 401, 'Account no longer exists');
-    return {
-      user: presentUser(user),
-      workspace: present(workspace),
-      role: ctx.role,
-      isProvider: ctx.isProvider,
-      workspaces: all.map((w) => ({ id: w.id, name: w.name, tier: w.tier, role: w.role })),
-    };
-  });
+  const all = await withSystem(deps.db, (tx) => repo.userWithMemberships(tx, ctx.userId));
+  const workspace = all.find((w) => w.id === ctx.workspaceId);
+  if (!workspace) throw new AppError('unauthenticated', 401, 'Account no longer exists');
+  return {
+    user: { id: workspace.userId, email: workspace.email, name: workspace.userName },
+    workspace: { id: workspace.id, name: workspace.name, tier: workspace.tier, organizationId: workspace.organizationId },
+    role: ctx.role,
+    isProvider: ctx.isProvider,
+    workspaces: all.map((w) => ({ id: w.id, name: w.name, tier: w.tier, role: w.role })),
+  };
 }
 
 export async function listMembers(deps: AppDeps, ctx: RequestContext) {
@@ -260,6 +257,7 @@ export async function patchWorkspace(
   id: string,
   patch: { tier?: repo.WorkspaceRow['tier']; name?: string },
 ) {
+  let delivered: Promise<void> | undefined;
   const row = await withSystem(deps.db, async (tx) => {
     const updated = await repo.updateWorkspace(tx, id, patch);
     if (updated) {
@@ -271,22 +269,30 @@ export async function patchWorkspace(
       });
       // Tier and name are part of every cached credential of the workspace.
       await invalidateCredential(tx, deps.principals, '*');
+      delivered = deps.principals.echo('*');
     }
     return updated;
   });
+  // Answer once the NOTIFY came back here: PostgreSQL hands it to every instance's listener at once,
+  // so the next request anywhere sees the new tier (not a 30 s cache lifetime later).
+  await delivered;
   if (!row) throw notFound('Workspace');
   return present(row);
 }
 
 export async function addMember(deps: AppDeps, workspaceId: string, input: MemberInput) {
   const passwordHash = await hashIfGiven(input.password, input);
-  return withSystem(deps.db, async (tx) => {
+  let delivered: Promise<void> | undefined;
+  const added = await withSystem(deps.db, async (tx) => {
     if (!(await repo.findWorkspace(tx, workspaceId))) throw notFound('Workspace');
-    const added = await addMemberIn(tx, workspaceId, input, passwordHash);
+    const member = await addMemberIn(tx, workspaceId, input, passwordHash);
     // An existing member's role or provider flag may have changed.
     await invalidateCredential(tx, deps.principals, '*');
-    return added;
+    delivered = deps.principals.echo('*');
+    return member;
   });
+  await delivered;
+  return added;
 }
 
 /** E-mail addresses of a workspace's admins, read in the caller's transaction (alerts, break-glass). */

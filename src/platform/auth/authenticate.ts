@@ -3,7 +3,7 @@ import type { RequestContext } from '../context.js';
 import { safeEqual, sha256Hex } from '../crypto.js';
 import { withSystem } from '../db/tenant.js';
 import { AppError } from '../errors.js';
-import type { AuthMode } from '../types.js';
+import type { AppDeps, AuthMode } from '../types.js';
 import { type Principal, principalResolver } from './principals.js';
 
 export const SESSION_COOKIE = 'atrium_session';
@@ -49,27 +49,37 @@ function checkCsrf(app: FastifyInstance, request: FastifyRequest): void {
   throw new AppError('forbidden', 403, 'Cookie-authenticated requests need an X-Requested-With header or Origin');
 }
 
+/** Reads a credential (by hash) from the database, past the cache; undefined once revoked or expired. */
+export async function lookupCredential(
+  deps: AppDeps,
+  hash: string,
+  via: 'token' | 'session',
+): Promise<(Principal & { sessionExpiresAt?: Date }) | undefined> {
+  const resolver = principalResolver();
+  return withSystem(deps.db, (tx) =>
+    via === 'token' ? resolver.byTokenHash(tx, hash) : resolver.bySessionHash(tx, hash),
+  );
+}
+
 /** Resolves the caller from an API token or the session cookie; undefined when neither is valid. */
 async function resolvePrincipal(
   app: FastifyInstance,
   request: FastifyRequest,
-): Promise<{ principal: Principal; via: 'token' | 'session' } | undefined> {
+): Promise<{ principal: Principal; via: 'token' | 'session'; hash: string } | undefined> {
   const token = bearer(request);
   const cookie = token ? undefined : request.cookies?.[SESSION_COOKIE];
   const secret = token ?? cookie;
   if (!secret) return undefined;
   const hash = sha256Hex(secret);
   const cached = app.atrium.principals.get(hash);
-  if (cached) return cached;
+  if (cached) return { ...cached, hash };
   const via = token ? 'token' : 'session';
-  const resolver = principalResolver();
-  const found = await withSystem(app.atrium.db, (tx) =>
-    via === 'token' ? resolver.byTokenHash(tx, hash) : resolver.bySessionHash(tx, hash),
-  );
+  const generation = app.atrium.principals.generation;
+  const found = await lookupCredential(app.atrium, hash, via);
   if (!found) return undefined;
-  const { sessionExpiresAt, ...principal } = found as Principal & { sessionExpiresAt?: Date };
-  app.atrium.principals.set(hash, principal, via, sessionExpiresAt);
-  return { principal, via };
+  const { sessionExpiresAt, ...principal } = found;
+  app.atrium.principals.set(hash, principal, via, sessionExpiresAt, generation);
+  return { principal, via, hash };
 }
 
 export function registerAuthentication(app: FastifyInstance): void {
@@ -96,6 +106,7 @@ export function registerAuthentication(app: FastifyInstance): void {
     if (resolved.via === 'session') checkCsrf(app, request);
     request.ctx = contextFor(request, resolved.principal, resolved.via);
     request.sessionId = resolved.principal.sessionId;
+    request.credential = { hash: resolved.hash, via: resolved.via };
     if (mode === 'admin' && resolved.principal.role !== 'admin') {
       throw new AppError('forbidden', 403, 'Only workspace admins may do this');
     }
