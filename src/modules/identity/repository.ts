@@ -182,3 +182,23 @@ export async function moveSession(tx: Tx, sessionId: string, workspaceId: string
     .returning({ hash: sessions.tokenHash });
   return rows[0]?.hash;
 }
+
+/** The user and every workspace they belong to, in one statement (GET /me runs on every page load). */
+export async function userWithMemberships(tx: Tx, userId: string) {
+  return tx
+    .select({
+      userId: users.id,
+      email: users.email,
+      userName: users.name,
+      id: workspaces.id,
+      name: workspaces.name,
+      tier: workspaces.tier,
+      organizationId: workspaces.organizationId,
+      role: memberships.role,
+    })
+    .from(users)
+    .innerJoin(memberships, eq(memberships.userId, users.id))
+    .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
+    .where(eq(users.id, userId))
+    .orderBy(asc(memberships.createdAt), asc(workspaces.id));
+}

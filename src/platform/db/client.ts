@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { enableScopedBegin, scopedBeginDatabases } from './scoped-begin.js';
 import * as schema from './schema.js';
 import { APP_ROLE, type CatalogQuery, verifyTenantSecurity } from './security.js';
 
@@ -119,6 +120,7 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
 
   const pool = createAppPool(url, max);
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
+  scopedBeginDatabases.add(db);
 
   const listeners = new Map<string, Set<Listener>>();
   let listenClient: pg.Client | undefined;
@@ -180,6 +182,7 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
  */
 export function createAppPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, options: `-c role=${APP_ROLE}` });
+  enableScopedBegin(pool);
   // An idle connection that breaks is removed by the pool; the next query opens a new one.
   pool.on('error', () => undefined);
   return pool;

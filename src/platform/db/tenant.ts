@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Tx } from './client.js';
+import { runInScope, scopedBeginDatabases } from './scoped-begin.js';
 import { APP_ROLE, SYSTEM_ROLE } from './security.js';
 
 /**
@@ -7,6 +8,9 @@ import { APP_ROLE, SYSTEM_ROLE } from './security.js';
  * role with app.workspace_id set, so even a query that forgets its WHERE clause sees one tenant.
  */
 export function withTenant<T>(db: Db, ctx: { workspaceId: string }, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (scopedBeginDatabases.has(db)) {
+    return runInScope({ role: APP_ROLE, workspaceId: ctx.workspaceId }, () => db.transaction((tx) => fn(tx as Tx)));
+  }
   return db.transaction(async (tx) => {
     await tx.execute(
       sql`SELECT set_config('role', ${APP_ROLE}, true), set_config('app.workspace_id', ${ctx.workspaceId}, true)`,
@@ -17,6 +21,9 @@ export function withTenant<T>(db: Db, ctx: { workspaceId: string }, fn: (tx: Tx)
 
 /** Cross-tenant platform work (credential lookup, operator API, workers). Use sparingly and say why. */
 export function withSystem<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (scopedBeginDatabases.has(db)) {
+    return runInScope({ role: SYSTEM_ROLE, workspaceId: '' }, () => db.transaction((tx) => fn(tx as Tx)));
+  }
   return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT set_config('role', ${SYSTEM_ROLE}, true), set_config('app.workspace_id', '', true)`);
     return fn(tx as Tx);
