@@ -137,7 +137,9 @@ export async function directMessageRoutes(fastify: FastifyInstance): Promise<voi
         summary: 'Server-Sent Events: message.created (id = message id), receipt.updated; resumes with Last-Event-ID',
         description:
           'text/event-stream. Each connection starts with a `receipt.updated` per participant, then streams new ' +
-          'messages and receipt changes from any server instance. A comment line is sent every 15 s as heartbeat.',
+          'messages and receipt changes from any server instance. A comment line is sent every 15 s as heartbeat. ' +
+          'Once its credential is revoked (token deleted, session signed out, membership ended) the stream sends ' +
+          'nothing more and ends within 5 s.',
         params: threadParams,
         response: { 200: z.string().describe('text/event-stream'), ...problemResponses },
       },

@@ -24,6 +24,11 @@ import {
 } from './schema.js';
 import * as service from './service.js';
 
+const PASSWORD_RULES =
+  'An optional `password` must have at least 12 characters (at most 200, no composition rules) and not be ' +
+  'common or easily guessed (checked with zxcvbn-ts, including against the e-mail and name); otherwise ' +
+  '422 `weak_password` with a plain-words `detail`.';
+
 export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const deps = fastify.atrium;
@@ -36,6 +41,12 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: 'Sign in with e-mail and password; sets the session cookie',
+        description:
+          'Wrong e-mail and wrong password give the same 401. Failed attempts are throttled: after ' +
+          'ATRIUM_SIGNIN_ACCOUNT_LIMIT failures for an account from one client address, each further attempt ' +
+          'from that address waits ATRIUM_SIGNIN_BACKOFF, doubling per failure; an account takes at most ' +
+          'ATRIUM_SIGNIN_ACCOUNT_CEILING failures and an address at most ATRIUM_SIGNIN_ADDRESS_LIMIT per ' +
+          'ATRIUM_SIGNIN_WINDOW. Refused attempts answer 429 `rate_limited` with Retry-After.',
         body: signInBody,
         response: { 200: signInResponse, ...problemResponses },
       },
@@ -170,6 +181,7 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['operator'],
         summary: 'Create a workspace with its first admin',
+        description: PASSWORD_RULES,
         body: createWorkspaceBody,
         response: { 201: z.object({ workspace: workspaceSchema, admin: memberCreatedSchema }), ...problemResponses },
       },
@@ -199,6 +211,7 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['operator'],
         summary: 'Add a member (creates the user when the e-mail is new)',
+        description: PASSWORD_RULES,
         params: idParams,
         body: memberBody,
         response: { 201: memberCreatedSchema, ...problemResponses },
