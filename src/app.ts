@@ -84,6 +84,7 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
     db: database.db,
     scheduler,
     principals: new PrincipalCache(),
+    probes: MODULES.flatMap((module) => module.probes ?? []),
     routes: [],
     selfUrl: () => {
       if (config.publicUrl) return config.publicUrl;

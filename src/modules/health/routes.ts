@@ -17,14 +17,22 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
     '/readyz',
     {
       config: { auth: 'public' },
-      schema: { tags: ['health'], summary: 'Readiness: the database answers (503 problem otherwise)' },
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: the database answers and every module probe passes (503 problem otherwise)',
+      },
     },
     async (request, reply) => {
+      let failing = 'database';
       try {
         await app.atrium.db.execute(sql`SELECT 1`);
+        for (const probe of app.atrium.probes) {
+          failing = probe.name;
+          await probe.check(app.atrium);
+        }
         return { status: 'pass' };
       } catch (err) {
-        request.log.warn({ err }, 'readiness check failed');
+        request.log.warn({ err, probe: failing }, 'readiness check failed');
         return reply
           .status(503)
           .header('content-type', 'application/problem+json')
@@ -32,7 +40,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
             type: 'https://atrium.dev/problems/unavailable',
             title: 'Service Unavailable',
             status: 503,
-            detail: 'The database is not reachable',
+            detail: failing === 'database' ? 'The database is not reachable' : `The ${failing} probe fails`,
             code: 'unavailable',
             requestId: String(request.id),
           });
