@@ -120,6 +120,18 @@ describe('ValidatorCache', () => {
     expect(cache.stats()).toMatchObject({ size: 3, hits: 1, misses: 3 });
   });
 
+  it('treats a schema whose keys the database reordered as the same schema', () => {
+    const cache = new ValidatorCache();
+    // A built-in's pinned manifest comes back from jsonb in another key order than the code's.
+    const fromCode = { type: 'object', properties: { code: { type: 'string', pattern: EVIL } }, required: ['code'] };
+    const fromJsonb = { required: ['code'], properties: { code: { pattern: EVIL, type: 'string' } }, type: 'object' };
+    expect(cache.get(key, fromJsonb)).toBe(cache.get(key, fromCode));
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 1 });
+    // Different content under the same key (never expected) recompiles rather than reusing.
+    const other = cache.get(key, { ...fromCode, required: [] });
+    expect(other({})).toBe(true);
+  });
+
   it('stays bounded, evicting the least recently used', () => {
     const cache = new ValidatorCache(2);
     const a = cache.get({ ...key, version: '1.0.0' }, evilSchema());

@@ -6,6 +6,17 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import { createAjv } from '../../../packages/skill-sdk/src/ajv.js';
 import { AppError } from '../../platform/errors.js';
 
+/** JSON with object keys sorted: jsonb reorders keys, so a stored manifest and the code's differ in order only. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+}
+
 export interface ValidatorKey {
   skillId: string;
   version: string;
@@ -13,8 +24,10 @@ export interface ValidatorKey {
 }
 
 interface Entry {
-  /** The schema as compiled: a hit whose schema differs (it never should) recompiles. */
+  /** The schema as compiled (canonical JSON): a hit whose schema differs (it never should) recompiles. */
   source: string;
+  /** Plain JSON.stringify forms seen for it (key orders differ by origin): the fast path. */
+  seen: string[];
   validate?: ValidateFunction;
   failure?: AppError;
 }
@@ -39,15 +52,22 @@ export class ValidatorCache {
   /** The compiled validator for a tool of a skill version; throws AppError when the schema cannot compile. */
   get(key: ValidatorKey, schema: Record<string, unknown>): ValidateFunction {
     const id = `${key.skillId}\u0000${key.version}\u0000${key.tool}`;
-    const source = JSON.stringify(schema);
+    const raw = JSON.stringify(schema);
     let entry = this.entries.get(id);
-    if (entry && entry.source === source) {
+    const same = (e: Entry) => {
+      if (e.seen.includes(raw)) return true;
+      if (e.source !== canonicalJson(schema)) return false;
+      if (e.seen.length < 4) e.seen.push(raw);
+      return true;
+    };
+    if (entry && same(entry)) {
       this.hits++;
       this.entries.delete(id);
       this.entries.set(id, entry);
     } else {
       this.misses++;
-      entry = this.compile(key, schema, source);
+      entry = this.compile(key, schema, canonicalJson(schema));
+      entry.seen.push(raw);
       this.entries.delete(id);
       this.entries.set(id, entry);
       while (this.entries.size > this.maxEntries) {
@@ -76,12 +96,12 @@ export class ValidatorCache {
       });
     try {
       if (!this.meta.validateSchema(schema)) {
-        return { source, failure: unusable(this.meta.errorsText(this.meta.errors)) };
+        return { source, seen: [], failure: unusable(this.meta.errorsText(this.meta.errors)) };
       }
-      return { source, validate: createAjv({ validateSchema: false }).compile(schema) };
+      return { source, seen: [], validate: createAjv({ validateSchema: false }).compile(schema) };
     } catch (err) {
       // E.g. a manifest stored before patterns ran on RE2, holding lookaround or backreferences.
-      return { source, failure: unusable((err as Error).message) };
+      return { source, seen: [], failure: unusable((err as Error).message) };
     }
   }
 }
