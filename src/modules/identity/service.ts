@@ -138,7 +138,12 @@ export async function getMe(deps: AppDeps, ctx: RequestContext) {
   if (!workspace) throw new AppError('unauthenticated', 401, 'Account no longer exists');
   return {
     user: { id: workspace.userId, email: workspace.email, name: workspace.userName },
-    workspace: { id: workspace.id, name: workspace.name, tier: workspace.tier, organizationId: workspace.organizationId },
+    workspace: {
+      id: workspace.id,
+      name: workspace.name,
+      tier: workspace.tier,
+      organizationId: workspace.organizationId,
+    },
     role: ctx.role,
     isProvider: ctx.isProvider,
     workspaces: all.map((w) => ({ id: w.id, name: w.name, tier: w.tier, role: w.role })),

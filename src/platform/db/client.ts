@@ -9,8 +9,8 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import { enableScopedBegin, scopedBeginDatabases } from './scoped-begin.js';
 import * as schema from './schema.js';
+import { enableScopedBegin, scopedBeginDatabases } from './scoped-begin.js';
 import { APP_ROLE, type CatalogQuery, verifyTenantSecurity } from './security.js';
 
 export type Schema = typeof schema;
