@@ -102,7 +102,10 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
     }
   });
   app.addHook('onClose', async () => scheduler.stop());
-  const stopAuthListener = await database.listen(AUTH_CHANNEL, (key) => deps.principals.invalidate(key));
+  const stopAuthListener = await database.listen(AUTH_CHANNEL, (key) => deps.principals.invalidate(key), {
+    // Revocations and tier changes notified while the listening connection was down are lost.
+    onReconnect: () => deps.principals.invalidate('*'),
+  });
   app.addHook('onClose', async () => stopAuthListener());
 
   installErrorHandling(app);

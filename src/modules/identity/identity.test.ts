@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import {
@@ -376,6 +377,42 @@ describe('credential cache', () => {
         expect(await eventually(201)).toBe(201);
         await setTier(t, local.id, 'free');
       }
+    },
+  );
+
+  it.skipIf(!process.env.ATRIUM_TEST_DATABASE_URL)(
+    'an instance whose listening connection was lost drops its cached credentials when it is back',
+    async () => {
+      const second = await t.startInstance();
+      const local = await createWorkspace(t, { tier: 'free' });
+      const colleague = await addMember(t, local);
+      const sendOnSecond = () =>
+        fetch(`${second.baseUrl}/api/v1/direct-messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${local.admin.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ recipients: [colleague.userId], body: 'hello' }),
+        }).then((r) => r.status);
+      expect(await sendOnSecond()).toBe(403); // free, cached on the second instance
+      const admin = new pg.Client({ connectionString: t.testDb.url });
+      await admin.connect();
+      try {
+        // A network blip or failover: every instance's LISTEN connection is cut …
+        const cut = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`,
+        );
+        expect(cut.rowCount).toBeGreaterThan(0);
+        // … and the tier changes meanwhile (its NOTIFY reaches no one).
+        await admin.query(`UPDATE workspaces SET tier = 'standard' WHERE id = $1`, [local.id]);
+      } finally {
+        await admin.end();
+      }
+      let status = await sendOnSecond();
+      for (let i = 0; i < 60 && status !== 201; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = await sendOnSecond();
+      }
+      expect(status).toBe(201); // well before the 30 s a cached credential would otherwise live
     },
   );
 

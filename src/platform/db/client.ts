@@ -24,8 +24,12 @@ export interface Database {
   kind: 'pglite' | 'pg';
   /** Connections run as the unprivileged application role; use withTenant/withSystem. */
   db: Db;
-  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
-  listen(channel: string, listener: Listener): Promise<() => Promise<void>>;
+  /**
+   * Subscribes to a NOTIFY channel; resolves to an unsubscribe function. `onReconnect` runs when the
+   * listening connection was lost and is back: whatever was notified in between is lost, so a cache
+   * kept fresh by the channel must drop everything then.
+   */
+  listen(channel: string, listener: Listener, options?: { onReconnect?: () => void }): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -123,9 +127,11 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
   scopedBeginDatabases.add(db);
 
   const listeners = new Map<string, Set<Listener>>();
+  const reconnectHandlers = new Set<() => void>();
   let listenClient: pg.Client | undefined;
   let connecting: Promise<pg.Client> | undefined;
   let closed = false;
+  let everConnected = false;
 
   async function connectListener(): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: url });
@@ -138,6 +144,8 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
     });
     await client.connect();
     for (const channel of listeners.keys()) await client.query(`LISTEN "${channel}"`);
+    if (everConnected) for (const fn of reconnectHandlers) fn();
+    everConnected = true;
     return client;
   }
   async function ensureListener(): Promise<pg.Client> {
@@ -152,8 +160,10 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
   return {
     kind: 'pg',
     db,
-    async listen(channel, listener) {
+    async listen(channel, listener, options) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Invalid channel name ${channel}`);
+      const onReconnect = options?.onReconnect;
+      if (onReconnect) reconnectHandlers.add(onReconnect);
       let set = listeners.get(channel);
       if (!set) {
         set = new Set();
@@ -165,6 +175,7 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
       const mine = set;
       return async () => {
         mine.delete(listener);
+        if (onReconnect) reconnectHandlers.delete(onReconnect);
       };
     },
     async close() {
