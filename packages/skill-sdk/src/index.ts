@@ -1,4 +1,4 @@
-export { createAjv } from './ajv.js';
+export { createAjv, linearRegExp, linearRegExpEngine, UnsupportedPatternError } from './ajv.js';
 export {
   createSkillHandler,
   type EndpointAnswer,
@@ -28,6 +28,7 @@ export {
   validateManifest,
 } from './manifest.js';
 export type { ToolCallError, ToolCallRequest, ToolCallResponse } from './protocol.js';
+export { MAX_EXPANDED_NODES, MAX_UNIQUE_ITEMS, schemaCostProblems } from './schema-cost.js';
 export {
   computeSignature,
   type HeaderBag,

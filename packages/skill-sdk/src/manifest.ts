@@ -1,6 +1,7 @@
 // The skill manifest (Atrium contract §4) as types, plus the validation the marketplace applies.
 import type { ErrorObject } from 'ajv';
 import { createAjv } from './ajv.js';
+import { schemaCostProblems } from './schema-cost.js';
 
 export const SCOPES = [
   'mail:read',
@@ -129,10 +130,16 @@ export function validateManifest(input: unknown): ManifestCheck {
       } else {
         try {
           ajv.compile(t.inputSchema);
+          for (const problem of schemaCostProblems(t.inputSchema)) {
+            problems.push({ path: `${at}.inputSchema`, message: `Tool ${String(t.name)}: ${problem}` });
+          }
         } catch (err) {
           // Names the tool and, for a pattern the linear-time engine refuses, the pattern.
           const tool = typeof t.name === 'string' ? `Tool ${t.name}: ` : '';
-          problems.push({ path: `${at}.inputSchema`, message: `${tool}invalid JSON Schema: ${(err as Error).message}` });
+          problems.push({
+            path: `${at}.inputSchema`,
+            message: `${tool}invalid JSON Schema: ${(err as Error).message}`,
+          });
         }
       }
       if (!Array.isArray(t.requiredScopes)) problems.push({ path: `${at}.requiredScopes`, message: 'Required array' });

@@ -87,6 +87,30 @@ describe('private skill schemas (ReDoS)', () => {
     });
   });
 
+  it('refuses at upload schemas whose validation is not linear (pairwise uniqueItems)', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/marketplace/skills',
+      token: a.admin.token,
+      payload: {
+        manifest: {
+          ...manifest('1.0.0'),
+          tools: [
+            {
+              name: 'tags',
+              description: 'Tags',
+              inputSchema: { type: 'object', properties: { tags: { type: 'array', uniqueItems: true } } },
+              requiredScopes: [],
+            },
+          ],
+        },
+        endpoint: `${receiver.url}/skill`,
+      },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0].message).toMatch(/^Tool tags: uniqueItems needs/);
+  });
+
   it("answers the catastrophic input with a 422 while another workspace's request is served", async () => {
     expect((await register('1.0.0')).statusCode).toBe(201);
     expect((await install()).statusCode).toBe(201);

@@ -9,6 +9,7 @@ import {
   UnsupportedPatternError,
 } from '../../../packages/skill-sdk/src/ajv.js';
 import { validateManifest } from '../../../packages/skill-sdk/src/manifest.js';
+import { schemaCostProblems } from '../../../packages/skill-sdk/src/schema-cost.js';
 import { AppError } from '../../platform/errors.js';
 import { ValidatorCache } from './validators.js';
 
@@ -16,6 +17,20 @@ const EVIL = '^(a+)+$';
 // 13.7 s on V8's backtracking engine (issue 9); microseconds on RE2.
 const evilInput = `${'a'.repeat(30)}!`;
 const evilSchema = () => ({ type: 'object', properties: { code: { type: 'string', pattern: EVIL } } });
+
+const baseManifest = {
+  slug: 'lookup',
+  skillId: 'x',
+  name: 'Lookup',
+  summary: 's',
+  description: 'd',
+  category: 'c',
+  version: '1.0.0',
+  publisher: 'p',
+  minTier: 'enterprise',
+  visibility: 'private',
+  scopes: [],
+};
 
 const timed = <T>(fn: () => T): { value: T; ms: number } => {
   const started = performance.now();
@@ -71,17 +86,7 @@ describe('linear-time schema validation', () => {
 
   it('refuses at upload a pattern the engine cannot run, naming the tool and the pattern', () => {
     const check = validateManifest({
-      slug: 'lookup',
-      skillId: 'x',
-      name: 'Lookup',
-      summary: 's',
-      description: 'd',
-      category: 'c',
-      version: '1.0.0',
-      publisher: 'p',
-      minTier: 'enterprise',
-      visibility: 'private',
-      scopes: [],
+      ...baseManifest,
       tools: [
         {
           name: 'find',
@@ -99,6 +104,54 @@ describe('linear-time schema validation', () => {
         message: expect.stringContaining('Tool find: invalid JSON Schema: pattern "(a)\\\\1"'),
       },
     ]);
+  });
+});
+
+describe('schemas whose validation would not be linear in the input', () => {
+  // 22 levels of a definition referenced twice took 250 ms on a 2-item input (doubling per level).
+  const shared = (levels: number) => {
+    const defs: Record<string, unknown> = { d0: { type: 'array', items: { type: 'string' } } };
+    for (let k = 1; k <= levels; k++) {
+      defs[`d${k}`] = {
+        anyOf: [{ allOf: [{ $ref: `#/$defs/d${k - 1}` }, { maxItems: 0 }] }, { $ref: `#/$defs/d${k - 1}` }],
+      };
+    }
+    return { type: 'object', $defs: defs, properties: { x: { $ref: `#/$defs/d${levels}` } } };
+  };
+
+  it('refuses exponential $ref sharing, recursion and remote references', () => {
+    expect(schemaCostProblems(shared(3))).toEqual([]);
+    expect(schemaCostProblems(shared(22))).toEqual([expect.stringContaining('too large once its $refs are expanded')]);
+    expect(schemaCostProblems({ type: 'object', properties: { child: { $ref: '#' } } })).toEqual([
+      '$ref "#" is recursive',
+    ]);
+    expect(
+      schemaCostProblems({ $defs: { n: { properties: { c: { $ref: '#/$defs/n' } } } }, $ref: '#/$defs/n' }),
+    ).toEqual(['$ref "#/$defs/n" is recursive']);
+    expect(schemaCostProblems({ properties: { a: { $ref: 'https://example.com/s.json' } } })[0]).toContain(
+      'only local references',
+    );
+  });
+
+  it('refuses pairwise uniqueItems on unbounded arrays of objects', () => {
+    // 20,000 objects (229 KB of JSON) took 27 s.
+    expect(schemaCostProblems({ type: 'array', uniqueItems: true })[0]).toContain('uniqueItems');
+    expect(schemaCostProblems({ type: 'array', uniqueItems: true, items: { type: 'object' } })).toHaveLength(1);
+    expect(schemaCostProblems({ type: 'array', uniqueItems: true, items: { type: 'string' } })).toEqual([]);
+    expect(schemaCostProblems({ type: 'array', uniqueItems: true, maxItems: 100 })).toEqual([]);
+  });
+
+  it('is applied at upload and to stored schemas', () => {
+    const check = validateManifest({
+      ...baseManifest,
+      tools: [{ name: 'tree', description: 'd', inputSchema: shared(22), requiredScopes: [] }],
+    });
+    expect(check.ok).toBe(false);
+    if (!check.ok) expect(check.errors[0].message).toMatch(/^Tool tree: the schema is too large/);
+    const cache = new ValidatorCache();
+    expect(() =>
+      cache.get({ skillId: 'skl_old', version: '1.0.0', tool: 'tags' }, { type: 'array', uniqueItems: true }),
+    ).toThrow(/uniqueItems/);
   });
 });
 

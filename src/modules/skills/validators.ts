@@ -4,6 +4,7 @@
 // one skill's `$id`s and `$ref`s can never resolve against another workspace's schema.
 import type { Ajv, ValidateFunction } from 'ajv';
 import { createAjv } from '../../../packages/skill-sdk/src/ajv.js';
+import { schemaCostProblems } from '../../../packages/skill-sdk/src/schema-cost.js';
 import { AppError } from '../../platform/errors.js';
 
 /** JSON with object keys sorted: jsonb reorders keys, so a stored manifest and the code's differ in order only. */
@@ -98,6 +99,8 @@ export class ValidatorCache {
       if (!this.meta.validateSchema(schema)) {
         return { source, seen: [], failure: unusable(this.meta.errorsText(this.meta.errors)) };
       }
+      const costly = schemaCostProblems(schema);
+      if (costly.length) return { source, seen: [], failure: unusable(costly.join('; ')) };
       return { source, seen: [], validate: createAjv({ validateSchema: false }).compile(schema) };
     } catch (err) {
       // E.g. a manifest stored before patterns ran on RE2, holding lookaround or backreferences.
