@@ -19,7 +19,10 @@ export interface TestWorkspace {
 
 const unique = () => randomBytes(4).toString('hex');
 
-/** Password of every factory-made user (strong enough for the password policy). */
+/**
+ * A password strong enough for the policy. Factories set it only when asked (`password:
+ * TEST_PASSWORD`): the strength check loads ~40 MB of dictionaries, which most test files never need.
+ */
 export const TEST_PASSWORD = 'kettle-orbit-maple-91';
 
 export async function createOrganization(t: TestApp, name = `Org ${unique()}`): Promise<{ id: string; name: string }> {
@@ -33,10 +36,10 @@ export async function createOrganization(t: TestApp, name = `Org ${unique()}`): 
   return res.json();
 }
 
-/** A workspace with its first admin (password `TEST_PASSWORD` for browser sign-in). */
+/** A workspace with its first admin (give `password` to sign in as them). */
 export async function createWorkspace(
   t: TestApp,
-  opts: { tier?: Tier; name?: string; organizationId?: string; adminEmail?: string } = {},
+  opts: { tier?: Tier; name?: string; organizationId?: string; adminEmail?: string; password?: string } = {},
 ): Promise<TestWorkspace> {
   const email = opts.adminEmail ?? `admin-${unique()}@example.test`;
   const res = await t.request({
@@ -47,7 +50,7 @@ export async function createWorkspace(
       name: opts.name ?? `Workspace ${unique()}`,
       tier: opts.tier ?? 'enterprise',
       organizationId: opts.organizationId,
-      admin: { email, name: 'Test Admin', password: TEST_PASSWORD },
+      admin: { email, name: 'Test Admin', password: opts.password },
     },
   });
   expect(res.statusCode, res.body).toBe(201);
@@ -58,7 +61,7 @@ export async function createWorkspace(
 export async function addMember(
   t: TestApp,
   workspace: { id: string },
-  opts: { role?: 'admin' | 'member'; isProvider?: boolean; name?: string; email?: string } = {},
+  opts: { role?: 'admin' | 'member'; isProvider?: boolean; name?: string; email?: string; password?: string } = {},
 ): Promise<TestUser> {
   const email = opts.email ?? `member-${unique()}@example.test`;
   const res = await t.request({
@@ -70,7 +73,7 @@ export async function addMember(
       name: opts.name ?? 'Test Member',
       role: opts.role ?? 'member',
       isProvider: opts.isProvider ?? false,
-      password: TEST_PASSWORD,
+      password: opts.password,
     },
   });
   expect(res.statusCode, res.body).toBe(201);

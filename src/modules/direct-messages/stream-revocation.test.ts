@@ -21,7 +21,7 @@ let bob: TestUser;
 beforeAll(async () => {
   t = await createTestApp();
   ws = await createWorkspace(t, { tier: 'standard' });
-  bob = await addMember(t, ws, { name: 'Bob' });
+  bob = await addMember(t, ws, { name: 'Bob', password: TEST_PASSWORD });
 });
 afterAll(async () => t?.close());
 

@@ -18,7 +18,12 @@ beforeAll(async () => {
   t = await createTestApp({
     signIn: { accountLimit: 3, accountCeiling: 1000, addressLimit: 50, windowMs: 60_000, backoffMs: 5_000 },
   });
-  ws = await createWorkspace(t, { tier: 'standard', name: 'Main', adminEmail: 'boss@example.test' });
+  ws = await createWorkspace(t, {
+    tier: 'standard',
+    name: 'Main',
+    adminEmail: 'boss@example.test',
+    password: TEST_PASSWORD,
+  });
   other = await createWorkspace(t, { tier: 'advanced', name: 'Second' });
   await addMember(t, other, { email: 'boss@example.test', role: 'member' });
 });
@@ -79,7 +84,7 @@ describe('password sign-in and sessions', () => {
   });
 
   it('throttles failures per account and address; the owner elsewhere is not locked out', async () => {
-    await addMember(t, ws, { email: 'target@example.test' });
+    await addMember(t, ws, { email: 'target@example.test', password: TEST_PASSWORD });
     for (let i = 0; i < 3; i++) {
       expect((await signIn('target@example.test', 'bad-password', {}, '10.66.0.1')).statusCode).toBe(401);
     }
@@ -94,7 +99,7 @@ describe('password sign-in and sessions', () => {
   });
 
   it('parallel guesses cannot slip past the limit', async () => {
-    await addMember(t, ws, { email: 'parallel@example.test' });
+    await addMember(t, ws, { email: 'parallel@example.test', password: TEST_PASSWORD });
     const results = await Promise.all(
       Array.from({ length: 10 }, () => signIn('parallel@example.test', 'bad-password')),
     );
@@ -109,7 +114,7 @@ describe('password sign-in and sessions', () => {
       local = await createTestApp({
         signIn: { accountLimit: 2, accountCeiling: 5, addressLimit: 4, windowMs: 60_000, backoffMs: 1_000 },
       });
-      await createWorkspace(local, { adminEmail: 'office@example.test' });
+      await createWorkspace(local, { adminEmail: 'office@example.test', password: TEST_PASSWORD });
     });
     afterAll(async () => local?.close());
     const attempt = (email: string, password: string, remoteAddress: string) =>

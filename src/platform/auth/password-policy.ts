@@ -18,9 +18,17 @@ interface StrengthResult {
   feedback: { warning: string | null; suggestions: string[] };
 }
 
-// The dictionaries are ~40 MB of heap: load them on the first password that is set, not at start.
+// The dictionaries are ~40 MB of heap: load them on the first password that is set, not at start,
+// and let them go again after a quiet spell (passwords are set rarely).
+const RELEASE_AFTER_MS = 10 * 60_000;
 let checker: Promise<Checker> | undefined;
+let release: NodeJS.Timeout | undefined;
 function loadChecker(): Promise<Checker> {
+  clearTimeout(release);
+  release = setTimeout(() => {
+    checker = undefined;
+  }, RELEASE_AFTER_MS);
+  release.unref();
   checker ??= (async () => {
     const [{ ZxcvbnFactory }, common, en] = await Promise.all([
       import('@zxcvbn-ts/core'),
@@ -33,7 +41,10 @@ function loadChecker(): Promise<Checker> {
       translations: en.translations,
       maxLength: CHECKED_LENGTH,
     }) as unknown as Checker;
-  })();
+  })().catch((err) => {
+    checker = undefined; // the next password tries again
+    throw err;
+  });
   return checker;
 }
 
