@@ -1,7 +1,8 @@
+import { registerEventFanout } from '../../platform/events/events.js';
 import { defineModule } from '../../platform/module.js';
 import { startWebhookWorker } from './jobs/delivery-worker.js';
 import { webhookRoutes } from './routes.js';
-import { secretKeys } from './service.js';
+import { fanOutToWebhooks, secretKeys } from './service.js';
 import * as tables from './tables.js';
 
 export const webhooksModule = defineModule({
@@ -12,6 +13,8 @@ export const webhooksModule = defineModule({
   ],
   routes: webhookRoutes,
   tables,
+  // Delivery rows are written by the outbox in the publishing transaction (contract §7.2).
+  init: () => registerEventFanout(fanOutToWebhooks),
   jobs: [
     {
       name: 'webhooks.delivery',

@@ -2,7 +2,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
-import { registerEventFanout } from '../../platform/events/events.js';
 import { noContent, problemResponses } from '../../platform/http-schemas.js';
 import { listOf, pageQuery } from '../../platform/pagination.js';
 import {
@@ -25,8 +24,6 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   const deps = fastify.atrium;
   const tags = ['webhooks'];
   const admin = { auth: 'admin' as const };
-  // Delivery rows are written by the outbox in the publishing transaction (contract §7.2).
-  registerEventFanout(service.fanOutToWebhooks);
 
   app.post(
     '/admin/webhooks',
