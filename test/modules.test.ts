@@ -1,6 +1,6 @@
 // The module list drives the app: every module folder is listed once, and what the definitions
 // declare (tags, probes, emulators, seed) is what the running app does.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,14 @@ describe('the module list', () => {
     for (const name of folders) {
       const entry = await import(join(MODULES_DIR, name, 'index.ts'));
       expect(Object.values(entry)).toContain(MODULES.find((m) => m.name === name));
+    }
+  });
+
+  it('declares the tables of every module that has a tables.ts', async () => {
+    for (const module of MODULES) {
+      const path = join(MODULES_DIR, module.name, 'tables.ts');
+      const declared = Object.keys(module.tables ?? {}).sort();
+      expect(declared).toEqual(existsSync(path) ? Object.keys(await import(path)).sort() : []);
     }
   });
 
