@@ -1,4 +1,5 @@
 import { registerPrincipalResolver } from '../../platform/auth/principals.js';
+import { pruneRateLimits } from '../../platform/auth/rate-limit.js';
 import { defineModule } from '../../platform/module.js';
 import { identityPrincipals } from './principals.js';
 import { identityRoutes } from './routes.js';
@@ -16,4 +17,12 @@ export const identityModule = defineModule({
   // The platform authenticates requests; identity tells it whose credential a hash is.
   init: () => registerPrincipalResolver(identityPrincipals),
   seed: seedIdentity,
+  schedules: [
+    {
+      // Sign-in counters of addresses and accounts that stopped trying (else the table only grows).
+      name: 'identity.prune-rate-limits',
+      intervalMs: 15 * 60_000,
+      run: async (deps) => void (await pruneRateLimits(deps.db, deps.config.signIn.windowMs)),
+    },
+  ],
 });

@@ -89,3 +89,15 @@ export async function takeBackoffSlot(
   const row = rows[0];
   return { allowed: Boolean(row.counted), retryAfterMs: row.counted ? 0 : Number(row.retry_ms) };
 }
+
+/** Deletes counters idle for longer than `windowMs` (they would start over anyway); a schedule runs it. */
+export async function pruneRateLimits(db: Db, windowMs: number): Promise<number> {
+  const rows = await withSystem(db, (tx) =>
+    queryRows<{ key: string }>(
+      tx,
+      sql`DELETE FROM rate_limits WHERE window_start < now() - make_interval(secs => ${windowMs / 1000}::float8)
+          RETURNING key`,
+    ),
+  );
+  return rows.length;
+}
