@@ -17,8 +17,8 @@ import type { Database } from './platform/db/client.js';
 import { installErrorHandling, sendProblem } from './platform/errors.js';
 import { frameworkErrors, registerRequestHardening } from './platform/http/hardening.js';
 import { documentMediaTypes } from './platform/http/openapi-media.js';
-import { trustProxyFunction } from './platform/http/trust-proxy.js';
 import { registerBodyParsers } from './platform/http/raw-body.js';
+import { trustProxyFunction } from './platform/http/trust-proxy.js';
 import { registerIdempotency } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { Scheduler } from './platform/scheduler/scheduler.js';
@@ -66,11 +66,11 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : newId('req');
     },
     forceCloseConnections: 'idle',
+    // request.ip comes from X-Forwarded-For only when the peer is a trusted proxy (ATRIUM_TRUST_PROXY).
+    trustProxy: trustProxyFunction(config.trustProxy),
     // One line per request, written by registerRequestHardening (route pattern, never the query string).
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors,
-    // request.ip comes from X-Forwarded-For only when the peer is a trusted proxy (ATRIUM_TRUST_PROXY).
-    trustProxy: trustProxyFunction(config.trustProxy),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
