@@ -55,8 +55,13 @@ export function ensureServerTemplate(serverUrl: string): Promise<string> {
       const building = `${name}_building`;
       await client.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
       await client.query(`CREATE DATABASE ${building}`);
-      const database = await openDatabase({ databaseUrl: withDatabase(serverUrl, building), poolSize: 1 });
-      await database.close();
+      try {
+        const database = await openDatabase({ databaseUrl: withDatabase(serverUrl, building), poolSize: 1 });
+        await database.close();
+      } catch (err) {
+        await client.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`).catch(() => undefined);
+        throw err;
+      }
       // Renamed only once complete, and closed to connections: a copy needs a template nobody is in.
       await client.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
       await client.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
