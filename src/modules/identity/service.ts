@@ -11,6 +11,7 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
 import type { AppDeps } from '../../platform/types.js';
+import { meCacheFor } from './me-cache.js';
 import * as repo from './repository.js';
 import type { CreateWorkspaceInput, MemberInput } from './schema.js';
 
@@ -133,7 +134,9 @@ export async function switchWorkspace(
 }
 
 export async function getMe(deps: AppDeps, ctx: RequestContext) {
-  const all = await withSystem(deps.db, (tx) => repo.userWithMemberships(tx, ctx.userId));
+  const all = await meCacheFor(deps.principals).read(ctx.userId, () =>
+    withSystem(deps.db, (tx) => repo.userWithMemberships(tx, ctx.userId)),
+  );
   const workspace = all.find((w) => w.id === ctx.workspaceId);
   if (!workspace) throw new AppError('unauthenticated', 401, 'Account no longer exists');
   return {
@@ -247,12 +250,15 @@ export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput
       tier: input.tier,
       organizationId: input.organizationId ?? null,
     });
+    const existing = await repo.findUserByEmail(tx, input.admin.email);
     const admin = await addMemberIn(
       tx,
       workspace.id,
       { ...input.admin, role: 'admin', isProvider: false },
       passwordHash,
     );
+    // An existing user's workspace list (GET /me, cached beside their credentials) just grew.
+    if (existing) await invalidateCredential(tx, deps.principals, '*');
     return { workspace: present(workspace), admin };
   });
 }
