@@ -405,6 +405,108 @@ describe('the worker', () => {
   );
 });
 
+describe('per-key concurrency (maxConcurrentPerKey)', () => {
+  /** A type whose jobs of the given keys hold until released; tracks the most running at once per key. */
+  function heldJob(cap: number, held: Set<string>) {
+    const running = new Map<string, number>();
+    const peak = new Map<string, number>();
+    const done: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    const job = defineJob({
+      type: uniqueType('keyed'),
+      schema: z.object({ key: z.string().nullable() }),
+      maxConcurrentPerKey: cap,
+      handler: async (_ctx, { key }) => {
+        const k = key ?? '(none)';
+        running.set(k, (running.get(k) ?? 0) + 1);
+        peak.set(k, Math.max(peak.get(k) ?? 0, running.get(k) ?? 0));
+        if (held.has(k)) await released;
+        else await new Promise((r) => setTimeout(r, 10));
+        running.set(k, (running.get(k) ?? 0) - 1);
+        done.push(k);
+      },
+    });
+    const enqueueKeyed = (key: string | null, n: number) =>
+      withSystem(t.database.db, async (tx) => {
+        for (let i = 0; i < n; i++) {
+          await enqueueJob(tx, job, { key }, { workspaceId: null, concurrencyKey: key ?? undefined });
+        }
+      });
+    return { job, peak, done, release, enqueueKeyed };
+  }
+
+  it('caps running jobs per key across workers; other keys and keyless jobs are not held up', async () => {
+    const h = heldJob(2, new Set(['slow']));
+    await h.enqueueKeyed('slow', 6);
+    await h.enqueueKeyed('fast', 3);
+    await h.enqueueKeyed(null, 3);
+    const workers: Worker[] = [
+      await startJobWorker({ deps: t.app.atrium, log: t.app.log, jobs: [h.job], name: 'a', pollMs: 50 }),
+      await startJobWorker({ deps: t.app.atrium, log: t.app.log, jobs: [h.job], name: 'b', pollMs: 50 }),
+    ];
+    try {
+      await waitFor(() => h.done.filter((k) => k !== 'slow').length === 6, 10_000);
+      await new Promise((r) => setTimeout(r, 300)); // more polls: the cap must still hold
+      const [row] = await withSystem(t.database.db, (tx) =>
+        queryRows<{ n: number }>(
+          tx,
+          sql`SELECT count(*)::int AS n FROM jobs WHERE type = ${h.job.type} AND status = 'running'`,
+        ),
+      );
+      expect(row.n).toBe(2);
+      expect(h.peak.get('slow')).toBe(2);
+      h.release();
+      await waitFor(() => h.done.length === 12, 10_000);
+      expect(h.peak.get('slow')).toBe(2);
+    } finally {
+      h.release();
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+  });
+
+  it('busy keys share the slots fairly, so slow keys cannot starve another one', async () => {
+    // The slow keys are enqueued first: by due time alone they would take all 4 slots.
+    const h = heldJob(4, new Set(['slowA', 'slowB']));
+    await h.enqueueKeyed('slowA', 4);
+    await h.enqueueKeyed('slowB', 4);
+    await h.enqueueKeyed('fast', 5);
+    const worker = await startJobWorker({
+      deps: t.app.atrium,
+      log: t.app.log,
+      jobs: [h.job],
+      concurrency: 4,
+      pollMs: 50,
+    });
+    try {
+      await waitFor(() => h.done.filter((k) => k === 'fast').length === 5, 10_000);
+      expect((h.peak.get('slowA') ?? 0) + (h.peak.get('slowB') ?? 0)).toBeLessThanOrEqual(4);
+      expect(h.peak.get('slowA')).toBeLessThanOrEqual(2);
+      h.release();
+      await waitFor(() => h.done.length === 13, 10_000);
+    } finally {
+      h.release();
+      await worker.stop();
+    }
+  });
+
+  it('a keyed job whose worker died is taken over and its stale lease does not count against the cap', async () => {
+    const h = heldJob(1, new Set());
+    await h.enqueueKeyed('k', 1);
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE jobs SET status = 'running', attempts = 1, claimed_by = 'crashed/3',
+                            lease_until = now() - interval '1 second' WHERE type = ${h.job.type}`),
+    );
+    await h.enqueueKeyed('k', 1);
+    // Cap 1: the taken-over job (due first) runs now, the second on the next pass.
+    expect(await run([h.job])).toBe(1);
+    expect(await run([h.job])).toBe(1);
+    expect(h.done).toEqual(['k', 'k']);
+  });
+});
+
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {

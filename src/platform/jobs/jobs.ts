@@ -43,6 +43,8 @@ export interface JobDefinition<P = unknown> {
   backoff: Backoff;
   /** How long a claim lasts without a heartbeat; a crashed worker's jobs are taken over after it. */
   leaseMs: number;
+  /** Cap on running jobs per `concurrencyKey` (null: no cap); see JobOptions. */
+  maxConcurrentPerKey: number | null;
   handler(ctx: JobContext, payload: P): Promise<void>;
 }
 
@@ -53,6 +55,14 @@ export interface JobOptions<P> {
   maxAttempts?: number;
   backoff?: Backoff;
   leaseMs?: number;
+  /**
+   * At most this many jobs of this type with one `concurrencyKey` (an enqueue option, e.g. one
+   * upstream host or endpoint) run at once, counted across instances by the claim; a slow key fills
+   * only its own slots. Busy keys also share a worker's slots fairly: each may hold at most
+   * min(cap, concurrency / busy keys). A soft cap: two instances claiming at the same moment may
+   * briefly exceed it. Jobs enqueued without a key are not capped.
+   */
+  maxConcurrentPerKey?: number;
   handler(ctx: JobContext, payload: P): Promise<void>;
 }
 
@@ -64,12 +74,17 @@ const TYPE_NAME = /^[a-z][a-z0-9_.:-]{0,99}$/;
  */
 export function defineJob<P>(options: JobOptions<P>): JobDefinition<P> {
   if (!TYPE_NAME.test(options.type)) throw new Error(`Invalid job type ${options.type}`);
+  const cap = options.maxConcurrentPerKey;
+  if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
+    throw new Error(`maxConcurrentPerKey of ${options.type} must be a positive integer`);
+  }
   return {
     type: options.type,
     schema: options.schema,
     maxAttempts: options.maxAttempts ?? 10,
     backoff: options.backoff ?? { baseMs: 5_000, maxMs: 60 * 60_000 },
     leaseMs: options.leaseMs ?? 60_000,
+    maxConcurrentPerKey: cap ?? null,
     handler: options.handler,
   };
 }
@@ -103,6 +118,8 @@ export interface EnqueueOptions {
   runAt?: Date;
   /** At most one queued or running job per (workspace, type, dedupeKey): a second enqueue adds nothing. */
   dedupeKey?: string;
+  /** Groups jobs for the type's `maxConcurrentPerKey` cap (ignored by types without one). */
+  concurrencyKey?: string;
 }
 
 /**
@@ -121,9 +138,9 @@ export async function enqueueJob<P>(
   const runAt = options.runAt ? sql`${options.runAt.toISOString()}::timestamptz` : sql`now()`;
   const rows = await queryRows<{ id: string }>(
     tx,
-    sql`INSERT INTO jobs (id, type, workspace_id, payload, max_attempts, run_at, dedupe_key)
+    sql`INSERT INTO jobs (id, type, workspace_id, payload, max_attempts, run_at, dedupe_key, concurrency_key)
         VALUES (${id}, ${job.type}, ${options.workspaceId}, ${JSON.stringify(data)}::jsonb, ${job.maxAttempts},
-                ${runAt}, ${options.dedupeKey ?? null})
+                ${runAt}, ${options.dedupeKey ?? null}, ${options.concurrencyKey ?? null})
         ON CONFLICT (coalesce(workspace_id, ''), type, dedupe_key)
           WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING
         RETURNING id`,

@@ -3,6 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { ZodError } from 'zod';
 import type { Tier } from '../context.js';
+import type { Tx } from '../db/client.js';
 import { queryRows, withSystem, withTenant } from '../db/tenant.js';
 import type { AppDeps } from '../types.js';
 import { startPollingWorker, type Worker } from '../worker.js';
@@ -46,9 +47,15 @@ export const LEASE_EXPIRED = 'lease expired before the job finished (worker stop
 class JobRunner {
   private readonly byType: Map<string, AnyJob>;
   private readonly id: string;
+  /** Jobs this worker runs at once: the pool keyed jobs share fairly. */
+  private readonly concurrency: number;
   private batch = 0;
 
-  constructor(private readonly options: JobRunnerOptions) {
+  constructor(
+    private readonly options: JobRunnerOptions,
+    concurrency = options.concurrency ?? 8,
+  ) {
+    this.concurrency = concurrency;
     this.byType = new Map(options.jobs.map((j) => [j.type, j]));
     if (this.byType.size !== options.jobs.length) throw new Error('Two job definitions share a type');
     this.id = `${options.name ?? 'jobs'}:${randomUUID().slice(0, 8)}`;
@@ -57,31 +64,116 @@ class JobRunner {
   /**
    * Claims due jobs (queued and due, or running with an expired lease) in one short transaction.
    * SKIP LOCKED lets instances claim side by side without waiting on or doubling each other's rows.
+   * Types with `maxConcurrentPerKey` are picked per concurrency key, up to the key's share of the
+   * slots minus what already runs under it (on any instance); both kinds are merged by due time.
    */
   async claim(limit: number): Promise<ClaimedJob[]> {
     if (limit <= 0 || this.byType.size === 0) return [];
     const token = `${this.id}/${++this.batch}`;
-    const types = sql.join(
-      [...this.byType.keys()].map((t) => sql`${t}`),
-      sql`, `,
-    );
+    const list = (defs: AnyJob[]) =>
+      sql.join(
+        defs.map((j) => sql`${j.type}`),
+        sql`, `,
+      );
+    const capped = [...this.byType.values()].filter((j) => j.maxConcurrentPerKey !== null);
     const leaseSecs: SQL = sql`CASE type ${sql.join(
       [...this.byType.values()].map((j) => sql`WHEN ${j.type} THEN ${j.leaseMs / 1000}::float8`),
       sql` `,
     )} END`;
-    return withSystem(this.options.deps.db, (tx) =>
-      queryRows<ClaimedJob>(
+    const due = sql`((status = 'queued' AND run_at <= now()) OR (status = 'running' AND lease_until < now()))`;
+    return withSystem(this.options.deps.db, async (tx) => {
+      // Uncapped: every type this worker runs, except the keyed jobs of capped types.
+      let picked = await queryRows<{ id: string; run_at: Date | string }>(
+        tx,
+        sql`SELECT id, run_at FROM jobs
+             WHERE type IN (${list([...this.byType.values()])}) AND ${due}
+               ${capped.length > 0 ? sql`AND (concurrency_key IS NULL OR type NOT IN (${list(capped)}))` : sql``}
+             ORDER BY run_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+      );
+      if (capped.length > 0) {
+        const keyed = await this.pickKeyed(tx, capped, limit, due);
+        if (keyed.length > 0) {
+          const at = (r: { run_at: Date | string }) => new Date(r.run_at).getTime();
+          // Rows locked but left out stay queued; the lock ends with this short transaction.
+          picked = [...picked, ...keyed].sort((a, b) => at(a) - at(b)).slice(0, limit);
+        }
+      }
+      if (picked.length === 0) return [];
+      const ids = sql.join(
+        picked.map((r) => sql`${r.id}`),
+        sql`, `,
+      );
+      return queryRows<ClaimedJob>(
         tx,
         sql`
         UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ${token},
                lease_until = now() + make_interval(secs => ${leaseSecs}), updated_at = now(),
                last_error = CASE WHEN status = 'running' THEN ${LEASE_EXPIRED} ELSE last_error END
-         WHERE id IN (SELECT id FROM jobs
-                       WHERE type IN (${types})
-                         AND ((status = 'queued' AND run_at <= now()) OR (status = 'running' AND lease_until < now()))
-                       ORDER BY run_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+         WHERE id IN (${ids})
         RETURNING id, type, workspace_id, payload, attempts, max_attempts, claimed_by`,
-      ),
+      );
+    });
+  }
+
+  /**
+   * Due jobs of capped types, per (type, concurrency key): at most min(cap, concurrency / busy keys)
+   * running per key, counting the unexpired leases of every instance. A key is busy while it has
+   * due or running jobs, so a few slow keys cannot take every slot from the others.
+   *
+   * The cap holds across instances: a claimer first takes a transaction-level advisory lock per key
+   * (try-lock: a key another instance is claiming right now is skipped this round), and only then,
+   * in a new statement whose snapshot includes every claim committed before the lock was granted,
+   * counts the key's running jobs and picks.
+   */
+  private async pickKeyed(tx: Tx, capped: AnyJob[], limit: number, due: SQL) {
+    const types = sql.join(
+      capped.map((j) => sql`${j.type}`),
+      sql`, `,
+    );
+    const caps: SQL = sql`CASE type ${sql.join(
+      capped.map((j) => sql`WHEN ${j.type} THEN ${j.maxConcurrentPerKey}::int`),
+      sql` `,
+    )} END`;
+    const keys = await queryRows<{ type: string; key: string; cap: number }>(
+      tx,
+      sql`
+      SELECT type, key, cap FROM (
+        SELECT type, key, cap,
+               pg_try_advisory_xact_lock(hashtextextended('atrium_jobs:' || type || ':' || key, 0)) AS locked
+          FROM (SELECT * FROM (
+                  SELECT type, concurrency_key AS key, bool_or(status = 'queued' OR lease_until < now()) AS has_due,
+                         least(${caps}, greatest(1, ${this.concurrency}::int / count(*) OVER (PARTITION BY type))) AS cap
+                    FROM jobs
+                   WHERE type IN (${types}) AND concurrency_key IS NOT NULL
+                     AND ((status = 'queued' AND run_at <= now()) OR status = 'running')
+                   GROUP BY type, concurrency_key) busy
+                 WHERE has_due ORDER BY random() LIMIT ${limit}) due_keys
+      ) tried
+       WHERE locked`,
+    );
+    if (keys.length === 0) return [];
+    const values = sql.join(
+      keys.map((k, i) => sql`(${i}::int, ${k.type}, ${k.key}, ${k.cap}::int)`),
+      sql`, `,
+    );
+    return queryRows<{ id: string; run_at: Date | string }>(
+      tx,
+      sql`
+      SELECT p.id, p.run_at
+        FROM (VALUES ${values}) AS s(ord, type, key, cap)
+       CROSS JOIN LATERAL (
+         SELECT count(*)::int AS n FROM jobs r
+          WHERE r.type = s.type AND r.concurrency_key = s.key AND r.status = 'running' AND r.lease_until > now()
+       ) running
+       CROSS JOIN LATERAL (
+         SELECT j.id, j.run_at FROM jobs j
+          WHERE j.type = s.type AND j.concurrency_key = s.key AND ${due}
+          ORDER BY j.run_at
+          LIMIT greatest(0, s.cap - running.n)
+          FOR UPDATE SKIP LOCKED
+       ) p
+       ORDER BY s.ord
+       LIMIT ${limit}`,
     );
   }
 
@@ -184,8 +276,9 @@ class JobRunner {
  * background worker (`startJobWorker`) keeps a pool of slots busy instead.
  */
 export async function runDueJobs(options: JobRunnerOptions & { limit?: number }): Promise<number> {
-  const runner = new JobRunner(options);
-  const claimed = await runner.claim(options.limit ?? options.concurrency ?? 20);
+  const limit = options.limit ?? options.concurrency ?? 20;
+  const runner = new JobRunner(options, options.concurrency ?? limit);
+  const claimed = await runner.claim(limit);
   await Promise.all(claimed.map((job) => runner.run(job)));
   return claimed.length;
 }
@@ -196,8 +289,8 @@ export async function runDueJobs(options: JobRunnerOptions & { limit?: number })
  * retries coming due and leases expiring).
  */
 export async function startJobWorker(options: JobRunnerOptions): Promise<Worker> {
-  const runner = new JobRunner(options);
   const concurrency = options.concurrency ?? 8;
+  const runner = new JobRunner(options, concurrency);
   const inFlight = new Set<Promise<void>>();
   const poller = await startPollingWorker({
     name: options.name ?? 'jobs',

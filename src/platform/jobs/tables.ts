@@ -28,6 +28,8 @@ export const jobs = pgTable(
     lastError: text('last_error'),
     /** Enqueuing again with the same key while a job is queued or running adds nothing. */
     dedupeKey: text('dedupe_key'),
+    /** Groups jobs under their type's `maxConcurrentPerKey` cap (e.g. one webhook endpoint). */
+    concurrencyKey: text('concurrency_key'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -36,6 +38,13 @@ export const jobs = pgTable(
     index('jobs_lease_idx').on(t.leaseUntil).where(sql`status = 'running'`),
     index('jobs_finished_idx').on(t.updatedAt).where(sql`status IN ('done', 'dead')`),
     index('jobs_workspace_idx').on(t.workspaceId, t.type),
+    // The keyed claim: due jobs of one key, and the running ones it counts against the cap.
+    index('jobs_key_due_idx')
+      .on(t.type, t.concurrencyKey, t.runAt)
+      .where(sql`status = 'queued' AND concurrency_key IS NOT NULL`),
+    index('jobs_key_running_idx')
+      .on(t.type, t.concurrencyKey)
+      .where(sql`status = 'running' AND concurrency_key IS NOT NULL`),
     uniqueIndex('jobs_dedupe_idx')
       .on(sql`coalesce(workspace_id, '')`, t.type, t.dedupeKey)
       .where(sql`dedupe_key IS NOT NULL AND status IN ('queued', 'running')`),
