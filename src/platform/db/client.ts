@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
@@ -72,16 +73,32 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 
 async function createEmbedded(dataDir: string | undefined, step: StepRunner): Promise<PGlite> {
   if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) {
-    // Creating the cluster (initdb) grows PGlite's WebAssembly memory to ~850 MB, which is never
-    // returned: do it, and the first migrations, in a short-lived instance, then reopen.
+    // Creating the cluster (initdb) grows PGlite's WebAssembly memory to ~700 MB, which is never
+    // returned: do it, and the first migrations, in a worker thread that then ends, and reopen here.
     mkdirSync(dataDir, { recursive: true });
-    await step('Creating the embedded database', async () => {
-      const init = await PGlite.create(dataDir, { startParams: PGLITE_START_PARAMS });
-      await migratePglite(drizzlePglite({ client: init, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
-      await init.close();
-    });
+    await step('Creating the embedded database', () => createInWorker(dataDir));
   }
   return PGlite.create(dataDir, { startParams: PGLITE_START_PARAMS });
+}
+
+function createInWorker(dataDir: string): Promise<void> {
+  const worker = new Worker(new URL('./create-embedded-worker.mjs', import.meta.url), {
+    workerData: {
+      dataDir,
+      startParams: PGLITE_START_PARAMS,
+      migrationsFolder: MIGRATIONS_FOLDER,
+      pgliteUrl: import.meta.resolve('@electric-sql/pglite'),
+      drizzleUrl: import.meta.resolve('drizzle-orm/pglite'),
+      migratorUrl: import.meta.resolve('drizzle-orm/pglite/migrator'),
+    },
+    execArgv: [], // no TypeScript loader needed; it would only cost memory
+  });
+  return new Promise((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`Creating the embedded database failed (exit ${code})`)),
+    );
+  });
 }
 
 async function openEmbedded(client: PGlite, step: StepRunner): Promise<Database> {
