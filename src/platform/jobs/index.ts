@@ -3,6 +3,7 @@
 export {
   type Backoff,
   backoffMs,
+  type DeadJob,
   defineJob,
   type EnqueueOptions,
   enqueueJob,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { TEST_SERVER_URL } from '../../../test/helpers/db.js';
 import { createWorkspace } from '../../../test/helpers/factories.js';
+import type { Tx } from '../db/client.js';
 import { queryRows, withSystem, withTenant } from '../db/tenant.js';
 import type { Worker } from '../worker.js';
 import { defineJob, enqueueJob, type JobContext, type JobDefinition, PermanentJobError } from './jobs.js';
@@ -347,6 +348,29 @@ describe('the worker', () => {
     }
   });
 
+  it('runs a retry when its backoff ends, not at the next poll', async () => {
+    const startedAt: number[] = [];
+    const job = defineJob({
+      type: uniqueType('retry-timer'),
+      schema: z.object({}),
+      backoff: { baseMs: 400 },
+      handler: async () => {
+        startedAt.push(Date.now());
+        if (startedAt.length === 1) throw new Error('first attempt fails');
+      },
+    });
+    const worker = await startJobWorker({ deps: t.app.atrium, log: t.app.log, jobs: [job], pollMs: 60_000 });
+    try {
+      const id = await enqueue(job, {});
+      await waitFor(async () => (await jobRow(id)).status === 'done', 5000);
+      const gap = startedAt[1] - startedAt[0];
+      expect(gap).toBeGreaterThanOrEqual(350);
+      expect(gap).toBeLessThan(2000);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   async function twoWorkersRunEachJobOnce(second: FastifyInstance) {
     const runs = new Map<string, number>();
     const job = defineJob({
@@ -403,6 +427,74 @@ describe('the worker', () => {
     },
     30_000,
   );
+});
+
+describe('writes that commit with the outcome (settle, onDead)', () => {
+  const marker = defineJob({
+    type: uniqueType('marker'),
+    schema: z.object({ of: z.string(), note: z.string() }),
+    handler: async () => {},
+  });
+  const mark = (tx: Tx, of: string, note: string) =>
+    enqueueJob(tx, marker, { of, note }, { workspaceId: null }).then(() => undefined);
+  const marks = async (of: string) =>
+    (
+      await withSystem(t.database.db, (tx) =>
+        queryRows<{ note: string }>(
+          tx,
+          sql`SELECT payload->>'note' AS note FROM jobs
+               WHERE type = ${marker.type} AND payload->>'of' = ${of} ORDER BY created_at, id`,
+        ),
+      )
+    ).map((r) => r.note);
+
+  it('commits settle writes with done and with a retry; onDead runs in the transaction that marks it dead', async () => {
+    const ok = defineJob({
+      type: uniqueType('settle-ok'),
+      schema: z.object({}),
+      handler: async (ctx) => ctx.settle((tx) => mark(tx, ctx.jobId, 'done')),
+    });
+    const okId = await enqueue(ok, {});
+    expect(await run([ok])).toBe(1);
+    expect(await marks(okId)).toEqual(['done']);
+
+    const failing = defineJob({
+      type: uniqueType('settle-fail'),
+      schema: z.object({}),
+      maxAttempts: 2,
+      backoff: { baseMs: 0 },
+      onDead: (tx, job) => mark(tx, job.id, `dead after ${job.attempts}: ${job.error}`),
+      handler: async (ctx) => {
+        ctx.settle((tx) => mark(tx, ctx.jobId, `attempt ${ctx.attempt}`));
+        throw new Error('boom');
+      },
+    });
+    const failId = await enqueue(failing, {});
+    expect(await run([failing])).toBe(1);
+    expect(await jobRow(failId)).toMatchObject({ status: 'queued' });
+    expect(await marks(failId)).toEqual(['attempt 1']);
+    expect(await run([failing])).toBe(1);
+    expect(await jobRow(failId)).toMatchObject({ status: 'dead' });
+    expect(await marks(failId)).toEqual(['attempt 1', 'attempt 2', 'dead after 2: boom']);
+  });
+
+  it('drops the settle writes of a worker that lost the job to another', async () => {
+    const job = defineJob({
+      type: uniqueType('settle-lost'),
+      schema: z.object({}),
+      handler: async (ctx) => {
+        ctx.settle((tx) => mark(tx, ctx.jobId, 'late'));
+        await withSystem(t.database.db, (tx) =>
+          tx.execute(sql`UPDATE jobs SET claimed_by = 'other/2', lease_until = now() + interval '5 minutes'
+                          WHERE id = ${ctx.jobId}`),
+        );
+      },
+    });
+    const id = await enqueue(job, {});
+    expect(await run([job])).toBe(1);
+    expect(await jobRow(id)).toMatchObject({ status: 'running', claimed_by: 'other/2' });
+    expect(await marks(id)).toEqual([]);
+  });
 });
 
 describe('per-key concurrency (maxConcurrentPerKey)', () => {

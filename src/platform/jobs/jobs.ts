@@ -34,6 +34,22 @@ export interface JobContext {
   log: FastifyBaseLogger;
   /** Aborted when the worker loses the job's lease (another worker has taken it over). */
   signal: AbortSignal;
+  /**
+   * Writes that must commit with the job's outcome (done, retry or dead) and only while this
+   * worker's claim still holds, e.g. a delivery log row or a product state change. The functions
+   * run, in order, inside the runner's fenced outcome transaction; a taken-over job's are dropped.
+   */
+  settle(write: (tx: Tx) => Promise<void>): void;
+}
+
+/** What `onDead` gets: the job row (the payload may be one that no longer validates). */
+export interface DeadJob {
+  id: string;
+  type: string;
+  workspaceId: string | null;
+  attempts: number;
+  payload: unknown;
+  error: string;
 }
 
 export interface JobDefinition<P = unknown> {
@@ -45,6 +61,7 @@ export interface JobDefinition<P = unknown> {
   leaseMs: number;
   /** Cap on running jobs per `concurrencyKey` (null: no cap); see JobOptions. */
   maxConcurrentPerKey: number | null;
+  onDead: ((tx: Tx, job: DeadJob) => Promise<void>) | null;
   handler(ctx: JobContext, payload: P): Promise<void>;
 }
 
@@ -63,6 +80,12 @@ export interface JobOptions<P> {
    * briefly exceed it. Jobs enqueued without a key are not capped.
    */
   maxConcurrentPerKey?: number;
+  /**
+   * Runs in the transaction that marks the job dead (fenced like `settle`), e.g. to put a
+   * dead letter in an inbox and tell someone. A failure rolls the outcome back: the job is
+   * taken over and retried once its lease runs out.
+   */
+  onDead?(tx: Tx, job: DeadJob): Promise<void>;
   handler(ctx: JobContext, payload: P): Promise<void>;
 }
 
@@ -85,6 +108,7 @@ export function defineJob<P>(options: JobOptions<P>): JobDefinition<P> {
     backoff: options.backoff ?? { baseMs: 5_000, maxMs: 60 * 60_000 },
     leaseMs: options.leaseMs ?? 60_000,
     maxConcurrentPerKey: cap ?? null,
+    onDead: options.onDead ?? null,
     handler: options.handler,
   };
 }

@@ -177,6 +177,27 @@ class JobRunner {
     );
   }
 
+  /**
+   * When the next job of this worker's types falls due in the future (a retry's run_at, or a
+   * lease running out): the worker sets a timer for it, so retries fire on time between polls.
+   */
+  async nextDueAt(): Promise<Date | null> {
+    if (this.byType.size === 0) return null;
+    const types = sql.join(
+      [...this.byType.keys()].map((t) => sql`${t}`),
+      sql`, `,
+    );
+    const [row] = await withSystem(this.options.deps.db, (tx) =>
+      queryRows<{ at: Date | string | null }>(
+        tx,
+        sql`SELECT least((SELECT min(run_at) FROM jobs WHERE status = 'queued' AND type IN (${types}) AND run_at > now()),
+                         (SELECT min(lease_until) FROM jobs WHERE status = 'running' AND type IN (${types})
+                                                              AND lease_until > now())) AS at`,
+      ),
+    );
+    return row?.at ? new Date(row.at) : null;
+  }
+
   /** Runs one claimed job outside any transaction and records the outcome, fenced by its claim. */
   async run(job: ClaimedJob): Promise<void> {
     const definition = this.byType.get(job.type) as AnyJob;
@@ -191,18 +212,35 @@ class JobRunner {
       );
     }, definition.leaseMs / 3);
     heartbeat.unref();
+    const writes: Array<(tx: Tx) => Promise<void>> = [];
     try {
       if (job.attempts > job.max_attempts) throw new PermanentJobError(LEASE_EXPIRED);
       const payload = definition.schema.parse(job.payload);
-      const ctx = await this.contextFor(job, log, controller.signal);
+      const ctx = await this.contextFor(job, log, controller.signal, writes);
       await definition.handler(ctx, payload);
-      await this.finish(job, sql`status = 'done', last_error = NULL`);
+      await this.finish(job, sql`status = 'done', last_error = NULL`, writes);
     } catch (err) {
       const message = String((err as Error)?.message ?? err).slice(0, 1000);
       const permanent = err instanceof PermanentJobError || err instanceof ZodError;
       if (permanent || job.attempts >= job.max_attempts) {
         log.error({ err, attempt: job.attempts }, 'job failed for good');
-        await this.finish(job, sql`status = 'dead', last_error = ${message}`);
+        const dead = definition.onDead;
+        await this.finish(job, sql`status = 'dead', last_error = ${message}`, [
+          ...writes,
+          ...(dead
+            ? [
+                (tx: Tx) =>
+                  dead(tx, {
+                    id: job.id,
+                    type: job.type,
+                    workspaceId: job.workspace_id,
+                    attempts: job.attempts,
+                    payload: job.payload,
+                    error: message,
+                  }),
+              ]
+            : []),
+        ]);
       } else {
         const delay = Math.max(
           backoffMs(definition.backoff, job.attempts),
@@ -212,6 +250,7 @@ class JobRunner {
         await this.finish(
           job,
           sql`status = 'queued', last_error = ${message}, run_at = now() + make_interval(secs => ${delay / 1000}::float8)`,
+          writes,
         );
       }
     } finally {
@@ -219,7 +258,12 @@ class JobRunner {
     }
   }
 
-  private async contextFor(job: ClaimedJob, log: FastifyBaseLogger, signal: AbortSignal): Promise<JobContext> {
+  private async contextFor(
+    job: ClaimedJob,
+    log: FastifyBaseLogger,
+    signal: AbortSignal,
+    writes: Array<(tx: Tx) => Promise<void>>,
+  ): Promise<JobContext> {
     let tier: Tier | null = null;
     let organizationId: string | null = null;
     if (job.workspace_id) {
@@ -246,6 +290,9 @@ class JobRunner {
       requestId: job.id,
       log,
       signal,
+      settle: (write) => {
+        writes.push(write);
+      },
     };
   }
 
@@ -260,14 +307,20 @@ class JobRunner {
     return rows.length === 1;
   }
 
-  /** Writes the outcome only while this claim still holds the job (a taken-over job is not ours). */
-  private async finish(job: ClaimedJob, set: SQL): Promise<void> {
-    await withSystem(this.options.deps.db, (tx) =>
-      tx.execute(
+  /**
+   * Writes the outcome only while this claim still holds the job (a taken-over job is not ours),
+   * and with it, in the same system transaction, the handler's `settle` writes (and `onDead`).
+   */
+  private async finish(job: ClaimedJob, set: SQL, writes: Array<(tx: Tx) => Promise<void>> = []): Promise<void> {
+    await withSystem(this.options.deps.db, async (tx) => {
+      const held = await queryRows(
+        tx,
         sql`UPDATE jobs SET ${set}, lease_until = NULL, updated_at = now()
-             WHERE id = ${job.id} AND status = 'running' AND claimed_by = ${job.claimed_by}`,
-      ),
-    );
+             WHERE id = ${job.id} AND status = 'running' AND claimed_by = ${job.claimed_by} RETURNING id`,
+      );
+      if (held.length === 0) return;
+      for (const write of writes) await write(tx);
+    });
   }
 }
 
@@ -292,14 +345,33 @@ export async function startJobWorker(options: JobRunnerOptions): Promise<Worker>
   const concurrency = options.concurrency ?? 8;
   const runner = new JobRunner(options, concurrency);
   const inFlight = new Set<Promise<void>>();
+  const pollMs = options.pollMs ?? options.deps.config.workerPollMs;
+  let dueTimer: NodeJS.Timeout | undefined;
+  let stopping = false;
+  /** Wakes the worker when the next job falls due before the next poll (a retry's backoff ending). */
+  const scheduleNextDue = async () => {
+    const at = await runner.nextDueAt();
+    if (dueTimer) clearTimeout(dueTimer);
+    dueTimer = undefined;
+    if (!at || stopping) return;
+    const wait = at.getTime() - Date.now();
+    if (wait > 0 && wait < pollMs) {
+      dueTimer = setTimeout(() => poller.wake(), wait + 5);
+      dueTimer.unref();
+    }
+  };
   const poller = await startPollingWorker({
     name: options.name ?? 'jobs',
     database: options.deps.database,
     log: options.log,
-    pollMs: options.pollMs ?? options.deps.config.workerPollMs,
+    pollMs,
     channel: JOBS_CHANNEL,
     runOnce: async () => {
-      const claimed = await runner.claim(concurrency - inFlight.size);
+      if (stopping) return 0;
+      const free = concurrency - inFlight.size;
+      const claimed = await runner.claim(free);
+      // Nothing to claim now (idle, or every due key at its cap): wake when the next job is due.
+      if (free > 0 && claimed.length === 0) await scheduleNextDue();
       for (const job of claimed) {
         const running: Promise<void> = runner
           .run(job)
@@ -317,6 +389,8 @@ export async function startJobWorker(options: JobRunnerOptions): Promise<Worker>
     name: poller.name,
     wake: () => poller.wake(),
     async stop() {
+      stopping = true;
+      if (dueTimer) clearTimeout(dueTimer);
       await poller.stop();
       await Promise.allSettled([...inFlight]);
     },
