@@ -11,8 +11,9 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import pg from 'pg';
+import { adminQuery, callJson, runAutocannon } from './support.js';
 
 const SERVER_URL =
   process.env.ATRIUM_BENCH_DATABASE_URL ??
@@ -40,32 +41,9 @@ async function serve(): Promise<void> {
   });
 }
 
-async function admin(sqlText: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER_URL });
-  await client.connect();
-  try {
-    await client.query(sqlText);
-  } finally {
-    await client.end();
-  }
-}
-
-async function call<T>(base: string, method: string, path: string, token: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-function run(options: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
-  });
-}
+const admin = (sqlText: string) => adminQuery(SERVER_URL, sqlText);
+const call = callJson;
+const run = runAutocannon;
 
 interface Row {
   name: string;
