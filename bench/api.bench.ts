@@ -12,7 +12,6 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
-import pg from 'pg';
 import { adminQuery, callJson, runAutocannon } from './support.js';
 
 const SERVER_URL =
