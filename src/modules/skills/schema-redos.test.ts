@@ -1,6 +1,6 @@
 // Issue 9 §3 (HIGH): a private skill's inputSchema `pattern` must not stall the process for other
 // workspaces, and compiled validators are cached per skill version.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
@@ -117,23 +117,45 @@ describe('private skill schemas (ReDoS)', () => {
     expect((await invoke('aaa')).json()).toMatchObject({ result: 'found' });
     const calls = receiver.requests.length;
 
-    const stalls = monitorEventLoopDelay({ resolution: 10 });
-    stalls.enable();
-    const [evil, me] = await Promise.all([
-      invoke(evilInput),
-      t.request({ method: 'GET', url: '/api/v1/me', token: b.admin.token }),
-    ]);
-    stalls.disable();
+    // The longest gap between 5 ms timer ticks, i.e. the longest time the event loop was blocked.
+    let last = performance.now();
+    let longestStall = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestStall = Math.max(longestStall, now - last);
+      last = now;
+    }, 5);
+    // Workspace B sends a GET /me every 10 ms while A's invoke runs (a few are always in flight).
+    const meLatencies: number[] = [];
+    const meStatuses: number[] = [];
+    const meRequests: Promise<void>[] = [];
+    const sendMe = () => {
+      const started = performance.now();
+      meRequests.push(
+        t.request({ method: 'GET', url: '/api/v1/me', token: b.admin.token }).then((res) => {
+          meLatencies.push(performance.now() - started);
+          meStatuses.push(res.statusCode);
+        }),
+      );
+    };
+    sendMe();
+    const sender = setInterval(() => meRequests.length < 500 && sendMe(), 10);
+    const evil = await invoke(evilInput);
+    clearInterval(sender);
+    await Promise.all(meRequests);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    clearInterval(ticker);
 
     expect(evil.statusCode).toBe(422);
     expect(evil.json()).toMatchObject({
       code: 'invalid_input',
       errors: [{ path: 'input.code', message: `must match pattern "${EVIL}"` }],
     });
-    expect(me.statusCode).toBe(200);
-    expect(me.json().workspace.id).toBe(b.id);
-    // The longest time the event loop was blocked: milliseconds here, 13.7 s with backtracking.
-    expect(stalls.max / 1e6).toBeLessThan(1000);
+    expect(meStatuses.length).toBeGreaterThan(0);
+    expect(meStatuses.every((status) => status === 200)).toBe(true);
+    // Milliseconds here; 13 s for both with V8's backtracking engine.
+    expect(longestStall).toBeLessThan(1000);
+    expect(Math.max(...meLatencies)).toBeLessThan(1000);
     expect(receiver.requests.length).toBe(calls);
   });
 
