@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from './db/columns.js';
 
@@ -13,7 +14,12 @@ export const auditLog = pgTable(
     requestId: text('request_id'),
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.id] }), index('audit_kind_idx').on(t.workspaceId, t.kind, t.id)],
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    index('audit_kind_idx').on(t.workspaceId, t.kind, t.id),
+    // GET /audit?patientId=: the rows about one patient, newest first.
+    index('audit_patient_idx').on(t.workspaceId, sql`(data->>'patientId')`, t.id),
+  ],
 );
 
 /** Transactional outbox of domain events. */

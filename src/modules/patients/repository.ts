@@ -5,6 +5,17 @@ import { patientAuthorizations, patients } from './tables.js';
 export type PatientRow = typeof patients.$inferSelect;
 export type AuthorizationRow = typeof patientAuthorizations.$inferSelect;
 
+/** Whether `error` (or its cause, as drivers and drizzle wrap it) is a violation of the unique index `name`. */
+export function isUniqueViolation(error: unknown, name: string): boolean {
+  for (let e = error as { code?: unknown; constraint?: unknown; message?: unknown; cause?: unknown } | undefined; e; ) {
+    if (e.code === '23505' && (e.constraint === name || String(e.message).includes(name))) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+export const MRN_UNIQUE_INDEX = 'patients_mrn_unique';
+
 export async function insertPatient(tx: Tx, row: typeof patients.$inferInsert): Promise<PatientRow> {
   const [created] = await tx.insert(patients).values(row).returning();
   return created;

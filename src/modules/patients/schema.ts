@@ -1,6 +1,16 @@
 import { z } from 'zod';
 
 const isoDate = z.iso.date();
+
+/** Today in the timezone furthest ahead (UTC+14), so a birth today is accepted everywhere. */
+const latestToday = () => new Date(Date.now() + 14 * 3_600_000).toISOString().slice(0, 10);
+
+/** A birth date: a real calendar date, from 1900 up to today (contract §3a). */
+const birthDate = z
+  .string({ error: 'Enter the date of birth as YYYY-MM-DD' })
+  .pipe(z.iso.date({ error: 'Enter a real date as YYYY-MM-DD (for example 1980-04-23)' }))
+  .refine((d) => d >= '1900-01-01', { error: 'The date of birth cannot be before 1900' })
+  .refine((d) => d <= latestToday(), { error: 'The date of birth cannot be in the future' });
 const name = z.string().trim().min(1).max(200);
 
 export const patientSchema = z.object({
@@ -18,7 +28,7 @@ export type Patient = z.infer<typeof patientSchema>;
 export const createPatientBody = z.object({
   givenName: name,
   familyName: name,
-  dateOfBirth: isoDate.optional(),
+  dateOfBirth: birthDate.optional(),
   mrn: z.string().trim().min(1).max(64).optional(),
   preferredProviderId: z.string().min(1).max(100).optional(),
 });
@@ -28,7 +38,7 @@ export const patchPatientBody = z
   .object({
     givenName: name.optional(),
     familyName: name.optional(),
-    dateOfBirth: isoDate.nullable().optional(),
+    dateOfBirth: birthDate.nullable().optional(),
     mrn: z.string().trim().min(1).max(64).nullable().optional(),
     preferredProviderId: z.string().min(1).max(100).nullable().optional(),
   })

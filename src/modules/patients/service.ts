@@ -3,7 +3,7 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { withTenant } from '../../platform/db/tenant.js';
-import { notFound, unprocessable } from '../../platform/errors.js';
+import { AppError, notFound, unprocessable } from '../../platform/errors.js';
 import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
@@ -45,6 +45,21 @@ async function checkProvider(tx: Tx, ctx: RequestContext, providerId: string | n
   }
 }
 
+const mrnTaken = () =>
+  new AppError('mrn_taken', 409, 'Another patient of this workspace already has this MRN', {
+    errors: [{ path: 'body.mrn', message: 'This MRN is already used by another patient' }],
+  });
+
+/** Runs a write that may set an MRN; the unique index turns a duplicate (also a concurrent one) into 409 mrn_taken. */
+async function mapMrnTaken<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (repo.isUniqueViolation(error, repo.MRN_UNIQUE_INDEX)) throw mrnTaken();
+    throw error;
+  }
+}
+
 /** Loads a patient of the caller's workspace inside a transaction; 404 otherwise. */
 export async function requirePatient(tx: Tx, ctx: Pick<RequestContext, 'workspaceId'>, id: string) {
   const patient = await repo.findPatient(tx, ctx.workspaceId, id);
@@ -53,21 +68,23 @@ export async function requirePatient(tx: Tx, ctx: Pick<RequestContext, 'workspac
 }
 
 export async function createPatient(deps: AppDeps, ctx: RequestContext, input: CreatePatientInput): Promise<Patient> {
-  return withTenant(deps.db, ctx, async (tx) => {
-    await checkProvider(tx, ctx, input.preferredProviderId);
-    const row = await repo.insertPatient(tx, {
-      workspaceId: ctx.workspaceId,
-      id: newId('pat'),
-      givenName: input.givenName,
-      familyName: input.familyName,
-      dateOfBirth: input.dateOfBirth ?? null,
-      mrn: input.mrn ?? null,
-      preferredProviderId: input.preferredProviderId ?? null,
-    });
-    const patient = presentPatient(row);
-    await publishEvent(tx, ctx, 'patient.created', { patient });
-    return patient;
-  });
+  return mapMrnTaken(() =>
+    withTenant(deps.db, ctx, async (tx) => {
+      await checkProvider(tx, ctx, input.preferredProviderId);
+      const row = await repo.insertPatient(tx, {
+        workspaceId: ctx.workspaceId,
+        id: newId('pat'),
+        givenName: input.givenName,
+        familyName: input.familyName,
+        dateOfBirth: input.dateOfBirth ?? null,
+        mrn: input.mrn ?? null,
+        preferredProviderId: input.preferredProviderId ?? null,
+      });
+      const patient = presentPatient(row);
+      await publishEvent(tx, ctx, 'patient.created', { patient });
+      return patient;
+    }),
+  );
 }
 
 export async function getPatient(deps: AppDeps, ctx: RequestContext, id: string): Promise<Patient> {
@@ -93,14 +110,16 @@ export async function patchPatient(
   id: string,
   patch: PatchPatientInput,
 ): Promise<Patient> {
-  return withTenant(deps.db, ctx, async (tx) => {
-    await requirePatient(tx, ctx, id);
-    await checkProvider(tx, ctx, patch.preferredProviderId);
-    const row = await repo.updatePatient(tx, ctx.workspaceId, id, patch);
-    const patient = presentPatient(row!);
-    await publishEvent(tx, ctx, 'patient.updated', { patient, changed: Object.keys(patch).sort() });
-    return patient;
-  });
+  return mapMrnTaken(() =>
+    withTenant(deps.db, ctx, async (tx) => {
+      await requirePatient(tx, ctx, id);
+      await checkProvider(tx, ctx, patch.preferredProviderId);
+      const row = await repo.updatePatient(tx, ctx.workspaceId, id, patch);
+      const patient = presentPatient(row!);
+      await publishEvent(tx, ctx, 'patient.updated', { patient, changed: Object.keys(patch).sort() });
+      return patient;
+    }),
+  );
 }
 
 export async function addAuthorization(

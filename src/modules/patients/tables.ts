@@ -1,4 +1,5 @@
-import { date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { date, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 import { workspaceIdColumn } from '../identity/index.js';
 
@@ -15,7 +16,12 @@ export const patients = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.id] }), index('patients_name_idx').on(t.workspaceId, t.familyName)],
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    index('patients_name_idx').on(t.workspaceId, t.familyName),
+    // An MRN names one patient in a workspace; the index (not a prior SELECT) decides races.
+    uniqueIndex('patients_mrn_unique').on(t.workspaceId, t.mrn).where(sql`mrn IS NOT NULL`),
+  ],
 );
 
 export const patientAuthorizations = pgTable(
