@@ -1,18 +1,22 @@
 import { join } from 'node:path';
-import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './platform/db/client.js';
 import { startupStep } from './platform/startup-progress.js';
-import { DEMO_PASSWORD, DEMO_USERS, isEmpty, seedDemo, shouldSeedDemo } from './seed.js';
-import { startBackground } from './workers.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: join(config.dataDir, 'pglite'),
-    step: startupStep,
-  });
+  // The modules load while the database opens (both take a good part of a second).
+  const [
+    { buildApp },
+    { DEMO_PASSWORD, DEMO_USERS, isEmpty, seedDemo, shouldSeedDemo },
+    { startBackground },
+    database,
+  ] = await Promise.all([
+    import('./app.js'),
+    import('./seed.js'),
+    import('./workers.js'),
+    openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pglite'), step: startupStep }),
+  ]);
   const app = await startupStep('Starting the service', () => buildApp({ config, database }));
 
   const seed = shouldSeedDemo(config, await isEmpty(app));
