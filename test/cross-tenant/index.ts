@@ -1,5 +1,6 @@
 import { directMessageCases } from './direct-messages.cases.js';
 import { foundationCases } from './foundation.cases.js';
+import { identityAdminCases } from './identity-admin.cases.js';
 import { marketplaceCases } from './marketplace.cases.js';
 import type { CrossTenantCase } from './types.js';
 import { webhookCases } from './webhooks.cases.js';
@@ -7,6 +8,7 @@ import { webhookCases } from './webhooks.cases.js';
 /** Every module adds its cases here; the coverage test fails for a tenant route no case exercises. */
 export const ALL_CASES: CrossTenantCase[] = [
   ...foundationCases,
+  ...identityAdminCases,
   ...directMessageCases,
   ...webhookCases,
   ...marketplaceCases,

@@ -202,3 +202,106 @@ export async function userWithMemberships(tx: Tx, userId: string) {
     .where(eq(users.id, userId))
     .orderBy(asc(memberships.createdAt), asc(workspaces.id));
 }
+
+// ---- Workspace administration (contract §2a) ----
+
+/** Members with the latest session each opened in this workspace (`lastSignInAt`). */
+export async function workspaceMembersWithActivity(tx: Tx, workspaceId: string) {
+  return tx
+    .select({
+      userId: users.id,
+      email: users.email,
+      name: users.name,
+      role: memberships.role,
+      isProvider: memberships.isProvider,
+      lastSignInAt: sql<
+        Date | string | null
+      >`(SELECT max(s.created_at) FROM ${sessions} s WHERE s.workspace_id = ${memberships.workspaceId} AND s.user_id = ${memberships.userId})`,
+    })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.workspaceId, workspaceId))
+    .orderBy(asc(users.name), asc(users.id));
+}
+
+/**
+ * Locks the workspace's admin memberships (FOR UPDATE) and returns their user ids: two admins
+ * demoting or removing each other at once then serialize, so the workspace always keeps one.
+ */
+export async function lockAdmins(tx: Tx, workspaceId: string): Promise<string[]> {
+  const rows = await tx
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.role, 'admin')))
+    .for('update');
+  return rows.map((r) => r.userId);
+}
+
+export async function findMembership(tx: Tx, workspaceId: string, userId: string) {
+  const [row] = await tx
+    .select()
+    .from(memberships)
+    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+  return row;
+}
+
+export async function updateMembership(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+  patch: { role?: 'admin' | 'member'; isProvider?: boolean },
+): Promise<void> {
+  await tx
+    .update(memberships)
+    .set(patch)
+    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+}
+
+export async function deleteMembership(tx: Tx, workspaceId: string, userId: string): Promise<void> {
+  await tx.delete(memberships).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+}
+
+/** Deletes a user's API tokens in one workspace; returns their hashes (for cache invalidation). */
+export async function deleteUserTokensIn(tx: Tx, workspaceId: string, userId: string): Promise<string[]> {
+  const rows = await tx
+    .delete(apiTokens)
+    .where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.userId, userId)))
+    .returning({ hash: apiTokens.tokenHash });
+  return rows.map((r) => r.hash);
+}
+
+/** Revokes a user's live sessions in one workspace; returns their hashes. */
+export async function revokeUserSessionsIn(tx: Tx, workspaceId: string, userId: string): Promise<string[]> {
+  const rows = await tx
+    .update(sessions)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(sessions.workspaceId, workspaceId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+    .returning({ hash: sessions.tokenHash });
+  return rows.map((r) => r.hash);
+}
+
+/** Every API token of the workspace with its owner (never the hash). */
+export async function workspaceTokens(tx: Tx, workspaceId: string) {
+  return tx
+    .select({
+      id: apiTokens.id,
+      name: apiTokens.name,
+      createdAt: apiTokens.createdAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+      userId: users.id,
+      userName: users.name,
+    })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
+    .where(eq(apiTokens.workspaceId, workspaceId))
+    .orderBy(sql`${apiTokens.id} DESC`);
+}
+
+/** Deletes any token of the workspace (admin); returns its hash or undefined. */
+export async function deleteWorkspaceToken(tx: Tx, workspaceId: string, id: string): Promise<string | undefined> {
+  const rows = await tx
+    .delete(apiTokens)
+    .where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.id, id)))
+    .returning({ hash: apiTokens.tokenHash });
+  return rows[0]?.hash;
+}

@@ -6,15 +6,18 @@ import { requireCtx, SESSION_COOKIE } from '../../platform/auth/authenticate.js'
 import { idParams, noContent, problemResponses } from '../../platform/http-schemas.js';
 import { listOf } from '../../platform/pagination.js';
 import {
+  adminTokenSchema,
   createdTokenSchema,
   createTokenBody,
   createWorkspaceBody,
   memberBody,
   memberCreatedSchema,
+  memberParams,
   memberSchema,
   meResponse,
   organizationBody,
   organizationSchema,
+  patchMemberBody,
   patchWorkspaceBody,
   signInBody,
   signInResponse,
@@ -109,10 +112,77 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: "Members of the caller's workspace",
+        description: 'Every member may list; `email` is only filled in for workspace admins (null otherwise).',
         response: { 200: listOf(memberSchema), ...problemResponses },
       },
     },
     async (request) => ({ items: await service.listMembers(deps, requireCtx(request)), nextCursor: null }),
+  );
+
+  app.patch(
+    '/members/:userId',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['auth'],
+        summary: "Change a member's role or provider flag (admins)",
+        description: 'Demoting the last admin answers 409 `last_admin`. Applies to open sessions and tokens at once.',
+        params: memberParams,
+        body: patchMemberBody,
+        response: { 200: memberSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.updateMember(deps, requireCtx(request), request.params.userId, request.body),
+  );
+
+  app.delete(
+    '/members/:userId',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Remove a member from the workspace (admins)',
+        description:
+          "The membership ends and the user's API tokens and sessions in this workspace stop working at once " +
+          '(open event streams end). Removing the last admin answers 409 `last_admin`.',
+        params: memberParams,
+        response: { 204: noContent, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      await service.removeMember(deps, requireCtx(request), request.params.userId);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/admin/tokens',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Every API token of the workspace with its owner (admins; never the secret)',
+        response: { 200: listOf(adminTokenSchema), ...problemResponses },
+      },
+    },
+    async (request) => ({ items: await service.listWorkspaceTokens(deps, requireCtx(request)), nextCursor: null }),
+  );
+
+  app.delete(
+    '/admin/tokens/:id',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Revoke any API token of the workspace (admins); it stops working at once',
+        params: idParams,
+        response: { 204: noContent, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      await service.revokeWorkspaceToken(deps, requireCtx(request), request.params.id);
+      return reply.status(204).send(null);
+    },
   );
 
   app.post(

@@ -57,10 +57,24 @@ export const memberCreatedSchema = z.object({ userId: z.string(), token: z.strin
 
 export const memberSchema = z.object({
   userId: z.string(),
-  email: z.string(),
   name: z.string(),
+  email: z.string().nullable().describe('Only for workspace admins; null for members'),
   role: roleSchema,
   isProvider: z.boolean(),
+  status: z.enum(['active', 'invited']).describe('`invited` until the invitation is accepted'),
+  lastSignInAt: z.string().nullable().describe('When the member last signed in to this workspace'),
+});
+export const memberParams = z.object({ userId: z.string().min(1).max(100) });
+export const patchMemberBody = z
+  .object({ role: roleSchema.optional(), isProvider: z.boolean().optional() })
+  .refine((b) => b.role !== undefined || b.isProvider !== undefined, { message: 'Send role or isProvider' });
+export const adminTokenSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  userId: z.string().describe('The owner'),
+  userName: z.string(),
 });
 
 export type CreateWorkspaceInput = z.infer<typeof createWorkspaceBody>;

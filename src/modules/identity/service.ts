@@ -153,8 +153,106 @@ export async function getMe(deps: AppDeps, ctx: RequestContext) {
   };
 }
 
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+/** Members of the caller's workspace; e-mail addresses only for admins (null for members). */
 export async function listMembers(deps: AppDeps, ctx: RequestContext) {
-  return withTenant(deps.db, ctx, (tx) => repo.workspaceMembers(tx, ctx.workspaceId));
+  const rows = await withTenant(deps.db, ctx, (tx) => repo.workspaceMembersWithActivity(tx, ctx.workspaceId));
+  return rows.map((m) => ({
+    userId: m.userId,
+    name: m.name,
+    email: ctx.role === 'admin' ? m.email : null,
+    role: m.role,
+    isProvider: m.isProvider,
+    status: 'active' as 'active' | 'invited',
+    lastSignInAt: iso(m.lastSignInAt),
+  }));
+}
+
+const lastAdmin = () =>
+  new AppError('last_admin', 409, 'The workspace must keep at least one admin; make someone else admin first');
+
+/**
+ * Applies a membership change (role, provider flag) or removal and drops every cached credential
+ * (role and membership are part of each): answers once the NOTIFY came back, so the change applies
+ * on every instance's next request and open streams re-check their credential.
+ */
+async function changeMembership(
+  deps: AppDeps,
+  ctx: RequestContext,
+  userId: string,
+  change: (tx: Tx, admins: string[]) => Promise<void>,
+): Promise<void> {
+  let delivered: Promise<void> | undefined;
+  await withTenant(deps.db, ctx, async (tx) => {
+    const admins = await repo.lockAdmins(tx, ctx.workspaceId);
+    if (!(await repo.findMembership(tx, ctx.workspaceId, userId))) throw notFound('Member');
+    await change(tx, admins);
+    await invalidateCredential(tx, deps.principals, '*');
+    delivered = deps.principals.echo('*');
+  });
+  await delivered;
+}
+
+export async function updateMember(
+  deps: AppDeps,
+  ctx: RequestContext,
+  userId: string,
+  patch: { role?: 'admin' | 'member'; isProvider?: boolean },
+) {
+  await changeMembership(deps, ctx, userId, async (tx, admins) => {
+    if (patch.role === 'member' && admins.length === 1 && admins[0] === userId) throw lastAdmin();
+    await repo.updateMembership(tx, ctx.workspaceId, userId, patch);
+    await writeAudit(tx, ctx, 'admin_action', { action: 'members.update', target: userId, ...patch });
+  });
+  const member = (await listMembers(deps, ctx)).find((m) => m.userId === userId);
+  if (!member) throw notFound('Member');
+  return member;
+}
+
+/** Ends a membership: the user's tokens and sessions in this workspace stop working at once. */
+export async function removeMember(deps: AppDeps, ctx: RequestContext, userId: string): Promise<void> {
+  await changeMembership(deps, ctx, userId, async (tx, admins) => {
+    if (admins.length === 1 && admins[0] === userId) throw lastAdmin();
+    await repo.deleteMembership(tx, ctx.workspaceId, userId);
+    const tokens = await repo.deleteUserTokensIn(tx, ctx.workspaceId, userId);
+    const sessions = await repo.revokeUserSessionsIn(tx, ctx.workspaceId, userId);
+    for (const hash of [...tokens, ...sessions]) await invalidateCredential(tx, deps.principals, hash);
+    await writeAudit(tx, ctx, 'admin_action', {
+      action: 'members.remove',
+      target: userId,
+      tokensRevoked: tokens.length,
+      sessionsRevoked: sessions.length,
+    });
+  });
+}
+
+/** Every API token of the workspace with its owner, never the secret or its hash. */
+export async function listWorkspaceTokens(deps: AppDeps, ctx: RequestContext) {
+  const rows = await withTenant(deps.db, ctx, (tx) => repo.workspaceTokens(tx, ctx.workspaceId));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    createdAt: r.createdAt.toISOString(),
+    lastUsedAt: r.lastUsedAt ? r.lastUsedAt.toISOString() : null,
+    userId: r.userId,
+    userName: r.userName,
+  }));
+}
+
+export async function revokeWorkspaceToken(deps: AppDeps, ctx: RequestContext, id: string): Promise<void> {
+  let delivered: Promise<void> | undefined;
+  const hash = await withTenant(deps.db, ctx, async (tx) => {
+    const deleted = await repo.deleteWorkspaceToken(tx, ctx.workspaceId, id);
+    if (deleted) {
+      await invalidateCredential(tx, deps.principals, deleted);
+      await writeAudit(tx, ctx, 'admin_action', { action: 'tokens.revoke', target: id });
+      delivered = deps.principals.echo(deleted);
+    }
+    return deleted;
+  });
+  await delivered;
+  if (!hash) throw notFound('Token');
 }
 
 async function issueApiToken(tx: Tx, workspaceId: string, userId: string, name: string) {
