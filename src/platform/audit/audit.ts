@@ -1,8 +1,5 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Tx } from '../db/client.js';
 import { newId } from '../ids.js';
-import { decodeCursor, type Page, toPage } from '../pagination.js';
 import { auditLog } from '../platform-tables.js';
 
 export const AUDIT_KINDS = [
@@ -46,36 +43,4 @@ export async function writeAudit(
     data,
   });
   return id;
-}
-
-export async function listAudit(
-  tx: Tx,
-  workspaceId: string,
-  query: { kind?: AuditKind; limit: number; cursor?: string },
-): Promise<Page<AuditEntry>> {
-  const after = decodeCursor(query.cursor, z.string());
-  const rows = await tx
-    .select()
-    .from(auditLog)
-    .where(
-      and(
-        eq(auditLog.workspaceId, workspaceId),
-        query.kind ? eq(auditLog.kind, query.kind) : undefined,
-        after ? lt(auditLog.id, after) : undefined,
-      ),
-    )
-    .orderBy(desc(auditLog.id))
-    .limit(query.limit + 1);
-  const page = toPage(rows, query.limit, (r) => r.id);
-  return {
-    nextCursor: page.nextCursor,
-    items: page.items.map((r) => ({
-      ...r.data,
-      id: r.id,
-      kind: r.kind as AuditKind,
-      at: r.at.toISOString(),
-      actorUserId: r.actorUserId,
-      requestId: r.requestId,
-    })),
-  };
 }

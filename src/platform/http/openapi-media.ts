@@ -1,5 +1,7 @@
 // The OpenAPI document must say exactly what the service sends: problems are
-// application/problem+json, event streams text/event-stream (clients are generated from it).
+// application/problem+json, event streams text/event-stream, and a response that can also be sent as
+// another media type (a CSV download) lists both (clients are generated from it).
+import type { z } from 'zod';
 
 interface MediaObject {
   schema?: { description?: string };
@@ -13,6 +15,18 @@ interface OperationObject {
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
+export const CSV_MEDIA_TYPE = 'text/csv';
+
+/** Schema member naming the other media types one success response may be sent as (removed from the document). */
+const ALSO_AS = 'x-also-as';
+
+/**
+ * Marks a JSON response schema as also sent as other media types (e.g. a CSV download chosen by
+ * `Accept`): the document then lists both under the one status, the other as a string.
+ */
+export function alsoDocumentedAs<T extends z.ZodType>(schema: T, mediaType: string, description: string): T {
+  return schema.meta({ [ALSO_AS]: { [mediaType]: description } }) as T;
+}
 
 function isErrorStatus(status: string): boolean {
   return /^[45]/.test(status);
@@ -35,6 +49,15 @@ export function documentMediaTypes<T extends { paths?: Record<string, Record<str
           continue;
         }
         const media = response.content ? Object.values(response.content)[0] : undefined;
+        const also = (media?.schema as Record<string, unknown> | undefined)?.[ALSO_AS] as
+          | Record<string, string>
+          | undefined;
+        if (media?.schema && also && response.content) {
+          delete (media.schema as Record<string, unknown>)[ALSO_AS];
+          for (const [type, description] of Object.entries(also)) {
+            response.content[type] = { schema: { type: 'string', description } as MediaObject['schema'] };
+          }
+        }
         if (media?.schema?.description === EVENT_STREAM_MEDIA_TYPE) {
           renameContent(response, EVENT_STREAM_MEDIA_TYPE);
           delete media.schema.description;
