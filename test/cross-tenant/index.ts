@@ -2,6 +2,7 @@ import { directMessageCases } from './direct-messages.cases.js';
 import { foundationCases } from './foundation.cases.js';
 import { identityAdminCases } from './identity-admin.cases.js';
 import { marketplaceCases } from './marketplace.cases.js';
+import { patientCoverageCases } from './patient-coverage.cases.js';
 import type { CrossTenantCase } from './types.js';
 import { webhookCases } from './webhooks.cases.js';
 
@@ -12,4 +13,5 @@ export const ALL_CASES: CrossTenantCase[] = [
   ...directMessageCases,
   ...webhookCases,
   ...marketplaceCases,
+  ...patientCoverageCases,
 ];

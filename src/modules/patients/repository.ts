@@ -1,9 +1,10 @@
 import { and, asc, desc, eq, ilike, inArray, lt, or } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
-import { patientAuthorizations, patients } from './tables.js';
+import { patientAuthorizations, patientCoverages, patients } from './tables.js';
 
 export type PatientRow = typeof patients.$inferSelect;
 export type AuthorizationRow = typeof patientAuthorizations.$inferSelect;
+export type CoverageRow = typeof patientCoverages.$inferSelect;
 
 /** Whether `error` (or its cause, as drivers and drizzle wrap it) is a violation of the unique index `name`. */
 export function isUniqueViolation(error: unknown, name: string): boolean {
@@ -91,4 +92,32 @@ export async function listAuthorizations(tx: Tx, workspaceId: string, patientId:
     .from(patientAuthorizations)
     .where(and(eq(patientAuthorizations.workspaceId, workspaceId), eq(patientAuthorizations.patientId, patientId)))
     .orderBy(asc(patientAuthorizations.validFrom));
+}
+
+export async function insertCoverage(tx: Tx, row: typeof patientCoverages.$inferInsert): Promise<CoverageRow> {
+  const [created] = await tx.insert(patientCoverages).values(row).returning();
+  return created;
+}
+
+/** A patient's coverages, latest effective first. */
+export async function listCoverages(tx: Tx, workspaceId: string, patientId: string): Promise<CoverageRow[]> {
+  return tx
+    .select()
+    .from(patientCoverages)
+    .where(and(eq(patientCoverages.workspaceId, workspaceId), eq(patientCoverages.patientId, patientId)))
+    .orderBy(desc(patientCoverages.effectiveFrom), desc(patientCoverages.id));
+}
+
+export async function updateCoverage(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  patch: Partial<typeof patientCoverages.$inferInsert>,
+): Promise<CoverageRow> {
+  const [row] = await tx
+    .update(patientCoverages)
+    .set(patch)
+    .where(and(eq(patientCoverages.workspaceId, workspaceId), eq(patientCoverages.id, id)))
+    .returning();
+  return row;
 }

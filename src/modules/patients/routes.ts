@@ -9,6 +9,8 @@ import {
   authorizationSchema,
   breakGlassBody,
   breakGlassResponse,
+  coverageBody,
+  coverageSchema,
   createPatientBody,
   listPatientsQuery,
   patchPatientBody,
@@ -68,6 +70,36 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => service.patchPatient(deps, requireCtx(request), request.params.id, request.body),
+  );
+
+  app.put(
+    '/patients/:id/coverage',
+    {
+      schema: {
+        tags,
+        summary: "Set the patient's insurance coverage from today (emits patient.updated)",
+        description:
+          'The coverage the eligibility skill checks. A coverage that started today is corrected in place; ' +
+          'an earlier one ends yesterday and this one starts today, so the history is kept.',
+        params: idParams,
+        body: coverageBody,
+        response: { 200: coverageSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.putCoverage(deps, requireCtx(request), request.params.id, request.body),
+  );
+
+  app.get(
+    '/patients/:id/coverage',
+    {
+      schema: {
+        tags,
+        summary: "The patient's coverage on file today (404 when none)",
+        params: idParams,
+        response: { 200: coverageSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.getCoverage(deps, requireCtx(request), request.params.id),
   );
 
   app.post(

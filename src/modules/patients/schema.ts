@@ -80,3 +80,28 @@ export const breakGlassResponse = z.object({
   invokedAt: z.string(),
   patient: patientSchema,
 });
+
+const coverageText = (max: number) => z.string().trim().min(1).max(max);
+
+/** PUT /patients/:id/coverage: the insurance on file from today (contract §3a). */
+export const coverageBody = z.object({
+  payerName: coverageText(200),
+  payerId: coverageText(80),
+  memberId: coverageText(80),
+  groupNumber: coverageText(80).optional(),
+  planName: coverageText(200).optional(),
+});
+export type CoverageInput = z.infer<typeof coverageBody>;
+
+export const coverageSchema = z.object({
+  id: z.string(),
+  patientId: z.string(),
+  payerName: z.string(),
+  payerId: z.string(),
+  memberId: z.string(),
+  groupNumber: z.string().nullable(),
+  planName: z.string().nullable(),
+  effectiveFrom: z.string().describe('YYYY-MM-DD'),
+  effectiveTo: z.string().nullable().describe('YYYY-MM-DD, or null while open-ended'),
+});
+export type Coverage = z.infer<typeof coverageSchema>;

@@ -11,7 +11,14 @@ import { decodeCursor, toPage } from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
 import { adminEmails, isMember } from '../identity/index.js';
 import * as repo from './repository.js';
-import type { AuthorizationInput, CreatePatientInput, PatchPatientInput, Patient } from './schema.js';
+import type {
+  AuthorizationInput,
+  Coverage,
+  CoverageInput,
+  CreatePatientInput,
+  PatchPatientInput,
+  Patient,
+} from './schema.js';
 
 export function presentPatient(p: repo.PatientRow): Patient {
   return {
@@ -185,4 +192,110 @@ export async function patientExists(tx: Tx, workspaceId: string, id: string): Pr
 export async function patientNames(tx: Tx, workspaceId: string, ids: string[]): Promise<Map<string, string>> {
   const patients = await repo.findPatientsByIds(tx, workspaceId, ids);
   return new Map(patients.map((p) => [p.id, `${p.givenName} ${p.familyName}`]));
+}
+
+const presentCoverage = (c: repo.CoverageRow): Coverage => ({
+  id: c.id,
+  patientId: c.patientId,
+  payerName: c.payerName,
+  payerId: c.payerId,
+  memberId: c.memberId,
+  groupNumber: c.groupNumber,
+  planName: c.planName,
+  effectiveFrom: c.effectiveFrom,
+  effectiveTo: c.effectiveTo,
+});
+
+const utcDay = (offsetDays = 0) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+const isActiveOn = (c: { effectiveFrom: string; effectiveTo: string | null }, day: string) =>
+  c.effectiveFrom <= day && (!c.effectiveTo || c.effectiveTo >= day);
+
+/** A patient's coverages, latest effective first (the eligibility skill picks the one active on its date). */
+export async function listCoverages(deps: AppDeps, ctx: RequestContext, patientId: string): Promise<Coverage[]> {
+  return withTenant(deps.db, ctx, async (tx) =>
+    (await repo.listCoverages(tx, ctx.workspaceId, patientId)).map(presentCoverage),
+  );
+}
+
+/** Adds a coverage with explicit effective dates (skills under billing:write). */
+export async function addCoverage(
+  deps: AppDeps,
+  ctx: RequestContext,
+  patientId: string,
+  input: CoverageInput & { effectiveFrom: string; effectiveTo?: string },
+): Promise<Coverage> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    await requirePatient(tx, ctx, patientId);
+    if (input.effectiveTo && input.effectiveTo < input.effectiveFrom) {
+      throw new AppError('unprocessable', 422, 'effectiveTo is before effectiveFrom');
+    }
+    const row = await repo.insertCoverage(tx, {
+      workspaceId: ctx.workspaceId,
+      id: newId('cov'),
+      patientId,
+      payerId: input.payerId,
+      payerName: input.payerName,
+      memberId: input.memberId,
+      groupNumber: input.groupNumber ?? null,
+      planName: input.planName ?? null,
+      effectiveFrom: input.effectiveFrom,
+      effectiveTo: input.effectiveTo ?? null,
+      createdBy: ctx.userId,
+    });
+    return presentCoverage(row);
+  });
+}
+
+/** The coverage on file today: the one active today, else the latest (the one eligibility would use); 404 if none. */
+export async function getCoverage(deps: AppDeps, ctx: RequestContext, patientId: string): Promise<Coverage> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    await requirePatient(tx, ctx, patientId);
+    const rows = await repo.listCoverages(tx, ctx.workspaceId, patientId);
+    const day = utcDay();
+    const current = rows.find((c) => isActiveOn(c, day)) ?? rows[0];
+    if (!current) throw notFound('Coverage');
+    return presentCoverage(current);
+  });
+}
+
+/**
+ * Sets the patient's coverage from today (UTC), keeping history: a coverage that started today is
+ * corrected in place, one that started earlier ends yesterday and a new one starts today. Emits
+ * patient.updated (changed: coverage) without the insurance details.
+ */
+export async function putCoverage(
+  deps: AppDeps,
+  ctx: RequestContext,
+  patientId: string,
+  input: CoverageInput,
+): Promise<Coverage> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const patient = presentPatient(await requirePatient(tx, ctx, patientId));
+    const day = utcDay();
+    const current = (await repo.listCoverages(tx, ctx.workspaceId, patientId)).find((c) => isActiveOn(c, day));
+    const fields = {
+      payerName: input.payerName,
+      payerId: input.payerId,
+      memberId: input.memberId,
+      groupNumber: input.groupNumber ?? null,
+      planName: input.planName ?? null,
+    };
+    let row: repo.CoverageRow;
+    if (current && current.effectiveFrom === day) {
+      row = await repo.updateCoverage(tx, ctx.workspaceId, current.id, fields);
+    } else {
+      if (current) await repo.updateCoverage(tx, ctx.workspaceId, current.id, { effectiveTo: utcDay(-1) });
+      row = await repo.insertCoverage(tx, {
+        workspaceId: ctx.workspaceId,
+        id: newId('cov'),
+        patientId,
+        ...fields,
+        effectiveFrom: day,
+        effectiveTo: null,
+        createdBy: ctx.userId,
+      });
+    }
+    await publishEvent(tx, ctx, 'patient.updated', { patient, changed: ['coverage'] });
+    return presentCoverage(row);
+  });
 }

@@ -4,8 +4,7 @@ import type { Scope } from '../../../packages/skill-sdk/src/manifest.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { withTenant } from '../../platform/db/tenant.js';
-import { AppError, notFound } from '../../platform/errors.js';
-import { newId } from '../../platform/ids.js';
+import { notFound } from '../../platform/errors.js';
 import type { AppDeps } from '../../platform/types.js';
 import * as claims from '../claims/index.js';
 import * as directMessages from '../direct-messages/index.js';
@@ -13,7 +12,6 @@ import * as notes from '../notes/index.js';
 import type { Patient } from '../patients/index.js';
 import * as patientsService from '../patients/index.js';
 import { type PayerAdapter, resolvePayerAdapter } from './providers/payer/payer-adapter.js';
-import * as repo from './repository.js';
 
 export interface Authorization {
   id: string;
@@ -130,18 +128,6 @@ export function hasAppointmentSource(): boolean {
   return appointmentSource !== undefined;
 }
 
-const presentCoverage = (c: repo.CoverageRow): Coverage => ({
-  id: c.id,
-  patientId: c.patientId,
-  payerId: c.payerId,
-  payerName: c.payerName,
-  memberId: c.memberId,
-  groupNumber: c.groupNumber,
-  planName: c.planName,
-  effectiveFrom: c.effectiveFrom,
-  effectiveTo: c.effectiveTo,
-});
-
 function patientsReader(deps: AppDeps, ctx: RequestContext, skill: string): PatientsReader {
   const tenant = <T>(fn: Parameters<typeof withTenant<T>>[2]) => withTenant(deps.db, ctx, fn);
   const presentNote = (n: notes.Note): SoapNote => ({
@@ -184,8 +170,7 @@ function patientsReader(deps: AppDeps, ctx: RequestContext, skill: string): Pati
 
 function billingReader(deps: AppDeps, ctx: RequestContext): BillingReader {
   return {
-    coverages: async (patientId) =>
-      (await withTenant(deps.db, ctx, (tx) => repo.listCoverages(tx, ctx.workspaceId, patientId))).map(presentCoverage),
+    coverages: (patientId) => patientsService.listCoverages(deps, ctx, patientId),
     recentClaims: async (patientId, limit) =>
       (await claims.recentClaims(deps, ctx, patientId, limit)).map((c) => ({
         id: c.id,
@@ -203,27 +188,8 @@ function billingReader(deps: AppDeps, ctx: RequestContext): BillingReader {
 
 function billingWriter(deps: AppDeps, ctx: RequestContext): BillingWriter {
   return {
-    addCoverage: (patientId, input) =>
-      withTenant(deps.db, ctx, async (tx) => {
-        await patientsService.requirePatient(tx, ctx, patientId);
-        if (input.effectiveTo && input.effectiveTo < input.effectiveFrom) {
-          throw new AppError('unprocessable', 422, 'effectiveTo is before effectiveFrom');
-        }
-        const row = await repo.insertCoverage(tx, {
-          workspaceId: ctx.workspaceId,
-          id: newId('cov'),
-          patientId,
-          payerId: input.payerId,
-          payerName: input.payerName,
-          memberId: input.memberId,
-          groupNumber: input.groupNumber ?? null,
-          planName: input.planName ?? null,
-          effectiveFrom: input.effectiveFrom,
-          effectiveTo: input.effectiveTo ?? null,
-          createdBy: ctx.userId,
-        });
-        return presentCoverage(row);
-      }),
+    // Coverage belongs to the patient record: the patients module owns the table and its rules.
+    addCoverage: (patientId, input) => patientsService.addCoverage(deps, ctx, patientId, input),
   };
 }
 

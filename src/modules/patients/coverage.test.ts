@@ -1,0 +1,165 @@
+// PUT/GET /patients/:id/coverage (contract §3a): the insurance on file, with history kept through
+// effective dates, patient.updated emitted without the insurance details.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { addMember, createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { queryRows, withTenant } from '../../platform/db/tenant.js';
+import { patientCoverages } from './tables.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'standard' });
+});
+afterAll(async () => t?.close());
+
+const today = () => new Date().toISOString().slice(0, 10);
+const yesterday = () => new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+const body = {
+  payerName: 'Acme Health',
+  payerId: 'ACME1',
+  memberId: 'M-100',
+  groupNumber: 'G-7',
+  planName: 'Gold PPO',
+};
+
+const put = (patientId: string, payload: unknown, token = ws.admin.token) =>
+  t.request({ method: 'PUT', url: `/api/v1/patients/${patientId}/coverage`, token, payload });
+const get = (patientId: string) =>
+  t.request({ method: 'GET', url: `/api/v1/patients/${patientId}/coverage`, token: ws.admin.token });
+const coverageRows = (patientId: string) =>
+  withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+    queryRows<{ id: string; member_id: string; effective_from: string; effective_to: string | null }>(
+      tx,
+      sql`SELECT id, member_id, effective_from::text, effective_to::text FROM patient_coverages
+          WHERE patient_id = ${patientId} ORDER BY id`,
+    ),
+  );
+
+describe('patient coverage', () => {
+  it('is 404 until set, then PUT returns and GET reads the coverage effective from today', async () => {
+    const patient = await createPatient(t, ws.admin.token);
+    const none = await get(patient.id);
+    expect(none.statusCode).toBe(404);
+    expect(none.json().code).toBe('not_found');
+
+    const res = await put(patient.id, body);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.json()).toEqual({
+      id: expect.stringMatching(/^cov_/),
+      patientId: patient.id,
+      ...body,
+      effectiveFrom: today(),
+      effectiveTo: null,
+    });
+    expect((await get(patient.id)).json()).toEqual(res.json());
+  });
+
+  it('corrects a coverage set today in place (omitted optional members become null), and any member may set it', async () => {
+    const patient = await createPatient(t, ws.admin.token);
+    const first = (await put(patient.id, body)).json();
+    const member = await addMember(t, ws);
+    const second = await put(
+      patient.id,
+      { payerName: 'Acme Health', payerId: 'ACME1', memberId: 'M-200' },
+      member.token,
+    );
+    expect(second.statusCode, second.body).toBe(200);
+    expect(second.json()).toMatchObject({ id: first.id, memberId: 'M-200', groupNumber: null, planName: null });
+    expect(await coverageRows(patient.id)).toHaveLength(1);
+  });
+
+  it('ends an earlier coverage yesterday and starts the new one today, keeping the history', async () => {
+    const patient = await createPatient(t, ws.admin.token);
+    await withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+      tx.insert(patientCoverages).values({
+        workspaceId: ws.id,
+        id: 'cov_old_for_test',
+        patientId: patient.id,
+        payerName: 'Old Payer',
+        payerId: 'OLD1',
+        memberId: 'M-OLD',
+        effectiveFrom: '2025-01-01',
+        createdBy: ws.admin.userId,
+      }),
+    );
+    expect((await get(patient.id)).json()).toMatchObject({ id: 'cov_old_for_test', memberId: 'M-OLD' });
+
+    const res = await put(patient.id, body);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().id).not.toBe('cov_old_for_test');
+    expect((await get(patient.id)).json()).toMatchObject({ id: res.json().id, memberId: 'M-100' });
+    const rows = await coverageRows(patient.id);
+    expect(rows.find((r) => r.id === 'cov_old_for_test')).toMatchObject({
+      effective_from: '2025-01-01',
+      effective_to: yesterday(),
+    });
+    expect(rows).toHaveLength(2);
+  });
+
+  it('emits patient.updated with changed: coverage and without the insurance details', async () => {
+    const patient = await createPatient(t, ws.admin.token);
+    await put(patient.id, { ...body, memberId: 'M-NOT-IN-EVENT' });
+    const events = await withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+      queryRows<{ data: { patient: { id: string }; changed: string[] } }>(
+        tx,
+        sql`SELECT data FROM domain_events WHERE type = 'patient.updated' AND data->'patient'->>'id' = ${patient.id}`,
+      ),
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0].data.changed).toEqual(['coverage']);
+    expect(JSON.stringify(events[0].data)).not.toContain('M-NOT-IN-EVENT');
+  });
+
+  it('refuses missing or empty members with 400 and an unknown patient with 404', async () => {
+    const patient = await createPatient(t, ws.admin.token);
+    const missing = await put(patient.id, { payerName: 'Acme', payerId: 'A1' });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().errors.map((e: { path: string }) => e.path)).toContain('body.memberId');
+    expect((await put(patient.id, { ...body, payerName: '  ' })).statusCode).toBe(400);
+    expect((await put('pat_nope', body)).statusCode).toBe(404);
+    expect((await get('pat_nope')).statusCode).toBe(404);
+    expect(await coverageRows(patient.id)).toHaveLength(0);
+  });
+
+  it('is the coverage the insurance-eligibility skill checks (and one the skill records is read back)', async () => {
+    const patient = await createPatient(t, ws.admin.token, { dateOfBirth: '1980-12-10' });
+    const installed = await t.request({
+      method: 'POST',
+      url: '/api/v1/marketplace/install',
+      token: ws.admin.token,
+      payload: { slug: 'insurance-eligibility', scopes: ['patients:read', 'billing:read', 'billing:write'] },
+    });
+    expect(installed.statusCode, installed.body).toBe(201);
+    const invoke = (tool: string, input: unknown) =>
+      t.request({
+        method: 'POST',
+        url: '/api/v1/skills/invoke',
+        token: ws.admin.token,
+        payload: { slug: 'insurance-eligibility', tool, input },
+      });
+    expect((await put(patient.id, { payerName: 'Aetna', payerId: 'AETNA', memberId: 'W987654321' })).statusCode).toBe(
+      200,
+    );
+    const checked = await invoke('check_eligibility', { patientId: patient.id, serviceDate: today() });
+    expect(checked.statusCode, checked.body).toBe(200);
+    expect(checked.json().result).toMatchObject({ memberId: 'W987654321' });
+    expect(checked.json().result.x12.request.subscriber.memberId).toBe('W987654321');
+
+    const recorded = await invoke('record_coverage', {
+      patientId: patient.id,
+      payerId: 'AETNA',
+      payerName: 'Aetna',
+      memberId: 'W111',
+      effectiveFrom: '2020-01-01',
+      effectiveTo: '2020-12-31',
+    });
+    expect(recorded.statusCode, recorded.body).toBe(200);
+    expect((await coverageRows(patient.id)).map((r) => r.member_id).sort()).toEqual(['W111', 'W987654321']);
+    expect((await get(patient.id)).json().memberId).toBe('W987654321');
+  });
+});
