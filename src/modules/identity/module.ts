@@ -4,6 +4,7 @@ import { defineModule } from '../../platform/module.js';
 import { identityPrincipals } from './principals.js';
 import { identityRoutes } from './routes.js';
 import { seedIdentity } from './seed.js';
+import { passwordResetJob } from './service.js';
 import * as tables from './tables.js';
 
 export const identityModule = defineModule({
@@ -14,6 +15,7 @@ export const identityModule = defineModule({
   ],
   routes: identityRoutes,
   tables,
+  jobTypes: [passwordResetJob],
   // The platform authenticates requests; identity tells it whose credential a hash is.
   init: () => registerPrincipalResolver(identityPrincipals),
   seed: seedIdentity,

@@ -1,7 +1,16 @@
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Principal } from '../../platform/auth/principals.js';
 import type { Tx } from '../../platform/db/client.js';
-import { apiTokens, memberships, organizations, sessions, users, workspaces } from './tables.js';
+import {
+  apiTokens,
+  invitations,
+  memberships,
+  organizations,
+  passwordResets,
+  sessions,
+  users,
+  workspaces,
+} from './tables.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
@@ -304,4 +313,103 @@ export async function deleteWorkspaceToken(tx: Tx, workspaceId: string, id: stri
     .where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.id, id)))
     .returning({ hash: apiTokens.tokenHash });
   return rows[0]?.hash;
+}
+
+// ---- Invitations ----
+
+export type InvitationRow = typeof invitations.$inferSelect;
+
+/** Invitations of the workspace not accepted yet (expired ones included: the admin sees them until re-sent or removed). */
+export async function pendingInvitations(tx: Tx, workspaceId: string) {
+  return tx
+    .select()
+    .from(invitations)
+    .where(and(eq(invitations.workspaceId, workspaceId), isNull(invitations.acceptedAt)))
+    .orderBy(asc(invitations.name), asc(invitations.userId));
+}
+
+export async function insertInvitation(tx: Tx, row: typeof invitations.$inferInsert): Promise<void> {
+  await tx.insert(invitations).values(row);
+}
+
+/** Drops a user's pending invitations to the workspace; returns how many there were. */
+export async function deletePendingInvitations(tx: Tx, workspaceId: string, userId: string): Promise<number> {
+  const rows = await tx
+    .delete(invitations)
+    .where(
+      and(eq(invitations.workspaceId, workspaceId), eq(invitations.userId, userId), isNull(invitations.acceptedAt)),
+    )
+    .returning({ id: invitations.id });
+  return rows.length;
+}
+
+export async function updatePendingInvitations(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+  patch: { role?: 'admin' | 'member'; isProvider?: boolean },
+): Promise<number> {
+  const rows = await tx
+    .update(invitations)
+    .set(patch)
+    .where(
+      and(eq(invitations.workspaceId, workspaceId), eq(invitations.userId, userId), isNull(invitations.acceptedAt)),
+    )
+    .returning({ id: invitations.id });
+  return rows.length;
+}
+
+/** System scope (the invitee has no credential yet); locked so one token is accepted once. */
+export async function lockInvitationByHash(tx: Tx, hash: string): Promise<InvitationRow | undefined> {
+  const [row] = await tx.select().from(invitations).where(eq(invitations.tokenHash, hash)).for('update');
+  return row;
+}
+
+export async function findInvitationByHash(tx: Tx, hash: string): Promise<InvitationRow | undefined> {
+  const [row] = await tx.select().from(invitations).where(eq(invitations.tokenHash, hash));
+  return row;
+}
+
+export async function markInvitationAccepted(tx: Tx, workspaceId: string, id: string): Promise<void> {
+  await tx
+    .update(invitations)
+    .set({ acceptedAt: sql`now()` })
+    .where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.id, id)));
+}
+
+// ---- Password resets (system scope) ----
+
+export async function insertPasswordReset(tx: Tx, row: typeof passwordResets.$inferInsert): Promise<void> {
+  await tx.insert(passwordResets).values(row);
+}
+
+export async function lockPasswordResetByHash(tx: Tx, hash: string) {
+  const [row] = await tx.select().from(passwordResets).where(eq(passwordResets.tokenHash, hash)).for('update');
+  return row;
+}
+
+/** Marks every open reset of the user used (the one just taken and any older link). */
+export async function usePasswordResets(tx: Tx, userId: string): Promise<void> {
+  await tx
+    .update(passwordResets)
+    .set({ usedAt: sql`now()` })
+    .where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
+}
+
+/** Deletes every API token of the user in every workspace; returns their hashes. */
+export async function deleteAllUserTokens(tx: Tx, userId: string): Promise<string[]> {
+  const rows = await tx.delete(apiTokens).where(eq(apiTokens.userId, userId)).returning({ hash: apiTokens.tokenHash });
+  return rows.map((r) => r.hash);
+}
+
+/** Revokes every live session of the user in every workspace (optionally but one); returns their hashes. */
+export async function revokeAllUserSessions(tx: Tx, userId: string, exceptSessionId?: string): Promise<string[]> {
+  const conditions = [eq(sessions.userId, userId), isNull(sessions.revokedAt)];
+  if (exceptSessionId) conditions.push(sql`${sessions.id} <> ${exceptSessionId}`);
+  const rows = await tx
+    .update(sessions)
+    .set({ revokedAt: sql`now()` })
+    .where(and(...conditions))
+    .returning({ hash: sessions.tokenHash });
+  return rows.map((r) => r.hash);
 }

@@ -1,15 +1,19 @@
 // Identity: sign-in sessions, API tokens, /me, workspace switching, and the operator API.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireCtx, SESSION_COOKIE } from '../../platform/auth/authenticate.js';
 import { idParams, noContent, problemResponses } from '../../platform/http-schemas.js';
 import { listOf } from '../../platform/pagination.js';
 import {
+  acceptInvitationBody,
   adminTokenSchema,
+  changePasswordBody,
   createdTokenSchema,
   createTokenBody,
   createWorkspaceBody,
+  invitationBody,
+  invitationCreatedSchema,
   memberBody,
   memberCreatedSchema,
   memberParams,
@@ -17,6 +21,9 @@ import {
   meResponse,
   organizationBody,
   organizationSchema,
+  passwordResetAccepted,
+  passwordResetBody,
+  passwordResetConfirmBody,
   patchMemberBody,
   patchWorkspaceBody,
   signInBody,
@@ -36,6 +43,14 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const deps = fastify.atrium;
   const secureCookie = () => (deps.config.publicUrl ?? '').startsWith('https:');
+  const setSessionCookie = (reply: FastifyReply, token: string) =>
+    reply.setCookie(SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: secureCookie(),
+      path: '/',
+      maxAge: Math.floor(deps.config.sessionTtlMs / 1000),
+    });
 
   app.post(
     '/auth/sign-in',
@@ -60,15 +75,107 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
         address: request.ip,
         requestId: String(request.id),
       });
-      reply.setCookie(SESSION_COOKIE, result.token, {
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: secureCookie(),
-        path: '/',
-        maxAge: Math.floor(deps.config.sessionTtlMs / 1000),
-      });
+      setSessionCookie(reply, result.token);
       return { user: result.user, workspace: result.workspace, role: result.role };
     },
+  );
+
+  app.post(
+    '/auth/accept-invitation',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Accept an invitation and sign in; sets the session cookie',
+        description:
+          'The token comes from the invitation e-mail (one use, 7 days). A new account sets its password here ' +
+          '(422 `weak_password` when too weak); an account that already has a password must give it (401 if ' +
+          'wrong). 409 `invitation_used`, 410 `invitation_expired`, 404 for an unknown token.',
+        body: acceptInvitationBody,
+        response: { 200: signInResponse, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const result = await service.acceptInvitation(deps, request.body);
+      setSessionCookie(reply, result.token);
+      return { user: result.user, workspace: result.workspace, role: result.role };
+    },
+  );
+
+  app.post(
+    '/auth/password-reset',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Ask for a password-reset link by e-mail',
+        description:
+          'Always 202 with the same body, whether or not the address has an account (the lookup and mail ' +
+          'happen in a background job). The link (`{PUBLIC_URL}/reset-password?token=…`) works once, for 1 hour. ' +
+          'At most 5 requests per e-mail address and 30 per client address per hour (429 `rate_limited`).',
+        body: passwordResetBody,
+        response: { 202: passwordResetAccepted, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      await service.requestPasswordReset(deps, request.body.email, request.ip);
+      return reply.status(202).send({ status: 'accepted' as const });
+    },
+  );
+
+  app.post(
+    '/auth/password-reset/confirm',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Set a new password from a reset link; every session and API token of the user is revoked',
+        description: '404 for an unknown token, 409 `reset_used`, 410 `reset_expired`, 422 `weak_password`.',
+        body: passwordResetConfirmBody,
+        response: { 204: noContent, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      await service.confirmPasswordReset(deps, request.body);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/password',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: "Change the caller's password",
+        description:
+          'A wrong `currentPassword` answers 422 `wrong_password`; a weak new one 422 `weak_password`. The ' +
+          "user's other browser sessions end (this one and API tokens stay).",
+        body: changePasswordBody,
+        response: { 204: noContent, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      await service.changePassword(deps, requireCtx(request), request.sessionId, request.body);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/members/invitations',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Invite someone by e-mail (admins)',
+        description:
+          'Mails a one-time link `{PUBLIC_URL}/accept-invitation?token=…`, valid 7 days; re-inviting replaces the ' +
+          'earlier link. The invitee is listed with `status: "invited"` until they accept. 409 `already_member`.',
+        body: invitationBody,
+        response: { 201: invitationCreatedSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await service.inviteMember(deps, requireCtx(request), request.body)),
   );
 
   app.post(

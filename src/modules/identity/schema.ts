@@ -77,5 +77,19 @@ export const adminTokenSchema = z.object({
   userName: z.string(),
 });
 
+export const invitationBody = z.object({
+  email,
+  name: z.string().trim().min(1).max(200),
+  role: roleSchema,
+  isProvider: z.boolean().optional(),
+});
+export const invitationCreatedSchema = z.object({ userId: z.string(), status: z.literal('invited') });
+const oneTimeToken = z.string().min(1).max(200);
+export const acceptInvitationBody = z.object({ token: oneTimeToken, password });
+export const passwordResetBody = z.object({ email });
+export const passwordResetAccepted = z.object({ status: z.literal('accepted') });
+export const passwordResetConfirmBody = z.object({ token: oneTimeToken, password });
+export const changePasswordBody = z.object({ currentPassword: z.string().min(1).max(200), newPassword: password });
+
 export type CreateWorkspaceInput = z.infer<typeof createWorkspaceBody>;
 export type MemberInput = z.infer<typeof memberBody>;

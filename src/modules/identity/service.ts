@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { assertStrongPassword } from '../../platform/auth/password-policy.js';
 import { hashPassword, verifyPassword } from '../../platform/auth/passwords.js';
@@ -10,6 +11,8 @@ import { withSystem, withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
+import { defineJob, enqueueJob } from '../../platform/jobs/jobs.js';
+import { enqueueMail } from '../../platform/mail/mailer.js';
 import type { AppDeps } from '../../platform/types.js';
 import { meCacheFor } from './me-cache.js';
 import * as repo from './repository.js';
@@ -77,6 +80,13 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
     decrementCount(deps.db, addressKey),
   ]);
   const chosen = workspaces.find((w) => w.id === input.workspaceId) ?? workspaces[0];
+  return openSession(deps, user, chosen, 'password');
+}
+
+type MembershipOfUser = Awaited<ReturnType<typeof repo.membershipsOfUser>>[number];
+
+/** Opens a browser session in one of the user's workspaces (sign-in, accepted invitation). */
+async function openSession(deps: AppDeps, user: repo.UserRow, chosen: MembershipOfUser, via: string) {
   const token = randomToken('ses');
   const sessionId = newId('ses');
   await withTenant(deps.db, { workspaceId: chosen.id }, async (tx) => {
@@ -92,7 +102,7 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
         userId: user.id,
         email: user.email,
         role: chosen.role,
-        via: 'password',
+        via,
       });
     }
   });
@@ -157,16 +167,33 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 
 /** Members of the caller's workspace; e-mail addresses only for admins (null for members). */
 export async function listMembers(deps: AppDeps, ctx: RequestContext) {
-  const rows = await withTenant(deps.db, ctx, (tx) => repo.workspaceMembersWithActivity(tx, ctx.workspaceId));
-  return rows.map((m) => ({
+  const [rows, invited] = await withTenant(deps.db, ctx, async (tx) => [
+    await repo.workspaceMembersWithActivity(tx, ctx.workspaceId),
+    await repo.pendingInvitations(tx, ctx.workspaceId),
+  ]);
+  const admin = ctx.role === 'admin';
+  const members = rows.map((m) => ({
     userId: m.userId,
     name: m.name,
-    email: ctx.role === 'admin' ? m.email : null,
+    email: admin ? m.email : null,
     role: m.role,
     isProvider: m.isProvider,
     status: 'active' as 'active' | 'invited',
     lastSignInAt: iso(m.lastSignInAt),
   }));
+  const active = new Set(members.map((m) => m.userId));
+  const pending = invited
+    .filter((i) => !active.has(i.userId))
+    .map((i) => ({
+      userId: i.userId,
+      name: i.name,
+      email: admin ? i.email : null,
+      role: i.role,
+      isProvider: i.isProvider,
+      status: 'invited' as const,
+      lastSignInAt: null,
+    }));
+  return [...members, ...pending];
 }
 
 const lastAdmin = () =>
@@ -182,11 +209,16 @@ async function changeMembership(
   ctx: RequestContext,
   userId: string,
   change: (tx: Tx, admins: string[]) => Promise<void>,
+  changeInvitation: (tx: Tx) => Promise<number>,
 ): Promise<void> {
   let delivered: Promise<void> | undefined;
   await withTenant(deps.db, ctx, async (tx) => {
     const admins = await repo.lockAdmins(tx, ctx.workspaceId);
-    if (!(await repo.findMembership(tx, ctx.workspaceId, userId))) throw notFound('Member');
+    if (!(await repo.findMembership(tx, ctx.workspaceId, userId))) {
+      // Not a member (yet): perhaps invited; no credential depends on an invitation.
+      if ((await changeInvitation(tx)) === 0) throw notFound('Member');
+      return;
+    }
     await change(tx, admins);
     await invalidateCredential(tx, deps.principals, '*');
     delivered = deps.principals.echo('*');
@@ -200,11 +232,21 @@ export async function updateMember(
   userId: string,
   patch: { role?: 'admin' | 'member'; isProvider?: boolean },
 ) {
-  await changeMembership(deps, ctx, userId, async (tx, admins) => {
-    if (patch.role === 'member' && admins.length === 1 && admins[0] === userId) throw lastAdmin();
-    await repo.updateMembership(tx, ctx.workspaceId, userId, patch);
-    await writeAudit(tx, ctx, 'admin_action', { action: 'members.update', target: userId, ...patch });
-  });
+  await changeMembership(
+    deps,
+    ctx,
+    userId,
+    async (tx, admins) => {
+      if (patch.role === 'member' && admins.length === 1 && admins[0] === userId) throw lastAdmin();
+      await repo.updateMembership(tx, ctx.workspaceId, userId, patch);
+      await writeAudit(tx, ctx, 'admin_action', { action: 'members.update', target: userId, ...patch });
+    },
+    async (tx) => {
+      const n = await repo.updatePendingInvitations(tx, ctx.workspaceId, userId, patch);
+      if (n > 0) await writeAudit(tx, ctx, 'admin_action', { action: 'members.update', target: userId, ...patch });
+      return n;
+    },
+  );
   const member = (await listMembers(deps, ctx)).find((m) => m.userId === userId);
   if (!member) throw notFound('Member');
   return member;
@@ -212,19 +254,29 @@ export async function updateMember(
 
 /** Ends a membership: the user's tokens and sessions in this workspace stop working at once. */
 export async function removeMember(deps: AppDeps, ctx: RequestContext, userId: string): Promise<void> {
-  await changeMembership(deps, ctx, userId, async (tx, admins) => {
-    if (admins.length === 1 && admins[0] === userId) throw lastAdmin();
-    await repo.deleteMembership(tx, ctx.workspaceId, userId);
-    const tokens = await repo.deleteUserTokensIn(tx, ctx.workspaceId, userId);
-    const sessions = await repo.revokeUserSessionsIn(tx, ctx.workspaceId, userId);
-    for (const hash of [...tokens, ...sessions]) await invalidateCredential(tx, deps.principals, hash);
-    await writeAudit(tx, ctx, 'admin_action', {
-      action: 'members.remove',
-      target: userId,
-      tokensRevoked: tokens.length,
-      sessionsRevoked: sessions.length,
-    });
-  });
+  await changeMembership(
+    deps,
+    ctx,
+    userId,
+    async (tx, admins) => {
+      if (admins.length === 1 && admins[0] === userId) throw lastAdmin();
+      await repo.deleteMembership(tx, ctx.workspaceId, userId);
+      const tokens = await repo.deleteUserTokensIn(tx, ctx.workspaceId, userId);
+      const sessions = await repo.revokeUserSessionsIn(tx, ctx.workspaceId, userId);
+      for (const hash of [...tokens, ...sessions]) await invalidateCredential(tx, deps.principals, hash);
+      await writeAudit(tx, ctx, 'admin_action', {
+        action: 'members.remove',
+        target: userId,
+        tokensRevoked: tokens.length,
+        sessionsRevoked: sessions.length,
+      });
+    },
+    async (tx) => {
+      const n = await repo.deletePendingInvitations(tx, ctx.workspaceId, userId);
+      if (n > 0) await writeAudit(tx, ctx, 'admin_action', { action: 'members.remove', target: userId, invited: true });
+      return n;
+    },
+  );
 }
 
 /** Every API token of the workspace with its owner, never the secret or its hash. */
@@ -414,4 +466,232 @@ export async function adminEmails(tx: Tx, workspaceId: string): Promise<string[]
 export async function isMember(tx: Tx, workspaceId: string, userId: string, provider = false): Promise<boolean> {
   const members = await repo.workspaceMembers(tx, workspaceId);
   return members.some((m) => m.userId === userId && (!provider || m.isProvider));
+}
+
+// ---- Invitations, password reset and change (contract §2a) ----
+
+const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
+const RESET_TTL_MS = 60 * 60_000;
+/** Password-reset requests: at most this many per e-mail address and per client address per window. */
+const RESET_EMAIL_LIMIT = 5;
+const RESET_CLIENT_LIMIT = 30;
+const RESET_WINDOW_MS = 60 * 60_000;
+
+export interface InvitationInput {
+  email: string;
+  name: string;
+  role: 'admin' | 'member';
+  isProvider?: boolean;
+}
+
+/**
+ * Invites someone by e-mail: creates the user when the address is new (no password yet) and a
+ * pending invitation; the membership is created when the one-time link is accepted. Re-inviting
+ * replaces the earlier link. System scope: the app role may not create users.
+ */
+export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: InvitationInput) {
+  const token = randomToken('inv');
+  return withSystem(deps.db, async (tx) => {
+    const workspace = await repo.findWorkspace(tx, ctx.workspaceId);
+    let user = await repo.findUserByEmail(tx, input.email);
+    if (user && (await repo.findMembership(tx, ctx.workspaceId, user.id))) {
+      throw new AppError('already_member', 409, 'This person is already a member of the workspace');
+    }
+    if (!user) {
+      const id = newId('usr');
+      await repo.insertUser(tx, { id, email: input.email, name: input.name, passwordHash: null });
+      user = await repo.findUser(tx, id);
+    }
+    const userId = user!.id;
+    await repo.deletePendingInvitations(tx, ctx.workspaceId, userId);
+    await repo.insertInvitation(tx, {
+      workspaceId: ctx.workspaceId,
+      id: newId('inv'),
+      userId,
+      email: input.email,
+      name: input.name,
+      role: input.role,
+      isProvider: input.isProvider ?? false,
+      tokenHash: sha256Hex(token),
+      invitedBy: ctx.userId,
+      expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+    });
+    const link = `${deps.selfUrl()}/accept-invitation?token=${encodeURIComponent(token)}`;
+    await enqueueMail(tx, ctx.workspaceId, {
+      to: [input.email],
+      subject: `You are invited to ${workspace?.name ?? 'a workspace'} on Atrium`,
+      text:
+        `Hello ${input.name},\n\nYou have been invited to join ${workspace?.name ?? 'a workspace'} on Atrium.\n` +
+        `Accept the invitation (the link works once, for 7 days):\n\n${link}\n`,
+    });
+    await writeAudit(tx, ctx, 'admin_action', {
+      action: 'members.invite',
+      target: userId,
+      role: input.role,
+      isProvider: input.isProvider ?? false,
+    });
+    return { userId, status: 'invited' as const };
+  });
+}
+
+function usableInvitation(row: repo.InvitationRow | undefined): repo.InvitationRow {
+  if (!row) throw new AppError('not_found', 404, 'Invitation not found');
+  if (row.acceptedAt) throw new AppError('invitation_used', 409, 'This invitation has already been accepted');
+  if (row.expiresAt.getTime() <= Date.now()) {
+    throw new AppError('invitation_expired', 410, 'This invitation has expired; ask an admin for a new one');
+  }
+  return row;
+}
+
+/**
+ * Accepts an invitation and signs in (like POST /auth/sign-in). A new account sets its password
+ * here (strength checked); an account that already has one must give that password (401 otherwise).
+ */
+export async function acceptInvitation(deps: AppDeps, input: { token: string; password: string }) {
+  const hash = sha256Hex(input.token);
+  const found = usableInvitation(await withSystem(deps.db, (tx) => repo.findInvitationByHash(tx, hash)));
+  const user = await withSystem(deps.db, (tx) => repo.findUser(tx, found.userId));
+  if (!user) throw new AppError('not_found', 404, 'Invitation not found');
+  let newHash: string | null = null;
+  if (user.passwordHash) {
+    if (!(await verifyPassword(input.password, user.passwordHash))) {
+      throw new AppError('unauthenticated', 401, 'This account already has a password: enter it to accept');
+    }
+  } else {
+    await assertStrongPassword(input.password, { email: user.email, name: user.name });
+    newHash = await hashPassword(input.password);
+  }
+  const chosen = await withSystem(deps.db, async (tx) => {
+    const invitation = usableInvitation(await repo.lockInvitationByHash(tx, hash));
+    if (newHash) await repo.setUserPassword(tx, user.id, newHash);
+    await repo.upsertMembership(tx, {
+      workspaceId: invitation.workspaceId,
+      userId: user.id,
+      role: invitation.role,
+      isProvider: invitation.isProvider,
+    });
+    await repo.markInvitationAccepted(tx, invitation.workspaceId, invitation.id);
+    await writeAudit(tx, { workspaceId: invitation.workspaceId, userId: user.id }, 'admin_action', {
+      action: 'members.accept_invitation',
+      target: user.id,
+    });
+    // The user's workspace list (GET /me) grew.
+    await invalidateCredential(tx, deps.principals, '*');
+    const memberships = await repo.membershipsOfUser(tx, user.id);
+    return memberships.find((m) => m.id === invitation.workspaceId)!;
+  });
+  return openSession(deps, { ...user, passwordHash: newHash ?? user.passwordHash }, chosen, 'invitation');
+}
+
+/**
+ * Sends the reset link, in a job: the request does the same work (rate-limit counts and one job
+ * insert) whether or not the address belongs to an account, so neither its answer nor its timing
+ * tells. The job looks the account up and mails only when there is one.
+ */
+export const passwordResetJob = defineJob({
+  type: 'identity.password-reset',
+  schema: z.object({ email: z.string() }),
+  maxAttempts: 5,
+  async handler(jobCtx, payload) {
+    const { deps } = jobCtx;
+    await withSystem(deps.db, async (tx) => {
+      const user = await repo.findUserByEmail(tx, payload.email);
+      if (!user) return;
+      const token = randomToken('rst');
+      await repo.insertPasswordReset(tx, {
+        id: newId('rst'),
+        userId: user.id,
+        tokenHash: sha256Hex(token),
+        expiresAt: new Date(Date.now() + RESET_TTL_MS),
+      });
+      const link = `${deps.selfUrl()}/reset-password?token=${encodeURIComponent(token)}`;
+      await enqueueMail(tx, null, {
+        to: [user.email],
+        subject: 'Reset your Atrium password',
+        text:
+          `Hello ${user.name},\n\nSomeone asked to reset the password of this account. If it was you, choose a ` +
+          `new password here (the link works once, for 1 hour):\n\n${link}\n\nIf it was not you, ignore this e-mail.\n`,
+      });
+    });
+  },
+});
+
+export async function requestPasswordReset(deps: AppDeps, email: string, address: string): Promise<void> {
+  const [byEmail, byClient] = await Promise.all([
+    incrementCount(deps.db, `reset:email:${email.toLowerCase()}`, RESET_WINDOW_MS),
+    incrementCount(deps.db, `reset:address:${address}`, RESET_WINDOW_MS),
+  ]);
+  const waits = [
+    byEmail.count > RESET_EMAIL_LIMIT ? byEmail.resetInMs : null,
+    byClient.count > RESET_CLIENT_LIMIT ? byClient.resetInMs : null,
+  ].filter((w) => w !== null);
+  if (waits.length > 0) {
+    throw new AppError(
+      'rate_limited',
+      429,
+      'Too many password-reset requests; try again later',
+      {},
+      { 'retry-after': String(Math.max(1, Math.ceil(Math.max(...waits) / 1000))) },
+    );
+  }
+  await withSystem(deps.db, (tx) =>
+    enqueueJob(tx, passwordResetJob, { email: email.toLowerCase() }, { workspaceId: null }),
+  );
+}
+
+/** Revokes every session (all workspaces, optionally but one) and every API token of a user, at once. */
+async function revokeEverything(tx: Tx, deps: AppDeps, userId: string, keepSessionId?: string) {
+  const sessions = await repo.revokeAllUserSessions(tx, userId, keepSessionId);
+  const tokens = keepSessionId ? [] : await repo.deleteAllUserTokens(tx, userId);
+  for (const hash of [...sessions, ...tokens]) await invalidateCredential(tx, deps.principals, hash);
+}
+
+/** Sets a new password from a reset link; every session and API token of the user is revoked. */
+export async function confirmPasswordReset(deps: AppDeps, input: { token: string; password: string }) {
+  const hash = sha256Hex(input.token);
+  const check = (row: { usedAt: Date | null; expiresAt: Date } | undefined) => {
+    if (!row) throw new AppError('not_found', 404, 'Reset link not found');
+    if (row.usedAt) throw new AppError('reset_used', 409, 'This reset link has already been used');
+    if (row.expiresAt.getTime() <= Date.now()) throw new AppError('reset_expired', 410, 'This reset link has expired');
+  };
+  const found = await withSystem(deps.db, async (tx) => {
+    const row = await repo.lockPasswordResetByHash(tx, hash);
+    check(row);
+    return { reset: row!, user: await repo.findUser(tx, row!.userId) };
+  });
+  if (!found.user) throw new AppError('not_found', 404, 'Reset link not found');
+  await assertStrongPassword(input.password, { email: found.user.email, name: found.user.name });
+  const passwordHash = await hashPassword(input.password);
+  await withSystem(deps.db, async (tx) => {
+    check(await repo.lockPasswordResetByHash(tx, hash));
+    await repo.setUserPassword(tx, found.user!.id, passwordHash);
+    await repo.usePasswordResets(tx, found.user!.id);
+    await revokeEverything(tx, deps, found.user!.id);
+  });
+}
+
+/**
+ * Changes the caller's password. A wrong current password answers 422 `wrong_password` (not 401:
+ * the caller is authenticated, and clients treat 401 as "signed out"). The caller's other
+ * sessions end; this session and API tokens stay.
+ */
+export async function changePassword(
+  deps: AppDeps,
+  ctx: RequestContext,
+  sessionId: string | undefined,
+  input: { currentPassword: string; newPassword: string },
+) {
+  const user = await withSystem(deps.db, (tx) => repo.findUser(tx, ctx.userId));
+  if (!user || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
+    throw new AppError('wrong_password', 422, 'The current password is wrong', {
+      errors: [{ path: 'body.currentPassword', message: 'Wrong password' }],
+    });
+  }
+  await assertStrongPassword(input.newPassword, { email: user.email, name: user.name });
+  const passwordHash = await hashPassword(input.newPassword);
+  await withSystem(deps.db, async (tx) => {
+    await repo.setUserPassword(tx, user.id, passwordHash);
+    await repo.usePasswordResets(tx, user.id);
+    await revokeEverything(tx, deps, user.id, sessionId ?? '-');
+  });
 }

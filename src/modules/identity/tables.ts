@@ -95,3 +95,51 @@ export const workspaceIdColumn = () =>
   text('workspace_id')
     .notNull()
     .references(() => workspaces.id);
+
+/**
+ * Pending and accepted invitations (contract §2a). The membership is created on acceptance; until
+ * then GET /members shows the invitee as `invited` from this row (name and e-mail kept here, since
+ * the app role sees only members' user rows). Only a hash of the one-time token is stored.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    id: text('id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    role: text('role', { enum: ['admin', 'member'] }).notNull(),
+    isProvider: boolean('is_provider').notNull().default(false),
+    tokenHash: text('token_hash').notNull(),
+    invitedBy: text('invited_by'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    acceptedAt: ts('accepted_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    uniqueIndex('invitations_hash_idx').on(t.tokenHash),
+    index('invitations_user_idx').on(t.workspaceId, t.userId),
+  ],
+);
+
+/** Password-reset links (single use, short-lived); only a hash of the token. System role only. */
+export const passwordResets = pgTable(
+  'password_resets',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    usedAt: ts('used_at'),
+  },
+  (t) => [uniqueIndex('password_resets_hash_idx').on(t.tokenHash), index('password_resets_user_idx').on(t.userId)],
+);
