@@ -100,3 +100,28 @@ describe('date of birth', () => {
     }
   });
 });
+
+describe('Idempotency-Key on create', () => {
+  it('answers a repeat with the first response and creates nothing; the same key with another body is 422', async () => {
+    const key = `create-${mrn()}`;
+    const value = mrn();
+    const send = (body: Record<string, unknown>) =>
+      t.request({
+        method: 'POST',
+        url: '/api/v1/patients',
+        token: ws.admin.token,
+        headers: { 'idempotency-key': key },
+        payload: { givenName: 'Idem', familyName: 'Potent', mrn: value, ...body },
+      });
+    const first = await send({});
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await send({});
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json().id).toBe(first.json().id);
+    const found = await t.request({ method: 'GET', url: `/api/v1/patients?q=${value}`, token: ws.admin.token });
+    expect(found.json().items).toHaveLength(1);
+    const reused = await send({ givenName: 'Other' });
+    expect(reused.statusCode).toBe(422);
+    expect(reused.json().code).toBe('idempotency_key_reused');
+  });
+});

@@ -26,6 +26,7 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/patients',
     {
+      config: { idempotent: true },
       schema: {
         tags,
         summary: 'Create a patient (emits patient.created)',
