@@ -141,6 +141,36 @@ describe('DELETE /members/:userId', () => {
     expect((await as(ws.admin.token, 'DELETE', `/members/${member.userId}`)).statusCode).toBe(404);
   });
 
+  it("ends the removed member's open event streams within moments", async () => {
+    const member = await addMember(t, ws, { name: 'Streamer' });
+    const dm = await as(ws.admin.token, 'POST', '/direct-messages', { recipients: [member.userId], body: 'hello' });
+    expect(dm.statusCode, dm.body).toBe(201);
+    const controller = new AbortController();
+    const res = await fetch(`${t.baseUrl}/api/v1/direct-messages/${dm.json().threadId}/events`, {
+      headers: { authorization: `Bearer ${member.token}`, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let received = '';
+    const ended = (async () => {
+      for (;;) {
+        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (chunk.done) return Date.now();
+        received += chunk.value;
+      }
+    })();
+    const deadline = Date.now() + 5_000;
+    while (!received.includes(': connected') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(received).toContain(': connected');
+    const removedAt = Date.now();
+    expect((await as(ws.admin.token, 'DELETE', `/members/${member.userId}`)).statusCode).toBe(204);
+    const endedAt = await Promise.race([ended, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 5_000))]);
+    controller.abort();
+    expect(endedAt, 'the stream is still open 5 s after the removal').not.toBe('timeout');
+    expect((endedAt as number) - removedAt).toBeLessThan(5_000);
+  });
+
   it('is for admins only', async () => {
     const member = await addMember(t, ws);
     expect((await as(member.token, 'DELETE', `/members/${ws.admin.userId}`)).statusCode).toBe(403);
