@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RequestContext } from '../../platform/context.js';
 import type { SeedState } from '../../platform/module.js';
 import { demoTenancy } from '../identity/index.js';
-import { addAuthorization, createPatient } from './service.js';
+import { addAuthorization, createPatient, putCoverage } from './service.js';
 
 export async function seedPatients(app: FastifyInstance, state: SeedState): Promise<void> {
   const deps = app.atrium;
@@ -46,6 +46,20 @@ export async function seedPatients(app: FastifyInstance, state: SeedState): Prom
     unitMinutes: 45,
     validFrom: '2026-11-01',
     validTo: '2027-02-28',
+  });
+  // Insurance on file, so the eligibility skill can be tried on the demo (the payer emulator answers).
+  await putCoverage(deps, clinicCtx, created[0].id, {
+    payerName: 'Aetna',
+    payerId: 'AETNA',
+    memberId: 'W123456789',
+    groupNumber: 'GRP-4410',
+    planName: 'Choice POS II',
+  });
+  await putCoverage(deps, clinicCtx, created[1].id, {
+    payerName: 'Blue Cross Blue Shield',
+    payerId: 'BCBS',
+    memberId: 'XYZ987654321',
+    planName: 'PPO Plus',
   });
   await createPatient(deps, ctx(workspaces['Harbor Therapy']), {
     givenName: 'Tomas',
