@@ -13,9 +13,22 @@ export const identityAdminCases: CrossTenantCase[] = [
         token: member.token,
         payload: { name: 'a-ci' },
       });
-      return { member: member.userId, admin: owner.admin.userId, token: res.json().id };
+      const invited = await t.request({
+        method: 'POST',
+        url: '/api/v1/members/invitations',
+        token: owner.admin.token,
+        payload: { email: `invitee-${member.userId}@example.test`, name: 'A Invitee', role: 'member' },
+      });
+      return {
+        member: member.userId,
+        admin: owner.admin.userId,
+        invited: invited.json().userId,
+        token: res.json().id,
+      };
     },
-    denied: ({ member, admin, token }) => [
+    denied: ({ member, admin, invited, token }) => [
+      { method: 'PATCH', url: `/api/v1/members/${invited}`, payload: { role: 'admin' } },
+      { method: 'DELETE', url: `/api/v1/members/${invited}` },
       { method: 'PATCH', url: `/api/v1/members/${member}`, payload: { role: 'admin' } },
       { method: 'PATCH', url: `/api/v1/members/${admin}`, payload: { role: 'member' } },
       { method: 'DELETE', url: `/api/v1/members/${member}` },
