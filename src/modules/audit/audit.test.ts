@@ -5,9 +5,9 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { addMember, createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import type { AuditKind } from '../../platform/audit/audit.js';
 import { withTenant } from '../../platform/db/tenant.js';
+import { csvCell } from '../../platform/http/csv.js';
 import { newId } from '../../platform/ids.js';
 import { auditLog } from '../../platform/platform-tables.js';
-import { csvCell } from './csv.js';
 
 let t: TestApp;
 let ws: TestWorkspace;

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { AuditEntry, AuditKind } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { withTenant } from '../../platform/db/tenant.js';
+import { csvRow } from '../../platform/http/csv.js';
 import { decodeCursor, type Page, toPage } from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
-import { csvRow } from './csv.js';
 import * as repo from './repository.js';
 import { type AuditQuery, toRange } from './schema.js';
 

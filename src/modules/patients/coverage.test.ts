@@ -26,7 +26,7 @@ const body = {
   planName: 'Gold PPO',
 };
 
-const put = (patientId: string, payload: unknown, token = ws.admin.token) =>
+const put = (patientId: string, payload: Record<string, unknown>, token = ws.admin.token) =>
   t.request({ method: 'PUT', url: `/api/v1/patients/${patientId}/coverage`, token, payload });
 const get = (patientId: string) =>
   t.request({ method: 'GET', url: `/api/v1/patients/${patientId}/coverage`, token: ws.admin.token });
