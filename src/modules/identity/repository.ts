@@ -68,6 +68,15 @@ export async function insertUser(tx: Tx, row: typeof users.$inferInsert): Promis
   await tx.insert(users).values({ ...row, email: row.email.toLowerCase() });
 }
 
+/** Creates the user unless the e-mail is taken (two invitations of a new address at once); returns the row. */
+export async function ensureUser(tx: Tx, row: typeof users.$inferInsert): Promise<UserRow> {
+  await tx
+    .insert(users)
+    .values({ ...row, email: row.email.toLowerCase() })
+    .onConflictDoNothing({ target: users.email });
+  return (await findUserByEmail(tx, row.email))!;
+}
+
 export async function setUserPassword(tx: Tx, userId: string, passwordHash: string): Promise<void> {
   await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
 }

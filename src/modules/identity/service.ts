@@ -181,9 +181,14 @@ export async function listMembers(deps: AppDeps, ctx: RequestContext) {
     status: 'active' as 'active' | 'invited',
     lastSignInAt: iso(m.lastSignInAt),
   }));
-  const active = new Set(members.map((m) => m.userId));
+  // One row per person: members first, then an invitee once even if two invitations raced.
+  const seen = new Set(members.map((m) => m.userId));
   const pending = invited
-    .filter((i) => !active.has(i.userId))
+    .filter((i) => {
+      if (seen.has(i.userId)) return false;
+      seen.add(i.userId);
+      return true;
+    })
     .map((i) => ({
       userId: i.userId,
       name: i.name,
@@ -497,12 +502,8 @@ export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: In
     if (user && (await repo.findMembership(tx, ctx.workspaceId, user.id))) {
       throw new AppError('already_member', 409, 'This person is already a member of the workspace');
     }
-    if (!user) {
-      const id = newId('usr');
-      await repo.insertUser(tx, { id, email: input.email, name: input.name, passwordHash: null });
-      user = await repo.findUser(tx, id);
-    }
-    const userId = user!.id;
+    user ??= await repo.ensureUser(tx, { id: newId('usr'), email: input.email, name: input.name, passwordHash: null });
+    const userId = user.id;
     await repo.deletePendingInvitations(tx, ctx.workspaceId, userId);
     await repo.insertInvitation(tx, {
       workspaceId: ctx.workspaceId,
