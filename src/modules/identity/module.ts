@@ -4,7 +4,7 @@ import { defineModule } from '../../platform/module.js';
 import { identityPrincipals } from './principals.js';
 import { identityRoutes } from './routes.js';
 import { seedIdentity } from './seed.js';
-import { passwordResetJob } from './service.js';
+import { passwordResetJob, RESET_WINDOW_MS } from './service.js';
 import * as tables from './tables.js';
 
 export const identityModule = defineModule({
@@ -21,10 +21,12 @@ export const identityModule = defineModule({
   seed: seedIdentity,
   schedules: [
     {
-      // Sign-in counters of addresses and accounts that stopped trying (else the table only grows).
+      // Sign-in and password-reset counters of addresses and accounts that stopped trying (else the table only grows).
       name: 'identity.prune-rate-limits',
       intervalMs: 15 * 60_000,
-      run: async (deps) => void (await pruneRateLimits(deps.db, deps.config.signIn.windowMs)),
+      // The longest window in use: password-reset counters live an hour, sign-in ones ATRIUM_SIGNIN_WINDOW.
+      run: async (deps) =>
+        void (await pruneRateLimits(deps.db, Math.max(deps.config.signIn.windowMs, RESET_WINDOW_MS))),
     },
   ],
 });

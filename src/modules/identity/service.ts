@@ -480,7 +480,7 @@ const RESET_TTL_MS = 60 * 60_000;
 /** Password-reset requests: at most this many per e-mail address and per client address per window. */
 const RESET_EMAIL_LIMIT = 5;
 const RESET_CLIENT_LIMIT = 30;
-const RESET_WINDOW_MS = 60 * 60_000;
+export const RESET_WINDOW_MS = 60 * 60_000;
 
 export interface InvitationInput {
   email: string;
