@@ -171,6 +171,18 @@ describe('DELETE /members/:userId', () => {
     expect((endedAt as number) - removedAt).toBeLessThan(5_000);
   });
 
+  it.skipIf(!process.env.ATRIUM_TEST_DATABASE_URL)(
+    'a removal answered on one instance applies on another at once',
+    async () => {
+      const second = await t.startInstance();
+      const member = await addMember(t, ws);
+      const me = () => fetch(`${second.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${member.token}` } });
+      expect((await me()).status).toBe(200); // cached on the second instance
+      expect((await as(ws.admin.token, 'DELETE', `/members/${member.userId}`)).statusCode).toBe(204);
+      expect((await me()).status).toBe(401);
+    },
+  );
+
   it('is for admins only', async () => {
     const member = await addMember(t, ws);
     expect((await as(member.token, 'DELETE', `/members/${ws.admin.userId}`)).statusCode).toBe(403);
