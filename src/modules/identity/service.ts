@@ -219,6 +219,8 @@ async function changeMembership(
   let delivered: Promise<void> | undefined;
   await withTenant(deps.db, ctx, async (tx) => {
     const admins = await repo.lockAdmins(tx, ctx.workspaceId);
+    // The caller authenticated as admin; a concurrent demotion committed since then wins.
+    if (!admins.includes(ctx.userId)) throw new AppError('forbidden', 403, 'Only workspace admins may do this');
     if (!(await repo.findMembership(tx, ctx.workspaceId, userId))) {
       // Not a member (yet): perhaps invited; no credential depends on an invitation.
       if ((await changeInvitation(tx)) === 0) throw notFound('Member');
