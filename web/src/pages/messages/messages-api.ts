@@ -54,8 +54,10 @@ export interface HistoryPage {
 export interface Member {
   userId: string;
   name: string;
-  email: string;
+  /** Shown to workspace admins only (null for everyone else). */
+  email: string | null;
   role: 'admin' | 'member';
+  status: 'active' | 'invited';
 }
 
 export interface PatientSummary {

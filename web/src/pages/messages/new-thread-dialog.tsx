@@ -20,7 +20,7 @@ export function NewThreadDialog({
   const send = useSendMessage();
   const [selected, setSelected] = useState<string[]>([]);
   const [title, setTitle] = useState('');
-  const others = (members.data?.items ?? []).filter((m) => m.userId !== me.user.id);
+  const others = (members.data?.items ?? []).filter((m) => m.userId !== me.user.id && m.status === 'active');
 
   const toggle = (userId: string) =>
     setSelected((s) => (s.includes(userId) ? s.filter((id) => id !== userId) : [...s, userId]));
@@ -53,7 +53,7 @@ export function NewThreadDialog({
                 data-testid="recipient-option"
               />
               <span>{m.name}</span>
-              <span className="muted">{m.email}</span>
+              <span className="muted">{m.email ?? (m.role === 'admin' ? 'Admin' : 'Member')}</span>
             </label>
           ))}
           {members.isSuccess && others.length === 0 ? (
