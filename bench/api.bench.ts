@@ -69,7 +69,12 @@ async function main(): Promise<void> {
   let child: ChildProcess | undefined;
   try {
     child = fork(fileURLToPath(import.meta.url), ['serve'], {
-      execArgv: ['--import', 'tsx'],
+      // BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there (see docs/platform.md).
+      execArgv: [
+        '--import',
+        'tsx',
+        ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      ],
       env: { ...process.env, BENCH_DB_URL: dbUrl.toString() },
     });
     const { appUrl } = await new Promise<{ appUrl: string }>((resolve, reject) => {
