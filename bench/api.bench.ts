@@ -12,7 +12,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
-import { adminQuery, callJson, runAutocannon } from './support.js';
+import { adminQuery, callJson, runAutocannon, serverExecArgv } from './support.js';
 
 const SERVER_URL =
   process.env.ATRIUM_BENCH_DATABASE_URL ??
@@ -69,12 +69,7 @@ async function main(): Promise<void> {
   let child: ChildProcess | undefined;
   try {
     child = fork(fileURLToPath(import.meta.url), ['serve'], {
-      // BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there (see docs/platform.md).
-      execArgv: [
-        '--import',
-        'tsx',
-        ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-      ],
+      execArgv: serverExecArgv(),
       env: { ...process.env, BENCH_DB_URL: dbUrl.toString() },
     });
     const { appUrl } = await new Promise<{ appUrl: string }>((resolve, reject) => {

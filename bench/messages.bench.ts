@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import pg from 'pg';
-import { adminQuery, callJson, runAutocannon } from './support.js';
+import { adminQuery, callJson, runAutocannon, serverExecArgv } from './support.js';
 
 const SERVER_URL =
   process.env.ATRIUM_BENCH_DATABASE_URL ??
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   let child: ChildProcess | undefined;
   try {
     child = fork(fileURLToPath(import.meta.url), ['serve'], {
-      execArgv: ['--import', 'tsx'],
+      execArgv: serverExecArgv(),
       env: { ...process.env, BENCH_DB_URL: dbUrl.toString() },
     });
     const { appUrl, floorUrl } = await new Promise<{ appUrl: string; floorUrl: string }>((resolve, reject) => {

@@ -37,3 +37,9 @@ export function runAutocannon(options: autocannon.Options): Promise<autocannon.R
     autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
   });
 }
+
+/** Node flags for a benchmark's server child: tsx, and with BENCH_PROFILE=<dir> a V8 CPU profile written there. */
+export function serverExecArgv(): string[] {
+  const dir = process.env.BENCH_PROFILE;
+  return ['--import', 'tsx', ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
+}

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { queryRows } from '../../platform/db/tenant.js';
 import { userNames } from '../identity/index.js';
@@ -143,6 +143,46 @@ export async function insertMessageAndNotify(tx: Tx, row: MessageRow): Promise<v
     )
     SELECT pg_notify(${DM_CHANNEL}, ${JSON.stringify(notice)}),
            (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM receipt) AS receipts`);
+}
+
+/**
+ * A send without mentions in one statement: bump the thread's seq (only for a participant), insert
+ * the message, move the sender's receipt, append the audit row and NOTIFY. Returns the new seq, or
+ * undefined when the caller is not a participant of the thread (nothing is written then).
+ */
+export async function appendPlainMessage(
+  tx: Tx,
+  row: Omit<MessageRow, 'seq'>,
+  audit: (inserted: SQL) => SQL,
+): Promise<number | undefined> {
+  const at = row.createdAt.toISOString();
+  const result = await tx.execute(sql`WITH bumped AS (
+      UPDATE dm_threads SET last_seq = last_seq + 1, updated_at = ${at}::timestamptz
+       WHERE workspace_id = ${row.workspaceId} AND id = ${row.threadId}
+         AND EXISTS (SELECT 1 FROM dm_participants p WHERE p.workspace_id = ${row.workspaceId}
+               AND p.thread_id = ${row.threadId} AND p.user_id = ${row.senderId})
+      RETURNING last_seq
+    ), inserted AS (
+      INSERT INTO dm_messages (workspace_id, id, thread_id, seq, sender_id, body, mentions, created_at)
+      SELECT ${row.workspaceId}, ${row.id}, ${row.threadId}, last_seq, ${row.senderId}, ${row.body},
+             ${JSON.stringify(row.mentions)}::jsonb, ${at}::timestamptz
+        FROM bumped
+      RETURNING seq
+    ), receipt AS (
+      UPDATE dm_participants
+         SET last_read_seq = inserted.seq, last_read_message_id = ${row.id}, read_at = ${at}::timestamptz
+        FROM inserted
+       WHERE workspace_id = ${row.workspaceId} AND thread_id = ${row.threadId} AND user_id = ${row.senderId}
+         AND last_read_seq < inserted.seq
+      RETURNING 1
+    ), audit AS (${audit(sql`EXISTS (SELECT 1 FROM inserted)`)})
+    SELECT inserted.seq,
+           pg_notify(${DM_CHANNEL}, json_build_object('w', ${row.workspaceId}::text, 't', ${row.threadId}::text,
+                                                      'k', 'm', 's', inserted.seq)::text) AS notified,
+           (SELECT count(*) FROM receipt) AS receipts
+      FROM inserted`);
+  const rows = (result as unknown as { rows: { seq: number | string }[] }).rows;
+  return rows.length === 0 ? undefined : Number(rows[0].seq);
 }
 
 /** Moves a read receipt forward only; returns the updated row, or undefined when it would move back. */

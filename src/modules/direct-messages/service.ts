@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { writeAudit } from '../../platform/audit/audit.js';
+import { auditInsertSql, writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { withTenant } from '../../platform/db/tenant.js';
@@ -195,6 +195,27 @@ async function resolveMentions(tx: Tx, ctx: Ctx, body: string) {
  */
 async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string): Promise<Message> {
   const now = new Date();
+  if (parsePatientMentions(body).length === 0) {
+    // The common send: seq, message, receipt, audit row and NOTIFY in one round trip (issue 9 bench).
+    const id = newId('msg');
+    const seq = await repo.appendPlainMessage(
+      tx,
+      { workspaceId: ctx.workspaceId, id, threadId, senderId: ctx.userId, body, mentions: [], createdAt: now },
+      (when) => auditInsertSql(ctx, 'message_send', { module: MODULE, threadId, messageId: id }, when).statement,
+    );
+    if (seq === undefined) throw notFound('Thread');
+    const row: repo.MessageRow = {
+      workspaceId: ctx.workspaceId,
+      id,
+      threadId,
+      seq,
+      senderId: ctx.userId,
+      body,
+      mentions: [],
+      createdAt: now,
+    };
+    return presentMessage(row, new Map() as PatientNames);
+  }
   const seq = await repo.nextSeq(tx, ctx.workspaceId, threadId, ctx.userId, now);
   if (seq === undefined) throw notFound('Thread');
   const { mentioned, names } = await resolveMentions(tx, ctx, body);

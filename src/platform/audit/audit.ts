@@ -1,3 +1,4 @@
+import { type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { newId } from '../ids.js';
 import { auditLog } from '../platform-tables.js';
@@ -43,4 +44,22 @@ export async function writeAudit(
     data,
   });
   return id;
+}
+
+/**
+ * The same audit row as `writeAudit`, as a statement to embed in a module's own data-modifying CTE
+ * (`WITH …, audit AS (${auditInsertSql(…, sql`EXISTS (SELECT 1 FROM inserted)`)}) …`), so a hot path
+ * writes its change and its audit row in one round trip. The row is written only when `when` holds.
+ */
+export function auditInsertSql(
+  actor: AuditActor,
+  kind: AuditKind,
+  data: Record<string, unknown>,
+  when: SQL = sql`true`,
+): { id: string; statement: SQL } {
+  const id = newId('aud');
+  const statement = sql`INSERT INTO audit_log (workspace_id, id, kind, actor_user_id, request_id, data)
+    SELECT ${actor.workspaceId}, ${id}, ${kind}, ${actor.userId ?? null}, ${actor.requestId ?? null}, ${JSON.stringify(data)}::jsonb
+     WHERE ${when}`;
+  return { id, statement };
 }
