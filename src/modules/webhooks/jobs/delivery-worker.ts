@@ -104,6 +104,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   let results: repo.AttemptResult[] = [];
   let flushing: Promise<void> | undefined;
   let dueTimer: NodeJS.Timeout | undefined;
+  let dueTimerAt = 0;
   let stopping = false;
 
   /** The worker's own transactions (claims, results): system scope, since it serves every workspace. */
@@ -233,16 +234,25 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     });
   }
 
+  // Wakes the loop when the earliest future retry falls due (sooner than the poll would). Calls overlap
+  // (every result batch ends with one), and a call that read before another batch committed may see no
+  // pending retry: so a timer is only ever replaced by an earlier one, never cleared by a later read,
+  // and each firing looks for the next due time itself.
   async function scheduleNextDue(): Promise<void> {
     const at = await withSystem(database.db, (tx) => repo.nextDueAt(tx));
-    if (dueTimer) clearTimeout(dueTimer);
-    dueTimer = undefined;
     if (!at || stopping) return;
-    const wait = at.getTime() - Date.now();
-    if (wait > 0 && wait < options.pollMs) {
-      dueTimer = setTimeout(() => loop?.wake(), wait + 5);
-      dueTimer.unref();
-    }
+    const due = at.getTime();
+    const wait = due - Date.now();
+    if (wait <= 0 || wait >= options.pollMs) return;
+    if (dueTimer && dueTimerAt <= due) return;
+    if (dueTimer) clearTimeout(dueTimer);
+    dueTimerAt = due;
+    dueTimer = setTimeout(() => {
+      dueTimer = undefined;
+      loop?.wake();
+      void scheduleNextDue().catch((err) => options.log.warn({ err }, 'webhook retry timer failed'));
+    }, wait + 5);
+    dueTimer.unref();
   }
 
   async function runOnce(): Promise<number> {
