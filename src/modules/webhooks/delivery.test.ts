@@ -424,6 +424,11 @@ describe('isolation between endpoints and crash safety', () => {
     await createEndpoint(slowB.url, {}, owner);
     await createEndpoint(fast.url, {}, owner);
     await background.stop();
+    // Earlier tests leave endpoints whose retries fall due later (some at receivers that hang): with
+    // only eight slots they would take this test's slots at random moments. Only these three count here.
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE webhook_endpoints SET enabled = false WHERE workspace_id <> ${owner.id}`),
+    );
     // Eight slots for the whole process; without a fair share the two slow endpoints would hold them all.
     const dedicated = await startWebhookWorker({
       database: t.database,
