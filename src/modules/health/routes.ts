@@ -2,6 +2,7 @@
 
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { sendProblem } from '../../platform/errors.js';
 import { metricsRegistry } from '../../platform/metrics.js';
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
@@ -33,17 +34,8 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         return { status: 'pass' };
       } catch (err) {
         request.log.warn({ err, probe: failing }, 'readiness check failed');
-        return reply
-          .status(503)
-          .header('content-type', 'application/problem+json')
-          .send({
-            type: 'https://atrium.dev/problems/unavailable',
-            title: 'Service Unavailable',
-            status: 503,
-            detail: failing === 'database' ? 'The database is not reachable' : `The ${failing} probe fails`,
-            code: 'unavailable',
-            requestId: String(request.id),
-          });
+        const detail = failing === 'database' ? 'The database is not reachable' : `The ${failing} probe fails`;
+        return sendProblem(request, reply, 503, 'unavailable', detail);
       }
     },
   );

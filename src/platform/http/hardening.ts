@@ -1,7 +1,7 @@
 // Request-level hardening every route gets: problem+json for errors raised before a route runs,
 // refusal of hostile text, no caching of API responses, one log line and one metric per request.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { validationFailed } from '../errors.js';
+import { sendProblem, validationFailed } from '../errors.js';
 import { httpDuration } from '../metrics.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -35,27 +35,16 @@ export function findHostileText(value: unknown, path: string, depth = 0): string
 
 const MESSAGE = 'Text may not contain NUL characters or unpaired UTF-16 surrogates';
 
+/** The router answers these before any hook runs: the headers the onSend hooks would add are set here. */
 function sendEarlyProblem(
   request: FastifyRequest,
   reply: FastifyReply,
   status: number,
   code: string,
-  title: string,
   detail: string,
 ): void {
-  reply
-    .status(status)
-    .header('x-request-id', String(request.id))
-    .header('content-type', 'application/problem+json; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .send({
-      type: `https://atrium.dev/problems/${code.replace(/_/g, '-')}`,
-      title,
-      status,
-      detail,
-      code,
-      requestId: String(request.id),
-    });
+  reply.header('x-request-id', String(request.id)).header('cache-control', 'no-store');
+  sendProblem(request, reply, status, code, detail);
 }
 
 /**
@@ -65,21 +54,14 @@ function sendEarlyProblem(
 export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, request, reply) => {
   const code = (error as FastifyError).code;
   if (code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    sendEarlyProblem(request, reply, 414, 'uri_too_long', 'URI Too Long', 'A path segment of the URL is too long');
+    sendEarlyProblem(request, reply, 414, 'uri_too_long', 'A path segment of the URL is too long');
     return;
   }
   if (code === 'FST_ERR_BAD_URL') {
-    sendEarlyProblem(
-      request,
-      reply,
-      400,
-      'validation_failed',
-      'Bad Request',
-      'The URL is not valid (bad percent-encoding)',
-    );
+    sendEarlyProblem(request, reply, 400, 'validation_failed', 'The URL is not valid (bad percent-encoding)');
     return;
   }
-  sendEarlyProblem(request, reply, 400, 'validation_failed', 'Bad Request', 'The request could not be routed');
+  sendEarlyProblem(request, reply, 400, 'validation_failed', 'The request could not be routed');
 };
 
 /** Path without the query string: what logs and metrics may carry (the query can hold names). */

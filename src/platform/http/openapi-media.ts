@@ -60,8 +60,7 @@ export function documentMediaTypes<T extends { paths?: Record<string, Record<str
         }
         if (media?.schema?.description === EVENT_STREAM_MEDIA_TYPE) {
           renameContent(response, EVENT_STREAM_MEDIA_TYPE);
-          delete media.schema.description;
-          (media.schema as Record<string, unknown>).description = 'Server-Sent Events stream';
+          media.schema.description = 'Server-Sent Events stream';
         }
       }
     }
