@@ -389,6 +389,19 @@ describe('@patient mentions and PHI audit', () => {
     expect((await auditRows(t, admin.token, 'phi_access')).length).toBe(phi);
   });
 
+  it('answers 404 before judging mentions when the caller is not in the thread', async () => {
+    const created = await sendDm(t, admin.token, { recipients: [bob.userId], body: 'just us' });
+    expect(created.statusCode, created.body).toBe(201);
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/direct-messages/${created.json().threadId}`,
+      token: carol.token,
+      payload: { body: 'see @patient:pat_nope' },
+    });
+    expect(res.statusCode, res.body).toBe(404);
+    expect(res.json().code).toBe('not_found');
+  });
+
   it('audits each mentioned patient on send, and reads at most once per reader, thread and patient per hour', async () => {
     const p1 = await createPatient(t, admin.token, { givenName: 'Grace', familyName: 'Hopper' });
     const p2 = await createPatient(t, admin.token, { givenName: 'Alan', familyName: 'Turing' });

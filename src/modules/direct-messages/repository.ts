@@ -96,61 +96,11 @@ export async function findThreadOfParticipant(
 }
 
 /**
- * Takes the next message number of the thread, only if `userId` takes part in it (undefined
- * otherwise). The UPDATE holds the thread's row lock until commit, so concurrent sends into one
- * thread commit in `seq` order: a reader paging by seq never skips a message that commits late.
+ * A send in one statement: bump the thread's seq (only for a participant), insert the message, move
+ * the sender's receipt, append the audit row and NOTIFY. Returns the new seq, or undefined when the
+ * caller is not a participant of the thread (nothing is written then).
  */
-export async function nextSeq(
-  tx: Tx,
-  workspaceId: string,
-  threadId: string,
-  userId: string,
-  at: Date,
-): Promise<number | undefined> {
-  const [row] = await tx
-    .update(dmThreads)
-    .set({ lastSeq: sql`${dmThreads.lastSeq} + 1`, updatedAt: at })
-    .where(
-      and(
-        eq(dmThreads.workspaceId, workspaceId),
-        eq(dmThreads.id, threadId),
-        sql`EXISTS (SELECT 1 FROM ${dmParticipants} WHERE ${dmParticipants.workspaceId} = ${workspaceId}
-              AND ${dmParticipants.threadId} = ${threadId} AND ${dmParticipants.userId} = ${userId})`,
-      ),
-    )
-    .returning({ seq: dmThreads.lastSeq });
-  return row?.seq;
-}
-
-/**
- * One round trip for the rest of a send: the message row, the sender's receipt moved to it
- * (sending marks the thread read up to one's own message), and the NOTIFY (delivered on commit).
- */
-export async function insertMessageAndNotify(tx: Tx, row: MessageRow): Promise<void> {
-  const notice: DmNotification = { w: row.workspaceId, t: row.threadId, k: 'm', s: row.seq };
-  const at = row.createdAt.toISOString();
-  await tx.execute(sql`WITH inserted AS (
-      INSERT INTO dm_messages (workspace_id, id, thread_id, seq, sender_id, body, mentions, created_at)
-      VALUES (${row.workspaceId}, ${row.id}, ${row.threadId}, ${row.seq}, ${row.senderId}, ${row.body},
-              ${JSON.stringify(row.mentions)}::jsonb, ${at}::timestamptz)
-      RETURNING id
-    ), receipt AS (
-      UPDATE dm_participants
-         SET last_read_seq = ${row.seq}, last_read_message_id = ${row.id}, read_at = ${at}::timestamptz
-       WHERE workspace_id = ${row.workspaceId} AND thread_id = ${row.threadId} AND user_id = ${row.senderId}
-         AND last_read_seq < ${row.seq}
-      RETURNING 1
-    )
-    SELECT pg_notify(${DM_CHANNEL}, ${JSON.stringify(notice)}),
-           (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM receipt) AS receipts`);
-}
-
-/**
- * A send without mentions in one statement: bump the thread's seq (only for a participant), insert
- * the message, move the sender's receipt, append the audit row and NOTIFY. Returns the new seq, or
- * undefined when the caller is not a participant of the thread (nothing is written then).
- */
-export async function appendPlainMessage(
+export async function appendMessageRow(
   tx: Tx,
   row: Omit<MessageRow, 'seq'>,
   audit: (inserted: SQL) => SQL,

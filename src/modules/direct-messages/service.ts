@@ -194,43 +194,28 @@ async function resolveMentions(tx: Tx, ctx: Ctx, body: string) {
  * and the realtime notice, in the caller's transaction.
  */
 async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string): Promise<Message> {
-  const now = new Date();
-  if (parsePatientMentions(body).length === 0) {
-    // The common send: seq, message, receipt, audit row and NOTIFY in one round trip (issue 9 bench).
-    const id = newId('msg');
-    const seq = await repo.appendPlainMessage(
-      tx,
-      { workspaceId: ctx.workspaceId, id, threadId, senderId: ctx.userId, body, mentions: [], createdAt: now },
-      (when) => auditInsertSql(ctx, 'message_send', { module: MODULE, threadId, messageId: id }, when).statement,
-    );
-    if (seq === undefined) throw notFound('Thread');
-    const row: repo.MessageRow = {
-      workspaceId: ctx.workspaceId,
-      id,
-      threadId,
-      seq,
-      senderId: ctx.userId,
-      body,
-      mentions: [],
-      createdAt: now,
-    };
-    return presentMessage(row, new Map() as PatientNames);
-  }
-  const seq = await repo.nextSeq(tx, ctx.workspaceId, threadId, ctx.userId, now);
-  if (seq === undefined) throw notFound('Thread');
-  const { mentioned, names } = await resolveMentions(tx, ctx, body);
-  const row: repo.MessageRow = {
+  // Mentions are checked first (no write happens before), but a caller outside the thread still
+  // learns only that the thread is not found.
+  const { mentioned, names } = await resolveMentions(tx, ctx, body).catch(async (err: unknown) => {
+    await requireParticipation(tx, ctx, threadId);
+    throw err;
+  });
+  const row: Omit<repo.MessageRow, 'seq'> = {
     workspaceId: ctx.workspaceId,
     id: newId('msg'),
     threadId,
-    seq,
     senderId: ctx.userId,
     body,
     mentions: mentioned,
-    createdAt: now,
+    createdAt: new Date(),
   };
-  await repo.insertMessageAndNotify(tx, row);
-  await writeAudit(tx, ctx, 'message_send', { module: MODULE, threadId, messageId: row.id });
+  // Seq, message, receipt, audit row and NOTIFY in one round trip (issue 9 bench).
+  const seq = await repo.appendMessageRow(
+    tx,
+    row,
+    (when) => auditInsertSql(ctx, 'message_send', { module: MODULE, threadId, messageId: row.id }, when).statement,
+  );
+  if (seq === undefined) throw notFound('Thread');
   for (const patientId of mentioned) {
     await writeAudit(tx, ctx, 'phi_access', {
       patientId,
@@ -240,7 +225,7 @@ async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string): 
       messageId: row.id,
     });
   }
-  return presentMessage(row, names);
+  return presentMessage({ ...row, seq }, names);
 }
 
 export async function send(deps: AppDeps, ctx: Ctx, input: SendInput): Promise<{ threadId: string; message: Message }> {
