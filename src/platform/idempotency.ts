@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decryptSecret, encryptSecret, type SecretKey, sha256Hex } from './crypto.js';
 import { withTenant } from './db/tenant.js';
 import { AppError } from './errors.js';
+import { pathOnly } from './http/hardening.js';
 import { idempotencyKeys } from './platform-tables.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -28,7 +29,7 @@ function scopeOf(request: FastifyRequest) {
   return {
     workspaceId: ctx.workspaceId,
     userId: ctx.userId,
-    route: `${request.method} ${request.url.split('?')[0]}`,
+    route: `${request.method} ${pathOnly(request.url)}`,
   };
 }
 
