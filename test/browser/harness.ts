@@ -138,5 +138,6 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('workspace-name').waitFor();
+  // The account menu shows on every screen size once the shell is up.
+  await page.getByTestId('user-menu').waitFor();
 }

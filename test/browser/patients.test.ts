@@ -28,7 +28,7 @@ describe('patients page', () => {
     await page.getByLabel('MRN').fill('MRN-1001');
     await page.getByRole('button', { name: 'Create patient' }).click();
 
-    await page.getByTestId('success-notice').waitFor();
+    await page.getByText(`Created Ada ${family}`).first().waitFor();
     const row = page.getByTestId('patient-row').filter({ hasText: family });
     await row.waitFor();
     expect(await row.getByTestId('patient-name').textContent()).toBe(`${family}, Ada`);
@@ -54,7 +54,7 @@ describe('patients page', () => {
       .getByTestId('patient-row')
       .filter({ hasText: `${family}, Augusta Ada` })
       .waitFor();
-    expect(await page.getByTestId('success-notice').textContent()).toContain('Augusta Ada');
+    await page.getByText(`Saved Augusta Ada ${family}`).first().waitFor();
   });
 
   it('shows field errors from the server next to the form', async () => {

@@ -42,7 +42,8 @@ describe('sign in', () => {
     await page.getByTestId('coming-soon').waitFor();
     expect(new URL(page.url()).pathname).toBe('/admin/health');
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByTestId('user-menu').click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.getByLabel('Password').waitFor();
     // The session is gone: a reload still shows the sign-in page.
     await page.reload();

@@ -1,76 +1,156 @@
-/** A tiny client-side router on the History API: paths like `/patients/:patientId`, no hash. */
-import { type AnchorHTMLAttributes, type MouseEvent, useSyncExternalStore } from 'react';
+/**
+ * The page table, on TanStack Router (typed params, code-based routes). To add a page: add a route
+ * below with `staticData.title` (and `adminOnly` / `public` when they apply), add it to `routeTree`,
+ * and, if it belongs in the navigation, to `NAV_ITEMS` in `components/nav.ts`.
+ */
+import type { QueryClient } from '@tanstack/react-query';
+import { createRootRouteWithContext, createRoute, createRouter, Navigate } from '@tanstack/react-router';
+import { RootLayout } from './components/root-layout.js';
+import { useCurrentMe } from './me-context.js';
+import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
+import { MarketplacePage } from './pages/marketplace/marketplace-page.js';
+import { MessagesPage } from './pages/messages/messages-page.js';
+import { NotFoundPage } from './pages/not-found/not-found-page.js';
+import { PatientsPage } from './pages/patients/patients-page.js';
+import { WebhooksPage } from './pages/webhooks/webhooks-page.js';
+import { queryClient } from './query-client.js';
 
-const listeners = new Set<() => void>();
-
-function notify(): void {
-  for (const listener of listeners) listener();
-}
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  if (listeners.size === 1) window.addEventListener('popstate', notify);
-  return () => {
-    listeners.delete(listener);
-    if (listeners.size === 0) window.removeEventListener('popstate', notify);
-  };
-}
-
-export function navigate(to: string, options: { replace?: boolean } = {}): void {
-  const current = `${window.location.pathname}${window.location.search}`;
-  if (to === current) return;
-  if (options.replace) window.history.replaceState(null, '', to);
-  else window.history.pushState(null, '', to);
-  notify();
-}
-
-export function usePathname(): string {
-  return useSyncExternalStore(
-    subscribe,
-    () => window.location.pathname,
-    () => '/',
-  );
-}
-
-export type RouteParams = Record<string, string>;
-
-/** Matches `/a/:id` against a pathname; returns the decoded params or null. Trailing slashes are ignored. */
-export function matchPath(pattern: string, pathname: string): RouteParams | null {
-  const want = pattern.split('/').filter(Boolean);
-  const have = pathname.split('/').filter(Boolean);
-  if (want.length !== have.length) return null;
-  const params: RouteParams = {};
-  for (let i = 0; i < want.length; i++) {
-    const segment = want[i];
-    if (segment.startsWith(':')) {
-      try {
-        params[segment.slice(1)] = decodeURIComponent(have[i]);
-      } catch {
-        return null;
-      }
-    } else if (segment !== have[i]) {
-      return null;
-    }
+declare module '@tanstack/react-router' {
+  interface StaticDataRouteOption {
+    /** Document title and default heading. */
+    title?: string;
+    /** Only workspace admins may open it; others get an explanation instead of the page. */
+    adminOnly?: boolean;
+    /** Rendered without a session (invitation and password-reset links). */
+    public?: boolean;
   }
-  return params;
+  interface Register {
+    router: typeof router;
+  }
 }
 
-/** True when `pathname` is `base` or below it (`/patients` is active on `/patients/pat_1`). */
-export function isWithin(base: string, pathname: string): boolean {
-  return pathname === base || pathname.startsWith(`${base.replace(/\/$/, '')}/`);
-}
+/** Where `/` and sign-in land. */
+export const HOME_PATH = '/patients';
 
-type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string };
+export const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({
+  component: RootLayout,
+  notFoundComponent: NotFoundPage,
+});
 
-/** An anchor that navigates client-side on a plain left click and behaves natively otherwise. */
-export function Link({ to, onClick, ...rest }: LinkProps) {
-  const handleClick = (event: MouseEvent<HTMLAnchorElement>) => {
-    onClick?.(event);
-    if (event.defaultPrevented || event.button !== 0) return;
-    if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    if (rest.target && rest.target !== '_self') return;
-    event.preventDefault();
-    navigate(to);
-  };
-  return <a href={to} onClick={handleClick} {...rest} />;
-}
+const indexRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/',
+  component: () => <Navigate to={HOME_PATH} replace />,
+});
+
+const calendarRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/calendar',
+  staticData: { title: 'Calendar' },
+  component: () => (
+    <ComingSoonPage title="Calendar">
+      Appointments from your connected Google and Microsoft calendars, with video links and patient context.
+    </ComingSoonPage>
+  ),
+});
+
+const messagesRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/messages',
+  staticData: { title: 'Messages' },
+  component: function MessagesRoute() {
+    return <MessagesPage me={useCurrentMe()} />;
+  },
+});
+
+export const messageThreadRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/messages/$threadId',
+  staticData: { title: 'Messages' },
+  component: function MessageThreadRoute() {
+    const { threadId } = messageThreadRoute.useParams();
+    return <MessagesPage me={useCurrentMe()} threadId={threadId} />;
+  },
+});
+
+const marketplaceRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/marketplace',
+  staticData: { title: 'Marketplace' },
+  component: function MarketplaceRoute() {
+    return <MarketplacePage me={useCurrentMe()} />;
+  },
+});
+
+const patientsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/patients',
+  staticData: { title: 'Patients' },
+  component: () => <PatientsPage />,
+});
+
+const newPatientRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/patients/new',
+  staticData: { title: 'New patient' },
+  component: () => <PatientsPage panel={{ mode: 'create' }} />,
+});
+
+export const patientRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/patients/$patientId',
+  staticData: { title: 'Patient' },
+  component: function PatientRoute() {
+    const { patientId } = patientRoute.useParams();
+    return <PatientsPage panel={{ mode: 'edit', patientId }} />;
+  },
+});
+
+const webhooksRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/admin/webhooks',
+  staticData: { title: 'Webhooks', adminOnly: true },
+  component: () => <WebhooksPage />,
+});
+
+export const webhookEndpointRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/admin/webhooks/$endpointId',
+  staticData: { title: 'Webhook deliveries', adminOnly: true },
+  component: function WebhookEndpointRoute() {
+    const { endpointId } = webhookEndpointRoute.useParams();
+    return <WebhooksPage endpointId={endpointId} />;
+  },
+});
+
+const healthRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/admin/health',
+  staticData: { title: 'Health', adminOnly: true },
+  component: () => (
+    <ComingSoonPage title="Health">The status of every integration this workspace depends on.</ComingSoonPage>
+  ),
+});
+
+const routeTree = rootRoute.addChildren([
+  indexRoute,
+  calendarRoute,
+  messagesRoute,
+  messageThreadRoute,
+  marketplaceRoute,
+  patientsRoute,
+  newPatientRoute,
+  patientRoute,
+  webhooksRoute,
+  webhookEndpointRoute,
+  healthRoute,
+]);
+
+export const router = createRouter({
+  routeTree,
+  context: { queryClient },
+  defaultPreload: 'intent',
+  // Data comes from TanStack Query, which already caches; loaders only warm it.
+  defaultPreloadStaleTime: 0,
+  scrollRestoration: true,
+});

@@ -1,28 +1,28 @@
-/** The signed-in layout: top bar (workspace, switcher, user), sidebar navigation, and the current page. */
-import { type ReactNode, useEffect, useRef } from 'react';
-import { NotFoundPage } from '../pages/not-found/not-found-page.js';
-import { isWithin, Link, navigate, usePathname } from '../router.js';
-import { HOME_PATH, NAV_SECTIONS, resolveRoute, routes } from '../routes.js';
+/**
+ * The signed-in layout: top bar (brand, search, user menu), navigation (a sidebar on wide screens,
+ * a menu on phones) and the current page.
+ */
+import { Link, Outlet, useMatches, useRouterState } from '@tanstack/react-router';
+import { useEffect, useRef, useState } from 'react';
+import { Button as AriaButton, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components';
+import { useThreads } from '../pages/messages/messages-api.js';
+import { HOME_PATH } from '../router.js';
 import { type Me, useSignOut } from '../session.js';
 import { ErrorBoundary } from './error-boundary.js';
 import { Icon } from './icons.js';
-import { ErrorNotice } from './status.js';
+import { isWithin, NAV_ITEMS, NAV_SECTIONS } from './nav.js';
 import { TierBadge } from './tier-badge.js';
+import { AppDialog } from './ui/dialog.js';
+import { notifyError } from './ui/toast.js';
 import { WorkspaceSwitcher } from './workspace-switcher.js';
 
 export function Shell({ me }: { me: Me }) {
-  const pathname = usePathname();
-  const resolved = resolveRoute(pathname);
+  const pathname = useRouterState({ select: (s) => s.location.pathname });
+  const matches = useMatches();
+  const leaf = matches[matches.length - 1];
+  const adminOnly = matches.some((m) => m.staticData?.adminOnly);
   const isAdmin = me.role === 'admin';
-  const title = resolved?.route.title ?? 'Not found';
-
-  useEffect(() => {
-    if (pathname === '/' || pathname === '') navigate(HOME_PATH, { replace: true });
-  }, [pathname]);
-
-  useEffect(() => {
-    document.title = `${title} · ${me.workspace.name} · Atrium`;
-  }, [title, me.workspace.name]);
+  const [menuOpen, setMenuOpen] = useState(false);
 
   // Move focus to the page when the user goes to another section, so screen readers announce it.
   const mainRef = useRef<HTMLElement>(null);
@@ -31,13 +31,9 @@ export function Shell({ me }: { me: Me }) {
   useEffect(() => {
     if (lastSection.current === section) return;
     lastSection.current = section;
+    setMenuOpen(false);
     mainRef.current?.focus({ preventScroll: true });
   }, [section]);
-
-  let content: ReactNode;
-  if (!resolved) content = pathname === '/' ? null : <NotFoundPage />;
-  else if (resolved.route.adminOnly && !isAdmin) content = <AdminOnlyNotice title={resolved.route.title} />;
-  else content = resolved.route.render({ me, params: resolved.params });
 
   return (
     <div className="app">
@@ -45,6 +41,14 @@ export function Shell({ me }: { me: Me }) {
         Skip to content
       </a>
       <header className="topbar">
+        <AriaButton
+          className="icon-button menu-button"
+          aria-label="Open navigation"
+          onPress={() => setMenuOpen(true)}
+          data-testid="nav-menu-button"
+        >
+          <Icon name="menu" />
+        </AriaButton>
         <Link to={HOME_PATH} className="brand" aria-label="Atrium home">
           <span className="brand-mark" aria-hidden="true">
             A
@@ -57,67 +61,124 @@ export function Shell({ me }: { me: Me }) {
           </span>
           <TierBadge tier={me.workspace.tier} testId="workspace-tier" />
         </div>
-        <WorkspaceSwitcher me={me} />
+        <div className="topbar-spacer" />
         <UserMenu me={me} />
       </header>
       <div className="layout">
         <nav className="sidebar" aria-label="Main navigation">
-          {NAV_SECTIONS.map((section) => {
-            const items = routes.filter((r) => r.nav?.section === section.id && (!r.adminOnly || isAdmin));
-            if (items.length === 0) return null;
-            return (
-              <div className="nav-section" key={section.id}>
-                <h2 className="nav-heading">{section.label}</h2>
-                <ul>
-                  {items.map((route) => {
-                    const active = isWithin(route.path, pathname);
-                    return (
-                      <li key={route.path}>
-                        <Link
-                          to={route.path}
-                          className={`nav-link${active ? ' active' : ''}`}
-                          aria-current={active ? 'page' : undefined}
-                          data-testid={`nav-${route.path.replace(/^\//, '').replace(/\//g, '-')}`}
-                        >
-                          {route.nav ? <Icon name={route.nav.icon} /> : null}
-                          {route.nav?.label}
-                        </Link>
-                      </li>
-                    );
-                  })}
-                </ul>
-              </div>
-            );
-          })}
+          <NavLinks me={me} pathname={pathname} />
         </nav>
+        <AppDialog
+          title="Navigation"
+          variant="drawer"
+          isOpen={menuOpen}
+          onOpenChange={setMenuOpen}
+          size="small"
+          testId="nav-menu"
+        >
+          <div className="drawer-workspace">
+            <span className="workspace-name">{me.workspace.name}</span>
+            <TierBadge tier={me.workspace.tier} />
+          </div>
+          <nav aria-label="Main navigation (menu)">
+            <NavLinks me={me} pathname={pathname} onNavigate={() => setMenuOpen(false)} />
+          </nav>
+        </AppDialog>
         <main id="main" className="main" ref={mainRef} tabIndex={-1}>
-          <ErrorBoundary resetKey={pathname}>{content}</ErrorBoundary>
+          <ErrorBoundary resetKey={pathname}>
+            {adminOnly && !isAdmin ? <AdminOnlyNotice title={leaf?.staticData?.title ?? 'Admin'} /> : <Outlet />}
+          </ErrorBoundary>
         </main>
       </div>
     </div>
   );
 }
 
+function NavLinks({ me, pathname, onNavigate }: { me: Me; pathname: string; onNavigate?: () => void }) {
+  const isAdmin = me.role === 'admin';
+  const threads = useThreads();
+  const unread = (threads.data?.items ?? []).reduce((sum, t) => sum + t.unreadCount, 0);
+  return (
+    <>
+      <WorkspaceSwitcher me={me} />
+      {NAV_SECTIONS.map((navSection) => {
+        const items = NAV_ITEMS.filter((item) => item.section === navSection.id && (!item.adminOnly || isAdmin));
+        if (items.length === 0) return null;
+        return (
+          <div className="nav-section" key={navSection.id}>
+            <h2 className="nav-heading">{navSection.label}</h2>
+            <ul>
+              {items.map((item) => {
+                const active = isWithin(item.to, pathname);
+                const badge = item.to === '/messages' && unread > 0 ? unread : 0;
+                return (
+                  <li key={item.to}>
+                    <Link
+                      to={item.to}
+                      className={`nav-link${active ? ' active' : ''}`}
+                      aria-current={active ? 'page' : undefined}
+                      onClick={onNavigate}
+                      data-testid={`nav-${item.to.replace(/^\//, '').replace(/\//g, '-')}`}
+                    >
+                      <Icon name={item.icon} />
+                      <span className="nav-label">{item.label}</span>
+                      {badge ? (
+                        <span className="nav-badge" data-testid="unread-badge">
+                          {badge > 99 ? '99+' : badge}
+                          <span className="visually-hidden"> unread</span>
+                        </span>
+                      ) : null}
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </div>
+        );
+      })}
+    </>
+  );
+}
+
 function UserMenu({ me }: { me: Me }) {
   const signOut = useSignOut();
   return (
-    <div className="topbar-user">
-      <span className="user-name" data-testid="user-name" title={me.user.email}>
-        {me.user.name}
-      </span>
-      <span className="role-label">{me.role === 'admin' ? 'Admin' : 'Member'}</span>
-      <button
-        type="button"
-        className="button button-secondary button-small"
-        onClick={() => signOut.mutate()}
-        disabled={signOut.isPending}
-        data-testid="sign-out"
-      >
-        {signOut.isPending ? 'Signing out…' : 'Sign out'}
-      </button>
-      {signOut.isError ? <ErrorNotice error={signOut.error} testId="sign-out-error" /> : null}
-    </div>
+    <MenuTrigger>
+      <AriaButton className="user-button" data-testid="user-menu" aria-label={`Account: ${me.user.name}`}>
+        <span className="avatar" aria-hidden="true">
+          {initials(me.user.name)}
+        </span>
+        <span className="user-name" data-testid="user-name">
+          {me.user.name}
+        </span>
+      </AriaButton>
+      <Popover className="popover" placement="bottom end">
+        <Menu
+          className="menu"
+          aria-label="Account"
+          onAction={(key) => {
+            if (key === 'sign-out') signOut.mutate(undefined, { onError: (error) => notifyError(error) });
+          }}
+        >
+          <MenuItem className="menu-header" isDisabled textValue={me.user.name}>
+            <span className="menu-title">{me.user.name}</span>
+            <span className="muted">
+              {me.user.email} · {me.role === 'admin' ? 'Admin' : 'Member'}
+            </span>
+          </MenuItem>
+          <Separator className="menu-separator" />
+          <MenuItem className="menu-item" id="sign-out" data-testid="sign-out">
+            Sign out
+          </MenuItem>
+        </Menu>
+      </Popover>
+    </MenuTrigger>
   );
+}
+
+function initials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  return ((parts[0]?.[0] ?? '') + (parts.length > 1 ? (parts[parts.length - 1]?.[0] ?? '') : '')).toUpperCase() || '?';
 }
 
 function AdminOnlyNotice({ title }: { title: string }) {

@@ -1,11 +1,12 @@
 /** A message body with `@patient:<id>` tokens shown as patient chips. */
-import { Link } from '../../router.js';
+import { Link } from '@tanstack/react-router';
 import { type Mention, splitMentions } from './messages-api.js';
 
 export function PatientChip({ patientId, name }: { patientId: string; name: string | null }) {
   return (
     <Link
-      to={`/patients/${encodeURIComponent(patientId)}`}
+      to="/patients/$patientId"
+      params={{ patientId }}
       className="patient-chip"
       data-testid="patient-chip"
       title={patientId}

@@ -1,7 +1,8 @@
 /** Messages: thread list with unread badges beside the open thread (`/messages/:threadId`), live over SSE. */
+
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
-import { Link, navigate } from '../../router.js';
 import type { Me } from '../../session.js';
 import { previewText } from './message-body.js';
 import { formatTime, useThreads } from './messages-api.js';
@@ -21,7 +22,8 @@ function ThreadList({ activeId, me }: { activeId?: string; me: Me }) {
       {threads.data.items.map((t) => (
         <li key={t.id}>
           <Link
-            to={`/messages/${encodeURIComponent(t.id)}`}
+            to="/messages/$threadId"
+            params={{ threadId: t.id }}
             className={`thread-item ${t.id === activeId ? 'active' : ''} ${t.unreadCount > 0 ? 'unread' : ''}`}
             aria-current={t.id === activeId ? 'page' : undefined}
             data-testid="thread-item"
@@ -52,6 +54,7 @@ function ThreadList({ activeId, me }: { activeId?: string; me: Me }) {
 
 export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
   const [composing, setComposing] = useState(false);
+  const navigate = useNavigate();
   const canSend = me.workspace.tier !== 'free';
   return (
     <section className="page messages-page" aria-labelledby="page-title">
@@ -90,7 +93,7 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
           onClose={() => setComposing(false)}
           onCreated={(id) => {
             setComposing(false);
-            navigate(`/messages/${encodeURIComponent(id)}`);
+            void navigate({ to: '/messages/$threadId', params: { threadId: id } });
           }}
         />
       ) : null}

@@ -1,5 +1,5 @@
-import { Link } from '../../router.js';
-import { HOME_PATH } from '../../routes.js';
+import { Link } from '@tanstack/react-router';
+import { HOME_PATH } from '../../router.js';
 
 export function NotFoundPage() {
   return (

@@ -1,7 +1,8 @@
 /** The patient table for one search, with loading, empty, error states and "Load more". */
+
+import { Link } from '@tanstack/react-router';
 import { ApiError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading, LoadMore, Spinner } from '../../components/status.js';
-import { Link } from '../../router.js';
 import { formatDate, formatDateTime, fullName, usePatientList } from './patients-api.js';
 
 export function PatientList({ query, selectedId }: { query: string; selectedId?: string }) {
@@ -79,7 +80,8 @@ export function PatientList({ query, selectedId }: { query: string; selectedId?:
               <td className="muted col-updated nowrap">{formatDateTime(patient.updatedAt)}</td>
               <td className="cell-actions">
                 <Link
-                  to={`/patients/${encodeURIComponent(patient.id)}`}
+                  to="/patients/$patientId"
+                  params={{ patientId: patient.id }}
                   className="button button-secondary button-small"
                   aria-label={`Edit ${fullName(patient)}`}
                   data-testid="patient-edit"

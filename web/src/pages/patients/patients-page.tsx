@@ -1,8 +1,10 @@
 /** Patients: search and list, with a side panel to create (`/patients/new`) or edit (`/patients/:id`). */
+
+import { Link, useNavigate } from '@tanstack/react-router';
 import { type ReactNode, useEffect, useId, useState } from 'react';
 import { ApiError } from '../../api.js';
-import { ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
-import { Link, navigate } from '../../router.js';
+import { ErrorNotice, Loading } from '../../components/status.js';
+import { notifySuccess } from '../../components/ui/toast.js';
 import { PatientForm } from './patient-form.js';
 import { PatientList } from './patient-list.js';
 import { fullName, type PatientInput, useCreatePatient, usePatient, useUpdatePatient } from './patients-api.js';
@@ -20,19 +22,12 @@ function useDebouncedValue<T>(value: T, delayMs: number): T {
 
 export function PatientsPage({ panel }: { panel?: PatientPanel }) {
   const searchId = useId();
+  const navigate = useNavigate();
   const [search, setSearch] = useState('');
   const query = useDebouncedValue(search.trim(), 250);
-  const [notice, setNotice] = useState<string | null>(null);
-  const panelKey = panel ? (panel.mode === 'edit' ? `edit:${panel.patientId}` : 'create') : null;
-
-  // A notice belongs to the action that produced it; opening another form clears it.
-  useEffect(() => {
-    if (panelKey) setNotice(null);
-  }, [panelKey]);
-
   const closePanel = (message?: string) => {
-    if (message) setNotice(message);
-    navigate('/patients');
+    if (message) notifySuccess(message);
+    void navigate({ to: '/patients' });
   };
 
   return (
@@ -46,7 +41,6 @@ export function PatientsPage({ panel }: { panel?: PatientPanel }) {
           New patient
         </Link>
       </header>
-      {notice ? <SuccessNotice onDismiss={() => setNotice(null)}>{notice}</SuccessNotice> : null}
       <div className={panel ? 'split' : undefined}>
         <div className="card">
           <div className="toolbar">

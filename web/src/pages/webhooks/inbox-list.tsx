@@ -1,7 +1,8 @@
 /** The workspace inbox: events that exhausted their retries, with a Replay to their endpoint. */
+
+import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
-import { Link } from '../../router.js';
 import { type Endpoint, formatDateTime, useInbox, useReplay } from './webhooks-api.js';
 
 export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
@@ -52,7 +53,9 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                     </td>
                     <td>
                       {url && item.endpointId ? (
-                        <Link to={`/admin/webhooks/${item.endpointId}`}>{url}</Link>
+                        <Link to="/admin/webhooks/$endpointId" params={{ endpointId: item.endpointId }}>
+                          {url}
+                        </Link>
                       ) : (
                         <span className="muted">deleted endpoint</span>
                       )}

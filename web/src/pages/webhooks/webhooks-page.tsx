@@ -1,8 +1,10 @@
 /** Admin → Webhooks: endpoints (create, enable/disable, rotate, delete), a delivery log per endpoint, the inbox. */
+
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { ApiError } from '../../api.js';
-import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
-import { Link, navigate } from '../../router.js';
+import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { notifySuccess } from '../../components/ui/toast.js';
 import { DeliveryLog } from './delivery-log.js';
 import { EndpointForm } from './endpoint-form.js';
 import { InboxList } from './inbox-list.js';
@@ -20,7 +22,6 @@ import './webhooks.css';
 export function WebhooksPage({ endpointId }: { endpointId?: string }) {
   const endpoints = useEndpoints();
   const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
 
   const tierBlocked = endpoints.error instanceof ApiError && endpoints.error.code === 'tier_required';
   const selected = endpoints.data?.items.find((e) => e.id === endpointId);
@@ -40,7 +41,6 @@ export function WebhooksPage({ endpointId }: { endpointId?: string }) {
           {secret ? (
             <SecretReveal title={secret.title} secret={secret.value} onDismiss={() => setSecret(null)} />
           ) : null}
-          {notice ? <SuccessNotice onDismiss={() => setNotice(null)}>{notice}</SuccessNotice> : null}
           <div className="webhooks-grid">
             <section className="card" aria-labelledby="endpoints-title">
               <div className="toolbar">
@@ -56,7 +56,7 @@ export function WebhooksPage({ endpointId }: { endpointId?: string }) {
                   endpoints={endpoints.data.items}
                   selectedId={endpointId}
                   onSecret={(title, value) => setSecret({ title, value })}
-                  onNotice={setNotice}
+                  onNotice={(message) => notifySuccess(message)}
                 />
               ) : null}
             </section>
@@ -64,7 +64,6 @@ export function WebhooksPage({ endpointId }: { endpointId?: string }) {
               <h2 id="new-endpoint-title">Add an endpoint</h2>
               <EndpointForm
                 onCreated={(endpoint) => {
-                  setNotice(null);
                   setSecret({ title: `Endpoint created: ${endpoint.url}`, value: endpoint.secret });
                 }}
               />
@@ -97,6 +96,7 @@ function EndpointTable({
 }) {
   const update = useUpdateEndpoint();
   const remove = useDeleteEndpoint();
+  const navigate = useNavigate();
   const rotate = useRotateSecret();
   const [confirming, setConfirming] = useState<string | null>(null);
   const error = update.error ?? remove.error ?? rotate.error;
@@ -124,7 +124,12 @@ function EndpointTable({
               data-endpoint-id={e.id}
             >
               <td>
-                <Link to={`/admin/webhooks/${e.id}`} className="cell-mono" data-testid="endpoint-link">
+                <Link
+                  to="/admin/webhooks/$endpointId"
+                  params={{ endpointId: e.id }}
+                  className="cell-mono"
+                  data-testid="endpoint-link"
+                >
                   {e.url}
                 </Link>
                 {e.description ? <div className="muted">{e.description}</div> : null}
@@ -171,7 +176,7 @@ function EndpointTable({
                         .then(() => {
                           setConfirming(null);
                           onNotice(`Deleted ${e.url}; its pending deliveries were cancelled.`);
-                          if (e.id === selectedId) navigate('/admin/webhooks');
+                          if (e.id === selectedId) void navigate({ to: '/admin/webhooks' });
                         })
                         .catch(() => undefined)
                     }

@@ -1,0 +1,182 @@
+/**
+ * Accessibility and small screens, on every page (test/browser/pages.ts): axe-core finds no serious
+ * or critical violation, signed out and signed in, in light and dark colour schemes; at 390 × 844
+ * no page scrolls sideways and every navigation item is reachable through the menu; dialogs trap
+ * focus, close on Escape and give focus back to their opener; keyboard focus is visible.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+import { PAGES, type PageEntry } from './pages.js';
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 860 };
+
+describe('accessibility and small screens', () => {
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+  const fixture: Record<string, string> = {};
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'enterprise' });
+    // Data so that pages show their content, not only their empty states.
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const created = await page.evaluate(async () => {
+      const response = await fetch('/api/v1/patients', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ givenName: 'Ada', familyName: 'Lovelace', dateOfBirth: '1990-12-10', mrn: 'A11Y-1' }),
+      });
+      return (await response.json()) as { id: string };
+    });
+    fixture.patientId = created.id;
+    const colleague = await harness.addMember(workspace.id, {
+      email: `colleague-${workspace.id}@example.test`,
+      name: 'Grace Hopper',
+      role: 'member',
+      password: `pw-${workspace.id}-x`,
+    });
+    await page.evaluate(async (userId) => {
+      await fetch('/api/v1/direct-messages', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ recipients: [userId], body: 'Morning huddle at 8:15' }),
+      });
+    }, colleague.userId);
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  function pathOf(entry: PageEntry): string {
+    return entry.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(fixture[name] ?? name));
+  }
+
+  async function waitReady(page: Page, entry: PageEntry): Promise<void> {
+    const ready = entry.ready;
+    if ('testId' in ready) await page.getByTestId(ready.testId).first().waitFor();
+    else if ('text' in ready) await page.getByText(ready.text).first().waitFor();
+    else await page.getByRole('heading', { name: ready.name, exact: true }).first().waitFor();
+  }
+
+  async function seriousViolations(page: Page): Promise<string[]> {
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    return results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  async function horizontalOverflow(page: Page): Promise<number> {
+    return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  }
+
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`has no serious axe violations on any page (${scheme})`, async () => {
+      const signedOut = await harness.newPage();
+      await signedOut.emulateMedia({ colorScheme: scheme });
+      const page = await harness.newPage();
+      await page.emulateMedia({ colorScheme: scheme });
+      await signIn(page, workspace.admin.email, workspace.admin.password);
+      const failures: string[] = [];
+      for (const entry of PAGES) {
+        const target = entry.signedOut ? signedOut : page;
+        await target.goto(pathOf(entry));
+        await waitReady(target, entry);
+        for (const violation of await seriousViolations(target)) failures.push(`${entry.name}: ${violation}`);
+      }
+      expect(failures).toEqual([]);
+    });
+  }
+
+  it('fits 390 px wide without sideways scrolling, and the menu reaches every navigation item', async () => {
+    const signedOut = await harness.newPage();
+    await signedOut.setViewportSize(PHONE);
+    const page = await harness.newPage();
+    await page.setViewportSize(PHONE);
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const overflowing: string[] = [];
+    for (const entry of PAGES) {
+      const target = entry.signedOut ? signedOut : page;
+      await target.goto(pathOf(entry));
+      await waitReady(target, entry);
+      const overflow = await horizontalOverflow(target);
+      if (overflow > 0) overflowing.push(`${entry.name}: ${overflow}px too wide`);
+    }
+    expect(overflowing).toEqual([]);
+
+    // The sidebar is hidden on a phone; the menu button opens every item of it.
+    await page.goto('/patients');
+    await page.getByTestId('patient-row').first().waitFor();
+    expect(await page.locator('.sidebar').isVisible()).toBe(false);
+    const opener = page.getByTestId('nav-menu-button');
+    await opener.click();
+    const menu = page.getByTestId('nav-menu');
+    for (const label of ['Patients', 'Calendar', 'Messages', 'Marketplace', 'Webhooks', 'Health']) {
+      expect(await menu.getByRole('link', { name: label }).isVisible()).toBe(true);
+    }
+    await menu.getByRole('link', { name: 'Marketplace' }).click();
+    await page.getByTestId('install-count').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/marketplace');
+    await expect.poll(() => menu.isVisible()).toBe(false);
+  });
+
+  it('traps focus in dialogs, closes them on Escape and returns focus to the opener', async () => {
+    const page = await harness.newPage();
+    await page.setViewportSize(PHONE);
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/patients');
+    await page.getByTestId('patient-row').first().waitFor();
+    const opener = page.getByTestId('nav-menu-button');
+    await opener.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByTestId('nav-menu');
+    await dialog.waitFor();
+    // Tab far past the number of focusable elements: focus never leaves the dialog.
+    for (let i = 0; i < 25; i++) {
+      await page.keyboard.press('Tab');
+      expect(await dialog.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    }
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
+  });
+
+  it('shows a visible focus ring on keyboard focus and reaches the navigation by keyboard', async () => {
+    const page = await harness.newPage();
+    await page.setViewportSize(DESKTOP);
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/patients');
+    await page.getByTestId('patient-row').first().waitFor();
+    const reached = new Set<string>();
+    for (let i = 0; i < 30 && reached.size < 6; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        if (!el) return null;
+        const style = getComputedStyle(el);
+        const ring =
+          (style.boxShadow && style.boxShadow !== 'none') ||
+          (style.outlineStyle !== 'none' && style.outlineWidth !== '0px');
+        return { testId: el.dataset.testid ?? '', ring };
+      });
+      if (focused?.testId.startsWith('nav-')) {
+        expect(focused.ring, `${focused.testId} shows a focus ring`).toBe(true);
+        reached.add(focused.testId);
+      }
+    }
+    expect([...reached].sort()).toEqual(
+      [
+        'nav-admin-health',
+        'nav-admin-webhooks',
+        'nav-calendar',
+        'nav-marketplace',
+        'nav-messages',
+        'nav-patients',
+      ].sort(),
+    );
+  });
+});

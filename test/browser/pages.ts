@@ -1,0 +1,25 @@
+/**
+ * Every page of the web app, for the accessibility and small-screen walk (a11y.test.ts). When you
+ * add a page, add it here: `path` may use `:patientId` etc., filled from the fixture the walk creates.
+ * `ready` is a test id (or text) that shows once the page has loaded its data.
+ */
+export interface PageEntry {
+  name: string;
+  path: string;
+  ready: { testId: string } | { text: string } | { role: 'heading'; name: string };
+  /** Shown without a session. */
+  signedOut?: boolean;
+}
+
+export const PAGES: PageEntry[] = [
+  { name: 'sign-in', path: '/', ready: { role: 'heading', name: 'Sign in' }, signedOut: true },
+  { name: 'patients', path: '/patients', ready: { testId: 'patient-row' } },
+  { name: 'new patient', path: '/patients/new', ready: { role: 'heading', name: 'New patient' } },
+  { name: 'patient record', path: '/patients/:patientId', ready: { text: 'Edit Ada' } },
+  { name: 'calendar', path: '/calendar', ready: { testId: 'coming-soon' } },
+  { name: 'messages', path: '/messages', ready: { testId: 'thread-list' } },
+  { name: 'marketplace', path: '/marketplace', ready: { testId: 'install-count' } },
+  { name: 'webhooks', path: '/admin/webhooks', ready: { role: 'heading', name: 'Endpoints' } },
+  { name: 'health', path: '/admin/health', ready: { testId: 'coming-soon' } },
+  { name: 'not found', path: '/no-such-page', ready: { testId: 'not-found' } },
+];

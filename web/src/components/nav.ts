@@ -1,0 +1,31 @@
+/** The navigation, generated from this list (sidebar on wide screens, a menu on phones). */
+import type { IconName } from './icons.js';
+
+export type NavSection = 'main' | 'admin';
+
+export interface NavItem {
+  to: '/patients' | '/calendar' | '/messages' | '/marketplace' | '/admin/webhooks' | '/admin/health';
+  label: string;
+  section: NavSection;
+  icon: IconName;
+  adminOnly?: boolean;
+}
+
+export const NAV_SECTIONS: { id: NavSection; label: string }[] = [
+  { id: 'main', label: 'Workspace' },
+  { id: 'admin', label: 'Admin' },
+];
+
+export const NAV_ITEMS: NavItem[] = [
+  { to: '/patients', label: 'Patients', section: 'main', icon: 'patients' },
+  { to: '/calendar', label: 'Calendar', section: 'main', icon: 'calendar' },
+  { to: '/messages', label: 'Messages', section: 'main', icon: 'messages' },
+  { to: '/marketplace', label: 'Marketplace', section: 'main', icon: 'marketplace' },
+  { to: '/admin/webhooks', label: 'Webhooks', section: 'admin', icon: 'webhooks', adminOnly: true },
+  { to: '/admin/health', label: 'Health', section: 'admin', icon: 'health', adminOnly: true },
+];
+
+/** True when `pathname` is `base` or below it (`/patients` is active on `/patients/pat_1`). */
+export function isWithin(base: string, pathname: string): boolean {
+  return pathname === base || pathname.startsWith(`${base.replace(/\/$/, '')}/`);
+}

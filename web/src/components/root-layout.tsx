@@ -1,0 +1,53 @@
+/**
+ * The root of every page: public pages (invitation, password reset) render on their own; every
+ * other path needs a session: signed out → the sign-in page on that same path (deep links survive),
+ * signed in → the shell around the page.
+ */
+import { Outlet, useMatches } from '@tanstack/react-router';
+import { useEffect } from 'react';
+import { Toaster } from 'sonner';
+import { MeContext } from '../me-context.js';
+import { SignInPage } from '../pages/sign-in/sign-in-page.js';
+import { useMe } from '../session.js';
+import { Shell } from './shell.js';
+import { FullPageError, FullPageLoading } from './status.js';
+
+export function RootLayout() {
+  const matches = useMatches();
+  const leaf = matches[matches.length - 1];
+  const isPublic = matches.some((m) => m.staticData?.public);
+  const title = leaf?.staticData?.title ?? 'Not found';
+  const me = useMe();
+
+  useEffect(() => {
+    const workspace = me.data?.workspace.name;
+    document.title = workspace && !isPublic ? `${title} · ${workspace} · Atrium` : `${title} · Atrium`;
+  }, [title, me.data?.workspace.name, isPublic]);
+
+  let content: React.ReactNode;
+  if (isPublic) {
+    content = (
+      <MeContext.Provider value={me.data ?? null}>
+        <Outlet />
+      </MeContext.Provider>
+    );
+  } else if (me.data) {
+    content = (
+      <MeContext.Provider value={me.data}>
+        <Shell me={me.data} />
+      </MeContext.Provider>
+    );
+  } else if (me.data === null) {
+    content = <SignInPage />;
+  } else if (me.isError) {
+    content = <FullPageError error={me.error} onRetry={() => me.refetch()} />;
+  } else {
+    content = <FullPageLoading label="Loading Atrium…" />;
+  }
+  return (
+    <>
+      {content}
+      <Toaster position="bottom-right" richColors closeButton toastOptions={{ className: 'toast' }} />
+    </>
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * A modal dialog on React Aria: traps focus, closes on Escape (and outside press when dismissable),
+ * returns focus to whatever opened it, and labels itself by its title.
+ *
+ * Either controlled (`isOpen`/`onOpenChange`) or inside a `<DialogTrigger>` with its opener button.
+ */
+import type { ReactNode } from 'react';
+import { Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
+import { Icon } from '../icons.js';
+
+export { DialogTrigger };
+
+export interface AppDialogProps {
+  title: string;
+  /** A sentence under the title. */
+  description?: ReactNode;
+  children: ReactNode | ((close: () => void) => ReactNode);
+  isOpen?: boolean;
+  onOpenChange?: (open: boolean) => void;
+  /** Clicking outside closes it (off for forms, where a stray click would lose typing). */
+  isDismissable?: boolean;
+  /** `drawer` slides in from the side (the phone navigation). */
+  variant?: 'dialog' | 'drawer';
+  size?: 'small' | 'medium' | 'large';
+  role?: 'dialog' | 'alertdialog';
+  testId?: string;
+}
+
+export function AppDialog({
+  title,
+  description,
+  children,
+  isOpen,
+  onOpenChange,
+  isDismissable = false,
+  variant = 'dialog',
+  size = 'medium',
+  role = 'dialog',
+  testId,
+}: AppDialogProps) {
+  return (
+    <ModalOverlay
+      className={`modal-overlay modal-overlay-${variant}`}
+      isOpen={isOpen}
+      onOpenChange={onOpenChange}
+      isDismissable={isDismissable || variant === 'drawer'}
+    >
+      <Modal className={`modal modal-${variant} modal-${size}`}>
+        <Dialog className="dialog" role={role} data-testid={testId}>
+          {({ close }) => (
+            <>
+              <div className="dialog-header">
+                <Heading slot="title" className="dialog-title">
+                  {title}
+                </Heading>
+                <button type="button" className="icon-button" onClick={close} aria-label="Close">
+                  <Icon name="close" />
+                </button>
+              </div>
+              {description ? <p className="dialog-description muted">{description}</p> : null}
+              <div className="dialog-body">{typeof children === 'function' ? children(close) : children}</div>
+            </>
+          )}
+        </Dialog>
+      </Modal>
+    </ModalOverlay>
+  );
+}
