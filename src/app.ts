@@ -24,7 +24,8 @@ import { newId } from './platform/ids.js';
 import { Scheduler } from './platform/scheduler/scheduler.js';
 import type { AppDeps } from './platform/types.js';
 
-const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '../web/dist');
+// ATRIUM_WEB_DIST: serve a web build from elsewhere (tests building in parallel use their own).
+const WEB_DIST = process.env.ATRIUM_WEB_DIST || join(dirname(fileURLToPath(import.meta.url)), '../web/dist');
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function securityHeaders(app: FastifyInstance, config: Config): void {
