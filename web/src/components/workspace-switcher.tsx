@@ -9,7 +9,7 @@ export function WorkspaceSwitcher({ me }: { me: Me }) {
   if (me.workspaces.length < 2) return null;
   return (
     <div className="workspace-switcher">
-      <label htmlFor={id} className="visually-hidden">
+      <label htmlFor={id} className="nav-heading">
         Switch workspace
       </label>
       <select
@@ -22,7 +22,8 @@ export function WorkspaceSwitcher({ me }: { me: Me }) {
       >
         {me.workspaces.map((workspace) => (
           <option key={workspace.id} value={workspace.id}>
-            {workspace.name} ({workspace.role})
+            {workspace.name}
+            {workspace.role === 'admin' ? ' · admin' : ''}
           </option>
         ))}
       </select>
