@@ -15,7 +15,7 @@ export const PAGES: PageEntry[] = [
   { name: 'sign-in', path: '/', ready: { role: 'heading', name: 'Sign in' }, signedOut: true },
   { name: 'patients', path: '/patients', ready: { testId: 'patient-row' } },
   { name: 'new patient', path: '/patients/new', ready: { role: 'heading', name: 'New patient' } },
-  { name: 'patient record', path: '/patients/:patientId', ready: { text: 'Edit Ada' } },
+  { name: 'patient record', path: '/patients/:patientId', ready: { testId: 'patient-record' } },
   { name: 'calendar', path: '/calendar', ready: { testId: 'coming-soon' } },
   { name: 'messages', path: '/messages', ready: { testId: 'thread-list' } },
   { name: 'marketplace', path: '/marketplace', ready: { testId: 'install-count' } },

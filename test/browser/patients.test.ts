@@ -28,14 +28,17 @@ describe('patients page', () => {
     await page.getByLabel('MRN').fill('MRN-1001');
     await page.getByRole('button', { name: 'Create patient' }).click();
 
+    // Creating opens the new record.
     await page.getByText(`Created Ada ${family}`).first().waitFor();
+    await page.getByTestId('patient-record').waitFor();
+    expect(await page.getByTestId('record-name').textContent()).toBe(`Ada ${family}`);
+
+    // Back to the list: the new patient is there, and search narrows the list.
+    await page.getByTestId('nav-patients').click();
     const row = page.getByTestId('patient-row').filter({ hasText: family });
     await row.waitFor();
     expect(await row.getByTestId('patient-name').textContent()).toBe(`${family}, Ada`);
     expect(await row.textContent()).toContain('MRN-1001');
-    expect(new URL(page.url()).pathname).toBe('/patients');
-
-    // Search narrows the list.
     await page.getByLabel('Search patients').fill(family);
     await expect.poll(() => page.getByTestId('patient-row').count()).toBe(1);
     await page.getByLabel('Search patients').fill(`nobody-${uniqueSuffix()}`);
@@ -43,18 +46,15 @@ describe('patients page', () => {
     await page.getByLabel('Search patients').fill('');
     await row.waitFor();
 
-    // Edit: the form is prefilled, and the list shows the change after saving.
-    await row.getByRole('link', { name: `Edit Ada ${family}` }).click();
+    // The name opens the record; demographics are edited in place.
+    await row.getByTestId('patient-name').click();
     const givenName = page.getByLabel('Given name');
     await expect.poll(() => givenName.inputValue()).toBe('Ada');
     expect(new URL(page.url()).pathname).toMatch(/^\/patients\/.+/);
     await givenName.fill('Augusta Ada');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page
-      .getByTestId('patient-row')
-      .filter({ hasText: `${family}, Augusta Ada` })
-      .waitFor();
     await page.getByText(`Saved Augusta Ada ${family}`).first().waitFor();
+    await expect.poll(() => page.getByTestId('record-name').textContent()).toBe(`Augusta Ada ${family}`);
   });
 
   it('shows field errors from the server next to the form', async () => {

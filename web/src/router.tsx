@@ -11,6 +11,7 @@ import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
 import { MarketplacePage } from './pages/marketplace/marketplace-page.js';
 import { MessagesPage } from './pages/messages/messages-page.js';
 import { NotFoundPage } from './pages/not-found/not-found-page.js';
+import { PatientRecordPage, RECORD_TABS, type RecordTab } from './pages/patients/patient-record-page.js';
 import { PatientsPage } from './pages/patients/patients-page.js';
 import { WebhooksPage } from './pages/webhooks/webhooks-page.js';
 import { queryClient } from './query-client.js';
@@ -100,9 +101,13 @@ export const patientRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/patients/$patientId',
   staticData: { title: 'Patient' },
+  validateSearch: (search: Record<string, unknown>): { tab?: RecordTab } => ({
+    tab: RECORD_TABS.includes(search.tab as RecordTab) ? (search.tab as RecordTab) : undefined,
+  }),
   component: function PatientRoute() {
     const { patientId } = patientRoute.useParams();
-    return <PatientsPage panel={{ mode: 'edit', patientId }} />;
+    const { tab } = patientRoute.useSearch();
+    return <PatientRecordPage patientId={patientId} tab={tab ?? 'demographics'} />;
   },
 });
 

@@ -5,7 +5,7 @@ import { ApiError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading, LoadMore, Spinner } from '../../components/status.js';
 import { formatDate, formatDateTime, fullName, usePatientList } from './patients-api.js';
 
-export function PatientList({ query, selectedId }: { query: string; selectedId?: string }) {
+export function PatientList({ query }: { query: string }) {
   const list = usePatientList(query);
 
   if (list.isPending) return <Loading label="Loading patients…" />;
@@ -58,37 +58,24 @@ export function PatientList({ query, selectedId }: { query: string; selectedId?:
             <th scope="col" className="col-updated">
               Updated
             </th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
           </tr>
         </thead>
         <tbody>
           {patients.map((patient) => (
-            <tr
-              key={patient.id}
-              data-testid="patient-row"
-              data-patient-id={patient.id}
-              className={patient.id === selectedId ? 'selected' : undefined}
-              aria-selected={patient.id === selectedId || undefined}
-            >
-              <th scope="row" className="cell-name" data-testid="patient-name">
-                {patient.familyName}, {patient.givenName}
+            <tr key={patient.id} data-testid="patient-row" data-patient-id={patient.id}>
+              <th scope="row" className="cell-name">
+                <Link
+                  to="/patients/$patientId"
+                  params={{ patientId: patient.id }}
+                  data-testid="patient-name"
+                  aria-label={`Open ${fullName(patient)}'s record`}
+                >
+                  {patient.familyName}, {patient.givenName}
+                </Link>
               </th>
               <td className="nowrap">{formatDate(patient.dateOfBirth)}</td>
               <td className="cell-mono nowrap">{patient.mrn ?? '—'}</td>
               <td className="muted col-updated nowrap">{formatDateTime(patient.updatedAt)}</td>
-              <td className="cell-actions">
-                <Link
-                  to="/patients/$patientId"
-                  params={{ patientId: patient.id }}
-                  className="button button-secondary button-small"
-                  aria-label={`Edit ${fullName(patient)}`}
-                  data-testid="patient-edit"
-                >
-                  Edit
-                </Link>
-              </td>
             </tr>
           ))}
         </tbody>

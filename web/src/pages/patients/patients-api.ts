@@ -1,6 +1,6 @@
 /** Patients API calls and their TanStack Query hooks. */
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Page } from '../../api.js';
+import { api, apiRequest, idempotencyKey, type Page } from '../../api.js';
 
 export interface Patient {
   id: string;
@@ -51,7 +51,13 @@ export function usePatient(id: string) {
 export function useCreatePatient() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: PatientInput) => api.post<Patient>('/patients', input),
+    // One key per submitted form: a retry after a lost answer does not create a second patient.
+    mutationFn: (input: PatientInput) =>
+      apiRequest<Patient>('/patients', {
+        method: 'POST',
+        body: input,
+        headers: { 'Idempotency-Key': idempotencyKey() },
+      }),
     onSuccess: async (patient) => {
       queryClient.setQueryData(patientKeys.detail(patient.id), patient);
       await queryClient.invalidateQueries({ queryKey: patientKeys.lists });

@@ -1,15 +1,13 @@
-/** Patients: search and list, with a side panel to create (`/patients/new`) or edit (`/patients/:id`). */
+/** Patients: search and list, with a side panel to create one (`/patients/new`); each opens its record. */
 
 import { Link, useNavigate } from '@tanstack/react-router';
 import { type ReactNode, useEffect, useId, useState } from 'react';
-import { ApiError } from '../../api.js';
-import { ErrorNotice, Loading } from '../../components/status.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { PatientForm } from './patient-form.js';
 import { PatientList } from './patient-list.js';
-import { fullName, type PatientInput, useCreatePatient, usePatient, useUpdatePatient } from './patients-api.js';
+import { fullName, type Patient, type PatientInput, useCreatePatient } from './patients-api.js';
 
-export type PatientPanel = { mode: 'create' } | { mode: 'edit'; patientId: string };
+export type PatientPanel = { mode: 'create' };
 
 function useDebouncedValue<T>(value: T, delayMs: number): T {
   const [debounced, setDebounced] = useState(value);
@@ -25,9 +23,10 @@ export function PatientsPage({ panel }: { panel?: PatientPanel }) {
   const navigate = useNavigate();
   const [search, setSearch] = useState('');
   const query = useDebouncedValue(search.trim(), 250);
-  const closePanel = (message?: string) => {
-    if (message) notifySuccess(message);
-    void navigate({ to: '/patients' });
+  const closePanel = () => void navigate({ to: '/patients' });
+  const openRecord = (patient: Patient) => {
+    notifySuccess(`Created ${fullName(patient)}.`);
+    void navigate({ to: '/patients/$patientId', params: { patientId: patient.id } });
   };
 
   return (
@@ -57,11 +56,10 @@ export function PatientsPage({ panel }: { panel?: PatientPanel }) {
               data-testid="patient-search"
             />
           </div>
-          <PatientList query={query} selectedId={panel?.mode === 'edit' ? panel.patientId : undefined} />
+          <PatientList query={query} />
         </div>
-        {panel?.mode === 'create' ? <CreatePatientPanel key="create" onClose={closePanel} /> : null}
-        {panel?.mode === 'edit' ? (
-          <EditPatientPanel key={panel.patientId} patientId={panel.patientId} onClose={closePanel} />
+        {panel?.mode === 'create' ? (
+          <CreatePatientPanel key="create" onClose={closePanel} onCreated={openRecord} />
         ) : null}
       </div>
     </section>
@@ -78,7 +76,7 @@ function Panel({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
-function CreatePatientPanel({ onClose }: { onClose: (message?: string) => void }) {
+function CreatePatientPanel({ onClose, onCreated }: { onClose: () => void; onCreated: (patient: Patient) => void }) {
   const create = useCreatePatient();
   return (
     <Panel title="New patient">
@@ -87,50 +85,7 @@ function CreatePatientPanel({ onClose }: { onClose: (message?: string) => void }
         pending={create.isPending}
         error={create.error}
         onCancel={() => onClose()}
-        onSubmit={(payload) =>
-          create.mutate(payload as PatientInput, { onSuccess: (p) => onClose(`Created ${fullName(p)}.`) })
-        }
-      />
-    </Panel>
-  );
-}
-
-function EditPatientPanel({ patientId, onClose }: { patientId: string; onClose: (message?: string) => void }) {
-  const patient = usePatient(patientId);
-  const update = useUpdatePatient(patientId);
-
-  if (patient.isPending) {
-    return (
-      <Panel title="Edit patient">
-        <Loading label="Loading patient…" />
-      </Panel>
-    );
-  }
-  if (patient.isError) {
-    const missing = patient.error instanceof ApiError && patient.error.status === 404;
-    return (
-      <Panel title="Edit patient">
-        <ErrorNotice
-          error={patient.error}
-          title={missing ? 'This patient does not exist in this workspace' : 'Could not load the patient'}
-          onRetry={missing ? undefined : () => patient.refetch()}
-        />
-        <button type="button" className="button button-secondary" onClick={() => onClose()}>
-          Back to the list
-        </button>
-      </Panel>
-    );
-  }
-  return (
-    <Panel title={`Edit ${fullName(patient.data)}`}>
-      <PatientForm
-        key={patient.data.updatedAt}
-        patient={patient.data}
-        submitLabel="Save changes"
-        pending={update.isPending}
-        error={update.error}
-        onCancel={() => onClose()}
-        onSubmit={(changes) => update.mutate(changes, { onSuccess: (p) => onClose(`Saved ${fullName(p)}.`) })}
+        onSubmit={(payload) => create.mutate(payload as PatientInput, { onSuccess: onCreated })}
       />
     </Panel>
   );

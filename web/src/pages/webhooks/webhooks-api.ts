@@ -1,6 +1,6 @@
 /** Webhooks admin API calls and their TanStack Query hooks. */
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, apiRequest, type Page } from '../../api.js';
+import { api, apiRequest, idempotencyKey, type Page } from '../../api.js';
 
 export { EVENT_TYPES } from '../../../../src/platform/events/event-types.js';
 
@@ -89,10 +89,6 @@ export function useInbox() {
 }
 
 /** randomUUID needs a secure context; plain-http deployments still get a unique enough key. */
-function idempotencyKey(): string {
-  if (typeof crypto !== 'undefined' && 'randomUUID' in crypto) return crypto.randomUUID();
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
-}
 
 function useInvalidate() {
   const queryClient = useQueryClient();

@@ -1,0 +1,137 @@
+/**
+ * The patient record: demographics edited in place (a duplicate MRN is refused next to the field),
+ * insurance coverage, authorizations with units remaining, SOAP notes written and signed, claims
+ * submitted and their outcome, the audit trail for admins only, and break-glass asking for a reason.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+
+async function createPatient(page: Page, body: Record<string, string>): Promise<string> {
+  return page.evaluate(async (input) => {
+    const response = await fetch('/api/v1/patients', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+      body: JSON.stringify(input),
+    });
+    return ((await response.json()) as { id: string }).id;
+  }, body);
+}
+
+describe('patient record', () => {
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+  let member: { email: string; password: string };
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'advanced' });
+    member = { email: `member-${uniqueSuffix()}@example.test`, password: `pw-${uniqueSuffix()}-${uniqueSuffix()}` };
+    await harness.addMember(workspace.id, { ...member, name: 'Nora Nurse', role: 'member' });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('edits demographics in place and shows a duplicate MRN next to the field', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await createPatient(page, { givenName: 'Taken', familyName: 'Mrn', mrn: 'DUP-1' });
+    const id = await createPatient(page, { givenName: 'Maria', familyName: 'Lopez', dateOfBirth: '1980-03-02' });
+    await page.goto(`/patients/${id}`);
+    await page.getByTestId('patient-record').waitFor();
+    expect(await page.getByTestId('record-name').textContent()).toBe('Maria Lopez');
+
+    await page.getByLabel('MRN').fill('DUP-1');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const mrnError = page.getByTestId('field-error-mrn');
+    await mrnError.waitFor();
+    expect(await mrnError.textContent()).toBe('Another patient already has this MRN.');
+
+    // An impossible birth date is refused before it is sent, in plain words.
+    await page.getByLabel('MRN').fill('LOP-1');
+    await page.getByLabel('Date of birth').fill('2999-01-01');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    expect(await page.getByTestId('field-error-dateOfBirth').textContent()).toContain('future');
+    await page.getByLabel('Date of birth').fill('1980-03-02');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved Maria Lopez').first().waitFor();
+    await expect.poll(() => page.getByTestId('patient-record').textContent()).toContain('MRN LOP-1');
+  });
+
+  it('records coverage, an authorization, a signed note and a paid claim; admins see the audit trail', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(page, { givenName: 'John', familyName: 'Smith', dateOfBirth: '1975-06-30' });
+    await page.goto(`/patients/${id}?tab=coverage`);
+    await page.getByTestId('edit-coverage').click();
+    await page.getByLabel('Insurer').fill('Acme Health');
+    await page.getByLabel('Payer id').fill('ACME1');
+    await page.getByLabel('Member id').fill('M-123');
+    await page.getByRole('button', { name: 'Save coverage' }).click();
+    await expect.poll(() => page.getByTestId('coverage').textContent()).toContain('Acme Health');
+    expect(new URL(page.url()).searchParams.get('tab')).toBe('coverage');
+
+    await page.getByTestId('tab-authorizations').click();
+    await page.getByTestId('add-authorization').click();
+    const dialog = page.getByTestId('authorization-dialog');
+    await dialog.getByLabel('Service').fill('Physical therapy');
+    await dialog.getByLabel('Units').fill('12');
+    await dialog.getByLabel('Valid from').fill('2026-01-01');
+    await dialog.getByLabel('Valid to').fill('2027-12-31');
+    await dialog.getByRole('button', { name: 'Add authorization' }).click();
+    await page.getByTestId('authorization').waitFor();
+    expect(await page.getByTestId('units-remaining').textContent()).toBe('12');
+
+    await page.getByTestId('tab-notes').click();
+    await page.getByTestId('write-note').click();
+    await page.getByLabel('Subjective').fill('Knee pain after running');
+    await page.getByLabel('Plan').fill('PT twice a week');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    const note = page.getByTestId('note').first();
+    await expect.poll(() => note.getAttribute('data-status')).toBe('draft');
+    await note.getByTestId('sign-note').click();
+    await expect.poll(() => note.getAttribute('data-status')).toBe('signed');
+    expect(await note.getByTestId('sign-note').count()).toBe(0);
+
+    await page.getByTestId('tab-claims').click();
+    await page.getByTestId('submit-claim').click();
+    const claimDialog = page.getByTestId('claim-dialog');
+    expect(await claimDialog.getByLabel('Payer').inputValue()).toBe('Acme Health');
+    await claimDialog.getByLabel('Amount (USD)').fill('125.50');
+    await claimDialog.getByLabel('Billing codes').fill('97110, 97140');
+    await claimDialog.getByRole('button', { name: 'Submit claim' }).click();
+    const claim = page.getByTestId('claim').first();
+    await expect.poll(() => claim.getAttribute('data-status')).toBe('submitted');
+    expect(await claim.textContent()).toContain('$125.50');
+    await claim.getByTestId('claim-paid').click();
+    await expect.poll(() => claim.getByTestId('claim-status').textContent()).toBe('Paid');
+
+    // Break-glass asks for a reason (too short is refused), then the audit trail shows it.
+    await page.getByTestId('break-glass').click();
+    const glass = page.getByTestId('break-glass-dialog');
+    await glass.getByLabel('Reason').fill('urgent');
+    await glass.getByTestId('confirm-break-glass').click();
+    await glass.getByTestId('field-error-reason').waitFor();
+    await glass.getByLabel('Reason').fill('Patient unconscious in the ER, need history');
+    await glass.getByTestId('confirm-break-glass').click();
+    await expect.poll(() => glass.isVisible()).toBe(false);
+    await page.getByTestId('tab-audit').click();
+    await expect
+      .poll(() => page.getByTestId('patient-audit').textContent())
+      .toContain('Patient unconscious in the ER, need history');
+  });
+
+  it('does not show the audit trail to members', async () => {
+    const admin = await harness.newPage();
+    await signIn(admin, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(admin, { givenName: 'Ann', familyName: 'Member' });
+    const page = await harness.newPage();
+    await signIn(page, member.email, member.password);
+    await page.goto(`/patients/${id}?tab=audit`);
+    await page.getByTestId('patient-record').waitFor();
+    expect(await page.getByTestId('tab-audit').count()).toBe(0);
+    expect(await page.getByTestId('tab-demographics').getAttribute('aria-selected')).toBe('true');
+  });
+});

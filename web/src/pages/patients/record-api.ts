@@ -1,0 +1,205 @@
+/** The patient record's other sections: coverage, authorizations, notes, claims, audit, break-glass. */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, api, apiRequest, idempotencyKey, type Page } from '../../api.js';
+
+const enc = encodeURIComponent;
+
+export interface Coverage {
+  id: string;
+  patientId: string;
+  payerName: string;
+  payerId: string;
+  memberId: string;
+  groupNumber: string | null;
+  planName: string | null;
+  effectiveFrom: string;
+  effectiveTo: string | null;
+}
+
+export interface CoverageInput {
+  payerName: string;
+  payerId: string;
+  memberId: string;
+  groupNumber?: string;
+  planName?: string;
+}
+
+export interface Authorization {
+  id: string;
+  patientId: string;
+  service: string;
+  units: number;
+  unitMinutes: number;
+  validFrom: string;
+  validTo: string;
+  createdAt: string;
+  unitsUsed?: number;
+}
+
+export interface Note {
+  id: string;
+  patientId: string;
+  authorId: string;
+  subjective: string;
+  objective: string;
+  assessment: string;
+  plan: string;
+  status: 'draft' | 'signed';
+  signedAt: string | null;
+  signedBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Claim {
+  id: string;
+  patientId: string;
+  noteId: string | null;
+  payer: string;
+  serviceDate: string | null;
+  codes: string[];
+  amountCents: number;
+  status: 'submitted' | 'paid' | 'denied';
+  paidAmountCents: number | null;
+  denialReason: string | null;
+  submittedAt: string;
+  adjudicatedAt: string | null;
+}
+
+export interface AuditRow {
+  id: string;
+  kind: string;
+  at: string;
+  actorUserId: string | null;
+  [member: string]: unknown;
+}
+
+export const recordKeys = {
+  coverage: (id: string) => ['patients', 'coverage', id] as const,
+  authorizations: (id: string) => ['patients', 'authorizations', id] as const,
+  notes: (id: string) => ['notes', 'patient', id] as const,
+  claims: (id: string) => ['claims', 'patient', id] as const,
+  audit: (id: string) => ['audit', 'patient', id] as const,
+};
+
+export function useCoverage(patientId: string) {
+  return useQuery({
+    queryKey: recordKeys.coverage(patientId),
+    // 404 means "no coverage on file", which is an answer, not an error.
+    queryFn: async ({ signal }) => {
+      try {
+        return await api.get<Coverage>(`/patients/${enc(patientId)}/coverage`, undefined, signal);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }
+    },
+  });
+}
+
+export function useSaveCoverage(patientId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: CoverageInput) => api.put<unknown>(`/patients/${enc(patientId)}/coverage`, input),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.coverage(patientId) }),
+  });
+}
+
+export function useAuthorizations(patientId: string) {
+  return useQuery({
+    queryKey: recordKeys.authorizations(patientId),
+    queryFn: ({ signal }) =>
+      api.get<{ items: Authorization[] }>(`/patients/${enc(patientId)}/authorizations`, undefined, signal),
+  });
+}
+
+export function useAddAuthorization(patientId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { service: string; units: number; unitMinutes: number; validFrom: string; validTo: string }) =>
+      api.post<Authorization>(`/patients/${enc(patientId)}/authorizations`, input),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.authorizations(patientId) }),
+  });
+}
+
+export function useNotes(patientId: string) {
+  return useQuery({
+    queryKey: recordKeys.notes(patientId),
+    queryFn: ({ signal }) => api.get<Page<Note>>('/notes', { patientId, limit: 100 }, signal),
+  });
+}
+
+export function useCreateNote(patientId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { subjective: string; objective: string; assessment: string; plan: string }) =>
+      api.post<Note>('/notes', { patientId, ...input }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.notes(patientId) }),
+  });
+}
+
+export function useSignNote(patientId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (noteId: string) => api.post<Note>(`/notes/${enc(noteId)}/sign`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.notes(patientId) }),
+  });
+}
+
+export function useClaims(patientId: string) {
+  return useQuery({
+    queryKey: recordKeys.claims(patientId),
+    queryFn: ({ signal }) => api.get<Page<Claim>>('/claims', { patientId, limit: 100 }, signal),
+  });
+}
+
+export function useSubmitClaim(patientId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: {
+      payer: string;
+      amountCents: number;
+      codes: string[];
+      serviceDate?: string;
+      noteId?: string;
+    }) =>
+      apiRequest<Claim>('/claims', {
+        method: 'POST',
+        body: { patientId, ...input },
+        headers: { 'Idempotency-Key': idempotencyKey() },
+      }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.claims(patientId) }),
+  });
+}
+
+export function useAdjudicateClaim(patientId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { claimId: string; outcome: 'paid' | 'denied'; paidAmountCents?: number; reason?: string }) => {
+      const { claimId, ...body } = input;
+      return api.post<Claim>(`/claims/${enc(claimId)}/adjudicate`, body);
+    },
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.claims(patientId) }),
+  });
+}
+
+export function usePatientAudit(patientId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: recordKeys.audit(patientId),
+    enabled,
+    queryFn: ({ signal }) => api.get<Page<AuditRow>>('/audit', { patientId, limit: 100 }, signal),
+  });
+}
+
+export function useBreakGlass(patientId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (reason: string) =>
+      api.post<{ id: string; invokedAt: string }>(`/patients/${enc(patientId)}/break-glass`, { reason }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.audit(patientId) }),
+  });
+}
+
+export function formatMoney(cents: number): string {
+  return (cents / 100).toLocaleString(undefined, { style: 'currency', currency: 'USD' });
+}
