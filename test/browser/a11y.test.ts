@@ -115,7 +115,17 @@ describe('accessibility and small screens', () => {
     const opener = page.getByTestId('nav-menu-button');
     await opener.click();
     const menu = page.getByTestId('nav-menu');
-    for (const label of ['Patients', 'Calendar', 'Messages', 'Marketplace', 'Webhooks', 'Health']) {
+    for (const label of [
+      'Patients',
+      'Calendar',
+      'Messages',
+      'Marketplace',
+      'Members',
+      'API tokens',
+      'Audit log',
+      'Webhooks',
+      'Health',
+    ]) {
       expect(await menu.getByRole('link', { name: label }).isVisible()).toBe(true);
     }
     await menu.getByRole('link', { name: 'Marketplace' }).click();
@@ -152,7 +162,7 @@ describe('accessibility and small screens', () => {
     await page.goto('/patients');
     await page.getByTestId('patient-row').first().waitFor();
     const reached = new Set<string>();
-    for (let i = 0; i < 30 && reached.size < 6; i++) {
+    for (let i = 0; i < 40 && reached.size < 9; i++) {
       await page.keyboard.press('Tab');
       const focused = await page.evaluate(() => {
         const el = document.activeElement as HTMLElement | null;
@@ -170,7 +180,10 @@ describe('accessibility and small screens', () => {
     }
     expect([...reached].sort()).toEqual(
       [
+        'nav-admin-audit',
         'nav-admin-health',
+        'nav-admin-members',
+        'nav-admin-tokens',
         'nav-admin-webhooks',
         'nav-calendar',
         'nav-marketplace',

@@ -21,5 +21,21 @@ export const PAGES: PageEntry[] = [
   { name: 'marketplace', path: '/marketplace', ready: { testId: 'install-count' } },
   { name: 'webhooks', path: '/admin/webhooks', ready: { role: 'heading', name: 'Endpoints' } },
   { name: 'health', path: '/admin/health', ready: { testId: 'coming-soon' } },
+  { name: 'members', path: '/admin/members', ready: { testId: 'members-table' } },
+  { name: 'admin tokens', path: '/admin/tokens', ready: { role: 'heading', name: 'API tokens' } },
+  { name: 'audit log', path: '/admin/audit', ready: { testId: 'audit-table' } },
+  { name: 'account', path: '/account', ready: { testId: 'password-form' } },
+  {
+    name: 'accept invitation',
+    path: '/accept-invitation?token=not-a-real-token',
+    ready: { testId: 'accept-invitation-form' },
+    signedOut: true,
+  },
+  {
+    name: 'reset password',
+    path: '/reset-password?token=not-a-real-token',
+    ready: { testId: 'reset-form' },
+    signedOut: true,
+  },
   { name: 'not found', path: '/no-such-page', ready: { testId: 'not-found' } },
 ];

@@ -5,14 +5,21 @@
  */
 import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, createRouter, Navigate } from '@tanstack/react-router';
+import { z } from 'zod';
 import { RootLayout } from './components/root-layout.js';
 import { useCurrentMe } from './me-context.js';
+import { AccountPage } from './pages/account/account-page.js';
+import { AuditPage } from './pages/admin/audit-page.js';
+import { MembersPage } from './pages/admin/members-page.js';
+import { AdminTokensPage } from './pages/admin/tokens-page.js';
 import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
 import { MarketplacePage } from './pages/marketplace/marketplace-page.js';
 import { MessagesPage } from './pages/messages/messages-page.js';
 import { NotFoundPage } from './pages/not-found/not-found-page.js';
 import { PatientRecordPage, RECORD_TABS, type RecordTab } from './pages/patients/patient-record-page.js';
 import { PatientsPage } from './pages/patients/patients-page.js';
+import { AcceptInvitationPage } from './pages/public/accept-invitation-page.js';
+import { ResetPasswordPage } from './pages/public/reset-password-page.js';
 import { WebhooksPage } from './pages/webhooks/webhooks-page.js';
 import { queryClient } from './query-client.js';
 
@@ -137,7 +144,79 @@ const healthRoute = createRoute({
   ),
 });
 
+const membersRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/admin/members',
+  staticData: { title: 'Members', adminOnly: true },
+  component: () => <MembersPage />,
+});
+
+const adminTokensRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/admin/tokens',
+  staticData: { title: 'API tokens', adminOnly: true },
+  component: () => <AdminTokensPage />,
+});
+
+const auditSearch = z.object({
+  kind: z.string().max(40).optional(),
+  actorUserId: z.string().max(100).optional(),
+  patientId: z.string().max(100).optional(),
+  from: z.string().max(40).optional(),
+  to: z.string().max(40).optional(),
+});
+
+export const auditRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/admin/audit',
+  staticData: { title: 'Audit log', adminOnly: true },
+  validateSearch: (search: Record<string, unknown>) => {
+    const parsed = auditSearch.safeParse(search);
+    return parsed.success ? parsed.data : {};
+  },
+  component: function AuditRoute() {
+    return <AuditPage filter={auditRoute.useSearch()} />;
+  },
+});
+
+const accountRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/account',
+  staticData: { title: 'Your account' },
+  component: () => <AccountPage />,
+});
+
+const tokenSearch = (search: Record<string, unknown>): { token?: string } => ({
+  token: typeof search.token === 'string' ? search.token.slice(0, 200) : undefined,
+});
+
+export const acceptInvitationRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/accept-invitation',
+  staticData: { title: 'Accept invitation', public: true },
+  validateSearch: tokenSearch,
+  component: function AcceptInvitationRoute() {
+    return <AcceptInvitationPage token={acceptInvitationRoute.useSearch().token ?? ''} />;
+  },
+});
+
+export const resetPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/reset-password',
+  staticData: { title: 'Reset password', public: true },
+  validateSearch: tokenSearch,
+  component: function ResetPasswordRoute() {
+    return <ResetPasswordPage token={resetPasswordRoute.useSearch().token ?? ''} />;
+  },
+});
+
 const routeTree = rootRoute.addChildren([
+  membersRoute,
+  adminTokensRoute,
+  auditRoute,
+  accountRoute,
+  acceptInvitationRoute,
+  resetPasswordRoute,
   indexRoute,
   calendarRoute,
   messagesRoute,

@@ -4,7 +4,16 @@ import type { IconName } from './icons.js';
 export type NavSection = 'main' | 'admin';
 
 export interface NavItem {
-  to: '/patients' | '/calendar' | '/messages' | '/marketplace' | '/admin/webhooks' | '/admin/health';
+  to:
+    | '/patients'
+    | '/calendar'
+    | '/messages'
+    | '/marketplace'
+    | '/admin/members'
+    | '/admin/tokens'
+    | '/admin/audit'
+    | '/admin/webhooks'
+    | '/admin/health';
   label: string;
   section: NavSection;
   icon: IconName;
@@ -21,6 +30,9 @@ export const NAV_ITEMS: NavItem[] = [
   { to: '/calendar', label: 'Calendar', section: 'main', icon: 'calendar' },
   { to: '/messages', label: 'Messages', section: 'main', icon: 'messages' },
   { to: '/marketplace', label: 'Marketplace', section: 'main', icon: 'marketplace' },
+  { to: '/admin/members', label: 'Members', section: 'admin', icon: 'members', adminOnly: true },
+  { to: '/admin/tokens', label: 'API tokens', section: 'admin', icon: 'key', adminOnly: true },
+  { to: '/admin/audit', label: 'Audit log', section: 'admin', icon: 'audit', adminOnly: true },
   { to: '/admin/webhooks', label: 'Webhooks', section: 'admin', icon: 'webhooks', adminOnly: true },
   { to: '/admin/health', label: 'Health', section: 'admin', icon: 'health', adminOnly: true },
 ];

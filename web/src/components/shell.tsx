@@ -2,7 +2,7 @@
  * The signed-in layout: top bar (brand, search, user menu), navigation (a sidebar on wide screens,
  * a menu on phones) and the current page.
  */
-import { Link, Outlet, useMatches, useRouterState } from '@tanstack/react-router';
+import { Link, Outlet, useMatches, useNavigate, useRouterState } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { Button as AriaButton, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components';
 import { useThreads } from '../pages/messages/messages-api.js';
@@ -142,6 +142,7 @@ function NavLinks({ me, pathname, onNavigate }: { me: Me; pathname: string; onNa
 
 function UserMenu({ me }: { me: Me }) {
   const signOut = useSignOut();
+  const navigate = useNavigate();
   return (
     <MenuTrigger>
       <AriaButton className="user-button" data-testid="user-menu" aria-label={`Account: ${me.user.name}`}>
@@ -158,6 +159,7 @@ function UserMenu({ me }: { me: Me }) {
           aria-label="Account"
           onAction={(key) => {
             if (key === 'sign-out') signOut.mutate(undefined, { onError: (error) => notifyError(error) });
+            if (key === 'account') void navigate({ to: '/account' });
           }}
         >
           <MenuItem className="menu-header" isDisabled textValue={me.user.name}>
@@ -167,6 +169,9 @@ function UserMenu({ me }: { me: Me }) {
             </span>
           </MenuItem>
           <Separator className="menu-separator" />
+          <MenuItem className="menu-item" id="account" data-testid="menu-account">
+            Account, password and API tokens
+          </MenuItem>
           <MenuItem className="menu-item" id="sign-out" data-testid="sign-out">
             Sign out
           </MenuItem>

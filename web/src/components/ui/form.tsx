@@ -43,6 +43,7 @@ export function useZodForm<S extends z.ZodType<FieldValues, FieldValues>>(
 const CODE_MESSAGES: Record<string, string> = {
   mrn_taken: 'Another patient already has this MRN.',
   email_taken: 'Someone with this e-mail address is already a member.',
+  already_member: 'This person is already a member of the workspace.',
   weak_password: 'Choose a stronger password: longer, and not a common word or pattern.',
   wrong_password: 'That is not your current password.',
 };

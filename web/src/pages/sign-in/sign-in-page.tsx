@@ -4,6 +4,7 @@ import { ApiError, describeError } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
 import { Spinner } from '../../components/status.js';
 import { useSignIn } from '../../session.js';
+import { ForgotPassword } from './forgot-password.js';
 
 function signInMessage(error: unknown): { title: string; text: string } {
   if (error instanceof ApiError) {
@@ -92,6 +93,7 @@ export function SignInPage() {
             )}
           </button>
         </form>
+        <ForgotPassword />
       </div>
     </main>
   );

@@ -1,0 +1,185 @@
+/**
+ * Workspace administration in the browser: invite → the invitation e-mail's link → a new account;
+ * roles, the last-admin rule, removal; API tokens (secret shown once, revoke); the audit log with
+ * filters and CSV; change password (wrong/weak/ok); forgot password → e-mail → reset page.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+
+interface SentMail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+describe('workspace administration', () => {
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+
+  async function mailTo(address: string): Promise<SentMail> {
+    for (let i = 0; i < 50; i++) {
+      const response = await fetch(`${harness.baseUrl}/_emulators/mail/messages?to=${encodeURIComponent(address)}`);
+      const body = (await response.json()) as { items: SentMail[] };
+      if (body.items.length > 0) return body.items[body.items.length - 1];
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw new Error(`no mail to ${address}`);
+  }
+
+  const linkIn = (text: string, path: string) => {
+    const match = new RegExp(`https?://[^\\s]+${path}\\?token=[^\\s]+`).exec(text);
+    if (!match) throw new Error(`no ${path} link in: ${text}`);
+    const url = new URL(match[0]);
+    return `${url.pathname}${url.search}`;
+  };
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'standard' });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('invites someone who accepts by the e-mailed link; roles and the last-admin rule; removal', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/admin/members');
+    await page.getByTestId('members-table').waitFor();
+
+    const email = `new-${uniqueSuffix()}@example.test`;
+    await page.getByTestId('invite-member').click();
+    const dialog = page.getByTestId('invite-dialog');
+    await dialog.getByLabel('E-mail').fill(email);
+    await dialog.getByLabel('Name').fill('Rosa Parks');
+    await dialog.getByTestId('send-invitation').click();
+    await page.getByText('Invitation sent').first().waitFor();
+    const invited = page.getByTestId('member-row').filter({ hasText: 'Rosa Parks' });
+    await expect.poll(() => invited.textContent()).toContain('Invited');
+
+    // The e-mail greets by name and never shows an internal id; its link opens the public page.
+    const mail = await mailTo(email);
+    expect(mail.text).toContain('Rosa Parks');
+    expect(mail.text).not.toMatch(/\b(usr|ws)_[a-z0-9]{6,}/);
+    const invitee = await harness.newPage();
+    await invitee.goto(linkIn(mail.text, '/accept-invitation'));
+    await invitee.getByLabel('Password').first().fill('short');
+    await invitee.getByRole('button', { name: 'Create my account' }).click();
+    expect(await invitee.getByTestId('field-error-password').textContent()).toContain('12 characters');
+    const password = `Violet-harbor-${uniqueSuffix()}-lantern`;
+    await invitee.getByLabel('Password').first().fill(password);
+    await invitee.getByLabel('Password again').fill(password);
+    await invitee.getByRole('button', { name: 'Create my account' }).click();
+    await invitee.getByTestId('user-menu').waitFor();
+    expect(new URL(invitee.url()).pathname).toBe('/patients');
+
+    // Demoting the only admin is refused with a plain explanation next to the control.
+    await page.reload();
+    const me = page.getByTestId('member-row').filter({ hasText: '(you)' });
+    await me.getByTestId('member-role').selectOption('member');
+    await expect.poll(() => me.getByTestId('member-error').textContent()).toContain('at least one admin');
+
+    // Promote Rosa, then remove her: her session stops working at once.
+    const rosa = page.getByTestId('member-row').filter({ hasText: 'Rosa Parks' });
+    await rosa.getByTestId('member-role').selectOption('admin');
+    await page.getByText('Rosa Parks is now an admin.').first().waitFor();
+    await rosa.getByTestId('member-remove').click();
+    await page.getByTestId('confirm-remove').click();
+    await page.getByText('Rosa Parks was removed from the workspace.').first().waitFor();
+    await invitee.reload();
+    await invitee.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('creates an API token whose secret is shown once, uses it, and revokes it', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.getByTestId('user-menu').click();
+    await page.getByRole('menuitem', { name: /Account/ }).click();
+    await page.getByTestId('password-form').waitFor();
+    await page.getByLabel('New token name').fill('Billing export');
+    await page.getByTestId('create-token').click();
+    const secret = await page.getByTestId('token-secret').textContent();
+    expect(secret).toBeTruthy();
+    const me = await fetch(`${harness.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(me.status).toBe(200);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByTestId('token-item').filter({ hasText: 'Billing export' }).waitFor();
+    expect(await page.content()).not.toContain(secret as string);
+
+    // Admins see every token of the workspace and can revoke it.
+    await page.goto('/admin/tokens');
+    const row = page.getByTestId('admin-token-row').filter({ hasText: 'Billing export' });
+    await row.getByTestId('revoke-token').click();
+    await page.getByTestId('confirm-revoke').click();
+    await expect.poll(() => row.count()).toBe(0);
+    const after = await fetch(`${harness.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(after.status).toBe(401);
+  });
+
+  it('filters the audit log and exports it as CSV', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/admin/audit');
+    await page.getByTestId('audit-table').waitFor();
+    await page.getByLabel('Kind').selectOption('admin_action');
+    await expect.poll(() => new URL(page.url()).searchParams.get('kind')).toBe('admin_action');
+    await expect
+      .poll(
+        async () =>
+          new Set(
+            await page.getByTestId('audit-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-kind'))),
+          ),
+      )
+      .toEqual(new Set(['admin_action']));
+    const href = await page.getByTestId('audit-csv').getAttribute('href');
+    expect(href).toContain('format=csv');
+    expect(href).toContain('kind=admin_action');
+    const csv = await page.evaluate(async (url) => (await fetch(url as string)).text(), href);
+    expect(csv.split('\n')[0]).toContain('kind');
+    expect(csv).toContain('admin_action');
+  });
+
+  it('changes the password (wrong and weak refused in plain words) and resets a forgotten one by e-mail', async () => {
+    const email = `pw-${uniqueSuffix()}@example.test`;
+    const first = `Quiet-meadow-${uniqueSuffix()}-river`;
+    await harness.addMember(workspace.id, { email, name: 'Pat Password', role: 'member', password: first });
+    const page = await harness.newPage();
+    await signIn(page, email, first);
+    await page.goto('/account');
+    await page.getByLabel('Current password').fill('not-my-password');
+    await page.getByLabel('New password').first().fill('password1234');
+    await page.getByLabel('New password again').fill('password1234');
+    await page.getByTestId('change-password').click();
+    await expect
+      .poll(async () =>
+        (await page.getByTestId('field-error-currentPassword').count()) > 0
+          ? page.getByTestId('field-error-currentPassword').textContent()
+          : page.getByTestId('field-error-newPassword').textContent(),
+      )
+      .toMatch(/not your current password|stronger password/);
+    const second = `Amber-canyon-${uniqueSuffix()}-falcon`;
+    await page.getByLabel('Current password').fill(first);
+    await page.getByLabel('New password').first().fill(second);
+    await page.getByLabel('New password again').fill(second);
+    await page.getByTestId('change-password').click();
+    await page.getByText('Password changed.').first().waitFor();
+
+    // Forgot password: the same answer for any address; the e-mailed link sets a new one.
+    const signedOut = await harness.newPage();
+    await signedOut.goto('/');
+    await signedOut.getByTestId('forgot-password').click();
+    await signedOut.getByTestId('forgot-dialog').getByLabel('E-mail').fill(email);
+    await signedOut.getByTestId('send-reset').click();
+    await signedOut.getByTestId('reset-requested').waitFor();
+    const mail = await mailTo(email);
+    await signedOut.goto(linkIn(mail.text, '/reset-password'));
+    const third = `Cobalt-orchard-${uniqueSuffix()}-meadow`;
+    await signedOut.getByLabel('New password').first().fill(third);
+    await signedOut.getByLabel('New password again').fill(third);
+    await signedOut.getByRole('button', { name: 'Set new password' }).click();
+    await signedOut.getByTestId('reset-done').waitFor();
+    const fresh = await harness.newPage();
+    await signIn(fresh, email, third);
+  });
+});

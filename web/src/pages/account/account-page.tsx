@@ -1,0 +1,223 @@
+/** Your account: who you are here, change password, and your API tokens (secret shown once). */
+import { useState } from 'react';
+import { z } from 'zod';
+import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { Button } from '../../components/ui/button.js';
+import { AppDialog } from '../../components/ui/dialog.js';
+import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
+import { notifySuccess } from '../../components/ui/toast.js';
+import { useCurrentMe } from '../../me-context.js';
+import { type ApiToken, useChangePassword, useCreateToken, useMyTokens, useRevokeMyToken } from '../admin/admin-api.js';
+import { formatDateTime } from '../patients/patients-api.js';
+
+export function AccountPage() {
+  const me = useCurrentMe();
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <header className="page-header">
+        <div>
+          <h1 id="page-title">Your account</h1>
+          <p className="muted">
+            {me.user.name} · {me.user.email} · {me.role === 'admin' ? 'Admin' : 'Member'} of {me.workspace.name}
+          </p>
+        </div>
+      </header>
+      <div className="split">
+        <TokensCard />
+        <PasswordCard />
+      </div>
+    </section>
+  );
+}
+
+export const newPasswordRule = z
+  .string()
+  .min(12, 'Use at least 12 characters')
+  .max(200, 'Keep it to 200 characters or fewer');
+
+const passwordForm = z
+  .object({
+    currentPassword: z.string().min(1, 'Enter your current password'),
+    newPassword: newPasswordRule,
+    confirm: z.string(),
+  })
+  .refine((v) => v.newPassword === v.confirm, { path: ['confirm'], message: 'The two new passwords differ' });
+
+function PasswordCard() {
+  const change = useChangePassword();
+  const form = useZodForm(passwordForm, { defaultValues: { currentPassword: '', newPassword: '', confirm: '' } });
+  const onSubmit = form.handleSubmit((values) =>
+    change
+      .mutateAsync({ currentPassword: values.currentPassword, newPassword: values.newPassword })
+      .then(() => {
+        notifySuccess('Password changed.');
+        form.reset();
+      })
+      .catch((error) => applyProblem(form, error, { wrong_password: 'currentPassword', weak_password: 'newPassword' })),
+  );
+  return (
+    <section className="card panel" aria-labelledby="password-title">
+      <h2 id="password-title">Change password</h2>
+      <form className="form" onSubmit={onSubmit} noValidate data-testid="password-form">
+        <FormError message={form.formState.errors.root?.message} />
+        <TextInput
+          control={form.control}
+          name="currentPassword"
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          isRequired
+        />
+        <TextInput
+          control={form.control}
+          name="newPassword"
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          description="At least 12 characters; common or easily guessed passwords are refused."
+          isRequired
+        />
+        <TextInput
+          control={form.control}
+          name="confirm"
+          label="New password again"
+          type="password"
+          autoComplete="new-password"
+          isRequired
+        />
+        <div className="form-actions">
+          <Button type="submit" isDisabled={form.formState.isSubmitting} data-testid="change-password">
+            Change password
+          </Button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+const tokenForm = z.object({ name: z.string().trim().min(1, 'Name the token after what will use it').max(100) });
+
+function TokensCard() {
+  const tokens = useMyTokens();
+  const create = useCreateToken();
+  const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
+  const form = useZodForm(tokenForm, { defaultValues: { name: '' } });
+  const onSubmit = form.handleSubmit((values) =>
+    create
+      .mutateAsync(values.name)
+      .then((created) => {
+        form.reset();
+        setSecret({ name: created.name, token: created.token });
+      })
+      .catch((error) => applyProblem(form, error)),
+  );
+  return (
+    <section className="card panel" aria-labelledby="tokens-title" id="tokens">
+      <h2 id="tokens-title">API tokens</h2>
+      <p className="muted">
+        A token acts as you in this workspace, for scripts and integrations: send it as{' '}
+        <code>Authorization: Bearer …</code>.
+      </p>
+      <form className="form inline-form" onSubmit={onSubmit} noValidate>
+        <FormError message={form.formState.errors.root?.message} />
+        <TextInput control={form.control} name="name" label="New token name" placeholder="Billing export" />
+        <div>
+          <Button type="submit" isDisabled={form.formState.isSubmitting} data-testid="create-token">
+            Create token
+          </Button>
+        </div>
+      </form>
+      <AppDialog
+        title="Copy your new token now"
+        description="This is the only time it is shown. Store it in your password manager or secret store."
+        isOpen={secret !== null}
+        onOpenChange={(open) => !open && setSecret(null)}
+        testId="token-secret-dialog"
+      >
+        {secret ? <SecretValue label={secret.name} value={secret.token} /> : null}
+        <div className="form-actions">
+          <Button onPress={() => setSecret(null)}>I have copied it</Button>
+        </div>
+      </AppDialog>
+      {tokens.isPending ? <Loading label="Loading tokens…" /> : null}
+      {tokens.isError ? <ErrorNotice error={tokens.error} onRetry={() => tokens.refetch()} /> : null}
+      {tokens.isSuccess && tokens.data.items.length === 0 ? (
+        <EmptyState title="No tokens">Create one for each script or system that calls the API.</EmptyState>
+      ) : null}
+      {tokens.isSuccess && tokens.data.items.length > 0 ? (
+        <ul className="card-list" data-testid="my-tokens">
+          {tokens.data.items.map((t) => (
+            <TokenItem key={t.id} token={t} />
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
+export function SecretValue({ label, value }: { label: string; value: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="secret-box">
+      <span className="muted">{label}</span>
+      <code className="secret-value" data-testid="token-secret">
+        {value}
+      </code>
+      <Button
+        variant="secondary"
+        size="small"
+        onPress={() =>
+          navigator.clipboard
+            ?.writeText(value)
+            .then(() => setCopied(true))
+            .catch(() => setCopied(false))
+        }
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </Button>
+    </div>
+  );
+}
+
+function TokenItem({ token }: { token: ApiToken }) {
+  const revoke = useRevokeMyToken();
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <li className="item-card token-item" data-testid="token-item">
+      <div className="item-card-top">
+        <strong>{token.name}</strong>
+        <Button variant="secondary" size="small" onPress={() => setConfirming(true)} data-testid="revoke-token">
+          Revoke
+        </Button>
+      </div>
+      <span className="muted">Created {formatDateTime(token.createdAt)}</span>
+      <AppDialog
+        title={`Revoke “${token.name}”?`}
+        description="Anything using it gets 401 from the next request."
+        isOpen={confirming}
+        onOpenChange={setConfirming}
+        role="alertdialog"
+        size="small"
+      >
+        <div className="form-actions">
+          <Button variant="secondary" onPress={() => setConfirming(false)}>
+            Keep
+          </Button>
+          <Button
+            variant="danger"
+            data-testid="confirm-revoke"
+            isDisabled={revoke.isPending}
+            onPress={() =>
+              revoke.mutate(token.id, {
+                onSuccess: () => notifySuccess(`Token “${token.name}” revoked.`),
+                onSettled: () => setConfirming(false),
+              })
+            }
+          >
+            Revoke
+          </Button>
+        </div>
+      </AppDialog>
+    </li>
+  );
+}

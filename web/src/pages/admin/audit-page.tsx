@@ -1,0 +1,146 @@
+/** The audit log (admins): filter by kind, person, patient and dates (kept in the URL); CSV export. */
+import { useNavigate } from '@tanstack/react-router';
+import { useId } from 'react';
+import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { Button } from '../../components/ui/button.js';
+import { formatDateTime } from '../patients/patients-api.js';
+import {
+  AUDIT_KIND_LABELS,
+  AUDIT_KINDS,
+  type AuditFilter,
+  type AuditRow,
+  auditCsvUrl,
+  useAudit,
+  useMembers,
+} from './admin-api.js';
+
+export function AuditPage({ filter }: { filter: AuditFilter }) {
+  const navigate = useNavigate();
+  const audit = useAudit(filter);
+  const members = useMembers();
+  const names = new Map((members.data?.items ?? []).map((m) => [m.userId, m.name]));
+  const ids = { kind: useId(), person: useId(), patient: useId(), from: useId(), to: useId() };
+  const set = (changes: Partial<AuditFilter>) => {
+    const next = { ...filter, ...changes };
+    for (const key of Object.keys(next) as (keyof AuditFilter)[]) if (!next[key]) delete next[key];
+    void navigate({ to: '/admin/audit', search: next, replace: true });
+  };
+  const rows = audit.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <header className="page-header">
+        <div>
+          <h1 id="page-title">Audit log</h1>
+          <p className="muted">Every access to patient information, every skill call and every admin change.</p>
+        </div>
+        <a className="button button-secondary" href={auditCsvUrl(filter)} download="audit.csv" data-testid="audit-csv">
+          Export CSV
+        </a>
+      </header>
+      <div className="card">
+        <div className="toolbar filters" data-testid="audit-filters">
+          <div className="field">
+            <label htmlFor={ids.kind}>Kind</label>
+            <select id={ids.kind} value={filter.kind ?? ''} onChange={(e) => set({ kind: e.target.value })}>
+              <option value="">All kinds</option>
+              {AUDIT_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {AUDIT_KIND_LABELS[k]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={ids.person}>Person</label>
+            <select
+              id={ids.person}
+              value={filter.actorUserId ?? ''}
+              onChange={(e) => set({ actorUserId: e.target.value })}
+            >
+              <option value="">Everyone</option>
+              {(members.data?.items ?? []).map((m) => (
+                <option key={m.userId} value={m.userId}>
+                  {m.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={ids.patient}>Patient id</label>
+            <input
+              id={ids.patient}
+              defaultValue={filter.patientId ?? ''}
+              placeholder="pat_…"
+              onBlur={(e) => set({ patientId: e.target.value.trim() })}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') set({ patientId: e.currentTarget.value.trim() });
+              }}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor={ids.from}>From</label>
+            <input
+              id={ids.from}
+              type="date"
+              value={filter.from ?? ''}
+              onChange={(e) => set({ from: e.target.value })}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor={ids.to}>To</label>
+            <input id={ids.to} type="date" value={filter.to ?? ''} onChange={(e) => set({ to: e.target.value })} />
+          </div>
+        </div>
+        {audit.isPending ? <Loading label="Loading the audit log…" /> : null}
+        {audit.isError ? <ErrorNotice error={audit.error} onRetry={() => audit.refetch()} /> : null}
+        {audit.isSuccess && rows.length === 0 ? (
+          <EmptyState title="Nothing matches">Change or clear the filters.</EmptyState>
+        ) : null}
+        {rows.length > 0 ? (
+          <div className="table-wrap">
+            <table className="table" data-testid="audit-table">
+              <caption className="visually-hidden">Audit log entries</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Details</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={row.id} data-testid="audit-row" data-kind={row.kind}>
+                    <td className="nowrap">{formatDateTime(row.at)}</td>
+                    <td>{row.actorUserId ? (names.get(row.actorUserId) ?? 'Former member') : 'System'}</td>
+                    <td>{AUDIT_KIND_LABELS[row.kind] ?? row.kind}</td>
+                    <td className="muted">{details(row)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+        {audit.hasNextPage ? (
+          <div className="table-footer">
+            <Button variant="secondary" onPress={() => audit.fetchNextPage()} isDisabled={audit.isFetchingNextPage}>
+              {audit.isFetchingNextPage ? 'Loading…' : 'Load more'}
+            </Button>
+          </div>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function details(row: AuditRow): string {
+  const parts: string[] = [];
+  if (typeof row.action === 'string') parts.push(row.action);
+  if (typeof row.slug === 'string')
+    parts.push(`${row.slug}${typeof row.toolName === 'string' ? ` › ${row.toolName}` : ''}`);
+  if (typeof row.context === 'string') parts.push(`in ${row.context.replace(/-/g, ' ')}`);
+  if (typeof row.reason === 'string') parts.push(`reason: ${row.reason}`);
+  if (typeof row.provider === 'string') parts.push(row.provider);
+  if (typeof row.outcome === 'string') parts.push(row.outcome);
+  return parts.join(' · ');
+}

@@ -1,0 +1,224 @@
+/** Members (admins): invite by e-mail, change role and provider flag, remove; the last admin stays. */
+import { useState } from 'react';
+import { Switch } from 'react-aria-components';
+import { z } from 'zod';
+import { ApiError, describeError } from '../../api.js';
+import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { Button } from '../../components/ui/button.js';
+import { AppDialog } from '../../components/ui/dialog.js';
+import { applyProblem, CheckboxInput, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
+import { notifyError, notifySuccess } from '../../components/ui/toast.js';
+import { useCurrentMe } from '../../me-context.js';
+import { formatDateTime } from '../patients/patients-api.js';
+import { useInvite, useMembers, useRemoveMember, useUpdateMember, type WorkspaceMember } from './admin-api.js';
+
+const LAST_ADMIN = 'A workspace needs at least one admin: make someone else an admin first.';
+
+export function MembersPage() {
+  const members = useMembers();
+  const [inviting, setInviting] = useState(false);
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <header className="page-header">
+        <div>
+          <h1 id="page-title">Members</h1>
+          <p className="muted">Who works in this workspace, and what they may do.</p>
+        </div>
+        <Button onPress={() => setInviting(true)} data-testid="invite-member">
+          Invite someone
+        </Button>
+      </header>
+      <InviteDialog isOpen={inviting} onOpenChange={setInviting} />
+      <div className="card">
+        {members.isPending ? <Loading label="Loading members…" /> : null}
+        {members.isError ? <ErrorNotice error={members.error} onRetry={() => members.refetch()} /> : null}
+        {members.isSuccess && members.data.items.length === 0 ? <EmptyState title="No members" /> : null}
+        {members.isSuccess && members.data.items.length > 0 ? <MemberTable members={members.data.items} /> : null}
+      </div>
+    </section>
+  );
+}
+
+function MemberTable({ members }: { members: WorkspaceMember[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid="members-table">
+        <caption className="visually-hidden">Members of this workspace</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Role</th>
+            <th scope="col">Provider</th>
+            <th scope="col" className="col-updated">
+              Last sign-in
+            </th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((m) => (
+            <MemberRow key={m.userId} member={m} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function MemberRow({ member }: { member: WorkspaceMember }) {
+  const me = useCurrentMe();
+  const update = useUpdateMember();
+  const remove = useRemoveMember();
+  const [confirming, setConfirming] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const explain = (error: unknown) =>
+    setProblem(error instanceof ApiError && error.code === 'last_admin' ? LAST_ADMIN : describeError(error));
+  const isMe = member.userId === me.user.id;
+  return (
+    <tr data-testid="member-row" data-user-id={member.userId}>
+      <th scope="row" className="cell-name">
+        <span>{member.name}</span>
+        {isMe ? <span className="muted"> (you)</span> : null}
+        {member.status === 'invited' ? <span className="status-pill status-warn member-status">Invited</span> : null}
+        {member.email ? <span className="muted cell-sub">{member.email}</span> : null}
+        {problem ? (
+          <span className="field-error cell-sub" role="alert" data-testid="member-error">
+            {problem}
+          </span>
+        ) : null}
+      </th>
+      <td>
+        <label className="visually-hidden" htmlFor={`role-${member.userId}`}>
+          Role of {member.name}
+        </label>
+        <select
+          id={`role-${member.userId}`}
+          value={member.role}
+          disabled={update.isPending}
+          data-testid="member-role"
+          onChange={(e) => {
+            setProblem(null);
+            const role = e.target.value as 'admin' | 'member';
+            update.mutate(
+              { userId: member.userId, role },
+              {
+                onSuccess: () => notifySuccess(`${member.name} is now ${role === 'admin' ? 'an admin' : 'a member'}.`),
+                onError: explain,
+              },
+            );
+          }}
+        >
+          <option value="admin">Admin</option>
+          <option value="member">Member</option>
+        </select>
+      </td>
+      <td>
+        <Switch
+          className="switch"
+          isSelected={member.isProvider}
+          isDisabled={update.isPending}
+          onChange={(isProvider) => update.mutate({ userId: member.userId, isProvider }, { onError: explain })}
+          data-testid="member-provider"
+        >
+          <span className="switch-track" aria-hidden="true">
+            <span className="switch-thumb" />
+          </span>
+          <span className="visually-hidden">{member.name} sees patients as a provider</span>
+        </Switch>
+      </td>
+      <td className="muted nowrap col-updated">
+        {member.lastSignInAt ? formatDateTime(member.lastSignInAt) : 'Never'}
+      </td>
+      <td className="cell-actions">
+        <Button
+          variant="secondary"
+          size="small"
+          onPress={() => {
+            setProblem(null);
+            setConfirming(true);
+          }}
+          data-testid="member-remove"
+          aria-label={`Remove ${member.name}`}
+        >
+          Remove
+        </Button>
+        <AppDialog
+          title={`Remove ${member.name}?`}
+          description="Their sessions, API tokens and open streams in this workspace stop working at once."
+          isOpen={confirming}
+          onOpenChange={setConfirming}
+          role="alertdialog"
+          size="small"
+        >
+          <div className="form-actions">
+            <Button variant="secondary" onPress={() => setConfirming(false)}>
+              Keep
+            </Button>
+            <Button
+              variant="danger"
+              isDisabled={remove.isPending}
+              data-testid="confirm-remove"
+              onPress={() =>
+                remove.mutate(member.userId, {
+                  onSuccess: () => notifySuccess(`${member.name} was removed from the workspace.`),
+                  onError: (error) => {
+                    explain(error);
+                    if (!(error instanceof ApiError && error.code === 'last_admin')) notifyError(error);
+                  },
+                  onSettled: () => setConfirming(false),
+                })
+              }
+            >
+              Remove
+            </Button>
+          </div>
+        </AppDialog>
+      </td>
+    </tr>
+  );
+}
+
+const inviteForm = z.object({
+  email: z.string().trim().min(1, 'Enter their e-mail address').email('Enter an e-mail address like name@example.com'),
+  name: z.string().trim().min(1, 'Enter their name').max(200),
+  admin: z.boolean(),
+  isProvider: z.boolean(),
+});
+
+function InviteDialog({ isOpen, onOpenChange }: { isOpen: boolean; onOpenChange: (open: boolean) => void }) {
+  const invite = useInvite();
+  const form = useZodForm(inviteForm, { defaultValues: { email: '', name: '', admin: false, isProvider: false } });
+  const onSubmit = form.handleSubmit((values) =>
+    invite
+      .mutateAsync({
+        email: values.email,
+        name: values.name,
+        role: values.admin ? 'admin' : 'member',
+        isProvider: values.isProvider,
+      })
+      .then(() => {
+        notifySuccess('Invitation sent', `${values.name} gets an e-mail with a link valid for 7 days.`);
+        form.reset();
+        onOpenChange(false);
+      })
+      .catch((error) => applyProblem(form, error, { email_taken: 'email', already_member: 'email' })),
+  );
+  return (
+    <AppDialog title="Invite someone" isOpen={isOpen} onOpenChange={onOpenChange} testId="invite-dialog">
+      <form className="form" onSubmit={onSubmit} noValidate>
+        <FormError message={form.formState.errors.root?.message} />
+        <TextInput control={form.control} name="email" label="E-mail" type="email" isRequired />
+        <TextInput control={form.control} name="name" label="Name" isRequired />
+        <CheckboxInput control={form.control} name="admin" label="Admin (manages members, tokens and settings)" />
+        <CheckboxInput control={form.control} name="isProvider" label="Provider (sees patients, has a calendar)" />
+        <div className="form-actions">
+          <Button type="submit" isDisabled={form.formState.isSubmitting} data-testid="send-invitation">
+            Send invitation
+          </Button>
+        </div>
+      </form>
+    </AppDialog>
+  );
+}
