@@ -57,6 +57,22 @@ describe('patients', () => {
     ).toEqual(patient);
     const found = await t.request({ method: 'GET', url: '/api/v1/patients?q=hopp', token: ws.admin.token });
     expect(found.json().items.map((p: { id: string }) => p.id)).toEqual([patient.id]);
+    // The command palette searches by full name, "family, given", MRN and exact date of birth.
+    for (const q of ['grace hop', 'Hopper, Gr', 'mrn-1', '1906-12-09']) {
+      const hit = await t.request({
+        method: 'GET',
+        url: `/api/v1/patients?q=${encodeURIComponent(q)}`,
+        token: ws.admin.token,
+      });
+      expect(
+        hit.json().items.map((p: { id: string }) => p.id),
+        q,
+      ).toEqual([patient.id]);
+    }
+    // Not a real day: no match and no database error.
+    const impossible = await t.request({ method: 'GET', url: '/api/v1/patients?q=1906-02-30', token: ws.admin.token });
+    expect(impossible.statusCode).toBe(200);
+    expect(impossible.json().items).toEqual([]);
 
     const patched = await t.request({
       method: 'PATCH',

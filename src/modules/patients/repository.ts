@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, ilike, inArray, lt, or } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { patientAuthorizations, patientCoverages, patients } from './tables.js';
 
@@ -38,6 +38,13 @@ export async function findPatientsByIds(tx: Tx, workspaceId: string, ids: string
     .where(and(eq(patients.workspaceId, workspaceId), inArray(patients.id, ids)));
 }
 
+/** `YYYY-MM-DD` naming a real day (2026-02-30 is not one, and must not reach a date comparison). */
+function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const at = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === value;
+}
+
 export async function searchPatients(
   tx: Tx,
   workspaceId: string,
@@ -46,6 +53,8 @@ export async function searchPatients(
   before?: string,
 ) {
   const term = q ? `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  // A date of birth (YYYY-MM-DD) is matched exactly; names also as "given family" and "family, given".
+  const birthDate = q && isCalendarDate(q) ? q : undefined;
   return tx
     .select()
     .from(patients)
@@ -57,6 +66,9 @@ export async function searchPatients(
               ilike(patients.givenName, term),
               ilike(patients.familyName, term),
               ilike(patients.mrn, term),
+              sql`(${patients.givenName} || ' ' || ${patients.familyName}) ILIKE ${term}`,
+              sql`(${patients.familyName} || ', ' || ${patients.givenName}) ILIKE ${term}`,
+              birthDate ? eq(patients.dateOfBirth, birthDate) : undefined,
               eq(patients.id, q!),
             )
           : undefined,
