@@ -134,4 +134,34 @@ describe('patient record', () => {
     expect(await page.getByTestId('tab-audit').count()).toBe(0);
     expect(await page.getByTestId('tab-demographics').getAttribute('aria-selected')).toBe('true');
   });
+
+  it('finds a patient from anywhere with Ctrl+K by name, date of birth or MRN, keyboard only', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(page, {
+      givenName: 'Octavia',
+      familyName: `Butler${uniqueSuffix()}`,
+      dateOfBirth: '1947-06-22',
+      mrn: `OB-${uniqueSuffix()}`,
+    });
+    const patient = await page.evaluate(
+      async (pid) => (await (await fetch(`/api/v1/patients/${pid}`)).json()) as { familyName: string; mrn: string },
+      id,
+    );
+    await page.goto('/messages');
+    await page.getByTestId('open-search').waitFor();
+    for (const query of [`Octavia ${patient.familyName}`, '1947-06-22', patient.mrn]) {
+      await page.keyboard.press('Control+k');
+      const palette = page.getByTestId('command-palette');
+      await palette.waitFor();
+      await page.keyboard.type(query);
+      await palette.getByTestId('palette-result').filter({ hasText: patient.familyName }).first().waitFor();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await page.getByTestId('patient-record').waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/patients/${id}`);
+      await page.goto('/messages');
+      await page.getByTestId('open-search').waitFor();
+    }
+  });
 });

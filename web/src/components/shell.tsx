@@ -8,6 +8,7 @@ import { Button as AriaButton, Menu, MenuItem, MenuTrigger, Popover, Separator }
 import { useThreads } from '../pages/messages/messages-api.js';
 import { HOME_PATH } from '../router.js';
 import { type Me, useSignOut } from '../session.js';
+import { CommandPalette } from './command-palette.js';
 import { ErrorBoundary } from './error-boundary.js';
 import { Icon } from './icons.js';
 import { isWithin, NAV_ITEMS, NAV_SECTIONS } from './nav.js';
@@ -62,6 +63,7 @@ export function Shell({ me }: { me: Me }) {
           <TierBadge tier={me.workspace.tier} testId="workspace-tier" />
         </div>
         <div className="topbar-spacer" />
+        <CommandPalette />
         <UserMenu me={me} />
       </header>
       <div className="layout">

@@ -1,0 +1,103 @@
+/**
+ * Ctrl+K / ⌘K from anywhere: find a patient by name, date of birth (YYYY-MM-DD) or MRN and open the
+ * record. Keyboard first: type, arrow keys move through the results, Enter opens, Escape closes.
+ */
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useNavigate } from '@tanstack/react-router';
+import { useEffect, useState } from 'react';
+import { Autocomplete, Input, Menu, MenuItem, SearchField } from 'react-aria-components';
+import { api, type Page } from '../api.js';
+import { formatDate, type Patient } from '../pages/patients/patients-api.js';
+import { Icon } from './icons.js';
+import { AppDialog } from './ui/dialog.js';
+
+function useDebounced(value: string, ms: number): string {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return debounced;
+}
+
+export function CommandPalette() {
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setOpen(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  return (
+    <>
+      <button
+        type="button"
+        className="search-button"
+        onClick={() => setOpen(true)}
+        aria-label="Search patients (Ctrl+K)"
+        data-testid="open-search"
+      >
+        <Icon name="search" />
+        <span className="search-button-label">Search patients…</span>
+        <kbd className="search-button-kbd">Ctrl K</kbd>
+      </button>
+      <AppDialog title="Find a patient" isOpen={open} onOpenChange={setOpen} isDismissable testId="command-palette">
+        <PaletteSearch onDone={() => setOpen(false)} />
+      </AppDialog>
+    </>
+  );
+}
+
+function PaletteSearch({ onDone }: { onDone: () => void }) {
+  const navigate = useNavigate();
+  const [text, setText] = useState('');
+  const q = useDebounced(text.trim(), 150);
+  const results = useQuery({
+    queryKey: ['patients', 'palette', q],
+    enabled: q.length > 0,
+    queryFn: ({ signal }) => api.get<Page<Patient>>('/patients', { q, limit: 8 }, signal),
+    placeholderData: keepPreviousData,
+  });
+  const items = q ? (results.data?.items ?? []) : [];
+  return (
+    <Autocomplete inputValue={text} onInputChange={setText}>
+      <SearchField aria-label="Name, date of birth or MRN" className="palette-field" autoFocus>
+        <Input className="palette-input" placeholder="Name, date of birth (YYYY-MM-DD) or MRN" />
+      </SearchField>
+      <Menu
+        className="palette-results"
+        aria-label="Matching patients"
+        items={items}
+        onAction={(key) => {
+          onDone();
+          void navigate({ to: '/patients/$patientId', params: { patientId: String(key) } });
+        }}
+        renderEmptyState={() => (
+          <p className="muted palette-empty" data-testid="palette-empty">
+            {!q ? 'Start typing to search.' : results.isFetching ? 'Searching…' : `No patient matches “${q}”.`}
+          </p>
+        )}
+      >
+        {(patient) => (
+          <MenuItem
+            id={patient.id}
+            className="menu-item palette-item"
+            textValue={`${patient.givenName} ${patient.familyName}`}
+            data-testid="palette-result"
+          >
+            <span className="menu-title">
+              {patient.familyName}, {patient.givenName}
+            </span>
+            <span className="muted">
+              Born {formatDate(patient.dateOfBirth)} · MRN {patient.mrn ?? '—'}
+            </span>
+          </MenuItem>
+        )}
+      </Menu>
+    </Autocomplete>
+  );
+}
