@@ -3,6 +3,7 @@ import { TIERS } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { queryRows } from '../../platform/db/tenant.js';
 import type { DomainEvent } from '../../platform/events/events.js';
+import { domainEvents } from '../../platform/platform-tables.js';
 import { hasFeature } from '../../platform/tiers.js';
 import { inboxItems, webhookAttempts, webhookDeliveries, webhookEndpoints } from './tables.js';
 
@@ -102,6 +103,25 @@ export async function listAttempts(
     .limit(opts.limit + 1);
 }
 
+/** One attempt with its event (to rebuild the exact request body), or undefined when it is not this endpoint's. */
+export async function findAttemptWithEvent(tx: Tx, workspaceId: string, endpointId: string, attemptId: string) {
+  const [row] = await tx
+    .select({ attempt: webhookAttempts, event: domainEvents })
+    .from(webhookAttempts)
+    .leftJoin(
+      domainEvents,
+      and(eq(domainEvents.workspaceId, webhookAttempts.workspaceId), eq(domainEvents.id, webhookAttempts.eventId)),
+    )
+    .where(
+      and(
+        eq(webhookAttempts.workspaceId, workspaceId),
+        eq(webhookAttempts.endpointId, endpointId),
+        eq(webhookAttempts.id, attemptId),
+      ),
+    );
+  return row;
+}
+
 /** Queues the event again for the endpoint with a fresh retry budget; false when it never went there. */
 export async function resetDelivery(tx: Tx, workspaceId: string, endpointId: string, eventId: string) {
   const rows = await tx
@@ -141,6 +161,16 @@ export async function listInbox(tx: Tx, workspaceId: string, opts: { limit: numb
  * so the delivery exists exactly when the change committed. Workspaces below the entitled tier get none.
  */
 export async function insertDeliveriesFor(tx: Tx, event: DomainEvent): Promise<void> {
+  if (event.type === 'webhook.test') {
+    // A test event goes to the one endpoint it names, whatever that endpoint's event filter (§7.1).
+    await tx.execute(sql`
+      INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
+      SELECT e.workspace_id, e.id, ${event.id}, ${event.type}, now()
+        FROM webhook_endpoints e
+       WHERE e.workspace_id = ${event.workspaceId} AND e.id = ${String(event.data.endpointId)}
+      ON CONFLICT DO NOTHING`);
+    return;
+  }
   const filter = ALWAYS_DELIVERED.has(event.type)
     ? sql``
     : sql`AND ('*' = ANY(e.events) OR ${event.type} = ANY(e.events))`;
@@ -277,6 +307,14 @@ export interface AttemptResult {
   scheduledAt: Date;
   /** After a failure: seconds until the retry, or null when the retry budget is spent (dead-letter). */
   retryInSeconds: number | null;
+  /** What was sent and what came back (§7.1 delivery detail); the request body is the event itself. */
+  exchange?: {
+    url: string;
+    requestHeaders: Record<string, string>;
+    responseHeaders: Record<string, string> | null;
+    responseBody: string | null;
+    responseTruncated: boolean;
+  };
 }
 
 interface SettledRow {
@@ -334,6 +372,11 @@ export async function recordAttempts(tx: Tx, results: AttemptResult[]): Promise<
         attemptedAt: r.attemptedAt,
         scheduledAt: r.scheduledAt,
         nextAttemptAt: row?.state === 'pending' ? new Date(row.next_attempt_at) : null,
+        requestUrl: r.exchange?.url ?? null,
+        requestHeaders: r.exchange?.requestHeaders ?? null,
+        responseHeaders: r.exchange?.responseHeaders ?? null,
+        responseBody: r.exchange?.responseBody ?? null,
+        responseTruncated: r.exchange?.responseTruncated ?? false,
       };
     }),
   );

@@ -9,6 +9,8 @@ import {
   createdEndpointSchema,
   createEndpointBody,
   deliveriesQuery,
+  deliveryDetailSchema,
+  deliveryParams,
   endpointParams,
   endpointSchema,
   inboxItemSchema,
@@ -16,6 +18,7 @@ import {
   replayParams,
   replayResponse,
   rotatedSecretSchema,
+  testEventResponse,
 } from './schema.js';
 import * as service from './service.js';
 
@@ -126,6 +129,38 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => service.listDeliveries(deps, requireCtx(request), request.params.id, request.query),
+  );
+
+  app.get(
+    '/admin/webhooks/:id/deliveries/:deliveryId',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'One attempt with the exact request sent (signature headers, never the secret) and the response',
+        params: deliveryParams,
+        response: { 200: deliveryDetailSchema, ...problemResponses },
+      },
+    },
+    async (request) =>
+      service.getDeliveryDetail(deps, requireCtx(request), request.params.id, request.params.deliveryId),
+  );
+
+  app.post(
+    '/admin/webhooks/:id/test',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Send a webhook.test event to this endpoint only, whatever its filter',
+        params: endpointParams,
+        response: { 202: testEventResponse, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202);
+      return service.sendTestEvent(deps, requireCtx(request), request.params.id);
+    },
   );
 
   app.post(

@@ -80,6 +80,31 @@ export type Attempt = z.infer<typeof attemptSchema>;
 
 export const replayResponse = z.object({ eventId: z.string(), state: z.literal('pending') });
 
+export const testEventResponse = z.object({ eventId: z.string() });
+
+export const deliveryParams = endpointParams.extend({ deliveryId: z.string().min(1).max(100) });
+
+export const deliveryDetailSchema = attemptSchema.extend({
+  request: z
+    .object({
+      url: z.string(),
+      headers: z.record(z.string(), z.string()).describe('As sent, signature headers included; never the secret'),
+      body: z.string().describe('The exact JSON body that was signed and sent'),
+    })
+    .nullable()
+    .describe('null for attempts recorded before requests were kept'),
+  response: z
+    .object({
+      status: z.number().int(),
+      headers: z.record(z.string(), z.string()),
+      body: z.string().describe('Cut at 4 KiB'),
+      truncated: z.boolean().describe('The receiver sent more than the 4 KiB kept'),
+    })
+    .nullable()
+    .describe('null when no answer came (timeout, refused connection, blocked address)'),
+});
+export type DeliveryDetail = z.infer<typeof deliveryDetailSchema>;
+
 export const inboxItemSchema = z.object({
   id: z.string(),
   kind: z.string(),

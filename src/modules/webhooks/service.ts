@@ -6,18 +6,20 @@ import { decryptSecret, encryptSecret, type SecretKey } from '../../platform/cry
 import type { Tx } from '../../platform/db/client.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
-import { type DomainEvent, EVENTS_CHANNEL } from '../../platform/events/events.js';
+import { type DomainEvent, EVENTS_CHANNEL, publishEvent } from '../../platform/events/events.js';
 import { checkOutboundUrl, UnsafeUrlError } from '../../platform/http/url-guard.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, type Page, toPage } from '../../platform/pagination.js';
 import { generateSigningSecret } from '../../platform/signing.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
+import { eventBody } from './jobs/delivery-worker.js';
 import * as repo from './repository.js';
 import type {
   Attempt,
   CreateEndpointInput,
   DeliveriesQuery,
+  DeliveryDetail,
   Endpoint,
   InboxItem,
   PatchEndpointInput,
@@ -217,6 +219,57 @@ export async function replayEvent(deps: AppDeps, ctx: RequestContext, id: string
     await tx.execute(sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${eventId})`);
     return { eventId, state: 'pending' as const };
   });
+}
+
+/** §7.1: a `webhook.test` event to this endpoint only (whatever its filter), signed and logged like any. */
+export async function sendTestEvent(deps: AppDeps, ctx: RequestContext, id: string): Promise<{ eventId: string }> {
+  gate(ctx);
+  return withTenant(deps.db, ctx, async (tx) => {
+    await requireEndpoint(tx, ctx, id);
+    const event = await publishEvent(tx, ctx, 'webhook.test', { endpointId: id, sentBy: ctx.userId ?? null });
+    await writeAudit(tx, ctx, 'admin_action', { action: 'webhooks.test', target: id, eventId: event.id });
+    return { eventId: event.id };
+  });
+}
+
+/** §7.1: one attempt with the exact request (body rebuilt from the event) and the response kept. */
+export async function getDeliveryDetail(
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: string,
+  deliveryId: string,
+): Promise<DeliveryDetail> {
+  gate(ctx);
+  const found = await withTenant(deps.db, ctx, async (tx) => {
+    await requireEndpoint(tx, ctx, id);
+    return repo.findAttemptWithEvent(tx, ctx.workspaceId, id, deliveryId);
+  });
+  if (!found) throw notFound('Delivery attempt');
+  const { attempt, event } = found;
+  const request =
+    attempt.requestUrl && attempt.requestHeaders && event
+      ? {
+          url: attempt.requestUrl,
+          headers: attempt.requestHeaders,
+          body: eventBody({
+            event_id: event.id,
+            event_type: event.type,
+            event_created_at: event.createdAt,
+            workspace_id: event.workspaceId,
+            data: event.data,
+          }),
+        }
+      : null;
+  const response =
+    attempt.status !== null && attempt.responseHeaders
+      ? {
+          status: attempt.status,
+          headers: attempt.responseHeaders,
+          body: attempt.responseBody ?? '',
+          truncated: attempt.responseTruncated,
+        }
+      : null;
+  return { ...presentAttempt(attempt), request, response };
 }
 
 export async function listInbox(

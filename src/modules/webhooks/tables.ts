@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /** A workspace's webhook endpoint. Secrets are stored encrypted (AES-256-GCM, bound to workspace and id). */
@@ -75,6 +75,13 @@ export const webhookAttempts = pgTable(
     /** When the event was due for this attempt (lets operators see how late retries fire). */
     scheduledAt: ts('scheduled_at'),
     nextAttemptAt: ts('next_attempt_at'),
+    /** The exchange, for the delivery detail view (§7.1); null for attempts recorded before it was kept. */
+    requestUrl: text('request_url'),
+    requestHeaders: jsonb('request_headers').$type<Record<string, string>>(),
+    responseHeaders: jsonb('response_headers').$type<Record<string, string>>(),
+    /** The receiver's answer, cut at 4 KiB. */
+    responseBody: text('response_body'),
+    responseTruncated: boolean('response_truncated').notNull().default(false),
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.id] }),

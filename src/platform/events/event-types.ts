@@ -16,5 +16,6 @@ export const EVENT_TYPES = [
   'meeting.ended',
   'auth.signed_in',
   'break_glass.invoked',
+  'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

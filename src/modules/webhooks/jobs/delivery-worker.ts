@@ -38,7 +38,12 @@ export const DEFAULT_PER_ENDPOINT = 32;
 const MAX_ERROR_LENGTH = 500;
 
 /** The exact bytes delivered (and signed): stable across retries and replays. */
-export function eventBody(claimed: repo.ClaimedDelivery): string {
+/** Response bytes kept per attempt for the delivery detail view (contract §7.1). */
+export const EXCHANGE_BODY_BYTES = 4096;
+
+export function eventBody(
+  claimed: Pick<repo.ClaimedDelivery, 'event_id' | 'event_type' | 'event_created_at' | 'workspace_id' | 'data'>,
+): string {
   return JSON.stringify({
     event_id: claimed.event_id,
     type: claimed.event_type,
@@ -135,6 +140,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     };
     const retryInSeconds = claimed.attempts <= retryDelaysMs.length ? retryDelaysMs[claimed.attempts - 1] / 1000 : null;
     const started = performance.now();
+    let sent: { url: string; requestHeaders: Record<string, string> } | undefined;
     try {
       const body = eventBody(claimed);
       const rotating =
@@ -148,6 +154,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
         body,
         attemptedAt,
       );
+      sent = { url: claimed.url, requestHeaders: headers };
       const res = await receivers.request({ method: 'POST', url: claimed.url, headers, body });
       const ok = res.status >= 200 && res.status < 300;
       const error = ok
@@ -155,6 +162,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
         : res.status >= 300 && res.status < 400
           ? `redirect not followed (HTTP ${res.status}${res.headers.location ? ` to ${res.headers.location}` : ''})`
           : `HTTP ${res.status}${res.body.length > 0 ? `: ${res.text().slice(0, 200)}` : ''}`;
+      const kept = res.body.subarray(0, EXCHANGE_BODY_BYTES);
       return {
         ...base,
         outcome: ok ? 'success' : 'fail',
@@ -162,6 +170,13 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
         error: error?.slice(0, MAX_ERROR_LENGTH) ?? null,
         durationMs: res.durationMs,
         retryInSeconds: ok ? null : retryInSeconds,
+        exchange: {
+          ...sent,
+          responseHeaders: res.headers,
+          // A multi-byte character cut at the boundary becomes U+FFFD; NUL cannot go into a text column.
+          responseBody: kept.toString('utf8').replace(/\u0000/g, '\uFFFD'),
+          responseTruncated: res.truncated || res.body.length > EXCHANGE_BODY_BYTES,
+        },
       };
     } catch (err) {
       return {
@@ -171,6 +186,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
         error: describeFailure(err).slice(0, MAX_ERROR_LENGTH),
         durationMs: Math.round(performance.now() - started),
         retryInSeconds,
+        ...(sent ? { exchange: { ...sent, responseHeaders: null, responseBody: null, responseTruncated: false } } : {}),
       };
     }
   }
