@@ -174,7 +174,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
           ...sent,
           responseHeaders: res.headers,
           // A multi-byte character cut at the boundary becomes U+FFFD; NUL cannot go into a text column.
-          responseBody: kept.toString('utf8').replace(/\u0000/g, '\uFFFD'),
+          responseBody: kept.toString('utf8').replaceAll(String.fromCharCode(0), '\uFFFD'),
           responseTruncated: res.truncated || res.body.length > EXCHANGE_BODY_BYTES,
         },
       };
