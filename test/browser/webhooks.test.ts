@@ -132,6 +132,33 @@ describe('Admin → Webhooks page', () => {
     expect(new Webhook(rotated).verify(next.body, next.headers)).toBeTruthy();
     expect(new Webhook(secret).verify(next.body, next.headers)).toBeTruthy();
 
+    // Send test event: it arrives signed, and the attempt's detail shows the exact request and response.
+    receiver.requests.length = 0;
+    await endpointRow.getByTestId('send-test').click();
+    await page.getByText('Test event sent').first().waitFor();
+    const [test] = await receiver.waitFor(1, 10_000);
+    expect(JSON.parse(test.body).type).toBe('webhook.test');
+    const testRow = page.locator('[data-testid="delivery-row"]').filter({ hasText: 'webhook.test' });
+    await expect
+      .poll(
+        async () => {
+          await page.getByTestId('delivery-log').getByRole('button', { name: 'Refresh' }).click();
+          return testRow.count();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+    await testRow.getByTestId('delivery-details').click();
+    const detail = page.getByTestId('delivery-detail');
+    await detail.getByTestId('detail-status').waitFor();
+    expect(await detail.getByTestId('detail-status').textContent()).toBe('204');
+    const requestText = (await detail.getByTestId('detail-request').textContent()) ?? '';
+    expect(requestText).toContain('webhook-signature');
+    expect(requestText).toContain(test.headers['webhook-signature'].split(' ')[0]);
+    expect(requestText).not.toContain(rotated);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => detail.isVisible()).toBe(false);
+
     // Delete needs a confirmation, then the endpoint is gone.
     await endpointRow.getByRole('button', { name: 'Delete' }).click();
     await endpointRow.getByRole('button', { name: 'Confirm delete' }).click();

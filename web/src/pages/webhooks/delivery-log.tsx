@@ -1,6 +1,8 @@
 /** The delivery attempts of one endpoint, newest first, with Replay per event. */
 import { useId, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
+import { Button } from '../../components/ui/button.js';
+import { DeliveryDetailDialog } from './delivery-detail.js';
 import { type Endpoint, formatDateTime, useDeliveries, useReplay } from './webhooks-api.js';
 
 export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
@@ -9,10 +11,12 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
   const log = useDeliveries(endpoint.id, status);
   const replay = useReplay();
   const [replayed, setReplayed] = useState<string | null>(null);
+  const [openId, setOpenId] = useState<string | null>(null);
 
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <section className="card" aria-labelledby={`${filterId}-title`} data-testid="delivery-log">
+      <DeliveryDetailDialog endpointId={endpoint.id} deliveryId={openId} onClose={() => setOpenId(null)} />
       <div className="toolbar toolbar-spread">
         <h2 id={`${filterId}-title`}>
           Deliveries to <span className="cell-mono">{endpoint.url}</span>
@@ -88,6 +92,15 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                   </td>
                   <td className="nowrap">{a.durationMs} ms</td>
                   <td className="cell-actions">
+                    <Button
+                      variant="secondary"
+                      size="small"
+                      onPress={() => setOpenId(a.id)}
+                      data-testid="delivery-details"
+                      aria-label={`Details of attempt ${a.attempt} of ${a.eventType}`}
+                    >
+                      Details
+                    </Button>
                     <button
                       type="button"
                       className="button button-secondary button-small"

@@ -144,6 +144,32 @@ export function useReplay() {
   });
 }
 
+export function useSendTestEvent() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (endpointId: string) => api.post<{ eventId: string }>(`${path(endpointId)}/test`),
+    onSuccess: invalidate,
+  });
+}
+
+export interface DeliveryDetail extends Attempt {
+  request: { url: string; headers: Record<string, string>; body: string } | null;
+  response: { status: number; headers: Record<string, string>; body: string; truncated: boolean } | null;
+}
+
+export function useDeliveryDetail(endpointId: string, deliveryId: string | null) {
+  return useQuery({
+    queryKey: ['webhooks', 'delivery', endpointId, deliveryId],
+    enabled: deliveryId !== null,
+    queryFn: ({ signal }) =>
+      api.get<DeliveryDetail>(
+        `${path(endpointId)}/deliveries/${encodeURIComponent(deliveryId ?? '')}`,
+        undefined,
+        signal,
+      ),
+  });
+}
+
 export function formatDateTime(value: string | null): string {
   if (!value) return '—';
   const at = new Date(value);

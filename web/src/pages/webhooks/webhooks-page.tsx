@@ -4,7 +4,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { ApiError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
-import { notifySuccess } from '../../components/ui/toast.js';
+import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { DeliveryLog } from './delivery-log.js';
 import { EndpointForm } from './endpoint-form.js';
 import { InboxList } from './inbox-list.js';
@@ -15,6 +15,7 @@ import {
   useDeleteEndpoint,
   useEndpoints,
   useRotateSecret,
+  useSendTestEvent,
   useUpdateEndpoint,
 } from './webhooks-api.js';
 import './webhooks.css';
@@ -96,6 +97,7 @@ function EndpointTable({
 }) {
   const update = useUpdateEndpoint();
   const remove = useDeleteEndpoint();
+  const sendTest = useSendTestEvent();
   const navigate = useNavigate();
   const rotate = useRotateSecret();
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -144,6 +146,21 @@ function EndpointTable({
                 </span>
               </td>
               <td className="cell-actions endpoint-actions">
+                <button
+                  type="button"
+                  className="button button-secondary button-small"
+                  disabled={sendTest.isPending}
+                  data-testid="send-test"
+                  onClick={() =>
+                    sendTest.mutate(e.id, {
+                      onSuccess: () =>
+                        notifySuccess('Test event sent', `A signed webhook.test event is on its way to ${e.url}.`),
+                      onError: (error) => notifyError(error, 'Could not send the test event'),
+                    })
+                  }
+                >
+                  Send test event
+                </button>
                 <button
                   type="button"
                   className="button button-secondary button-small"
