@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,12 @@ import type { AppDeps } from './platform/types.js';
 
 // ATRIUM_WEB_DIST: serve a web build from elsewhere (tests building in parallel use their own).
 const WEB_DIST = process.env.ATRIUM_WEB_DIST || join(dirname(fileURLToPath(import.meta.url)), '../web/dist');
+/** The product version, from package.json (shown in /docs and the OpenAPI document). */
+const PRODUCT_VERSION: string = (
+  JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function securityHeaders(app: FastifyInstance, config: Config): void {
@@ -121,7 +127,7 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
       openapi: '3.1.0',
       info: {
         title: 'Atrium API',
-        version: '1.0.0',
+        version: PRODUCT_VERSION,
         description:
           'Workspace platform for care teams. Errors are RFC 9457 problem+json with a stable `code`. ' +
           'Authenticate with `Authorization: Bearer <API token>` or the session cookie from /auth/sign-in ' +
@@ -142,7 +148,12 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
         ? documentMediaTypes(documents.openapiObject as Parameters<typeof documentMediaTypes>[0])
         : documents.swaggerObject,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    // The product's own title and version on the page, not the UI library's.
+    theme: { title: `Atrium API ${PRODUCT_VERSION}` },
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
   app.get('/api/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
   for (const module of MODULES) if (module.rootRoutes) await app.register(module.rootRoutes);

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 import { parseDuration, parseDurationList } from './platform/duration.js';
@@ -15,6 +18,23 @@ describe('config', () => {
     expect(c.health.intervalMs).toBe(60_000);
     expect(c.health.ttlMs).toBe(30 * 86_400_000);
     expect(c.operatorTokenGenerated).toBe(true);
+  });
+
+  it('keeps a generated operator token in the data dir, so it survives a restart', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atrium-operator-'));
+    const first = loadConfig({ ATRIUM_ENCRYPTION_KEY: key, ATRIUM_DATA_DIR: dataDir });
+    const second = loadConfig({ ATRIUM_ENCRYPTION_KEY: key, ATRIUM_DATA_DIR: dataDir });
+    expect(first.operatorToken).toMatch(/^op_/);
+    expect(second.operatorToken).toBe(first.operatorToken);
+    expect(readFileSync(join(dataDir, 'operator.token'), 'utf8').trim()).toBe(first.operatorToken);
+    expect(statSync(join(dataDir, 'operator.token')).mode & 0o777).toBe(0o600);
+    const configured = loadConfig({
+      ATRIUM_ENCRYPTION_KEY: key,
+      ATRIUM_DATA_DIR: dataDir,
+      ATRIUM_OPERATOR_TOKEN: 'x'.repeat(24),
+    });
+    expect(configured.operatorToken).toBe('x'.repeat(24));
+    expect(configured.operatorTokenGenerated).toBe(false);
   });
 
   it('refuses production without an encryption key', () => {

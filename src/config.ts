@@ -111,15 +111,21 @@ function decodeKey(text: string): Buffer {
   return key;
 }
 
-/** Reads the development encryption key from the data dir, creating it on first use. */
-function developmentKey(dataDir: string): string {
-  const file = join(dataDir, 'encryption.key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+/** Reads a development secret from the data dir, creating it on first use (so it survives restarts). */
+function developmentSecret(dataDir: string, name: string, create: () => string): string {
+  const file = join(dataDir, name);
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (kept) return kept;
+  }
   mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32).toString('base64');
-  writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
+  const value = create();
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  return value;
 }
+
+const developmentKey = (dataDir: string) =>
+  developmentSecret(dataDir, 'encryption.key', () => randomBytes(32).toString('base64'));
 
 /** Parses and validates the environment (contract §10). Throws ConfigError, never starts half-configured. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -167,7 +173,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const keyText = e.ATRIUM_ENCRYPTION_KEY ?? developmentKey(dataDir);
-  const operatorToken = e.ATRIUM_OPERATOR_TOKEN ?? `op_${randomBytes(24).toString('base64url')}`;
+  // Generated once into the data dir, so scripts and bookmarks keep working across restarts.
+  const operatorToken =
+    e.ATRIUM_OPERATOR_TOKEN ??
+    developmentSecret(dataDir, 'operator.token', () => `op_${randomBytes(24).toString('base64url')}`);
 
   return {
     env: nodeEnv,

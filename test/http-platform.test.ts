@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { addMember, createWorkspace, type TestWorkspace } from './helpers/factories.js';
@@ -170,8 +171,14 @@ describe('health, metrics and docs', () => {
     expect(doc.paths['/api/v1/patients'].post.requestBody.content['application/json'].schema.required).toEqual(
       expect.arrayContaining(['givenName', 'familyName']),
     );
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(doc.info).toMatchObject({ title: 'Atrium API', version });
     const docs = await t.request({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.body).toMatch(/swagger/i);
+    // The page carries the product's own title and version.
+    expect(docs.body).toContain(`<title>Atrium API ${version}</title>`);
   });
 });
