@@ -32,7 +32,8 @@ async function main(): Promise<void> {
     `  Database:        ${config.databaseUrl ? 'PostgreSQL server' : `embedded (PGlite) in ${join(config.dataDir, 'pglite')}`}`,
     `  Emulators:       ${config.emulators ? `on (${url}/_emulators/…)` : 'off'}`,
   ];
-  if (config.operatorTokenGenerated) lines.push(`  Operator token:  ${config.operatorToken}  (generated, kept in the data dir)`);
+  if (config.operatorTokenGenerated)
+    lines.push(`  Operator token:  ${config.operatorToken}  (generated, kept in the data dir)`);
   if (seed || (config.seedDemo !== false && !config.databaseUrl)) {
     lines.push(`  Demo sign-ins (password for all: ${DEMO_PASSWORD}):`);
     for (const u of DEMO_USERS) lines.push(`    ${u.email.padEnd(28)} ${u.role.padEnd(6)} ${u.workspaces.join(', ')}`);
