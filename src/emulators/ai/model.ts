@@ -110,11 +110,6 @@ export function fillArguments(schema: JsonSchema | undefined, text: string, afte
   return { args, missing };
 }
 
-function lastUserText(messages: EmuMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return messages[i].content ?? '';
-  return '';
-}
-
 function answerFromToolResults(messages: EmuMessage[], tools: EmuTool[]): string {
   let i = messages.length - 1;
   const results: EmuMessage[] = [];
@@ -131,7 +126,7 @@ function answerFromToolResults(messages: EmuMessage[], tools: EmuTool[]): string
     }
     const obj = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
     const error = obj?.error as { code?: string; detail?: string } | undefined;
-    if (error) return `I could not use ${name}: ${error.detail ?? error.code}.`;
+    if (error) return `I could not ${words(name).join(' ') || 'do that'}: ${error.detail ?? error.code}.`;
     if (typeof obj?.summary === 'string') return obj.summary;
     const text = JSON.stringify(parsed);
     return `${name} returned ${text.length > 300 ? `${text.slice(0, 297)}…` : text}`;
@@ -140,17 +135,53 @@ function answerFromToolResults(messages: EmuMessage[], tools: EmuTool[]): string
   return lines.join('\n') || 'The tools returned nothing.';
 }
 
-/** One deterministic completion. */
-export function complete(messages: EmuMessage[], tools: EmuTool[], callSeq: () => string): Completion {
-  const last = messages[messages.length - 1];
-  if (last?.role === 'tool') return { content: answerFromToolResults(messages, tools) };
+/** The assistant's built-in patient lookup (offered when a skill holds patients:read). */
+export const LOOKUP_FUNCTION = 'assistant__lookup_patient';
 
-  const text = lastUserText(messages);
-  const system = messages.find((m) => m.role === 'system')?.content ?? '';
-  const triggers = parseTriggers(system);
-  const offered = new Set(tools.map((t) => t.function.name));
+const NOT_NAMES = new Set(
+  (
+    'check suggest prepare find is what please can could show how does get look brief run give tell who the for and ' +
+    'i a an my her his their insurance eligibility billing codes code telehealth pre-call precall video visit note ' +
+    'last latest is are was has have mr mrs ms dr doctor patient classify spam email mail units authorization ' +
+    'authorizations hi hello thanks thank yes no ok okay which one born mrn'
+  ).split(' '),
+);
 
-  // Score each offered tool: trigger phrases found (longer phrases count more), plus its own name words.
+/** "Check Maria Lopez's insurance" → "Maria Lopez": the capitalised words that are not command words. */
+export function extractName(text: string): string | undefined {
+  const candidates = text.match(/[A-Z][a-zA-Z'\u2019-]+(?:\s+[A-Z][a-zA-Z'\u2019-]+)*/g) ?? [];
+  for (const candidate of candidates) {
+    const parts = candidate
+      .replace(/['\u2019]s\b/g, '')
+      .split(/\s+/)
+      .filter((w) => w && !NOT_NAMES.has(w.toLowerCase()));
+    if (parts.length >= 2 || (parts.length === 1 && !text.trimStart().startsWith(candidate))) return parts.join(' ');
+  }
+  return undefined;
+}
+
+const PRONOUN = /\b(her|his|him|their|them|this patient|the patient|same patient)\b/i;
+const ASKED_WHICH = 'Which one do you mean?';
+
+interface Match {
+  patientId: string;
+  name: string;
+  dateOfBirth: string | null;
+  mrn: string | null;
+  latestNoteId: string | null;
+}
+
+function needsPatient(tool: EmuTool): { patient: boolean; note: boolean } {
+  const props = tool.function.parameters?.properties ?? {};
+  const required = new Set(tool.function.parameters?.required ?? []);
+  return {
+    patient: Object.keys(props).some((p) => /^patientid$/i.test(p) && required.has(p)),
+    note: Object.keys(props).some((p) => /^noteid$/i.test(p) && required.has(p)),
+  };
+}
+
+/** The best-matching offered tool for a request, by routing triggers and name words. */
+function pickTool(text: string, tools: EmuTool[], triggers: Map<string, string[]>) {
   let best: { tool: EmuTool; score: number; trigger: string } | undefined;
   for (const tool of tools) {
     const phrases = (triggers.get(tool.function.name) ?? []).filter((p) => containsPhrase(text, p));
@@ -158,26 +189,166 @@ export function complete(messages: EmuMessage[], tools: EmuTool[], callSeq: () =
     const longest = phrases.reduce((a, b) => (b.length > a.length ? b : a));
     const nameHits = words(tool.function.name).filter((w) => containsPhrase(text, w)).length;
     const { missing } = fillArguments(tool.function.parameters, text, '');
-    const score = phrases.reduce((s, p) => s + p.length, 0) + nameHits * 20 - missing.length * 5;
+    const score = phrases.reduce((sum, p) => sum + p.length, 0) + nameHits * 20 - missing.length * 5;
     if (!best || score > best.score) best = { tool, score, trigger: longest };
   }
-  if (!best || !offered.has(best.tool.function.name)) {
-    const names = tools.map((t) => t.function.name);
-    return {
-      content: names.length
-        ? `I'm the offline model and could not match your request to a skill. I can use: ${names.join(', ')}.`
-        : "I'm the offline model. No skills are installed with granted tools yet, so I can only chat.",
-    };
+  return best;
+}
+
+function userTexts(messages: EmuMessage[]): string[] {
+  return messages.filter((m) => m.role === 'user').map((m) => m.content ?? '');
+}
+
+function lastAssistantText(messages: EmuMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === 'assistant' && m.content) return m.content;
   }
-  const after = text.slice(text.toLowerCase().indexOf(best.trigger) + best.trigger.length);
-  const { args, missing } = fillArguments(best.tool.function.parameters, text, after);
-  if (missing.length) {
-    return { content: `To use ${best.tool.function.name} I need: ${missing.join(', ')}.` };
+  return '';
+}
+
+/** The request being worked on: this message, or (answering "which one?") the one before it. */
+function currentRequest(messages: EmuMessage[], tools: EmuTool[], triggers: Map<string, string[]>) {
+  const texts = userTexts(messages);
+  const text = texts[texts.length - 1] ?? '';
+  const picked = pickTool(text, tools, triggers);
+  if (picked) return { text, picked, followUp: undefined as string | undefined };
+  if (lastAssistantText(messages).includes(ASKED_WHICH)) {
+    for (let i = texts.length - 2; i >= 0; i--) {
+      const earlier = pickTool(texts[i], tools, triggers);
+      if (earlier) return { text: texts[i], picked: earlier, followUp: text };
+    }
   }
+  return { text, picked: undefined, followUp: undefined };
+}
+
+/** Whom the request is about: a name in it, or after "her"/"his", the last name the user gave. */
+function patientName(messages: EmuMessage[], text: string): string | undefined {
+  const named = extractName(text);
+  if (named) return named;
+  if (!PRONOUN.test(text)) return undefined;
+  const texts = userTexts(messages);
+  for (let i = texts.length - 1; i >= 0; i--) {
+    const earlier = extractName(texts[i]);
+    if (earlier) return earlier;
+  }
+  return undefined;
+}
+
+function lookupCall(callSeq: () => string, args: Record<string, unknown>): Completion {
   return {
     content: null,
     tool_calls: [
-      { id: callSeq(), type: 'function', function: { name: best.tool.function.name, arguments: JSON.stringify(args) } },
+      { id: callSeq(), type: 'function', function: { name: LOOKUP_FUNCTION, arguments: JSON.stringify(args) } },
     ],
   };
+}
+
+function toolCall(callSeq: () => string, tool: EmuTool, args: Record<string, unknown>): Completion {
+  return {
+    content: null,
+    tool_calls: [
+      { id: callSeq(), type: 'function', function: { name: tool.function.name, arguments: JSON.stringify(args) } },
+    ],
+  };
+}
+
+const describeMatch = (m: Match) =>
+  `${m.name}${m.dateOfBirth ? `, born ${m.dateOfBirth}` : ''}${m.mrn ? ` (MRN ${m.mrn})` : ''}`;
+
+/** After the lookup answered: go on with the request, or ask back when it is ambiguous. */
+function afterLookup(
+  messages: EmuMessage[],
+  tools: EmuTool[],
+  triggers: Map<string, string[]>,
+  callSeq: () => string,
+): Completion {
+  const last = messages[messages.length - 1];
+  let result: { matches?: Match[] } = {};
+  try {
+    result = JSON.parse(last.content ?? '{}') as { matches?: Match[] };
+  } catch {
+    result = {};
+  }
+  const matches = result.matches ?? [];
+  const call = messages[messages.length - 2]?.tool_calls?.[0];
+  let asked = '';
+  try {
+    asked = String((JSON.parse(call?.function.arguments ?? '{}') as { name?: string }).name ?? '');
+  } catch {
+    asked = '';
+  }
+  if (matches.length === 0) {
+    return {
+      content: `I could not find a patient named ${asked || 'like that'}. Check the spelling, or give me their MRN.`,
+    };
+  }
+  if (matches.length > 1) {
+    return {
+      content: `I found ${matches.length} patients named ${asked}: ${matches.map(describeMatch).join('; ')}. ${ASKED_WHICH} You can answer with the date of birth or the MRN.`,
+    };
+  }
+  const match = matches[0];
+  const { text, picked } = currentRequest(messages, tools, triggers);
+  if (!picked) return { content: `${describeMatch(match)}. What would you like to do for them?` };
+  const need = needsPatient(picked.tool);
+  const after = text.slice(text.toLowerCase().indexOf(picked.trigger) + picked.trigger.length);
+  const { args } = fillArguments(picked.tool.function.parameters, text, after);
+  const props = picked.tool.function.parameters?.properties ?? {};
+  for (const key of Object.keys(props)) {
+    if (/^patientid$/i.test(key)) args[key] = match.patientId;
+    if (/^noteid$/i.test(key)) {
+      if (!match.latestNoteId) {
+        if (need.note)
+          return { content: `${match.name} has no notes yet, so there is nothing to code. Write a note first.` };
+      } else args[key] = match.latestNoteId;
+    }
+  }
+  return toolCall(callSeq, picked.tool, args);
+}
+
+/** One deterministic completion. */
+export function complete(messages: EmuMessage[], tools: EmuTool[], callSeq: () => string): Completion {
+  const last = messages[messages.length - 1];
+  const system = messages.find((m) => m.role === 'system')?.content ?? '';
+  const triggers = parseTriggers(system);
+  const hasLookup = tools.some((t) => t.function.name === LOOKUP_FUNCTION);
+  if (last?.role === 'tool') {
+    const answered = messages[messages.length - 2]?.tool_calls?.[0]?.function.name;
+    if (answered === LOOKUP_FUNCTION) return afterLookup(messages, tools, triggers, callSeq);
+    return { content: answerFromToolResults(messages, tools) };
+  }
+
+  const skillTools = tools.filter((t) => t.function.name !== LOOKUP_FUNCTION);
+  const { text, picked, followUp } = currentRequest(messages, skillTools, triggers);
+  if (!picked) {
+    return {
+      content: skillTools.length
+        ? "I'm the offline model and could not tell which skill fits. Try for example: check Maria Lopez's insurance eligibility, suggest billing codes for her last note, or prepare a pre-call brief."
+        : "I'm the offline model. No skills are installed with granted tools yet, so I can only chat.",
+    };
+  }
+  const after = text.slice(text.toLowerCase().indexOf(picked.trigger) + picked.trigger.length);
+  const { args, missing } = fillArguments(picked.tool.function.parameters, text, after);
+  const need = needsPatient(picked.tool);
+  const unresolved = missing.filter((m) => !/^(patientid|noteid)$/i.test(m));
+  const wantsPatient = missing.some((m) => /^(patientid|noteid)$/i.test(m)) && (need.patient || need.note);
+  if (wantsPatient && hasLookup) {
+    if (followUp) {
+      // Answering "which one?": narrow the same name by the date of birth or MRN given.
+      const name = patientName(messages, text);
+      const date = /\b\d{4}-\d{2}-\d{2}\b/.exec(followUp)?.[0];
+      if (date) return lookupCall(callSeq, { name, dateOfBirth: date });
+      const mrn = /\b[A-Z]{1,5}-?\d{2,}\b/.exec(followUp)?.[0];
+      if (mrn) return lookupCall(callSeq, { name: mrn });
+      return { content: `${ASKED_WHICH} Give me their date of birth (YYYY-MM-DD) or MRN.` };
+    }
+    const name = patientName(messages, text);
+    if (name) return lookupCall(callSeq, { name });
+    return { content: 'Which patient is this about? Tell me their name.' };
+  }
+  if (unresolved.length || (wantsPatient && !hasLookup)) {
+    return { content: `I need a little more to do that: ${[...missing].map((m) => m.replace(/Id$/, '')).join(', ')}.` };
+  }
+  return toolCall(callSeq, picked.tool, args);
 }

@@ -129,6 +129,17 @@ async function audit(
   return withTenant(deps.db, ctx, (tx) => writeAudit(tx, ctx, 'skill_invocation', { ...data, caller: ctx.userId }));
 }
 
+/** The assistant's built-in tools (the patient lookup) are audited like any skill tool. */
+export async function auditBuiltinTool(
+  deps: AppDeps,
+  ctx: RequestContext,
+  toolName: string,
+  outcome: Outcome,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await audit(deps, ctx, { skillId: null, slug: 'assistant', toolName, outcome, via: 'chat', ...extra });
+}
+
 /** A model asked for a function it was never offered: refused without touching any skill, and audited. */
 export async function auditUnknownTool(deps: AppDeps, ctx: RequestContext, toolName: string): Promise<void> {
   await audit(deps, ctx, { skillId: null, slug: '', toolName: toolName.slice(0, 64), outcome: 'denied', via: 'chat' });
@@ -193,6 +204,7 @@ export async function availableTools(deps: AppDeps, ctx: RequestContext) {
       triggers: string[];
       content: string;
       tools: ToolDefinition[];
+      grantedScopes: Scope[];
     }[] = [];
     for (const install of installs) {
       const entry = await findCatalogEntry(tx, ctx.workspaceId, install.slug);
@@ -212,6 +224,7 @@ export async function availableTools(deps: AppDeps, ctx: RequestContext) {
         triggers: install.manifest.triggers ?? [],
         content: entry.content,
         tools,
+        grantedScopes: granted,
       });
     }
     return out;

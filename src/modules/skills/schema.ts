@@ -40,6 +40,8 @@ export const chatResponse = z.object({
       outcome: z.enum(['ok', 'denied', 'error']),
       result: z.unknown().optional(),
       error: z.object({ code: z.string(), detail: z.string() }).optional(),
+      label: z.string().describe('What the call did, in plain words (for a card; no tool names)'),
+      summary: z.string().describe('Its outcome in plain words, without internal ids'),
     }),
   ),
   model: z.object({ provider: z.string(), name: z.string(), offline: z.boolean() }),

@@ -332,7 +332,9 @@ describe('chat', () => {
         outcome: 'ok',
       }),
     ]);
-    expect(body.message.content).toContain(patient.id);
+    // The answer names the patient and never shows the internal id (contract §4).
+    expect(body.message.content).toContain('Katherine Johnson');
+    expect(body.message.content).not.toContain(patient.id);
 
     const codes = await chat(ws.admin.token, 'What are the billing codes for: established patient with hypertension');
     expect(codes.json().toolCalls[0]).toMatchObject({ slug: 'billing-codes', tool: 'suggest_codes', outcome: 'ok' });

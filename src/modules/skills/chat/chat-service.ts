@@ -5,6 +5,7 @@ import { AppError } from '../../../platform/errors.js';
 import type { AppDeps } from '../../../platform/types.js';
 import { auditUnknownTool, availableTools, invokeTool, outcomeOf } from '../dispatcher.js';
 import { type ChatMessage, completeWithFallback, type FunctionTool, resolveModelProviders } from './model-provider.js';
+import { LOOKUP_FUNCTION, lookupPatients, lookupTool } from './patient-lookup.js';
 
 export const MAX_TOOL_ROUNDS = 4;
 
@@ -15,6 +16,45 @@ export interface ChatToolCall {
   outcome: 'ok' | 'denied' | 'error';
   result?: unknown;
   error?: { code: string; detail: string };
+  /** What the call did, in plain words, for the card the web app shows (no ids, no tool names). */
+  label: string;
+  summary: string;
+}
+
+/** "check_eligibility" → "Check eligibility". */
+export function toolLabel(tool: string): string {
+  const words = tool.replace(/[_-]+/g, ' ').trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : 'Tool';
+}
+
+const INTERNAL_ID = /\b[a-z]{2,5}_[0-9a-z]{20,40}\b/g;
+
+/**
+ * The assistant's words never show internal ids or tool names (contract §4), whatever the model
+ * wrote: known patient ids become their names, other ids go, function names become plain labels.
+ */
+export function sanitizeAnswer(
+  content: string,
+  names: Map<string, { slug: string; tool: string }>,
+  people: Map<string, string>,
+): string {
+  let text = content;
+  for (const [fn, target] of names) {
+    text = text.split(fn).join(toolLabel(target.tool).toLowerCase());
+    text = text.split(`${target.slug} › ${target.tool}`).join(toolLabel(target.tool).toLowerCase());
+  }
+  text = text.split(LOOKUP_FUNCTION).join('patient lookup');
+  text = text.replace(INTERNAL_ID, (id) => people.get(id) ?? '');
+  return text
+    .replace(/\(\s*\)/g, '')
+    .replace(/[ \t]{2,}/g, ' ')
+    .replace(/ ([.,;:])/g, '$1')
+    .trim();
+}
+
+function summaryOf(result: unknown, fallback: string): string {
+  const obj = result && typeof result === 'object' ? (result as Record<string, unknown>) : undefined;
+  return typeof obj?.summary === 'string' ? obj.summary : fallback;
 }
 
 type Skills = Awaited<ReturnType<typeof availableTools>>;
@@ -64,6 +104,10 @@ export async function runChat(
     const def = skills.find((s) => s.slug === target.slug)!.tools.find((t) => t.name === target.tool)!;
     tools.push({ type: 'function', function: { name: fn, description: def.description, parameters: def.inputSchema } });
   }
+  // The built-in patient lookup comes with any patients:read grant (contract §4).
+  const offerLookup = skills.some((skill) => skill.grantedScopes.includes('patients:read'));
+  if (offerLookup) tools.unshift(lookupTool);
+  const people = new Map<string, string>();
   const convo: ChatMessage[] = [{ role: 'system', content: systemPrompt(skills, names) }, ...messages];
   const toolCalls: ChatToolCall[] = [];
   const failures: { provider: string; error: string }[] = [];
@@ -80,7 +124,7 @@ export async function runChat(
     const calls = offered.length ? (message.tool_calls ?? []) : [];
     if (calls.length === 0) {
       return {
-        message: { role: 'assistant' as const, content: message.content ?? '' },
+        message: { role: 'assistant' as const, content: sanitizeAnswer(message.content ?? '', names, people) },
         toolCalls,
         model: { provider: provider.name, name: provider.model, offline: provider.offline },
         ...(failures.length ? { fallbacks: failures } : {}),
@@ -96,18 +140,48 @@ export async function runChat(
         input = call.function.arguments;
       }
       let content: string;
-      if (!target) {
+      if (offerLookup && call.function.name === LOOKUP_FUNCTION) {
+        const result = await lookupPatients(deps, ctx, input);
+        for (const m of result.matches) people.set(m.patientId, m.name);
+        toolCalls.push({
+          slug: 'assistant',
+          tool: 'lookup_patient',
+          input,
+          outcome: 'ok',
+          result,
+          label: 'Patient lookup',
+          summary: result.summary,
+        });
+        content = JSON.stringify(result);
+      } else if (!target) {
         await auditUnknownTool(deps, ctx, call.function.name);
         content = JSON.stringify({ error: { code: 'unknown_tool', detail: `No tool ${call.function.name}` } });
       } else {
         try {
           const { result } = await invokeTool(deps, ctx, { slug: target.slug, tool: target.tool, input }, 'chat');
-          toolCalls.push({ slug: target.slug, tool: target.tool, input, outcome: 'ok', result });
+          toolCalls.push({
+            slug: target.slug,
+            tool: target.tool,
+            input,
+            outcome: 'ok',
+            result,
+            label: toolLabel(target.tool),
+            summary: sanitizeAnswer(summaryOf(result, 'Done.'), names, people),
+          });
           content = JSON.stringify(result);
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
           const error = { code: err.code, detail: err.message };
-          toolCalls.push({ slug: target.slug, tool: target.tool, input, outcome: outcomeOf(err), error });
+          toolCalls.push({
+            slug: target.slug,
+            tool: target.tool,
+            input,
+            outcome: outcomeOf(err),
+            error,
+            label: toolLabel(target.tool),
+            summary:
+              outcomeOf(err) === 'denied' ? 'Not allowed with the permissions granted to this skill.' : err.message,
+          });
           content = JSON.stringify({ error });
         }
       }

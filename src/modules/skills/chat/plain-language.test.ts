@@ -1,0 +1,186 @@
+// Contract §4: the assistant works from plain language. It finds the patient by name (the built-in
+// lookup, audited), chains the next tool, asks back only when two patients share the name, follows
+// "her"/"his" to the patient named before, and its words never show internal ids or tool names.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../../test/helpers/app.js';
+import { createPatient, createWorkspace, type TestWorkspace } from '../../../../test/helpers/factories.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+const ids: Record<string, string> = {};
+
+type Turn = { role: 'user' | 'assistant'; content: string };
+const chat = async (messages: Turn[]) => {
+  const res = await t.request({ method: 'POST', url: '/api/v1/chat', token: ws.admin.token, payload: { messages } });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as {
+    message: { content: string };
+    toolCalls: {
+      slug: string;
+      tool: string;
+      input: Record<string, unknown>;
+      outcome: string;
+      label: string;
+      summary: string;
+    }[];
+  };
+};
+
+const INTERNAL_ID = /\b[a-z]{2,5}_[0-9a-z]{20,40}\b/;
+const TOOL_NAMES =
+  /\b[a-z0-9-]+__[a-z0-9_]+|check_eligibility|suggest_codes|precall_brief|classify_message|lookup_patient/;
+
+function expectPlain(content: string) {
+  expect(content).not.toMatch(INTERNAL_ID);
+  expect(content).not.toMatch(TOOL_NAMES);
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'advanced' });
+  const install = (slug: string, scopes: string[]) =>
+    t.request({ method: 'POST', url: '/api/v1/marketplace/install', token: ws.admin.token, payload: { slug, scopes } });
+  for (const [slug, scopes] of [
+    ['insurance-eligibility', ['patients:read', 'billing:read']],
+    ['billing-codes', ['patients:read']],
+    ['telehealth-brief', ['patients:read', 'billing:read']],
+    ['mail-spam-filter', ['mail:read']],
+  ] as const) {
+    const res = await install(slug, [...scopes]);
+    expect(res.statusCode, res.body).toBe(201);
+  }
+  const maria = await createPatient(t, ws.admin.token, {
+    givenName: 'Maria',
+    familyName: 'Lopez',
+    dateOfBirth: '1980-03-02',
+  });
+  ids.maria = maria.id;
+  const coverage = await t.request({
+    method: 'PUT',
+    url: `/api/v1/patients/${maria.id}/coverage`,
+    token: ws.admin.token,
+    payload: { payerName: 'Acme Health', payerId: 'ACME1', memberId: 'M-1001' },
+  });
+  expect(coverage.statusCode, coverage.body).toBe(200);
+  const note = await t.request({
+    method: 'POST',
+    url: '/api/v1/notes',
+    token: ws.admin.token,
+    payload: {
+      patientId: maria.id,
+      assessment: 'Essential hypertension, follow-up visit',
+      plan: 'Continue lisinopril',
+    },
+  });
+  expect(note.statusCode, note.body).toBe(201);
+  const john1 = await createPatient(t, ws.admin.token, {
+    givenName: 'John',
+    familyName: 'Smith',
+    dateOfBirth: '1970-01-15',
+    mrn: 'JS-100',
+  });
+  const john2 = await createPatient(t, ws.admin.token, {
+    givenName: 'John',
+    familyName: 'Smith',
+    dateOfBirth: '1992-11-20',
+    mrn: 'JS-200',
+  });
+  ids.john1 = john1.id;
+  ids.john2 = john2.id;
+});
+afterAll(async () => t?.close());
+
+describe('the assistant in plain language', () => {
+  it("checks Maria Lopez's insurance eligibility: looks her up, then checks, in plain words", async () => {
+    const body = await chat([{ role: 'user', content: "Check Maria Lopez's insurance eligibility" }]);
+    expect(body.toolCalls.map((c) => `${c.slug}/${c.tool}`)).toEqual([
+      'assistant/lookup_patient',
+      'insurance-eligibility/check_eligibility',
+    ]);
+    expect(body.toolCalls[1].input.patientId).toBe(ids.maria);
+    expect(body.toolCalls[1].outcome).toBe('ok');
+    expect(body.toolCalls[1].label).toBe('Check eligibility');
+    expect(body.toolCalls[1].summary).not.toMatch(INTERNAL_ID);
+    expectPlain(body.message.content);
+    expect(body.message.content.length).toBeGreaterThan(10);
+  });
+
+  it('suggests billing codes for "her last note" after Maria was named earlier', async () => {
+    const first = "Check Maria Lopez's insurance eligibility";
+    const answer = (await chat([{ role: 'user', content: first }])).message.content;
+    const body = await chat([
+      { role: 'user', content: first },
+      { role: 'assistant', content: answer },
+      { role: 'user', content: 'Suggest billing codes for her last note' },
+    ]);
+    expect(body.toolCalls.map((c) => c.tool)).toEqual(['lookup_patient', 'suggest_codes_for_note']);
+    expect(body.toolCalls[1].outcome).toBe('ok');
+    expect(body.message.content).toContain('I10');
+    expectPlain(body.message.content);
+  });
+
+  it('asks back when two patients share the name, then goes on with the one chosen by date of birth', async () => {
+    const ask = await chat([{ role: 'user', content: 'Prepare a pre-call brief for John Smith' }]);
+    expect(ask.toolCalls.map((c) => c.tool)).toEqual(['lookup_patient']);
+    expect(ask.message.content).toContain('Which one do you mean?');
+    expect(ask.message.content).toContain('1970-01-15');
+    expect(ask.message.content).toContain('1992-11-20');
+    expectPlain(ask.message.content);
+
+    const chosen = await chat([
+      { role: 'user', content: 'Prepare a pre-call brief for John Smith' },
+      { role: 'assistant', content: ask.message.content },
+      { role: 'user', content: 'The one born 1992-11-20' },
+    ]);
+    expect(chosen.toolCalls.map((c) => c.tool)).toEqual(['lookup_patient', 'precall_brief']);
+    expect(chosen.toolCalls[1].input.patientId).toBe(ids.john2);
+    expectPlain(chosen.message.content);
+  });
+
+  it('says so plainly when nobody has that name', async () => {
+    const body = await chat([{ role: 'user', content: 'Check Nobody Atall insurance eligibility' }]);
+    expect(body.message.content).toContain('could not find a patient named Nobody Atall');
+    expectPlain(body.message.content);
+  });
+
+  it('classifies an e-mail as spam without needing a patient', async () => {
+    const body = await chat([
+      {
+        role: 'user',
+        content:
+          'Is this email spam: URGENT! You won a $1,000,000 prize, click http://bit.ly/claim-now and send your bank password',
+      },
+    ]);
+    expect(body.toolCalls.map((c) => c.tool)).toEqual(['classify_message']);
+    expect(body.toolCalls[0].outcome).toBe('ok');
+    expectPlain(body.message.content);
+  });
+
+  it('audits every lookup like a tool call', async () => {
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/v1/audit?kind=skill_invocation&limit=200',
+      token: ws.admin.token,
+    });
+    const lookups = (res.json().items as Record<string, unknown>[]).filter((r) => r.toolName === 'lookup_patient');
+    expect(lookups.length).toBeGreaterThanOrEqual(4);
+    expect(lookups[0]).toMatchObject({ slug: 'assistant', outcome: 'ok', via: 'chat' });
+  });
+
+  it('never offers the lookup without a patients:read grant', async () => {
+    const bare = await createWorkspace(t, { tier: 'standard' });
+    await t.request({
+      method: 'POST',
+      url: '/api/v1/marketplace/install',
+      token: bare.admin.token,
+      payload: { slug: 'mail-spam-filter', scopes: ['mail:read'] },
+    });
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/chat',
+      token: bare.admin.token,
+      payload: { messages: [{ role: 'user', content: "Check Maria Lopez's insurance eligibility" }] },
+    });
+    expect(res.json().toolCalls).toEqual([]);
+  });
+});
