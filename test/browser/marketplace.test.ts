@@ -52,8 +52,11 @@ describe('marketplace page', () => {
     const answer = page.getByTestId('chat-assistant').last();
     await answer.waitFor();
     expect(await answer.getByTestId('offline-model').textContent()).toBe('Offline model');
-    expect(await answer.getByTestId('tool-call').textContent()).toContain('billing-codes › suggest_codes');
-    expect(await answer.getByTestId('tool-call').textContent()).toContain('ok');
+    // The call is a card in plain words: what was done and the outcome, never the tool's name.
+    const card = (await answer.getByTestId('tool-call').textContent()) ?? '';
+    expect(card).toContain('Suggest codes');
+    expect(card).toContain('Done');
+    expect(card).not.toContain('suggest_codes');
     expect(await answer.textContent()).toContain('I10');
 
     // Uninstall: the tools are gone from the chat at once.
@@ -64,6 +67,43 @@ describe('marketplace page', () => {
     await page.getByTestId('chat-send').click();
     await expect.poll(() => page.getByTestId('chat-assistant').count()).toBe(2);
     expect(await page.getByTestId('chat-assistant').last().getByTestId('tool-call').count()).toBe(0);
+  });
+
+  it('answers plain language with readable cards and keeps the conversation after a reload', async () => {
+    const clinic = await harness.createWorkspace({ tier: 'standard' });
+    const page = await harness.newPage();
+    await signIn(page, clinic.admin.email, clinic.admin.password);
+    await page.evaluate(async () => {
+      const post = (url: string, body: unknown) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+          body: JSON.stringify(body),
+        }).then((r) => r.json() as Promise<{ id: string }>);
+      await post('/api/v1/marketplace/install', { slug: 'billing-codes', scopes: ['patients:read'] });
+      const maria = await post('/api/v1/patients', {
+        givenName: 'Maria',
+        familyName: 'Lopez',
+        dateOfBirth: '1980-03-02',
+      });
+      await post('/api/v1/notes', { patientId: maria.id, assessment: 'Essential hypertension, follow-up visit' });
+    });
+    await page.goto('/marketplace');
+    await page.getByTestId('chat-input').fill("Suggest billing codes for Maria Lopez's last note");
+    await page.getByTestId('chat-send').click();
+    const answer = page.getByTestId('chat-assistant').last();
+    await answer.waitFor();
+    const cards = await answer.getByTestId('tool-call').allTextContents();
+    expect(cards[0]).toContain('Patient lookup');
+    expect(cards[0]).toContain('Maria Lopez');
+    expect(cards[1]).toContain('Suggest codes for note');
+    expect(await answer.textContent()).toContain('I10');
+    expect(await page.getByTestId('chat-panel').textContent()).not.toMatch(/\bpat_|suggest_codes|__/);
+
+    await page.reload();
+    await page.getByTestId('chat-history').selectOption({ label: "Suggest billing codes for Maria Lopez's last note" });
+    await expect.poll(() => page.getByTestId('chat-assistant').count()).toBe(1);
+    expect(await page.getByTestId('chat-assistant').textContent()).toContain('I10');
   });
 
   it('Free workspaces browse but cannot install', async () => {

@@ -49,6 +49,9 @@ export interface ChatToolCall {
   outcome: 'ok' | 'denied' | 'error';
   result?: unknown;
   error?: { code: string; detail: string };
+  /** What the call did and its outcome, in plain words (no tool names, no ids). */
+  label: string;
+  summary: string;
 }
 
 export interface ChatAnswer {
