@@ -83,7 +83,7 @@ describe('the module list', () => {
     const patients = await t.request({ method: 'GET', url: '/api/v1/patients?limit=50', headers: { cookie } });
     expect(patients.statusCode).toBe(200);
     const items = patients.json().items as { mrn: string; preferredProviderId: string | null }[];
-    expect(items.map((p) => p.mrn).sort()).toEqual(['RC-1001', 'RC-1002', 'RC-1003']);
+    expect(items.map((p) => p.mrn).sort()).toEqual(['RC-1001', 'RC-1002', 'RC-1003', 'RC-1004']);
     expect(items.find((p) => p.mrn === 'RC-1001')?.preferredProviderId).toEqual(signIn.json().user.id);
     const vance = items.find((p) => p.mrn === 'RC-1001') as unknown as { id: string };
     const coverage = await t.request({

@@ -30,6 +30,8 @@ export async function seedPatients(app: FastifyInstance, state: SeedState): Prom
       preferredProviderId: drLee,
     },
     { givenName: 'Marcus', familyName: 'Okafor', dateOfBirth: '1987-11-02', mrn: 'RC-1002' },
+    // A second Marcus Okafor (another birth date): the assistant asks which one is meant (contract §4).
+    { givenName: 'Marcus', familyName: 'Okafor', dateOfBirth: '1994-05-09', mrn: 'RC-1004' },
     {
       givenName: 'Priya',
       familyName: 'Natarajan',
