@@ -21,7 +21,16 @@ export const webhookCases: CrossTenantCase[] = [
           sql`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = ${endpoint}`,
         ),
       );
-      return { endpoint, event: delivery.event_id };
+      // One recorded attempt, so the delivery detail route has something of A's to refuse.
+      const attempt = 'dlv_01crosstenantattempt0000a';
+      await withSystem(t.database.db, (tx) =>
+        tx.execute(sql`INSERT INTO webhook_attempts
+            (workspace_id, id, endpoint_id, event_id, event_type, attempt, outcome, status, duration_ms, attempted_at,
+             request_url, request_headers, response_headers, response_body)
+          VALUES (${owner.id}, ${attempt}, ${endpoint}, ${delivery.event_id}, 'patient.created', 1, 'success', 200, 5, now(),
+             'https://93.184.216.34/tenant-a', '{"webhook-id":"x"}'::jsonb, '{}'::jsonb, 'ok')`),
+      );
+      return { endpoint, event: delivery.event_id, attempt };
     },
     async attackerSetup(t, attacker) {
       const res = await t.request({
@@ -32,7 +41,11 @@ export const webhookCases: CrossTenantCase[] = [
       });
       return { endpoint: res.json().id as string };
     },
-    denied: ({ endpoint, event }, own) => [
+    denied: ({ endpoint, event, attempt }, own) => [
+      // A's attempt read through A's endpoint id and through B's own endpoint.
+      { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}/deliveries/${attempt}` },
+      { method: 'GET', url: `/api/v1/admin/webhooks/${own.endpoint}/deliveries/${attempt}` },
+      { method: 'POST', url: `/api/v1/admin/webhooks/${endpoint}/test` },
       // A's event replayed through B's own endpoint.
       { method: 'POST', url: `/api/v1/admin/webhooks/${own.endpoint}/replay/${event}` },
       { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}` },
