@@ -38,11 +38,11 @@ export function CommandPalette() {
         type="button"
         className="search-button"
         onClick={() => setOpen(true)}
-        aria-label="Search patients (Ctrl+K)"
+        aria-label="Find a patient (Ctrl+K)"
         data-testid="open-search"
       >
         <Icon name="search" />
-        <span className="search-button-label">Search patients…</span>
+        <span className="search-button-label">Find a patient…</span>
         <kbd className="search-button-kbd">Ctrl K</kbd>
       </button>
       <AppDialog title="Find a patient" isOpen={open} onOpenChange={setOpen} isDismissable testId="command-palette">
