@@ -33,6 +33,20 @@ describe('marketplace page', () => {
     await expect.poll(() => detail.getByTestId('detail-tool').count()).toBe(2);
     expect(await detail.getByTestId('detail-scope').first().textContent()).toContain('Reads a stored SOAP note');
 
+    // The install dialog traps focus, closes on Escape and gives focus back to its opener.
+    const opener = page.getByTestId('open-install');
+    await opener.focus();
+    await page.keyboard.press('Enter');
+    const trap = page.getByTestId('install-dialog');
+    await trap.waitFor();
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      expect(await trap.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    }
+    await page.keyboard.press('Escape');
+    await expect.poll(() => trap.count()).toBe(0);
+    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
+
     // Install dialog: opt out of patients:read; only the text tool stays usable.
     await page.getByTestId('open-install').click();
     const dialog = page.getByTestId('install-dialog');

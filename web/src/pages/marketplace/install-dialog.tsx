@@ -1,6 +1,7 @@
 /** Install (or change grants): one opt-in checkbox per declared scope, with the skill's reason. */
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { ErrorNotice } from '../../components/status.js';
+import { AppDialog } from '../../components/ui/dialog.js';
 import { type CatalogItem, type Install, useInstall } from './marketplace-api.js';
 
 export function InstallDialog({
@@ -12,7 +13,6 @@ export function InstallDialog({
   install: Install | null;
   onClose: (message?: string) => void;
 }) {
-  const titleId = useId();
   const mutation = useInstall();
   const [granted, setGranted] = useState<Set<string>>(
     () => new Set(install ? install.grantedScopes : skill.scopes.map((s) => s.scope)),
@@ -27,62 +27,54 @@ export function InstallDialog({
   const toolsUsable = skill.tools.filter((t) => t.requiredScopes.every((s) => granted.has(s)));
 
   return (
-    <div className="mk-backdrop">
-      <div
-        className="mk-dialog card"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        data-testid="install-dialog"
-      >
-        <h2 id={titleId}>
-          {install ? 'Change access for' : 'Install'} {skill.name}
-        </h2>
-        <p className="muted">
-          Grant only what you want this skill to use. Tools that need a scope you leave unchecked stay unavailable.
-        </p>
-        {skill.scopes.length === 0 ? <p>This skill needs no access to workspace data.</p> : null}
-        <ul className="mk-scopes">
-          {skill.scopes.map((s) => (
-            <li key={s.scope}>
-              <label>
-                <input
-                  type="checkbox"
-                  checked={granted.has(s.scope)}
-                  onChange={() => toggle(s.scope)}
-                  data-testid={`scope-${s.scope}`}
-                />{' '}
-                <code>{s.scope}</code> — {s.reason}
-              </label>
-            </li>
-          ))}
-        </ul>
-        <p className="muted" data-testid="usable-tools">
-          Usable tools: {toolsUsable.length ? toolsUsable.map((t) => t.name).join(', ') : 'none'}
-        </p>
-        {mutation.error ? <ErrorNotice error={mutation.error} title="Could not install" /> : null}
-        <div className="form-actions">
-          <button
-            type="button"
-            className="button button-primary"
-            disabled={mutation.isPending}
-            data-testid="confirm-install"
-            onClick={() =>
-              mutation.mutate(
-                { slug: skill.slug, scopes: [...granted] },
-                {
-                  onSuccess: () => onClose(install ? `Updated access for ${skill.name}.` : `Installed ${skill.name}.`),
-                },
-              )
-            }
-          >
-            {install ? 'Save access' : 'Install'}
-          </button>
-          <button type="button" className="button button-secondary" onClick={() => onClose()}>
-            Cancel
-          </button>
-        </div>
+    <AppDialog
+      title={`${install ? 'Change access for' : 'Install'} ${skill.name}`}
+      description="Grant only what you want this skill to use. Tools that need a scope you leave unchecked stay unavailable."
+      isOpen
+      onOpenChange={(open) => !open && onClose()}
+      testId="install-dialog"
+    >
+      {skill.scopes.length === 0 ? <p>This skill needs no access to workspace data.</p> : null}
+      <ul className="mk-scopes">
+        {skill.scopes.map((s) => (
+          <li key={s.scope}>
+            <label>
+              <input
+                type="checkbox"
+                checked={granted.has(s.scope)}
+                onChange={() => toggle(s.scope)}
+                data-testid={`scope-${s.scope}`}
+              />{' '}
+              <code>{s.scope}</code> — {s.reason}
+            </label>
+          </li>
+        ))}
+      </ul>
+      <p className="muted" data-testid="usable-tools">
+        Usable tools: {toolsUsable.length ? toolsUsable.map((t) => t.name).join(', ') : 'none'}
+      </p>
+      {mutation.error ? <ErrorNotice error={mutation.error} title="Could not install" /> : null}
+      <div className="form-actions">
+        <button
+          type="button"
+          className="button button-primary"
+          disabled={mutation.isPending}
+          data-testid="confirm-install"
+          onClick={() =>
+            mutation.mutate(
+              { slug: skill.slug, scopes: [...granted] },
+              {
+                onSuccess: () => onClose(install ? `Updated access for ${skill.name}.` : `Installed ${skill.name}.`),
+              },
+            )
+          }
+        >
+          {install ? 'Save access' : 'Install'}
+        </button>
+        <button type="button" className="button button-secondary" onClick={() => onClose()}>
+          Cancel
+        </button>
       </div>
-    </div>
+    </AppDialog>
   );
 }

@@ -1,6 +1,7 @@
 /** New 1:1 or group conversation: pick colleagues, optionally name the group, write the first message. */
 import { useId, useState } from 'react';
 import { ErrorNotice, Loading } from '../../components/status.js';
+import { AppDialog } from '../../components/ui/dialog.js';
 import type { Me } from '../../session.js';
 import { Composer } from './composer.js';
 import { useMembers, useSendMessage } from './messages-api.js';
@@ -14,7 +15,6 @@ export function NewThreadDialog({
   onClose: () => void;
   onCreated: (threadId: string) => void;
 }) {
-  const titleId = useId();
   const groupTitleId = useId();
   const members = useMembers();
   const send = useSendMessage();
@@ -26,69 +26,55 @@ export function NewThreadDialog({
     setSelected((s) => (s.includes(userId) ? s.filter((id) => id !== userId) : [...s, userId]));
 
   return (
-    <div className="dialog-backdrop">
-      <div
-        className="dialog card"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        data-testid="new-thread-dialog"
-      >
-        <header className="dialog-header">
-          <h2 id={titleId}>New message</h2>
-          <button type="button" className="button-link" onClick={onClose} aria-label="Close">
-            ✕
-          </button>
-        </header>
-        <fieldset className="recipient-picker">
-          <legend>To</legend>
-          {members.isPending ? <Loading label="Loading colleagues…" /> : null}
-          {members.isError ? <ErrorNotice error={members.error} /> : null}
-          {others.map((m) => (
-            <label key={m.userId} className="recipient-option">
-              <input
-                type="checkbox"
-                checked={selected.includes(m.userId)}
-                onChange={() => toggle(m.userId)}
-                data-testid="recipient-option"
-              />
-              <span>{m.name}</span>
-              <span className="muted">{m.email ?? (m.role === 'admin' ? 'Admin' : 'Member')}</span>
-            </label>
-          ))}
-          {members.isSuccess && others.length === 0 ? (
-            <p className="muted">No colleagues in this workspace yet.</p>
-          ) : null}
-        </fieldset>
-        {selected.length > 1 ? (
-          <div className="field">
-            <label htmlFor={groupTitleId}>Group name (optional)</label>
-            <input id={groupTitleId} value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} />
-          </div>
+    <AppDialog title="New message" isOpen onOpenChange={(open) => !open && onClose()} testId="new-thread-dialog">
+      <fieldset className="recipient-picker">
+        <legend>To</legend>
+        {members.isPending ? <Loading label="Loading colleagues…" /> : null}
+        {members.isError ? <ErrorNotice error={members.error} /> : null}
+        {others.map((m) => (
+          <label key={m.userId} className="recipient-option">
+            <input
+              type="checkbox"
+              checked={selected.includes(m.userId)}
+              onChange={() => toggle(m.userId)}
+              data-testid="recipient-option"
+            />
+            <span>{m.name}</span>
+            <span className="muted">{m.email ?? (m.role === 'admin' ? 'Admin' : 'Member')}</span>
+          </label>
+        ))}
+        {members.isSuccess && others.length === 0 ? (
+          <p className="muted">No colleagues in this workspace yet.</p>
         ) : null}
-        <p className="muted">
-          {selected.length === 0
-            ? 'Choose one colleague for a direct message, or several for a group.'
-            : selected.length === 1
-              ? 'Direct message: your existing conversation with this person is reused.'
-              : `Group of ${selected.length + 1}: an existing conversation with exactly these people is reused.`}
-        </p>
-        {selected.length > 0 ? (
-          <Composer
-            label="First message"
-            pending={send.isPending}
-            error={send.error}
-            onSend={async (body) => {
-              const result = await send.mutateAsync({
-                recipients: selected,
-                body,
-                title: selected.length > 1 && title.trim() ? title.trim() : undefined,
-              });
-              onCreated(result.threadId);
-            }}
-          />
-        ) : null}
-      </div>
-    </div>
+      </fieldset>
+      {selected.length > 1 ? (
+        <div className="field">
+          <label htmlFor={groupTitleId}>Group name (optional)</label>
+          <input id={groupTitleId} value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} />
+        </div>
+      ) : null}
+      <p className="muted">
+        {selected.length === 0
+          ? 'Choose one colleague for a direct message, or several for a group.'
+          : selected.length === 1
+            ? 'Direct message: your existing conversation with this person is reused.'
+            : `Group of ${selected.length + 1}: an existing conversation with exactly these people is reused.`}
+      </p>
+      {selected.length > 0 ? (
+        <Composer
+          label="First message"
+          pending={send.isPending}
+          error={send.error}
+          onSend={async (body) => {
+            const result = await send.mutateAsync({
+              recipients: selected,
+              body,
+              title: selected.length > 1 && title.trim() ? title.trim() : undefined,
+            });
+            onCreated(result.threadId);
+          }}
+        />
+      ) : null}
+    </AppDialog>
   );
 }
