@@ -144,7 +144,7 @@ export function ChatPanel() {
       <ol className="mk-turns" aria-live="polite">
         {turns.length === 0 ? (
           <li className="muted mk-hint">
-            Ask in your own words, for example “Check Maria Lopez's insurance eligibility” or “Suggest billing codes for
+            Ask in your own words, for example “Check Eleanor Vance's insurance eligibility” or “Suggest billing codes for
             her last note”.
           </li>
         ) : null}
@@ -193,7 +193,7 @@ export function ChatPanel() {
           className="search-input"
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          placeholder="e.g. Check Maria Lopez's insurance eligibility"
+          placeholder="e.g. Check Eleanor Vance's insurance eligibility"
           data-testid="chat-input"
         />
         <Button type="submit" isDisabled={chat.isPending} data-testid="chat-send">
