@@ -7,6 +7,7 @@
 import type { ReactNode } from 'react';
 import { Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { Icon } from '../icons.js';
+import { Button } from './button.js';
 
 export { DialogTrigger };
 
@@ -64,5 +65,48 @@ export function AppDialog({
         </Dialog>
       </Modal>
     </ModalOverlay>
+  );
+}
+
+export interface ConfirmDialogProps {
+  title: string;
+  description: string;
+  confirmLabel: string;
+  isOpen: boolean;
+  onOpenChange: (open: boolean) => void;
+  onConfirm: () => void;
+  pending?: boolean;
+  confirmTestId?: string;
+}
+
+/** "Are you sure?" for destructive actions: an alert dialog with Keep (focused first) and the action. */
+export function ConfirmDialog({
+  title,
+  description,
+  confirmLabel,
+  isOpen,
+  onOpenChange,
+  onConfirm,
+  pending = false,
+  confirmTestId,
+}: ConfirmDialogProps) {
+  return (
+    <AppDialog
+      title={title}
+      description={description}
+      isOpen={isOpen}
+      onOpenChange={onOpenChange}
+      role="alertdialog"
+      size="small"
+    >
+      <div className="form-actions">
+        <Button variant="secondary" onPress={() => onOpenChange(false)}>
+          Keep
+        </Button>
+        <Button variant="danger" isDisabled={pending} data-testid={confirmTestId} onPress={onConfirm}>
+          {confirmLabel}
+        </Button>
+      </div>
+    </AppDialog>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { z } from 'zod';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
-import { AppDialog } from '../../components/ui/dialog.js';
+import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
@@ -191,33 +191,21 @@ function TokenItem({ token }: { token: ApiToken }) {
         </Button>
       </div>
       <span className="muted">Created {formatDateTime(token.createdAt)}</span>
-      <AppDialog
+      <ConfirmDialog
         title={`Revoke “${token.name}”?`}
         description="Anything using it gets 401 from the next request."
+        confirmLabel="Revoke"
         isOpen={confirming}
         onOpenChange={setConfirming}
-        role="alertdialog"
-        size="small"
-      >
-        <div className="form-actions">
-          <Button variant="secondary" onPress={() => setConfirming(false)}>
-            Keep
-          </Button>
-          <Button
-            variant="danger"
-            data-testid="confirm-revoke"
-            isDisabled={revoke.isPending}
-            onPress={() =>
-              revoke.mutate(token.id, {
-                onSuccess: () => notifySuccess(`Token “${token.name}” revoked.`),
-                onSettled: () => setConfirming(false),
-              })
-            }
-          >
-            Revoke
-          </Button>
-        </div>
-      </AppDialog>
+        pending={revoke.isPending}
+        confirmTestId="confirm-revoke"
+        onConfirm={() =>
+          revoke.mutate(token.id, {
+            onSuccess: () => notifySuccess(`Token “${token.name}” revoked.`),
+            onSettled: () => setConfirming(false),
+          })
+        }
+      />
     </li>
   );
 }

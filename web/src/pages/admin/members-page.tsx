@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ApiError, describeError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
-import { AppDialog } from '../../components/ui/dialog.js';
+import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
 import { applyProblem, CheckboxInput, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
@@ -144,37 +144,25 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
         >
           Remove
         </Button>
-        <AppDialog
+        <ConfirmDialog
           title={`Remove ${member.name}?`}
           description="Their sessions, API tokens and open streams in this workspace stop working at once."
+          confirmLabel="Remove"
           isOpen={confirming}
           onOpenChange={setConfirming}
-          role="alertdialog"
-          size="small"
-        >
-          <div className="form-actions">
-            <Button variant="secondary" onPress={() => setConfirming(false)}>
-              Keep
-            </Button>
-            <Button
-              variant="danger"
-              isDisabled={remove.isPending}
-              data-testid="confirm-remove"
-              onPress={() =>
-                remove.mutate(member.userId, {
-                  onSuccess: () => notifySuccess(`${member.name} was removed from the workspace.`),
-                  onError: (error) => {
-                    explain(error);
-                    if (!(error instanceof ApiError && error.code === 'last_admin')) notifyError(error);
-                  },
-                  onSettled: () => setConfirming(false),
-                })
-              }
-            >
-              Remove
-            </Button>
-          </div>
-        </AppDialog>
+          pending={remove.isPending}
+          confirmTestId="confirm-remove"
+          onConfirm={() =>
+            remove.mutate(member.userId, {
+              onSuccess: () => notifySuccess(`${member.name} was removed from the workspace.`),
+              onError: (error) => {
+                explain(error);
+                if (!(error instanceof ApiError && error.code === 'last_admin')) notifyError(error);
+              },
+              onSettled: () => setConfirming(false),
+            })
+          }
+        />
       </td>
     </tr>
   );

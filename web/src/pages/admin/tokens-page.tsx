@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
-import { AppDialog } from '../../components/ui/dialog.js';
+import { ConfirmDialog } from '../../components/ui/dialog.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { formatDateTime } from '../patients/patients-api.js';
 import { type ApiToken, useAdminTokens, useRevokeAdminToken } from './admin-api.js';
@@ -67,32 +67,21 @@ function TokenRow({ token }: { token: ApiToken }) {
         <Button variant="secondary" size="small" onPress={() => setConfirming(true)} data-testid="revoke-token">
           Revoke
         </Button>
-        <AppDialog
+        <ConfirmDialog
           title={`Revoke “${token.name}” of ${token.userName}?`}
           description="Anything using it gets 401 from the next request."
+          confirmLabel="Revoke"
           isOpen={confirming}
           onOpenChange={setConfirming}
-          role="alertdialog"
-          size="small"
-        >
-          <div className="form-actions">
-            <Button variant="secondary" onPress={() => setConfirming(false)}>
-              Keep
-            </Button>
-            <Button
-              variant="danger"
-              data-testid="confirm-revoke"
-              onPress={() =>
-                revoke.mutate(token.id, {
-                  onSuccess: () => notifySuccess(`Token “${token.name}” revoked.`),
-                  onSettled: () => setConfirming(false),
-                })
-              }
-            >
-              Revoke
-            </Button>
-          </div>
-        </AppDialog>
+          pending={revoke.isPending}
+          confirmTestId="confirm-revoke"
+          onConfirm={() =>
+            revoke.mutate(token.id, {
+              onSuccess: () => notifySuccess(`Token “${token.name}” revoked.`),
+              onSettled: () => setConfirming(false),
+            })
+          }
+        />
       </td>
     </tr>
   );

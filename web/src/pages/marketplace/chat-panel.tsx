@@ -144,8 +144,8 @@ export function ChatPanel() {
       <ol className="mk-turns" aria-live="polite">
         {turns.length === 0 ? (
           <li className="muted mk-hint">
-            Ask in your own words, for example “Check Eleanor Vance's insurance eligibility” or “Suggest billing codes for
-            her last note”.
+            Ask in your own words, for example “Check Eleanor Vance's insurance eligibility” or “Suggest billing codes
+            for her last note”.
           </li>
         ) : null}
         {turns.map((turn) => (
