@@ -17,7 +17,7 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
       <div className="toolbar">
         <h2 id="inbox-title">Inbox</h2>
       </div>
-      <p className="muted">Events that failed every retry. The workspace admins were e-mailed about each.</p>
+      <p className="muted card-intro">Events that failed every retry. The workspace admins were e-mailed about each.</p>
       {replayed ? (
         <SuccessNotice onDismiss={() => setReplayed(null)}>
           Event <code>{replayed}</code> is queued again.

@@ -61,7 +61,7 @@ export function WebhooksPage({ endpointId }: { endpointId?: string }) {
                 />
               ) : null}
             </section>
-            <section className="card" aria-labelledby="new-endpoint-title">
+            <section className="card panel" aria-labelledby="new-endpoint-title">
               <h2 id="new-endpoint-title">Add an endpoint</h2>
               <EndpointForm
                 onCreated={(endpoint) => {
