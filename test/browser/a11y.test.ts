@@ -125,6 +125,7 @@ describe('accessibility and small screens', () => {
       'Audit log',
       'Webhooks',
       'Health',
+      'Settings',
     ]) {
       expect(await menu.getByRole('link', { name: label }).isVisible()).toBe(true);
     }
@@ -162,7 +163,7 @@ describe('accessibility and small screens', () => {
     await page.goto('/patients');
     await page.getByTestId('patient-row').first().waitFor();
     const reached = new Set<string>();
-    for (let i = 0; i < 40 && reached.size < 9; i++) {
+    for (let i = 0; i < 40 && reached.size < 10; i++) {
       await page.keyboard.press('Tab');
       const focused = await page.evaluate(() => {
         const el = document.activeElement as HTMLElement | null;
@@ -183,6 +184,7 @@ describe('accessibility and small screens', () => {
         'nav-admin-audit',
         'nav-admin-health',
         'nav-admin-members',
+        'nav-admin-settings',
         'nav-admin-tokens',
         'nav-admin-webhooks',
         'nav-calendar',

@@ -182,4 +182,15 @@ describe('workspace administration', () => {
     const fresh = await harness.newPage();
     await signIn(fresh, email, third);
   });
+
+  it('renames the workspace from Settings; the header follows', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/admin/settings');
+    await page.getByLabel('Workspace name').fill(`Renamed ${uniqueSuffix()}`);
+    const name = await page.getByLabel('Workspace name').inputValue();
+    await page.getByTestId('save-settings').click();
+    await page.getByText(`The workspace is now called ${name}.`).first().waitFor();
+    await expect.poll(() => page.getByTestId('workspace-name').textContent()).toBe(name);
+  });
 });

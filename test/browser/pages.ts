@@ -24,6 +24,7 @@ export const PAGES: PageEntry[] = [
   { name: 'members', path: '/admin/members', ready: { testId: 'members-table' } },
   { name: 'admin tokens', path: '/admin/tokens', ready: { role: 'heading', name: 'API tokens' } },
   { name: 'audit log', path: '/admin/audit', ready: { testId: 'audit-table' } },
+  { name: 'workspace settings', path: '/admin/settings', ready: { testId: 'settings-form' } },
   { name: 'account', path: '/account', ready: { testId: 'password-form' } },
   {
     name: 'accept invitation',

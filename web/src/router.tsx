@@ -11,6 +11,7 @@ import { useCurrentMe } from './me-context.js';
 import { AccountPage } from './pages/account/account-page.js';
 import { AuditPage } from './pages/admin/audit-page.js';
 import { MembersPage } from './pages/admin/members-page.js';
+import { SettingsPage } from './pages/admin/settings-page.js';
 import { AdminTokensPage } from './pages/admin/tokens-page.js';
 import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
 import { MarketplacePage } from './pages/marketplace/marketplace-page.js';
@@ -179,6 +180,13 @@ export const auditRoute = createRoute({
   },
 });
 
+const settingsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/admin/settings',
+  staticData: { title: 'Workspace settings', adminOnly: true },
+  component: () => <SettingsPage />,
+});
+
 const accountRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/account',
@@ -215,6 +223,7 @@ const routeTree = rootRoute.addChildren([
   adminTokensRoute,
   auditRoute,
   accountRoute,
+  settingsRoute,
   acceptInvitationRoute,
   resetPasswordRoute,
   indexRoute,

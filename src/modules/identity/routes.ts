@@ -26,6 +26,7 @@ import {
   passwordResetConfirmBody,
   patchMemberBody,
   patchWorkspaceBody,
+  renameWorkspaceBody,
   signInBody,
   signInResponse,
   switchWorkspaceBody,
@@ -224,6 +225,21 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => ({ items: await service.listMembers(deps, requireCtx(request)), nextCursor: null }),
+  );
+
+  app.patch(
+    '/workspace',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Rename this workspace (admins)',
+        description: 'The tier is changed by the operator only. Audited as `admin_action` `workspace.update`.',
+        body: renameWorkspaceBody,
+        response: { 200: workspaceSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.renameWorkspace(deps, requireCtx(request), request.body.name),
   );
 
   app.patch(

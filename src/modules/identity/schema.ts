@@ -51,6 +51,7 @@ export const createWorkspaceBody = z.object({
 export const patchWorkspaceBody = z
   .object({ tier: tierSchema.optional(), name: z.string().trim().min(1).max(200).optional() })
   .refine((b) => b.tier !== undefined || b.name !== undefined, { message: 'Send tier or name' });
+export const renameWorkspaceBody = z.object({ name: z.string().trim().min(1).max(200) }).strict();
 export const organizationBody = z.object({ name: z.string().trim().min(1).max(200) });
 export const organizationSchema = z.object({ id: z.string(), name: z.string() });
 export const memberCreatedSchema = z.object({ userId: z.string(), token: z.string() });

@@ -420,19 +420,25 @@ export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput
   });
 }
 
+/** PATCH /workspace: a workspace admin renames their own workspace (the tier stays the operator's). */
+export async function renameWorkspace(deps: AppDeps, ctx: RequestContext, name: string) {
+  return patchWorkspace(deps, ctx.workspaceId, { name }, ctx);
+}
+
 export async function patchWorkspace(
   deps: AppDeps,
   id: string,
   patch: { tier?: repo.WorkspaceRow['tier']; name?: string },
+  admin?: RequestContext,
 ) {
   let delivered: Promise<void> | undefined;
   const row = await withSystem(deps.db, async (tx) => {
     const updated = await repo.updateWorkspace(tx, id, patch);
     if (updated) {
-      await writeAudit(tx, { workspaceId: id }, 'admin_action', {
+      await writeAudit(tx, admin ?? { workspaceId: id }, 'admin_action', {
         action: 'workspace.update',
         target: id,
-        by: 'operator',
+        by: admin ? 'admin' : 'operator',
         ...patch,
       });
       // Tier and name are part of every cached credential of the workspace.

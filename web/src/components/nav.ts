@@ -13,6 +13,7 @@ export interface NavItem {
     | '/admin/tokens'
     | '/admin/audit'
     | '/admin/webhooks'
+    | '/admin/settings'
     | '/admin/health';
   label: string;
   section: NavSection;
@@ -35,6 +36,7 @@ export const NAV_ITEMS: NavItem[] = [
   { to: '/admin/audit', label: 'Audit log', section: 'admin', icon: 'audit', adminOnly: true },
   { to: '/admin/webhooks', label: 'Webhooks', section: 'admin', icon: 'webhooks', adminOnly: true },
   { to: '/admin/health', label: 'Health', section: 'admin', icon: 'health', adminOnly: true },
+  { to: '/admin/settings', label: 'Settings', section: 'admin', icon: 'settings', adminOnly: true },
 ];
 
 /** True when `pathname` is `base` or below it (`/patients` is active on `/patients/pat_1`). */

@@ -1,0 +1,40 @@
+// PATCH /workspace: admins rename their workspace; members cannot; the tier is not theirs to change.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'standard', name: 'Old Name Clinic' });
+});
+afterAll(async () => t?.close());
+
+const rename = (token: string, payload: unknown) =>
+  t.request({ method: 'PATCH', url: '/api/v1/workspace', token, payload: payload as object });
+const me = async (token: string) => (await t.request({ method: 'GET', url: '/api/v1/me', token })).json();
+
+describe('PATCH /workspace', () => {
+  it('renames the workspace for an admin, at once for every session, and audits it', async () => {
+    const res = await rename(ws.admin.token, { name: '  Riverbend Family Clinic ' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ id: ws.id, name: 'Riverbend Family Clinic', tier: 'standard' });
+    expect((await me(ws.admin.token)).workspace.name).toBe('Riverbend Family Clinic');
+    const audit = await t.request({ method: 'GET', url: '/api/v1/audit?kind=admin_action', token: ws.admin.token });
+    expect(audit.json().items[0]).toMatchObject({
+      action: 'workspace.update',
+      by: 'admin',
+      name: 'Riverbend Family Clinic',
+    });
+  });
+
+  it('refuses members, empty names and a tier, changing nothing', async () => {
+    const member = await addMember(t, ws, { role: 'member' });
+    expect((await rename(member.token, { name: 'Hijacked' })).statusCode).toBe(403);
+    expect((await rename(ws.admin.token, { name: '   ' })).statusCode).toBe(400);
+    expect((await rename(ws.admin.token, { name: 'Cheap Upgrade', tier: 'enterprise' })).statusCode).toBe(400);
+    const after = await me(ws.admin.token);
+    expect(after.workspace).toMatchObject({ name: 'Riverbend Family Clinic', tier: 'standard' });
+  });
+});

@@ -1,0 +1,66 @@
+/** Workspace settings (admins): the name everyone sees; the plan (tier) and what it includes. */
+import { useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { api } from '../../api.js';
+import { TierBadge } from '../../components/tier-badge.js';
+import { Button } from '../../components/ui/button.js';
+import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
+import { notifySuccess } from '../../components/ui/toast.js';
+import { useCurrentMe } from '../../me-context.js';
+import { meQueryKey } from '../../session.js';
+
+const form = z.object({ name: z.string().trim().min(1, 'Give the workspace a name').max(200) });
+
+export function SettingsPage() {
+  const me = useCurrentMe();
+  const queryClient = useQueryClient();
+  const f = useZodForm(form, { defaultValues: { name: me.workspace.name } });
+  const onSubmit = f.handleSubmit((values) =>
+    api
+      .patch<{ name: string }>('/workspace', { name: values.name })
+      .then(async (saved) => {
+        await queryClient.invalidateQueries({ queryKey: meQueryKey });
+        f.reset({ name: saved.name });
+        notifySuccess(`The workspace is now called ${saved.name}.`);
+      })
+      .catch((error) => applyProblem(f, error)),
+  );
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <header className="page-header">
+        <div>
+          <h1 id="page-title">Workspace settings</h1>
+          <p className="muted">What everyone in {me.workspace.name} sees.</p>
+        </div>
+      </header>
+      <div className="split">
+        <section className="card panel" aria-labelledby="name-title">
+          <h2 id="name-title">Name</h2>
+          <form className="form" onSubmit={onSubmit} noValidate data-testid="settings-form">
+            <FormError message={f.formState.errors.root?.message} />
+            <TextInput control={f.control} name="name" label="Workspace name" isRequired />
+            <div className="form-actions">
+              <Button
+                type="submit"
+                isDisabled={f.formState.isSubmitting || !f.formState.isDirty}
+                data-testid="save-settings"
+              >
+                Save
+              </Button>
+            </div>
+          </form>
+        </section>
+        <section className="card panel" aria-labelledby="plan-title">
+          <h2 id="plan-title">Plan</h2>
+          <p>
+            <TierBadge tier={me.workspace.tier} />
+          </p>
+          <p className="muted">
+            The plan decides which skills, calendars and integrations this workspace can use. Your Atrium contact
+            changes it.
+          </p>
+        </section>
+      </div>
+    </section>
+  );
+}
