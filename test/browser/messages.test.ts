@@ -45,9 +45,13 @@ describe('messages page', () => {
     await alice.getByTestId('new-message').click();
     const dialog = alice.getByTestId('new-thread-dialog');
     await dialog.getByText(colleague.name).click();
+    // Typing "@" opens the patient picker with the search focused.
     await dialog.getByTestId('composer-input').fill('Please look at ');
-    await dialog.getByTestId('mention-patient').click();
-    await dialog.getByTestId('mention-search').fill(family);
+    await dialog.getByTestId('composer-input').press('End');
+    await alice.keyboard.type('@');
+    await dialog.getByTestId('mention-search').waitFor();
+    expect(await dialog.getByTestId('mention-search').evaluate((el) => el === document.activeElement)).toBe(true);
+    await alice.keyboard.type(family);
     await dialog.getByTestId('mention-option').filter({ hasText: family }).click();
     expect(await dialog.getByTestId('composer-input').inputValue()).toBe(`Please look at @patient:${patient.id} `);
     await dialog.getByTestId('composer-mentions').getByText(`Grace ${family}`).waitFor();
@@ -59,9 +63,10 @@ describe('messages page', () => {
     await chip.waitFor();
     expect(await chip.textContent()).toBe(`@Grace ${family}`);
 
-    // Bob's list shows the thread with an unread badge; opening it marks it read.
+    // Bob's list shows the thread with an unread badge (and so does Messages in his navigation).
     const item = bob.getByTestId('thread-item').filter({ hasText: workspace.admin.name });
     await item.getByTestId('unread-badge').waitFor();
+    expect(await bob.getByTestId('nav-messages').getByTestId('unread-badge').textContent()).toContain('1');
     expect(await item.getByTestId('unread-badge').textContent()).toContain('1');
     await item.click();
     await bob.getByTestId('thread-view').waitFor();

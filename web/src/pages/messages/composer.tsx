@@ -1,4 +1,4 @@
-/** Message composer with an @patient picker that inserts `@patient:<id>` tokens. */
+/** Message composer: typing `@` (or the @ Patient button) opens a patient picker that inserts `@patient:<id>` tokens, shown as names. */
 import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
 import { describeError } from '../../api.js';
 import { PatientChip } from './message-body.js';
@@ -21,13 +21,16 @@ export function Composer({
   const [query, setQuery] = useState('');
   const [names, setNames] = useState<Map<string, string>>(new Map());
   const textarea = useRef<HTMLTextAreaElement>(null);
+  /** Where a typed `@` stood: the mention goes there. */
+  const mentionAt = useRef<number | null>(null);
   const patients = usePatientSearch(query.trim(), picking);
 
   const mentioned = [...new Set(splitMentions(body).flatMap((p) => ('patientId' in p ? [p.patientId] : [])))];
 
   const insertMention = (id: string, name: string) => {
     const el = textarea.current;
-    const at = el ? el.selectionStart : body.length;
+    const at = mentionAt.current ?? (el ? el.selectionStart : body.length);
+    mentionAt.current = null;
     const before = body.slice(0, at);
     const token = `${before && !/\s$/.test(before) ? ' ' : ''}@patient:${id} `;
     setBody(before + token + body.slice(at));
@@ -71,7 +74,22 @@ export function Composer({
         maxLength={10_000}
         placeholder="Write a message — Enter sends, Shift+Enter adds a line"
         value={body}
-        onChange={(e) => setBody(e.target.value)}
+        onChange={(e) => {
+          const value = e.target.value;
+          const caret = e.target.selectionStart;
+          // Typing "@" at the start of a word opens the patient picker in its place.
+          if (
+            value.length === body.length + 1 &&
+            value[caret - 1] === '@' &&
+            (caret === 1 || /\s/.test(value[caret - 2] ?? ''))
+          ) {
+            mentionAt.current = caret - 1;
+            setBody(value.slice(0, caret - 1) + value.slice(caret));
+            setPicking(true);
+            return;
+          }
+          setBody(value);
+        }}
         onKeyDown={onKeyDown}
         data-testid="composer-input"
       />
@@ -100,7 +118,17 @@ export function Composer({
             @ Patient
           </button>
           {picking ? (
-            <div className="mention-popover card" role="dialog" aria-label="Mention a patient">
+            <div
+              className="mention-popover card"
+              role="dialog"
+              aria-label="Mention a patient"
+              onKeyDown={(e) => {
+                if (e.key !== 'Escape') return;
+                e.stopPropagation();
+                setPicking(false);
+                textarea.current?.focus();
+              }}
+            >
               <input
                 type="search"
                 placeholder="Find patient by name or MRN"
