@@ -6,6 +6,26 @@ const ENDPOINT = 'https://93.184.215.14/atrium-skill';
 
 export const marketplaceCases: CrossTenantCase[] = [
   {
+    name: 'assistant conversations',
+    async setup(t, owner) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/chat/conversations',
+        token: owner.admin.token,
+        payload: { content: 'Tenant A private question' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return { conversation: res.json().conversation.id as string };
+    },
+    denied: ({ conversation }) => [
+      { method: 'GET', url: `/api/v1/chat/conversations/${conversation}` },
+      { method: 'POST', url: `/api/v1/chat/conversations/${conversation}/messages`, payload: { content: 'hi' } },
+      { method: 'DELETE', url: `/api/v1/chat/conversations/${conversation}` },
+    ],
+    lists: () => [{ method: 'GET', url: '/api/v1/chat/conversations' }],
+    unchanged: ({ conversation }) => [{ method: 'GET', url: `/api/v1/chat/conversations/${conversation}` }],
+  },
+  {
     name: 'marketplace private skills and installs',
     async setup(t, owner) {
       const slug = `ct-private-${Math.random().toString(36).slice(2, 8)}`;

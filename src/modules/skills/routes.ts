@@ -2,14 +2,26 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
-import { problemResponses } from '../../platform/http-schemas.js';
+import { noContent, problemResponses } from '../../platform/http-schemas.js';
 import { runChat } from './chat/chat-service.js';
+import {
+  continueConversation,
+  deleteConversation,
+  getConversation,
+  listConversations,
+  startConversation,
+} from './chat/conversations.js';
 import { invokeTool } from './dispatcher.js';
 import {
   chatBody,
   chatResponse,
   contentQuery,
   contentResponse,
+  conversationBody,
+  conversationDetail,
+  conversationList,
+  conversationParams,
+  conversationTurn,
   invokeBody,
   invokeResponse,
   routingResponse,
@@ -80,5 +92,76 @@ export async function skillRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => runChat(deps, requireCtx(request), request.body.messages),
+  );
+
+  app.get(
+    '/chat/conversations',
+    {
+      schema: {
+        tags,
+        summary: "The caller's assistant conversations, most recent first",
+        response: { 200: conversationList, ...problemResponses },
+      },
+    },
+    async (request) => listConversations(deps, requireCtx(request)),
+  );
+
+  app.post(
+    '/chat/conversations',
+    {
+      schema: {
+        tags,
+        summary: 'Start a conversation with a first message; answers like POST /chat and keeps both turns',
+        body: conversationBody,
+        response: { 201: conversationTurn, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return startConversation(deps, requireCtx(request), request.body.content);
+    },
+  );
+
+  app.get(
+    '/chat/conversations/:id',
+    {
+      schema: {
+        tags,
+        summary: "One of the caller's conversations with its turns (anyone else's: 404)",
+        params: conversationParams,
+        response: { 200: conversationDetail, ...problemResponses },
+      },
+    },
+    async (request) => getConversation(deps, requireCtx(request), request.params.id),
+  );
+
+  app.post(
+    '/chat/conversations/:id/messages',
+    {
+      schema: {
+        tags,
+        summary: 'Continue a conversation: the stored turns are the context',
+        params: conversationParams,
+        body: conversationBody,
+        response: { 200: conversationTurn, ...problemResponses },
+      },
+    },
+    async (request) => continueConversation(deps, requireCtx(request), request.params.id, request.body.content),
+  );
+
+  app.delete(
+    '/chat/conversations/:id',
+    {
+      schema: {
+        tags,
+        summary: "Delete one of the caller's conversations",
+        params: conversationParams,
+        response: { 204: noContent, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      await deleteConversation(deps, requireCtx(request), request.params.id);
+      return reply.status(204).send(null);
+    },
   );
 }

@@ -48,4 +48,30 @@ export const chatResponse = z.object({
   fallbacks: z.array(z.object({ provider: z.string(), error: z.string() })).optional(),
 });
 
+const toolCard = z.object({ label: z.string(), summary: z.string(), outcome: z.string() });
+
+export const conversationBody = z.object({ content: z.string().trim().min(1).max(10_000) }).strict();
+export const conversationParams = z.object({ id: z.string().min(1).max(100) });
+export const conversationSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export const conversationList = z.object({ items: z.array(conversationSummary) });
+export const conversationDetail = conversationSummary.extend({
+  messages: z.array(
+    z.object({
+      id: z.string(),
+      role: z.enum(['user', 'assistant']),
+      content: z.string(),
+      toolCalls: z.array(toolCard).describe('The cards of an assistant turn: what was done and the outcome'),
+      createdAt: z.string(),
+    }),
+  ),
+});
+export const conversationTurn = chatResponse.extend({
+  conversation: z.object({ id: z.string(), title: z.string() }),
+});
+
 export { scopeSchema };
