@@ -107,9 +107,62 @@ export function useUninstall() {
   });
 }
 
-export function useChat() {
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ConversationTurn {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  toolCalls: { label: string; summary: string; outcome: 'ok' | 'denied' | 'error' }[];
+  createdAt: string;
+}
+
+const conversationKeys = {
+  list: ['assistant', 'conversations'] as const,
+  one: (id: string) => ['assistant', 'conversation', id] as const,
+};
+
+export function useConversations() {
+  return useQuery({
+    queryKey: conversationKeys.list,
+    queryFn: ({ signal }) => api.get<{ items: ConversationSummary[] }>('/chat/conversations', undefined, signal),
+  });
+}
+
+export function useConversation(id: string | null) {
+  return useQuery({
+    queryKey: conversationKeys.one(id ?? ''),
+    enabled: id !== null,
+    queryFn: ({ signal }) =>
+      api.get<ConversationSummary & { messages: ConversationTurn[] }>(
+        `/chat/conversations/${encodeURIComponent(id ?? '')}`,
+        undefined,
+        signal,
+      ),
+  });
+}
+
+/** Sends one message: starts a conversation when `conversationId` is null, else continues it. */
+export function useSendToAssistant() {
+  const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (messages: { role: 'user' | 'assistant'; content: string }[]) =>
-      api.post<ChatAnswer>('/chat', { messages }),
+    mutationFn: ({ conversationId, content }: { conversationId: string | null; content: string }) =>
+      conversationId
+        ? api.post<ChatAnswer & { conversation: { id: string; title: string } }>(
+            `/chat/conversations/${encodeURIComponent(conversationId)}/messages`,
+            { content },
+          )
+        : api.post<ChatAnswer & { conversation: { id: string; title: string } }>('/chat/conversations', { content }),
+    onSuccess: async (answer) => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: conversationKeys.list }),
+        queryClient.invalidateQueries({ queryKey: conversationKeys.one(answer.conversation.id) }),
+      ]);
+    },
   });
 }
