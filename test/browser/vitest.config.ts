@@ -7,7 +7,8 @@ export default defineConfig({
   test: {
     include: ['test/browser/**/*.test.ts'],
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Starting the server and Chromium can take a while on a busy two-core machine.
+    hookTimeout: 180_000,
     fileParallelism: false,
     pool: 'forks',
   },
