@@ -110,7 +110,29 @@ export function fillArguments(schema: JsonSchema | undefined, text: string, afte
   return { args, missing };
 }
 
+/** The one patient the lookup found during this turn, if it found exactly one. */
+function patientOfTurn(messages: EmuMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0 && messages[i].role !== 'user'; i--) {
+    const m = messages[i];
+    if (m.role !== 'tool') continue;
+    const call = messages
+      .slice(0, i)
+      .reverse()
+      .find((x) => x.tool_calls?.some((c) => c.id === m.tool_call_id))
+      ?.tool_calls?.find((c) => c.id === m.tool_call_id);
+    if (call?.function.name !== LOOKUP_FUNCTION) continue;
+    try {
+      const matches = (JSON.parse(m.content ?? '{}') as { matches?: Match[] }).matches ?? [];
+      return matches.length === 1 ? matches[0].name : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 function answerFromToolResults(messages: EmuMessage[], tools: EmuTool[]): string {
+  const who = patientOfTurn(messages);
   let i = messages.length - 1;
   const results: EmuMessage[] = [];
   while (i >= 0 && messages[i].role === 'tool') results.unshift(messages[i--]);
@@ -126,8 +148,15 @@ function answerFromToolResults(messages: EmuMessage[], tools: EmuTool[]): string
     }
     const obj = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
     const error = obj?.error as { code?: string; detail?: string } | undefined;
-    if (error) return `I could not ${words(name).join(' ') || 'do that'}: ${error.detail ?? error.code}.`;
-    if (typeof obj?.summary === 'string') return obj.summary;
+    const what = words(name).join(' ') || 'do that';
+    if (error) {
+      const detail = String(error.detail ?? error.code).replace(/\.$/, '');
+      return `I could not ${what}${who ? ` for ${who}` : ''}: ${detail}.`;
+    }
+    if (typeof obj?.summary === 'string') {
+      // Say whom it is about when the tool's own words do not.
+      return who && !obj.summary.includes(who) ? `${who}: ${obj.summary}` : obj.summary;
+    }
     const text = JSON.stringify(parsed);
     return `${name} returned ${text.length > 300 ? `${text.slice(0, 297)}…` : text}`;
   });
@@ -161,7 +190,45 @@ export function extractName(text: string): string | undefined {
 }
 
 const PRONOUN = /\b(her|his|him|their|them|this patient|the patient|same patient)\b/i;
+
+/** Words that are never part of a name written in lower case ("check maria lopez eligibility"). */
+const NOT_LOWERCASE_NAMES = new Set([
+  ...NOT_NAMES,
+  ...(
+    'how many much does do did left remaining remain have has what when where why me us our up new most recent ' +
+    'today tomorrow visit call coverage status plan benefits active eligible run start make create write about with ' +
+    'on of to in at from by this that these those prior auth intake admit search lookup look soap format structure ' +
+    'authorized remaining brief pre call precall telehealth register find show tell give need needs want would ' +
+    'patients insurance eligibility billing codes code note notes last latest sheet summary prepare check get'
+  ).split(' '),
+]);
+
+const titleCase = (w: string) =>
+  w.replace(/(^|[-'\u2019])([a-z])/g, (_m, sep: string, c: string) => sep + c.toUpperCase());
+
+/** "check maria lopez insurance eligibility" → "Maria Lopez": the first run of words that are not command words. */
+export function extractLowercaseName(text: string): string | undefined {
+  // Only before a pronoun: in "codes for her most recent note" the words after "her" are no name.
+  const pronoun = PRONOUN.exec(text);
+  const before = pronoun ? text.slice(0, pronoun.index) : text;
+  const run: string[] = [];
+  for (const token of before.split(/\s+/)) {
+    const word = token
+      .toLowerCase()
+      .replace(/['\u2019]s\b.*$/, '')
+      .replace(/[^a-z'\u2019-]/g, '');
+    const ok = word.length >= 2 && /^[a-z]/.test(word) && !/\d/.test(token) && !NOT_LOWERCASE_NAMES.has(word);
+    if (ok) run.push(titleCase(word));
+    else if (run.length) break;
+    // A possessive or punctuation ends the name: "maria lopez's insurance", "for maria, please".
+    if (run.length && /(['\u2019]s|[,:;.?!])$/.test(token)) break;
+    if (run.length === 3) break;
+  }
+  return run.length ? run.join(' ') : undefined;
+}
 const ASKED_WHICH = 'Which one do you mean?';
+const DATE = /\b\d{4}-\d{2}-\d{2}\b/;
+const MRN = /\b[A-Z]{1,5}-?\d{2,}\b/;
 
 interface Match {
   patientId: string;
@@ -211,9 +278,12 @@ function lastAssistantText(messages: EmuMessage[]): string {
 function currentRequest(messages: EmuMessage[], tools: EmuTool[], triggers: Map<string, string[]>) {
   const texts = userTexts(messages);
   const text = texts[texts.length - 1] ?? '';
-  const picked = pickTool(text, tools, triggers);
+  const asked = lastAssistantText(messages).includes(ASKED_WHICH);
+  // "The one with MRN JS-200" answers the question even though "mrn" is also a lookup trigger.
+  const answersWhich = asked && (DATE.test(text) || MRN.test(text)) && text.length < 120;
+  const picked = answersWhich ? undefined : pickTool(text, tools, triggers);
   if (picked) return { text, picked, followUp: undefined as string | undefined };
-  if (lastAssistantText(messages).includes(ASKED_WHICH)) {
+  if (asked) {
     for (let i = texts.length - 2; i >= 0; i--) {
       const earlier = pickTool(texts[i], tools, triggers);
       if (earlier) return { text: texts[i], picked: earlier, followUp: text };
@@ -224,12 +294,12 @@ function currentRequest(messages: EmuMessage[], tools: EmuTool[], triggers: Map<
 
 /** Whom the request is about: a name in it, or after "her"/"his", the last name the user gave. */
 function patientName(messages: EmuMessage[], text: string): string | undefined {
-  const named = extractName(text);
+  const named = extractName(text) ?? extractLowercaseName(text);
   if (named) return named;
   if (!PRONOUN.test(text)) return undefined;
   const texts = userTexts(messages);
   for (let i = texts.length - 1; i >= 0; i--) {
-    const earlier = extractName(texts[i]);
+    const earlier = extractName(texts[i]) ?? extractLowercaseName(texts[i]);
     if (earlier) return earlier;
   }
   return undefined;
@@ -337,9 +407,9 @@ export function complete(messages: EmuMessage[], tools: EmuTool[], callSeq: () =
     if (followUp) {
       // Answering "which one?": narrow the same name by the date of birth or MRN given.
       const name = patientName(messages, text);
-      const date = /\b\d{4}-\d{2}-\d{2}\b/.exec(followUp)?.[0];
+      const date = DATE.exec(followUp)?.[0];
       if (date) return lookupCall(callSeq, { name, dateOfBirth: date });
-      const mrn = /\b[A-Z]{1,5}-?\d{2,}\b/.exec(followUp)?.[0];
+      const mrn = MRN.exec(followUp)?.[0];
       if (mrn) return lookupCall(callSeq, { name: mrn });
       return { content: `${ASKED_WHICH} Give me their date of birth (YYYY-MM-DD) or MRN.` };
     }

@@ -5,12 +5,14 @@ import { requireCtx } from '../../platform/auth/authenticate.js';
 import { noContent, problemResponses } from '../../platform/http-schemas.js';
 import { runChat } from './chat/chat-service.js';
 import {
+  checkConversation,
   continueConversation,
   deleteConversation,
   getConversation,
   listConversations,
   startConversation,
 } from './chat/conversations.js';
+import { streamTurn, wantsEventStream } from './chat/stream.js';
 import { invokeTool } from './dispatcher.js';
 import {
   chatBody,
@@ -21,12 +23,19 @@ import {
   conversationDetail,
   conversationList,
   conversationParams,
-  conversationTurn,
+  conversationTurnOrStream,
   invokeBody,
   invokeResponse,
   routingResponse,
 } from './schema.js';
 import * as service from './service.js';
+
+const STREAM_DESCRIPTION =
+  'With `Accept: text/event-stream` the turn streams as Server-Sent Events while it runs: `event: tool` as each ' +
+  'tool call finishes (`{slug, tool, label, summary, outcome}`: the card, in plain words), then `event: delta` ' +
+  'chunks of the answer (`{text}`, joined in order they are the answer), then `event: done` with the same JSON as ' +
+  'the plain response; a failure once the stream is open is `event: error` with the problem. Validation errors and ' +
+  'a conversation that is not yours are ordinary problem+json responses.';
 
 export async function skillRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -112,13 +121,20 @@ export async function skillRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: 'Start a conversation with a first message; answers like POST /chat and keeps both turns',
+        description: STREAM_DESCRIPTION,
         body: conversationBody,
-        response: { 201: conversationTurn, ...problemResponses },
+        response: { 201: conversationTurnOrStream, ...problemResponses },
       },
     },
     async (request, reply) => {
+      const ctx = requireCtx(request);
+      const { content } = request.body;
+      if (wantsEventStream(request)) {
+        await checkConversation(deps, ctx);
+        return streamTurn(request, reply, 201, (hooks) => startConversation(deps, ctx, content, hooks));
+      }
       reply.code(201);
-      return startConversation(deps, requireCtx(request), request.body.content);
+      return startConversation(deps, ctx, content);
     },
   );
 
@@ -141,12 +157,22 @@ export async function skillRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: 'Continue a conversation: the stored turns are the context',
+        description: STREAM_DESCRIPTION,
         params: conversationParams,
         body: conversationBody,
-        response: { 200: conversationTurn, ...problemResponses },
+        response: { 200: conversationTurnOrStream, ...problemResponses },
       },
     },
-    async (request) => continueConversation(deps, requireCtx(request), request.params.id, request.body.content),
+    async (request, reply) => {
+      const ctx = requireCtx(request);
+      const { id } = request.params;
+      const { content } = request.body;
+      if (wantsEventStream(request)) {
+        await checkConversation(deps, ctx, id);
+        return streamTurn(request, reply, 200, (hooks) => continueConversation(deps, ctx, id, content, hooks));
+      }
+      return continueConversation(deps, ctx, id, content);
+    },
   );
 
   app.delete(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alsoDocumentedAs, EVENT_STREAM_MEDIA_TYPE } from '../../platform/http/openapi-media.js';
 import { scopeSchema, slugSchema, toolSchema } from '../marketplace/index.js';
 
 export const contentQuery = z.object({ slug: slugSchema.optional() });
@@ -73,5 +74,12 @@ export const conversationDetail = conversationSummary.extend({
 export const conversationTurn = chatResponse.extend({
   conversation: z.object({ id: z.string(), title: z.string() }),
 });
+
+export const conversationTurnOrStream = alsoDocumentedAs(
+  conversationTurn,
+  EVENT_STREAM_MEDIA_TYPE,
+  'With `Accept: text/event-stream`: events `tool` ({slug, tool, label, summary, outcome}), `delta` ({text}), ' +
+    '`done` (this JSON), or `error` (a problem).',
+);
 
 export { scopeSchema };

@@ -27,6 +27,8 @@ export function toolLabel(tool: string): string {
   return words ? words[0].toUpperCase() + words.slice(1) : 'Tool';
 }
 
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const INTERNAL_ID = /\b[a-z]{2,5}_[0-9a-z]{20,40}\b/g;
 
 /**
@@ -44,6 +46,13 @@ export function sanitizeAnswer(
     text = text.split(`${target.slug} › ${target.tool}`).join(toolLabel(target.tool).toLowerCase());
   }
   text = text.split(LOOKUP_FUNCTION).join('patient lookup');
+  // Bare tool names ("I called check_eligibility"): only names no one writes as a word (with _ or -).
+  const bare = new Set([...[...names.values()].map((t) => t.tool), 'lookup_patient']);
+  for (const tool of bare) {
+    if (!/[_-]/.test(tool)) continue;
+    const label = tool === 'lookup_patient' ? 'patient lookup' : toolLabel(tool).toLowerCase();
+    text = text.replace(new RegExp(`(?<![A-Za-z0-9_-])${escapeRegExp(tool)}(?![A-Za-z0-9_-])`, 'g'), label);
+  }
   text = text.replace(INTERNAL_ID, (id) => people.get(id) ?? '');
   return text
     .replace(/\(\s*\)/g, '')
@@ -91,10 +100,16 @@ export function systemPrompt(skills: Skills, names: Map<string, { slug: string; 
   return lines.join('\n');
 }
 
+export interface ChatHooks {
+  /** Called as each tool call finishes (for a stream of cards while the assistant works). */
+  onToolCall?: (call: ChatToolCall) => void;
+}
+
 export async function runChat(
   deps: AppDeps,
   ctx: RequestContext,
   messages: { role: 'user' | 'assistant'; content: string }[],
+  hooks: ChatHooks = {},
 ) {
   const chain = resolveModelProviders(deps);
   const skills = await availableTools(deps, ctx);
@@ -110,6 +125,10 @@ export async function runChat(
   const people = new Map<string, string>();
   const convo: ChatMessage[] = [{ role: 'system', content: systemPrompt(skills, names) }, ...messages];
   const toolCalls: ChatToolCall[] = [];
+  const record = (call: ChatToolCall) => {
+    toolCalls.push(call);
+    hooks.onToolCall?.(call);
+  };
   const failures: { provider: string; error: string }[] = [];
 
   for (let round = 0; round <= MAX_TOOL_ROUNDS; round++) {
@@ -143,7 +162,7 @@ export async function runChat(
       if (offerLookup && call.function.name === LOOKUP_FUNCTION) {
         const result = await lookupPatients(deps, ctx, input);
         for (const m of result.matches) people.set(m.patientId, m.name);
-        toolCalls.push({
+        record({
           slug: 'assistant',
           tool: 'lookup_patient',
           input,
@@ -159,7 +178,7 @@ export async function runChat(
       } else {
         try {
           const { result } = await invokeTool(deps, ctx, { slug: target.slug, tool: target.tool, input }, 'chat');
-          toolCalls.push({
+          record({
             slug: target.slug,
             tool: target.tool,
             input,
@@ -172,7 +191,7 @@ export async function runChat(
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
           const error = { code: err.code, detail: err.message };
-          toolCalls.push({
+          record({
             slug: target.slug,
             tool: target.tool,
             input,

@@ -7,7 +7,7 @@ import { notFound } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
 import type { AppDeps } from '../../../platform/types.js';
 import { assistantConversations, assistantMessages } from '../tables.js';
-import { runChat } from './chat-service.js';
+import { type ChatHooks, runChat } from './chat-service.js';
 
 /** The model sees at most this many earlier turns (the same bound as POST /chat's body). */
 const HISTORY_TURNS = 49;
@@ -82,15 +82,34 @@ export async function getConversation(deps: AppDeps, ctx: RequestContext, id: st
   };
 }
 
-/** One turn: the stored history plus the new message go to the assistant; both turns are kept. */
-async function turn(deps: AppDeps, ctx: RequestContext, conversation: { id: string; title: string }, content: string) {
-  const history = (await messagesOf(deps, ctx, conversation.id)).slice(-HISTORY_TURNS);
-  const answer = await runChat(deps, ctx, [
-    ...history.map((m) => ({ role: m.role, content: m.content })),
-    { role: 'user' as const, content },
-  ]);
+/**
+ * One turn: the stored history plus the new message go to the assistant; both turns are kept. A new
+ * conversation is stored with its first turn, so a turn that fails leaves nothing behind.
+ */
+async function turn(
+  deps: AppDeps,
+  ctx: RequestContext,
+  conversation: { id: string; title: string; isNew: boolean },
+  content: string,
+  hooks: ChatHooks,
+) {
+  const history = conversation.isNew ? [] : (await messagesOf(deps, ctx, conversation.id)).slice(-HISTORY_TURNS);
+  const answer = await runChat(
+    deps,
+    ctx,
+    [...history.map((m) => ({ role: m.role, content: m.content })), { role: 'user' as const, content }],
+    hooks,
+  );
   const cards = answer.toolCalls.map((c) => ({ label: c.label, summary: c.summary, outcome: c.outcome }));
   await withTenant(deps.db, ctx, async (tx) => {
+    if (conversation.isNew) {
+      await tx.insert(assistantConversations).values({
+        workspaceId: ctx.workspaceId,
+        userId: ownerOf(ctx),
+        id: conversation.id,
+        title: conversation.title,
+      });
+    }
     await tx.insert(assistantMessages).values([
       { workspaceId: ctx.workspaceId, id: newId('amsg'), conversationId: conversation.id, role: 'user', content },
       {
@@ -109,21 +128,30 @@ async function turn(deps: AppDeps, ctx: RequestContext, conversation: { id: stri
         and(eq(assistantConversations.workspaceId, ctx.workspaceId), eq(assistantConversations.id, conversation.id)),
       );
   });
-  return { conversation, ...answer };
+  return { conversation: { id: conversation.id, title: conversation.title }, ...answer };
 }
 
-export async function startConversation(deps: AppDeps, ctx: RequestContext, content: string) {
-  const userId = ownerOf(ctx);
-  const conversation = { id: newId('conv'), title: content.replace(/\s+/g, ' ').trim().slice(0, 80) };
-  await withTenant(deps.db, ctx, (tx) =>
-    tx.insert(assistantConversations).values({ workspaceId: ctx.workspaceId, userId, ...conversation }),
-  );
-  return turn(deps, ctx, conversation, content);
+/** Who may converse (a signed-in person) and, for an existing conversation, that it is theirs: 404 otherwise. */
+export async function checkConversation(deps: AppDeps, ctx: RequestContext, id?: string): Promise<void> {
+  ownerOf(ctx);
+  if (id !== undefined) await requireOwn(deps, ctx, id);
 }
 
-export async function continueConversation(deps: AppDeps, ctx: RequestContext, id: string, content: string) {
+export async function startConversation(deps: AppDeps, ctx: RequestContext, content: string, hooks: ChatHooks = {}) {
+  ownerOf(ctx);
+  const conversation = { id: newId('conv'), title: content.replace(/\s+/g, ' ').trim().slice(0, 80), isNew: true };
+  return turn(deps, ctx, conversation, content, hooks);
+}
+
+export async function continueConversation(
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: string,
+  content: string,
+  hooks: ChatHooks = {},
+) {
   const row = await requireOwn(deps, ctx, id);
-  return turn(deps, ctx, { id: row.id, title: row.title }, content);
+  return turn(deps, ctx, { id: row.id, title: row.title, isNew: false }, content, hooks);
 }
 
 export async function deleteConversation(deps: AppDeps, ctx: RequestContext, id: string): Promise<void> {

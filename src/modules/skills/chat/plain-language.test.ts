@@ -28,7 +28,7 @@ const chat = async (messages: Turn[]) => {
 
 const INTERNAL_ID = /\b[a-z]{2,5}_[0-9a-z]{20,40}\b/;
 const TOOL_NAMES =
-  /\b[a-z0-9-]+__[a-z0-9_]+|check_eligibility|suggest_codes|precall_brief|classify_message|lookup_patient/;
+  /\b[a-z0-9-]+__[a-z0-9_]+|check_eligibility|suggest_codes|precall_brief|classify_message|lookup_patient|units_remaining|register_patient|find_patient|structure_note/;
 
 function expectPlain(content: string) {
   expect(content).not.toMatch(INTERNAL_ID);
@@ -45,6 +45,10 @@ beforeAll(async () => {
     ['billing-codes', ['patients:read']],
     ['telehealth-brief', ['patients:read', 'billing:read']],
     ['mail-spam-filter', ['mail:read']],
+    ['authorized-units', ['patients:read']],
+    ['patient-intake', ['patients:read', 'patients:write']],
+    ['patient-lookup', ['patients:read']],
+    ['soap-structurer', []],
   ] as const) {
     const res = await install(slug, [...scopes]);
     expect(res.statusCode, res.body).toBe(201);
@@ -73,6 +77,19 @@ beforeAll(async () => {
     },
   });
   expect(note.statusCode, note.body).toBe(201);
+  const auth = await t.request({
+    method: 'POST',
+    url: `/api/v1/patients/${maria.id}/authorizations`,
+    token: ws.admin.token,
+    payload: {
+      service: 'physical-therapy',
+      units: 12,
+      unitMinutes: 45,
+      validFrom: '2026-01-01',
+      validTo: '2030-12-31',
+    },
+  });
+  expect(auth.statusCode, auth.body).toBe(201);
   const john1 = await createPatient(t, ws.admin.token, {
     givenName: 'John',
     familyName: 'Smith',
@@ -153,6 +170,74 @@ describe('the assistant in plain language', () => {
     ]);
     expect(body.toolCalls.map((c) => c.tool)).toEqual(['classify_message']);
     expect(body.toolCalls[0].outcome).toBe('ok');
+    expectPlain(body.message.content);
+  });
+
+  it('reads a name written in lower case', async () => {
+    const body = await chat([{ role: 'user', content: 'check maria lopez insurance eligibility' }]);
+    expect(body.toolCalls.map((c) => c.tool)).toEqual(['lookup_patient', 'check_eligibility']);
+    expect(body.toolCalls[0].input).toEqual({ name: 'Maria Lopez' });
+    expect(body.toolCalls[1].input.patientId).toBe(ids.maria);
+    expectPlain(body.message.content);
+  });
+
+  it('goes on with the one chosen by MRN after asking which', async () => {
+    const ask = await chat([{ role: 'user', content: 'Prepare a pre-call brief for John Smith' }]);
+    const chosen = await chat([
+      { role: 'user', content: 'Prepare a pre-call brief for John Smith' },
+      { role: 'assistant', content: ask.message.content },
+      // "mrn" is also a trigger of the patient-lookup skill: this still answers the question.
+      { role: 'user', content: 'The one with MRN JS-100' },
+    ]);
+    expect(chosen.toolCalls.map((c) => c.tool)).toEqual(['lookup_patient', 'precall_brief']);
+    expect(chosen.toolCalls[1].input.patientId).toBe(ids.john1);
+    expectPlain(chosen.message.content);
+  });
+
+  it('tells the authorized units left for a named patient, naming her (authorized units)', async () => {
+    const body = await chat([{ role: 'user', content: 'How many authorized units does Maria Lopez have left?' }]);
+    expect(body.toolCalls.map((c) => `${c.slug}/${c.tool}`)).toEqual([
+      'assistant/lookup_patient',
+      'authorized-units/units_remaining',
+    ]);
+    expect(body.toolCalls[1].input.patientId).toBe(ids.maria);
+    expect(body.message.content).toContain('Maria Lopez');
+    expect(body.message.content).toContain('12 units');
+    expectPlain(body.message.content);
+  });
+
+  it('registers a new patient from a sentence (patient intake)', async () => {
+    const body = await chat([{ role: 'user', content: 'Register a new patient Ana Ruiz born 1990-04-12' }]);
+    expect(body.toolCalls.map((c) => c.tool)).toEqual(['register_patient']);
+    expect(body.toolCalls[0]).toMatchObject({
+      outcome: 'ok',
+      input: { givenName: 'Ana', familyName: 'Ruiz', dateOfBirth: '1990-04-12' },
+    });
+    expect(body.message.content).toContain('Ana Ruiz');
+    expectPlain(body.message.content);
+    const found = await t.request({ method: 'GET', url: '/api/v1/patients?q=Ana%20Ruiz', token: ws.admin.token });
+    expect(found.json().items).toEqual([expect.objectContaining({ givenName: 'Ana', dateOfBirth: '1990-04-12' })]);
+  });
+
+  it('finds patients by a partial name with what tells them apart (patient lookup skill)', async () => {
+    const body = await chat([{ role: 'user', content: 'Find patient smith' }]);
+    expect(body.toolCalls.map((c) => `${c.slug}/${c.tool}`)).toEqual(['patient-lookup/find_patient']);
+    expect(body.message.content).toContain('John Smith (born 1970-01-15, MRN JS-100)');
+    expect(body.message.content).toContain('John Smith (born 1992-11-20, MRN JS-200)');
+    expectPlain(body.message.content);
+  });
+
+  it('sorts a dictated note into SOAP sections (SOAP structurer)', async () => {
+    const body = await chat([
+      {
+        role: 'user',
+        content:
+          'Structure this note: Patient reports cough for 3 days. Temp 38.2. Likely viral bronchitis. Rest and fluids.',
+      },
+    ]);
+    expect(body.toolCalls.map((c) => c.tool)).toEqual(['structure_note']);
+    expect(body.toolCalls[0].outcome).toBe('ok');
+    expect(body.message.content).toMatch(/Subjective/);
     expectPlain(body.message.content);
   });
 

@@ -1,5 +1,11 @@
 import { need, type ToolImpl } from '../types.js';
 
+/** "Maria Lopez (born 1980-03-02, MRN ML-1)": what tells two people apart, without internal ids. */
+function describe(m: { name: string; dateOfBirth: string | null; mrn: string | null }): string {
+  const details = [m.dateOfBirth && `born ${m.dateOfBirth}`, m.mrn && `MRN ${m.mrn}`].filter(Boolean);
+  return details.length ? `${m.name} (${details.join(', ')})` : m.name;
+}
+
 const findPatient: ToolImpl = async (input, caps) => {
   const patients = need(caps.patients, 'patients:read');
   const query = String(input.query).trim();
@@ -14,7 +20,7 @@ const findPatient: ToolImpl = async (input, caps) => {
     query,
     matches,
     summary: matches.length
-      ? `${matches.length} match(es): ${matches.map((m) => `${m.name} (${m.id}${m.mrn ? `, MRN ${m.mrn}` : ''})`).join('; ')}.`
+      ? `${matches.length === 1 ? 'One patient matches' : `${matches.length} patients match`}: ${matches.map(describe).join('; ')}.`
       : `No patient matches "${query}".`,
   };
 };
