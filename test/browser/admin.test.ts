@@ -74,6 +74,14 @@ describe('workspace administration', () => {
     await invitee.getByTestId('user-menu').waitFor();
     expect(new URL(invitee.url()).pathname).toBe('/patients');
 
+    // The same link a second time says so in plain words, on the public page.
+    const again = await harness.newPage();
+    await again.goto(linkIn(mail.text, '/accept-invitation'));
+    await again.getByLabel('Password').first().fill(password);
+    await again.getByLabel('Password again').fill(password);
+    await again.getByRole('button', { name: 'Create my account' }).click();
+    expect(await again.getByTestId('invitation-ended').textContent()).toContain('already been accepted');
+
     // Demoting the only admin is refused with a plain explanation next to the control.
     await page.reload();
     const me = page.getByTestId('member-row').filter({ hasText: '(you)' });
@@ -172,7 +180,19 @@ describe('workspace administration', () => {
     await signedOut.getByTestId('forgot-dialog').getByLabel('E-mail').fill(email);
     await signedOut.getByTestId('send-reset').click();
     await signedOut.getByTestId('reset-requested').waitFor();
+    const answer = await signedOut.getByTestId('reset-requested').textContent();
+    const stranger = await harness.newPage();
+    await stranger.goto('/');
+    await stranger.getByTestId('forgot-password').click();
+    const nobody = `nobody-${uniqueSuffix()}@example.test`;
+    await stranger.getByTestId('forgot-dialog').getByLabel('E-mail').fill(nobody);
+    await stranger.getByTestId('send-reset').click();
+    await stranger.getByTestId('reset-requested').waitFor();
+    const strangerAnswer = await stranger.getByTestId('reset-requested').textContent();
+    expect(strangerAnswer?.replace(nobody, '…')).toBe(answer?.replace(email, '…'));
     const mail = await mailTo(email);
+    expect(mail.text).toContain('Hello Pat Password');
+    expect(mail.text).not.toMatch(/\b(usr|ws|rst)_[a-z0-9]{6,}/);
     await signedOut.goto(linkIn(mail.text, '/reset-password'));
     const third = `Cobalt-orchard-${uniqueSuffix()}-meadow`;
     await signedOut.getByLabel('New password').first().fill(third);
@@ -192,5 +212,52 @@ describe('workspace administration', () => {
     await page.getByTestId('save-settings').click();
     await page.getByText(`The workspace is now called ${name}.`).first().waitFor();
     await expect.poll(() => page.getByTestId('workspace-name').textContent()).toBe(name);
+  });
+
+  it('names patients in the audit log and filters by a patient picked by name', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const family = `Audit${uniqueSuffix().replace(/[^a-z]/gi, '')}`;
+    await page.evaluate(async (familyName) => {
+      const post = (url: string, body: unknown) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+          body: JSON.stringify(body),
+        }).then((r) => r.json());
+      for (const givenName of ['Ada', 'Grace']) {
+        const patient = await post('/api/v1/patients', { givenName, familyName });
+        await post(`/api/v1/patients/${patient.id}/break-glass`, { reason: 'Unconscious in the waiting room' });
+      }
+    }, family);
+    await page.goto('/admin/audit?kind=break_glass');
+    await page.getByTestId('audit-table').waitFor();
+    await expect
+      .poll(() => page.getByTestId('audit-patient').allTextContents())
+      .toEqual(expect.arrayContaining([`Ada ${family}`, `Grace ${family}`]));
+
+    await page.getByRole('combobox', { name: 'Patient' }).fill(`${family}`);
+    await page.getByTestId('audit-patient-option').filter({ hasText: 'Grace' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('patientId')).toMatch(/./);
+    await expect.poll(() => page.getByTestId('audit-patient').allTextContents()).toEqual([`Grace ${family}`]);
+
+    // The filtered URL opened afresh shows the patient's name in the field.
+    await page.reload();
+    await expect.poll(() => page.getByRole('combobox', { name: 'Patient' }).inputValue()).toBe(`Grace ${family}`);
+  });
+
+  it('tells a member who opens an admin page that it is for admins', async () => {
+    const email = `member-${uniqueSuffix()}@example.test`;
+    const password = `Silver-lagoon-${uniqueSuffix()}-orbit`;
+    await harness.addMember(workspace.id, { email, name: 'Mo Member', role: 'member', password });
+    const page = await harness.newPage();
+    await signIn(page, email, password);
+    for (const path of ['/admin/members', '/admin/audit', '/admin/tokens', '/admin/settings']) {
+      await page.goto(path);
+      await page.getByTestId('admin-only').waitFor();
+      expect(await page.getByTestId('members-table').count()).toBe(0);
+    }
+    await page.goto('/account');
+    await page.getByTestId('password-form').waitFor();
   });
 });

@@ -1,5 +1,5 @@
 /** The audit log (admins): filter by kind, person, patient and dates (kept in the URL); CSV export. */
-import { useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useId } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
@@ -12,20 +12,23 @@ import {
   auditCsvUrl,
   useAudit,
   useMembers,
+  usePatientNames,
 } from './admin-api.js';
+import { PatientFilter } from './patient-filter.js';
 
 export function AuditPage({ filter }: { filter: AuditFilter }) {
   const navigate = useNavigate();
   const audit = useAudit(filter);
   const members = useMembers();
   const names = new Map((members.data?.items ?? []).map((m) => [m.userId, m.name]));
-  const ids = { kind: useId(), person: useId(), patient: useId(), from: useId(), to: useId() };
+  const ids = { kind: useId(), person: useId(), from: useId(), to: useId() };
   const set = (changes: Partial<AuditFilter>) => {
     const next = { ...filter, ...changes };
     for (const key of Object.keys(next) as (keyof AuditFilter)[]) if (!next[key]) delete next[key];
     void navigate({ to: '/admin/audit', search: next, replace: true });
   };
   const rows = audit.data?.pages.flatMap((p) => p.items) ?? [];
+  const patientNames = usePatientNames(rows.flatMap((r) => (typeof r.patientId === 'string' ? [r.patientId] : [])));
   return (
     <section className="page" aria-labelledby="page-title">
       <header className="page-header">
@@ -65,18 +68,7 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
               ))}
             </select>
           </div>
-          <div className="field">
-            <label htmlFor={ids.patient}>Patient id</label>
-            <input
-              id={ids.patient}
-              defaultValue={filter.patientId ?? ''}
-              placeholder="pat_…"
-              onBlur={(e) => set({ patientId: e.target.value.trim() })}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter') set({ patientId: e.currentTarget.value.trim() });
-              }}
-            />
-          </div>
+          <PatientFilter patientId={filter.patientId} onChange={(patientId) => set({ patientId })} />
           <div className="field">
             <label htmlFor={ids.from}>From</label>
             <input
@@ -98,13 +90,14 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
         ) : null}
         {rows.length > 0 ? (
           <div className="table-wrap">
-            <table className="table" data-testid="audit-table">
+            <table className="table table-stack table-stack-rows" data-testid="audit-table">
               <caption className="visually-hidden">Audit log entries</caption>
               <thead>
                 <tr>
                   <th scope="col">When</th>
                   <th scope="col">Who</th>
                   <th scope="col">What</th>
+                  <th scope="col">Patient</th>
                   <th scope="col">Details</th>
                 </tr>
               </thead>
@@ -112,9 +105,14 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
                 {rows.map((row) => (
                   <tr key={row.id} data-testid="audit-row" data-kind={row.kind}>
                     <td className="nowrap">{formatDateTime(row.at)}</td>
-                    <td>{row.actorUserId ? (names.get(row.actorUserId) ?? 'Former member') : 'System'}</td>
-                    <td>{AUDIT_KIND_LABELS[row.kind] ?? row.kind}</td>
-                    <td className="muted">{details(row)}</td>
+                    <td data-label="Who">
+                      {row.actorUserId ? (names.get(row.actorUserId) ?? 'Former member') : 'System'}
+                    </td>
+                    <td data-label="What">{AUDIT_KIND_LABELS[row.kind] ?? row.kind}</td>
+                    <td data-testid="audit-patient" data-label="Patient">
+                      <PatientCell patientId={row.patientId} names={patientNames} />
+                    </td>
+                    <td className="muted">{details(row, names)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -133,9 +131,38 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
   );
 }
 
-function details(row: AuditRow): string {
+/** Administrative actions in plain words (the raw action name for any not listed). */
+const ACTIONS: Record<string, string> = {
+  'members.invite': 'Invited',
+  'members.accept_invitation': 'Accepted the invitation',
+  'members.add': 'Added',
+  'members.update': 'Changed the role of',
+  'members.remove': 'Removed',
+  'tokens.revoke': 'Revoked an API token',
+  'workspace.update': 'Renamed the workspace',
+  'marketplace.install': 'Installed a skill',
+  'marketplace.uninstall': 'Uninstalled a skill',
+  'marketplace.grants_changed': 'Changed the permissions of a skill',
+  'marketplace.private_skill.create': 'Created a private skill',
+  'marketplace.private_skill.update': 'Changed a private skill',
+  'marketplace.private_skill.delete': 'Deleted a private skill',
+  'webhooks.create': 'Added a webhook endpoint',
+  'webhooks.update': 'Changed a webhook endpoint',
+  'webhooks.delete': 'Deleted a webhook endpoint',
+  'webhooks.rotate_secret': 'Rotated a webhook secret',
+  'webhooks.replay': 'Replayed a webhook delivery',
+  'direct_messages.search': 'Searched messages',
+};
+
+function details(row: AuditRow, people: Map<string, string>): string {
   const parts: string[] = [];
-  if (typeof row.action === 'string') parts.push(row.action);
+  if (typeof row.action === 'string') {
+    const words = ACTIONS[row.action];
+    const person = typeof row.target === 'string' ? people.get(row.target) : undefined;
+    if (!words) parts.push(row.action);
+    else if (!row.action.startsWith('members.') || row.action === 'members.accept_invitation') parts.push(words);
+    else parts.push(`${words} ${person ?? 'a former member'}`);
+  }
   if (typeof row.slug === 'string')
     parts.push(`${row.slug}${typeof row.toolName === 'string' ? ` › ${row.toolName}` : ''}`);
   if (typeof row.context === 'string') parts.push(`in ${row.context.replace(/-/g, ' ')}`);
@@ -143,4 +170,15 @@ function details(row: AuditRow): string {
   if (typeof row.provider === 'string') parts.push(row.provider);
   if (typeof row.outcome === 'string') parts.push(row.outcome);
   return parts.join(' · ');
+}
+
+function PatientCell({ patientId, names }: { patientId: unknown; names: Map<string, string> }) {
+  if (typeof patientId !== 'string') return null;
+  const name = names.get(patientId);
+  if (!name) return <span className="muted">A patient</span>;
+  return (
+    <Link to="/patients/$patientId" params={{ patientId }}>
+      {name}
+    </Link>
+  );
 }

@@ -42,7 +42,7 @@ export function MembersPage() {
 function MemberTable({ members }: { members: WorkspaceMember[] }) {
   return (
     <div className="table-wrap">
-      <table className="table" data-testid="members-table">
+      <table className="table table-stack" data-testid="members-table">
         <caption className="visually-hidden">Members of this workspace</caption>
         <thead>
           <tr>
@@ -89,7 +89,7 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
           </span>
         ) : null}
       </th>
-      <td>
+      <td data-label="Role">
         <label className="visually-hidden" htmlFor={`role-${member.userId}`}>
           Role of {member.name}
         </label>
@@ -114,7 +114,7 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
           <option value="member">Member</option>
         </select>
       </td>
-      <td>
+      <td data-label="Provider">
         <Switch
           className="switch"
           isSelected={member.isProvider}
@@ -128,7 +128,7 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
           <span className="visually-hidden">{member.name} sees patients as a provider</span>
         </Switch>
       </td>
-      <td className="muted nowrap col-updated">
+      <td className="muted nowrap col-updated" data-label="Last sign-in">
         {member.lastSignInAt ? formatDateTime(member.lastSignInAt) : 'Never'}
       </td>
       <td className="cell-actions">

@@ -25,7 +25,7 @@ export function AdminTokensPage() {
         ) : null}
         {tokens.isSuccess && tokens.data.items.length > 0 ? (
           <div className="table-wrap">
-            <table className="table" data-testid="admin-tokens">
+            <table className="table table-stack" data-testid="admin-tokens">
               <caption className="visually-hidden">API tokens of this workspace</caption>
               <thead>
                 <tr>
@@ -61,8 +61,10 @@ function TokenRow({ token }: { token: ApiToken }) {
         {token.name}
         <span className="muted cell-sub">Created {formatDateTime(token.createdAt)}</span>
       </th>
-      <td>{token.userName}</td>
-      <td className="muted nowrap col-updated">{token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'}</td>
+      <td data-label="Owner">{token.userName}</td>
+      <td className="muted nowrap col-updated" data-label="Last used">
+        {token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'}
+      </td>
       <td className="cell-actions">
         <Button variant="secondary" size="small" onPress={() => setConfirming(true)} data-testid="revoke-token">
           Revoke
