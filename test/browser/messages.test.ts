@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
@@ -49,12 +50,27 @@ describe('messages page', () => {
     await dialog.getByTestId('composer-input').fill('Please look at ');
     await dialog.getByTestId('composer-input').press('End');
     await alice.keyboard.type('@');
-    await dialog.getByTestId('mention-search').waitFor();
-    expect(await dialog.getByTestId('mention-search').evaluate((el) => el === document.activeElement)).toBe(true);
+    // The picker is a popover over the dialog (React Aria: Escape closes it and the message keeps focus).
+    const search = alice.getByTestId('mention-search');
+    await search.waitFor();
+    expect(await search.evaluate((el) => el === document.activeElement)).toBe(true);
+    await alice.keyboard.press('Escape');
+    await expect.poll(() => search.count()).toBe(0);
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await dialog.getByTestId('composer-input').evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await dialog.getByTestId('composer-input').inputValue()).toBe('Please look at ');
+    // Again, and this time choose the patient with the keyboard: the draft shows the name, never the id.
+    await alice.keyboard.type('@');
+    await search.waitFor();
     await alice.keyboard.type(family);
-    await dialog.getByTestId('mention-option').filter({ hasText: family }).click();
-    expect(await dialog.getByTestId('composer-input').inputValue()).toBe(`Please look at @patient:${patient.id} `);
+    const option = alice.getByTestId('mention-option').filter({ hasText: family });
+    await option.waitFor();
+    await alice.keyboard.press('ArrowDown');
+    await alice.keyboard.press('Enter');
+    await expect.poll(() => dialog.getByTestId('composer-input').inputValue()).toBe(`Please look at @Grace ${family} `);
+    expect(await dialog.getByTestId('composer-input').evaluate((el) => el === document.activeElement)).toBe(true);
     await dialog.getByTestId('composer-mentions').getByText(`Grace ${family}`).waitFor();
+    await alice.keyboard.type('today');
     await dialog.getByTestId('send-message').click();
 
     await alice.getByTestId('thread-view').waitFor();
@@ -62,10 +78,33 @@ describe('messages page', () => {
     const chip = alice.getByTestId('message').getByTestId('patient-chip');
     await chip.waitFor();
     expect(await chip.textContent()).toBe(`@Grace ${family}`);
+    // The server got the token (the mention resolved to this patient), the page shows only the name.
+    expect(await chip.getAttribute('href')).toBe(`/patients/${patient.id}`);
+    const shown = (await alice.getByTestId('message').first().textContent()) ?? '';
+    expect(shown).toContain(`@Grace ${family} today`);
+    expect(shown).not.toContain(patient.id);
+    // The thread with its patient chip passes axe (serious/critical) in both schemes.
+    for (const scheme of ['light', 'dark'] as const) {
+      await alice.emulateMedia({ colorScheme: scheme });
+      const results = await new AxeBuilder({ page: alice })
+        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+        .include('[data-testid="thread-view"]')
+        .analyze();
+      expect(
+        results.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${scheme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      ).toEqual([]);
+    }
+    await alice.emulateMedia({ colorScheme: 'light' });
 
     // Bob's list shows the thread with an unread badge (and so does Messages in his navigation).
     const item = bob.getByTestId('thread-item').filter({ hasText: workspace.admin.name });
     await item.getByTestId('unread-badge').waitFor();
+    // The list's preview names the patient too.
+    const preview = (await item.textContent()) ?? '';
+    expect(preview).toContain(`@Grace ${family} today`);
+    expect(preview).not.toContain('patient:');
     expect(await bob.getByTestId('nav-messages').getByTestId('unread-badge').textContent()).toContain('1');
     expect(await item.getByTestId('unread-badge').textContent()).toContain('1');
     await item.click();

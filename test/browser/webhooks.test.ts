@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,12 +157,49 @@ describe('Admin → Webhooks page', () => {
     expect(requestText).toContain('webhook-signature');
     expect(requestText).toContain(test.headers['webhook-signature'].split(' ')[0]);
     expect(requestText).not.toContain(rotated);
+    expect(await detail.getByTestId('detail-response').textContent()).toContain('HTTP');
+    // The open detail passes axe (serious/critical), in dark mode too.
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const results = await new AxeBuilder({ page })
+        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+        .include('[data-testid="delivery-detail"]')
+        .analyze();
+      expect(
+        results.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map(
+            (v) =>
+              `${scheme} ${v.id}: ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''}`).join('; ')}`,
+          ),
+      ).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.keyboard.press('Escape');
     await expect.poll(() => detail.isVisible()).toBe(false);
 
+    // On a phone the endpoint's state and its buttons stay on screen (rows stack; nothing scrolls sideways).
+    await page.setViewportSize({ width: 390, height: 844 });
+    const badge = endpointRow.getByTestId('endpoint-state');
+    const box = await badge.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+    const testBox = await endpointRow.getByTestId('send-test').boundingBox();
+    expect(testBox && testBox.x + testBox.width <= 390).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
+    await page.setViewportSize({ width: 1280, height: 900 });
+
     // Delete needs a confirmation, then the endpoint is gone.
     await endpointRow.getByRole('button', { name: 'Delete' }).click();
-    await endpointRow.getByRole('button', { name: 'Confirm delete' }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Delete this endpoint?' });
+    await confirm.waitFor();
+    // Escape keeps the endpoint; the second time it is deleted.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => confirm.isVisible()).toBe(false);
+    expect(await endpointRow.count()).toBe(1);
+    await endpointRow.getByRole('button', { name: 'Delete' }).click();
+    await confirm.getByTestId('confirm-delete').click();
     await page.getByText('its pending deliveries were cancelled').waitFor();
     await page.getByText('No endpoints yet').waitFor();
     expect(new URL(page.url()).pathname).toBe('/admin/webhooks');

@@ -197,3 +197,34 @@ export function FormError({ message, testId = 'form-error' }: { message?: string
     </div>
   );
 }
+
+/** A checkbox outside react-hook-form (lists of choices held in component state), same look as CheckboxInput. */
+export function Check({
+  isSelected,
+  onChange,
+  children,
+  testId,
+  className,
+}: {
+  isSelected: boolean;
+  onChange: (selected: boolean) => void;
+  children: ReactNode;
+  testId?: string;
+  className?: string;
+}) {
+  return (
+    <Checkbox
+      className={`ui-checkbox${className ? ` ${className}` : ''}`}
+      isSelected={isSelected}
+      onChange={onChange}
+      data-testid={testId}
+    >
+      <span className="checkbox-box" aria-hidden="true">
+        <svg viewBox="0 0 18 18" width="12" height="12" aria-hidden="true" focusable="false">
+          <polyline points="2 9 7 14 16 4" fill="none" stroke="currentColor" strokeWidth="3" />
+        </svg>
+      </span>
+      <span className="ui-checkbox-label">{children}</span>
+    </Checkbox>
+  );
+}

@@ -1,7 +1,9 @@
 /** Install (or change grants): one opt-in checkbox per declared scope, with the skill's reason. */
 import { useState } from 'react';
 import { ErrorNotice } from '../../components/status.js';
+import { Button } from '../../components/ui/button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
+import { Check } from '../../components/ui/form.js';
 import { type CatalogItem, type Install, useInstall } from './marketplace-api.js';
 
 export function InstallDialog({
@@ -38,15 +40,10 @@ export function InstallDialog({
       <ul className="mk-scopes">
         {skill.scopes.map((s) => (
           <li key={s.scope}>
-            <label>
-              <input
-                type="checkbox"
-                checked={granted.has(s.scope)}
-                onChange={() => toggle(s.scope)}
-                data-testid={`scope-${s.scope}`}
-              />{' '}
-              <code>{s.scope}</code> — {s.reason}
-            </label>
+            <Check isSelected={granted.has(s.scope)} onChange={() => toggle(s.scope)} testId={`scope-${s.scope}`}>
+              <code>{s.scope}</code>
+              <span className="muted mk-scope-reason">{s.reason}</span>
+            </Check>
           </li>
         ))}
       </ul>
@@ -55,12 +52,13 @@ export function InstallDialog({
       </p>
       {mutation.error ? <ErrorNotice error={mutation.error} title="Could not install" /> : null}
       <div className="form-actions">
-        <button
-          type="button"
-          className="button button-primary"
-          disabled={mutation.isPending}
+        <Button variant="secondary" onPress={() => onClose()}>
+          Cancel
+        </Button>
+        <Button
+          isDisabled={mutation.isPending}
           data-testid="confirm-install"
-          onClick={() =>
+          onPress={() =>
             mutation.mutate(
               { slug: skill.slug, scopes: [...granted] },
               {
@@ -70,10 +68,7 @@ export function InstallDialog({
           }
         >
           {install ? 'Save access' : 'Install'}
-        </button>
-        <button type="button" className="button button-secondary" onClick={() => onClose()}>
-          Cancel
-        </button>
+        </Button>
       </div>
     </AppDialog>
   );

@@ -1,6 +1,7 @@
 /** Marketplace: browse and search skills, see a skill's tools and scopes, install with opt-in scopes, chat. */
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
+import { Button } from '../../components/ui/button.js';
 import type { Me } from '../../session.js';
 import { ChatPanel } from './chat-panel.js';
 import { InstallDialog } from './install-dialog.js';
@@ -53,7 +54,7 @@ export function MarketplacePage({ me }: { me: Me }) {
       {notice ? <SuccessNotice onDismiss={() => setNotice(null)}>{notice}</SuccessNotice> : null}
       <div className="mk-layout">
         <div className="card">
-          <div className="toolbar">
+          <div className="mk-toolbar">
             <label htmlFor={searchId} className="visually-hidden">
               Search skills
             </label>
@@ -96,7 +97,7 @@ export function MarketplacePage({ me }: { me: Me }) {
                   data-slug={skill.slug}
                 >
                   <span className="mk-tile-name">{skill.name}</span>
-                  <span className="muted">{skill.summary}</span>
+                  <span className="muted mk-tile-summary">{skill.summary}</span>
                   <span className="mk-tags">
                     <span className="mk-tag">{skill.category}</span>
                     <span className="mk-tag">{skill.minTier}+</span>
@@ -137,13 +138,21 @@ function SkillDetail({
 }) {
   const detail = useModule(slug);
   const [dialog, setDialog] = useState(false);
+  const article = useRef<HTMLElement>(null);
+  const loaded = detail.isSuccess;
+  // On a phone the detail sits below the catalog: bring it into view when a skill is chosen.
+  useEffect(() => {
+    if (loaded && slug && window.matchMedia('(max-width: 900px)').matches) {
+      article.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    }
+  }, [loaded, slug]);
   if (detail.isPending) return <Loading label="Loading skill…" />;
   if (detail.isError) return <ErrorNotice error={detail.error} />;
   const skill = detail.data;
   const tierOk =
     TIER_ORDER.indexOf(me.workspace.tier) >= TIER_ORDER.indexOf(skill.minTier) && me.workspace.tier !== 'free';
   return (
-    <article className="card" data-testid="skill-detail">
+    <article className="card" data-testid="skill-detail" ref={article}>
       <h2>{skill.name}</h2>
       <p className="muted">
         {skill.publisher} · v{skill.version} · needs the {skill.minTier} tier or above
@@ -177,14 +186,11 @@ function SkillDetail({
       ) : null}
       {isAdmin ? (
         tierOk ? (
-          <button
-            type="button"
-            className="button button-primary"
-            onClick={() => setDialog(true)}
-            data-testid="open-install"
-          >
-            {skill.install ? 'Change access' : 'Install'}
-          </button>
+          <div className="form-actions">
+            <Button onPress={() => setDialog(true)} data-testid="open-install">
+              {skill.install ? 'Change access' : 'Install'}
+            </Button>
+          </div>
         ) : (
           <p className="muted" data-testid="tier-hint">
             Upgrade to {skill.minTier === 'free' ? 'standard' : skill.minTier} to install this skill.

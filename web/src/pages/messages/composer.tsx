@@ -1,8 +1,49 @@
-/** Message composer: typing `@` (or the @ Patient button) opens a patient picker that inserts `@patient:<id>` tokens, shown as names. */
-import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
-import { describeError } from '../../api.js';
+/**
+ * Message composer. Typing `@` at the start of a word (or the @ Patient button) opens a patient picker
+ * (React Aria Autocomplete over `GET /patients?q=`). The draft shows the chosen patient as `@Given Family`;
+ * on sending, each such name becomes the `@patient:<id>` token the server resolves, so people never see ids.
+ */
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
+import { Autocomplete, Dialog, Input, Menu, MenuItem, Popover, SearchField } from 'react-aria-components';
+import { ApiError, describeError } from '../../api.js';
+import { Button } from '../../components/ui/button.js';
+import { plainMessage } from '../../components/ui/form.js';
 import { PatientChip } from './message-body.js';
-import { splitMentions, usePatientSearch } from './messages-api.js';
+import { usePatientSearch } from './messages-api.js';
+
+interface DraftMention {
+  id: string;
+  name: string;
+}
+
+/** The body as sent: every `@Name` of a chosen patient becomes `@patient:<id>` (longest names first). */
+export function toWireBody(body: string, mentions: DraftMention[]): string {
+  let out = body;
+  for (const m of [...mentions].sort((a, b) => b.name.length - a.name.length)) {
+    out = out.split(`@${m.name}`).join(`@patient:${m.id}`);
+  }
+  return out;
+}
+
+function useDebounced(value: string, ms: number): string {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return debounced;
+}
+
+/** The server's answer in plain words (field problems come back in zod's English). */
+function composerError(error: unknown): string {
+  if (error instanceof ApiError && error.errors.length > 0) {
+    const message = plainMessage(error.errors[0].message);
+    if (/characters or fewer/.test(message)) return `This message is too long. ${message}`;
+    if (message === 'Fill this in.') return 'Write a message first.';
+    return message;
+  }
+  return describeError(error);
+}
 
 export function Composer({
   onSend,
@@ -18,25 +59,37 @@ export function Composer({
   const inputId = useId();
   const [body, setBody] = useState('');
   const [picking, setPicking] = useState(false);
-  const [query, setQuery] = useState('');
-  const [names, setNames] = useState<Map<string, string>>(new Map());
+  const [mentions, setMentions] = useState<DraftMention[]>([]);
   const textarea = useRef<HTMLTextAreaElement>(null);
-  /** Where a typed `@` stood: the mention goes there. */
+  /** Where a typed `@` stood (or the caret when the button opened the picker): the mention goes there. */
   const mentionAt = useRef<number | null>(null);
-  const patients = usePatientSearch(query.trim(), picking);
 
-  const mentioned = [...new Set(splitMentions(body).flatMap((p) => ('patientId' in p ? [p.patientId] : [])))];
+  const mentioned = mentions.filter((m) => body.includes(`@${m.name}`));
+
+  const openPicker = (at: number) => {
+    mentionAt.current = at;
+    setPicking(true);
+  };
+
+  const closePicker = () => {
+    setPicking(false);
+    const at = mentionAt.current;
+    requestAnimationFrame(() => {
+      const el = textarea.current;
+      el?.focus();
+      if (el && at !== null) el.setSelectionRange(at, at);
+    });
+  };
 
   const insertMention = (id: string, name: string) => {
     const el = textarea.current;
-    const at = mentionAt.current ?? (el ? el.selectionStart : body.length);
+    const at = mentionAt.current ?? body.length;
     mentionAt.current = null;
     const before = body.slice(0, at);
-    const token = `${before && !/\s$/.test(before) ? ' ' : ''}@patient:${id} `;
+    const token = `${before && !/\s$/.test(before) ? ' ' : ''}@${name} `;
     setBody(before + token + body.slice(at));
-    setNames((m) => new Map(m).set(id, name));
+    setMentions((list) => (list.some((m) => m.id === id) ? list : [...list, { id, name }]));
     setPicking(false);
-    setQuery('');
     requestAnimationFrame(() => {
       el?.focus();
       const pos = before.length + token.length;
@@ -48,8 +101,9 @@ export function Composer({
     event?.preventDefault();
     if (!body.trim() || pending) return;
     try {
-      await onSend(body);
+      await onSend(toWireBody(body, mentioned));
       setBody('');
+      setMentions([]);
     } catch {
       // The error is shown below; the draft stays.
     }
@@ -72,7 +126,7 @@ export function Composer({
         ref={textarea}
         rows={3}
         maxLength={10_000}
-        placeholder="Write a message — Enter sends, Shift+Enter adds a line"
+        placeholder="Write a message; type @ to mention a patient (Enter sends, Shift+Enter: new line)"
         value={body}
         onChange={(e) => {
           const value = e.target.value;
@@ -83,9 +137,8 @@ export function Composer({
             value[caret - 1] === '@' &&
             (caret === 1 || /\s/.test(value[caret - 2] ?? ''))
           ) {
-            mentionAt.current = caret - 1;
             setBody(value.slice(0, caret - 1) + value.slice(caret));
-            setPicking(true);
+            openPicker(caret - 1);
             return;
           }
           setBody(value);
@@ -93,82 +146,91 @@ export function Composer({
         onKeyDown={onKeyDown}
         data-testid="composer-input"
       />
+      <Popover
+        triggerRef={textarea}
+        isOpen={picking}
+        onOpenChange={(open) => {
+          if (!open) closePicker();
+        }}
+        placement="top start"
+        className="popover mention-popover"
+      >
+        <Dialog aria-label="Mention a patient" className="mention-dialog" data-testid="mention-picker">
+          <PatientPicker onPick={insertMention} />
+        </Dialog>
+      </Popover>
       {mentioned.length > 0 ? (
         <div className="composer-mentions" data-testid="composer-mentions">
           <span className="muted">Mentions:</span>
-          {mentioned.map((id) => (
-            <PatientChip key={id} patientId={id} name={names.get(id) ?? id} />
+          {mentioned.map((m) => (
+            <PatientChip key={m.id} patientId={m.id} name={m.name} />
           ))}
         </div>
       ) : null}
       {error ? (
         <p className="field-error" role="alert" data-testid="composer-error">
-          {describeError(error)}
+          {composerError(error)}
         </p>
       ) : null}
       <div className="composer-actions">
-        <div className="mention-picker">
-          <button
-            type="button"
-            className="button button-secondary"
-            onClick={() => setPicking((v) => !v)}
-            aria-expanded={picking}
-            data-testid="mention-patient"
-          >
-            @ Patient
-          </button>
-          {picking ? (
-            <div
-              className="mention-popover card"
-              role="dialog"
-              aria-label="Mention a patient"
-              onKeyDown={(e) => {
-                if (e.key !== 'Escape') return;
-                e.stopPropagation();
-                setPicking(false);
-                textarea.current?.focus();
-              }}
-            >
-              <input
-                type="search"
-                placeholder="Find patient by name or MRN"
-                aria-label="Find patient"
-                value={query}
-                onChange={(e) => setQuery(e.target.value)}
-                // biome-ignore lint/a11y/noAutofocus: the picker opens to type into it
-                autoFocus
-                data-testid="mention-search"
-              />
-              <ul className="mention-results">
-                {patients.data?.items.map((p) => (
-                  <li key={p.id}>
-                    <button
-                      type="button"
-                      className="button-link"
-                      onClick={() => insertMention(p.id, `${p.givenName} ${p.familyName}`)}
-                      data-testid="mention-option"
-                    >
-                      {p.givenName} {p.familyName}
-                      {p.mrn ? <span className="muted"> · {p.mrn}</span> : null}
-                    </button>
-                  </li>
-                ))}
-                {patients.data && patients.data.items.length === 0 ? (
-                  <li className="muted">No patients found</li>
-                ) : null}
-              </ul>
-            </div>
-          ) : null}
-        </div>
-        <button
-          type="submit"
-          className="button button-primary"
-          disabled={pending || !body.trim()}
-          data-testid="send-message"
+        <Button
+          variant="secondary"
+          aria-label="Mention a patient"
+          onPress={() => openPicker(textarea.current?.selectionStart ?? body.length)}
+          data-testid="mention-patient"
         >
+          @ Patient
+        </Button>
+        <Button type="submit" isDisabled={pending || !body.trim()} data-testid="send-message">
           {pending ? 'Sending…' : 'Send'}
-        </button>
+        </Button>
       </div>
     </form>
+  );
+}
+
+function PatientPicker({ onPick }: { onPick: (id: string, name: string) => void }) {
+  const [text, setText] = useState('');
+  const q = useDebounced(text.trim(), 150);
+  const patients = usePatientSearch(q, true);
+  const items = patients.data?.items ?? [];
+  return (
+    <Autocomplete inputValue={text} onInputChange={setText}>
+      <SearchField aria-label="Find a patient" className="mention-field" autoFocus>
+        <Input placeholder="Name or MRN" data-testid="mention-search" />
+      </SearchField>
+      <Menu
+        className="mention-results"
+        aria-label="Patients"
+        items={items}
+        onAction={(key) => {
+          const p = items.find((i) => i.id === key);
+          if (p) onPick(p.id, `${p.givenName} ${p.familyName}`);
+        }}
+        renderEmptyState={() => (
+          <p className="muted mention-empty">{patients.isFetching ? 'Searching…' : 'No patient matches.'}</p>
+        )}
+      >
+        {(p) => (
+          <MenuItem
+            id={p.id}
+            className="menu-item"
+            textValue={`${p.givenName} ${p.familyName}`}
+            data-testid="mention-option"
+          >
+            <span className="menu-title">
+              {p.givenName} {p.familyName}
+            </span>
+            {p.dateOfBirth || p.mrn ? (
+              <span className="muted">
+                {[p.dateOfBirth ? `Born ${p.dateOfBirth}` : null, p.mrn ? `MRN ${p.mrn}` : null]
+                  .filter(Boolean)
+                  .join(' · ')}
+              </span>
+            ) : null}
+          </MenuItem>
+        )}
+      </Menu>
+    </Autocomplete>
   );
 }

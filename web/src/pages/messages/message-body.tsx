@@ -4,13 +4,7 @@ import { type Mention, splitMentions } from './messages-api.js';
 
 export function PatientChip({ patientId, name }: { patientId: string; name: string | null }) {
   return (
-    <Link
-      to="/patients/$patientId"
-      params={{ patientId }}
-      className="patient-chip"
-      data-testid="patient-chip"
-      title={patientId}
-    >
+    <Link to="/patients/$patientId" params={{ patientId }} className="patient-chip" data-testid="patient-chip">
       <span aria-hidden="true">@</span>
       {name ?? 'Unknown patient'}
     </Link>

@@ -1,5 +1,12 @@
 /** Direct-messages API calls, TanStack Query hooks, and the live event stream of an open thread. */
-import { type InfiniteData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  type InfiniteData,
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { API_BASE, api, type Page } from '../../api.js';
 
@@ -64,6 +71,7 @@ export interface PatientSummary {
   id: string;
   givenName: string;
   familyName: string;
+  dateOfBirth?: string | null;
   mrn: string | null;
 }
 
@@ -101,11 +109,13 @@ export function useMembers() {
   });
 }
 
+/** Patients for the mention picker; the previous results stay while the next search runs. */
 export function usePatientSearch(q: string, enabled: boolean) {
   return useQuery({
     queryKey: ['patients', 'mention-search', q],
     queryFn: ({ signal }) => api.get<Page<PatientSummary>>('/patients', { q, limit: 8 }, signal),
     enabled,
+    placeholderData: keepPreviousData,
   });
 }
 

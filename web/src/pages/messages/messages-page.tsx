@@ -3,6 +3,7 @@
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { Button } from '../../components/ui/button.js';
 import type { Me } from '../../session.js';
 import { previewText } from './message-body.js';
 import { formatTime, useThreads } from './messages-api.js';
@@ -64,22 +65,22 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
           <p className="muted">Direct and group conversations with your colleagues.</p>
         </div>
         {canSend ? (
-          <button
-            type="button"
-            className="button button-primary"
-            onClick={() => setComposing(true)}
-            data-testid="new-message"
-          >
+          <Button onPress={() => setComposing(true)} data-testid="new-message">
             New message
-          </button>
+          </Button>
         ) : null}
       </header>
       {!canSend && !threadId ? <FreeTierBanner /> : null}
-      <div className="messages-layout card">
+      <div className={`messages-layout card${threadId ? ' has-thread' : ''}`}>
         <aside className="messages-sidebar" aria-label="Conversations">
           <ThreadList activeId={threadId} me={me} />
         </aside>
         <div className="messages-main">
+          {threadId ? (
+            <Link to="/messages" className="button button-ghost button-small thread-back" data-testid="thread-back">
+              ← All conversations
+            </Link>
+          ) : null}
           {threadId ? (
             <ThreadView key={threadId} threadId={threadId} me={me} canSend={canSend} />
           ) : (

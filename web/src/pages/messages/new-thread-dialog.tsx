@@ -2,6 +2,7 @@
 import { useId, useState } from 'react';
 import { ErrorNotice, Loading } from '../../components/status.js';
 import { AppDialog } from '../../components/ui/dialog.js';
+import { Check } from '../../components/ui/form.js';
 import type { Me } from '../../session.js';
 import { Composer } from './composer.js';
 import { useMembers, useSendMessage } from './messages-api.js';
@@ -27,54 +28,56 @@ export function NewThreadDialog({
 
   return (
     <AppDialog title="New message" isOpen onOpenChange={(open) => !open && onClose()} testId="new-thread-dialog">
-      <fieldset className="recipient-picker">
-        <legend>To</legend>
-        {members.isPending ? <Loading label="Loading colleagues…" /> : null}
-        {members.isError ? <ErrorNotice error={members.error} /> : null}
-        {others.map((m) => (
-          <label key={m.userId} className="recipient-option">
-            <input
-              type="checkbox"
-              checked={selected.includes(m.userId)}
+      <div className="new-thread-body">
+        <fieldset className="recipient-picker">
+          <legend>To</legend>
+          {members.isPending ? <Loading label="Loading colleagues…" /> : null}
+          {members.isError ? <ErrorNotice error={members.error} /> : null}
+          {others.map((m) => (
+            <Check
+              key={m.userId}
+              className="recipient-option"
+              isSelected={selected.includes(m.userId)}
               onChange={() => toggle(m.userId)}
-              data-testid="recipient-option"
-            />
-            <span>{m.name}</span>
-            <span className="muted">{m.email ?? (m.role === 'admin' ? 'Admin' : 'Member')}</span>
-          </label>
-        ))}
-        {members.isSuccess && others.length === 0 ? (
-          <p className="muted">No colleagues in this workspace yet.</p>
+              testId="recipient-option"
+            >
+              <span>{m.name}</span>
+              <span className="muted">{m.email ?? (m.role === 'admin' ? 'Admin' : 'Member')}</span>
+            </Check>
+          ))}
+          {members.isSuccess && others.length === 0 ? (
+            <p className="muted">No colleagues in this workspace yet.</p>
+          ) : null}
+        </fieldset>
+        {selected.length > 1 ? (
+          <div className="field">
+            <label htmlFor={groupTitleId}>Group name (optional)</label>
+            <input id={groupTitleId} value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} />
+          </div>
         ) : null}
-      </fieldset>
-      {selected.length > 1 ? (
-        <div className="field">
-          <label htmlFor={groupTitleId}>Group name (optional)</label>
-          <input id={groupTitleId} value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} />
-        </div>
-      ) : null}
-      <p className="muted">
-        {selected.length === 0
-          ? 'Choose one colleague for a direct message, or several for a group.'
-          : selected.length === 1
-            ? 'Direct message: your existing conversation with this person is reused.'
-            : `Group of ${selected.length + 1}: an existing conversation with exactly these people is reused.`}
-      </p>
-      {selected.length > 0 ? (
-        <Composer
-          label="First message"
-          pending={send.isPending}
-          error={send.error}
-          onSend={async (body) => {
-            const result = await send.mutateAsync({
-              recipients: selected,
-              body,
-              title: selected.length > 1 && title.trim() ? title.trim() : undefined,
-            });
-            onCreated(result.threadId);
-          }}
-        />
-      ) : null}
+        <p className="muted">
+          {selected.length === 0
+            ? 'Choose one colleague for a direct message, or several for a group.'
+            : selected.length === 1
+              ? 'Direct message: your existing conversation with this person is reused.'
+              : `Group of ${selected.length + 1}: an existing conversation with exactly these people is reused.`}
+        </p>
+        {selected.length > 0 ? (
+          <Composer
+            label="First message"
+            pending={send.isPending}
+            error={send.error}
+            onSend={async (body) => {
+              const result = await send.mutateAsync({
+                recipients: selected,
+                body,
+                title: selected.length > 1 && title.trim() ? title.trim() : undefined,
+              });
+              onCreated(result.threadId);
+            }}
+          />
+        ) : null}
+      </div>
     </AppDialog>
   );
 }

@@ -2,7 +2,7 @@
 import { ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
-import { notifySuccess } from '../../components/ui/toast.js';
+import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { formatDateTime, useDeliveryDetail } from './webhooks-api.js';
 
 function pretty(body: string): string {
@@ -16,41 +16,74 @@ function pretty(body: string): string {
 function Headers({ headers, label }: { headers: Record<string, string>; label: string }) {
   const names = Object.keys(headers).sort();
   return (
-    <table className="table headers-table">
-      <caption className="visually-hidden">{label}</caption>
-      <tbody>
-        {names.map((name) => (
-          <tr key={name}>
-            <th scope="row" className="cell-mono">
-              {name}
-            </th>
-            <td className="cell-mono break">{headers[name]}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div className="code-block-wrap">
+      <div className="detail-subhead">
+        <h4>{label}</h4>
+        <CopyButton text={names.map((name) => `${name}: ${headers[name]}`).join('\n')} label={label} />
+      </div>
+      <div className="table-wrap">
+        <table className="table headers-table">
+          <caption className="visually-hidden">{label}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Header</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {names.map((name) => (
+              <tr key={name}>
+                <th scope="row" className="cell-mono">
+                  {name}
+                </th>
+                <td className="cell-mono break">{headers[name]}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+function CopyButton({ text, label }: { text: string; label: string }) {
+  return (
+    <Button
+      variant="secondary"
+      size="small"
+      aria-label={`Copy ${label.toLowerCase()}`}
+      onPress={() => {
+        if (!navigator.clipboard) {
+          notifyError(new Error('Select the text and copy it by hand.'), 'This browser does not allow copying here');
+          return;
+        }
+        navigator.clipboard.writeText(text).then(
+          () => notifySuccess(`${label} copied.`),
+          () => notifyError(new Error('Select the text and copy it by hand.'), 'Copying failed'),
+        );
+      }}
+    >
+      Copy
+    </Button>
   );
 }
 
 function Body({ text, label }: { text: string; label: string }) {
+  const shown = pretty(text);
   return (
     <div className="code-block-wrap">
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
-      <section className="code-block" aria-label={label} tabIndex={0}>
-        <pre className="code-pre">{pretty(text)}</pre>
-      </section>
-      <Button
-        variant="secondary"
-        size="small"
-        onPress={() =>
-          navigator.clipboard?.writeText(text).then(
-            () => notifySuccess(`${label} copied.`),
-            () => undefined,
-          )
-        }
-      >
-        Copy
-      </Button>
+      <div className="detail-subhead">
+        <h4>{label}</h4>
+        <CopyButton text={shown} label={label} />
+      </div>
+      {text ? (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+        <section className="code-block" aria-label={label} tabIndex={0}>
+          <pre className="code-pre">{shown}</pre>
+        </section>
+      ) : (
+        <p className="muted">Empty body.</p>
+      )}
     </div>
   );
 }
@@ -90,7 +123,12 @@ export function DeliveryDetailDialog({
             <h3 id="detail-request">Request</h3>
             {d.request ? (
               <>
-                <p className="cell-mono break">POST {d.request.url}</p>
+                <div className="detail-subhead">
+                  <p className="cell-mono break" data-testid="detail-url">
+                    <strong>POST</strong> {d.request.url}
+                  </p>
+                  <CopyButton text={d.request.url} label="URL" />
+                </div>
                 <Headers headers={d.request.headers} label="Request headers" />
                 <Body text={d.request.body} label="Request body" />
               </>
@@ -103,7 +141,14 @@ export function DeliveryDetailDialog({
             {d.response ? (
               <>
                 <p>
-                  HTTP <strong data-testid="detail-status">{d.response.status}</strong>
+                  HTTP{' '}
+                  <span
+                    className={`badge ${d.response.status < 300 ? 'badge-ok' : 'badge-fail'}`}
+                    data-testid="detail-status"
+                  >
+                    {d.response.status}
+                  </span>{' '}
+                  <span className="muted">in {d.durationMs} ms</span>
                 </p>
                 <Headers headers={d.response.headers} label="Response headers" />
                 <Body text={d.response.body} label="Response body" />

@@ -33,9 +33,9 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
             <option value="success">Succeeded</option>
             <option value="fail">Failed</option>
           </select>
-          <button type="button" className="button button-secondary button-small" onClick={() => log.refetch()}>
+          <Button variant="secondary" size="small" onPress={() => log.refetch()}>
             Refresh
-          </button>
+          </Button>
         </div>
       </div>
       {replayed ? (
@@ -53,16 +53,13 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
       ) : null}
       {items.length > 0 ? (
         <div className="table-wrap" aria-busy={log.isFetching}>
-          <table className="table">
+          <table className="table stack-table delivery-table">
             <thead>
               <tr>
                 <th scope="col">Attempted</th>
                 <th scope="col">Event</th>
-                <th scope="col">Attempt</th>
                 <th scope="col">Result</th>
-                <th scope="col">Status</th>
                 <th scope="col">Error</th>
-                <th scope="col">Duration</th>
                 <th scope="col">
                   <span className="visually-hidden">Actions</span>
                 </th>
@@ -71,50 +68,55 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
             <tbody>
               {items.map((a) => (
                 <tr key={a.id} data-testid="delivery-row" data-event-id={a.eventId} data-outcome={a.outcome}>
-                  <td className="nowrap">{formatDateTime(a.attemptedAt)}</td>
-                  <td>
-                    <code>{a.eventType}</code>
-                    <div className="cell-mono muted">{a.eventId}</div>
+                  <td data-label="Attempted">
+                    <span className="nowrap">{formatDateTime(a.attemptedAt)}</span>
+                    <div className="muted">Attempt {a.attempt}</div>
                   </td>
-                  <td>{a.attempt}</td>
-                  <td>
+                  <td data-label="Event">
+                    <code>{a.eventType}</code>
+                    <div className="cell-mono muted break">{a.eventId}</div>
+                  </td>
+                  <td data-label="Result">
                     <span
                       className={`badge ${a.outcome === 'success' ? 'badge-ok' : 'badge-fail'}`}
                       data-testid="delivery-outcome"
                     >
                       {a.outcome === 'success' ? 'Delivered' : 'Failed'}
                     </span>
+                    <div className="muted nowrap">
+                      HTTP <span data-testid="delivery-status">{a.status ?? '—'}</span> · {a.durationMs} ms
+                    </div>
                     {a.nextAttemptAt ? <div className="muted">retry {formatDateTime(a.nextAttemptAt)}</div> : null}
                   </td>
-                  <td data-testid="delivery-status">{a.status ?? '—'}</td>
-                  <td className="cell-error" data-testid="delivery-error">
+                  <td className="cell-error" data-label="Error" data-testid="delivery-error">
                     {a.error ?? '—'}
                   </td>
-                  <td className="nowrap">{a.durationMs} ms</td>
                   <td className="cell-actions">
-                    <Button
-                      variant="secondary"
-                      size="small"
-                      onPress={() => setOpenId(a.id)}
-                      data-testid="delivery-details"
-                      aria-label={`Details of attempt ${a.attempt} of ${a.eventType}`}
-                    >
-                      Details
-                    </Button>
-                    <button
-                      type="button"
-                      className="button button-secondary button-small"
-                      disabled={replay.isPending}
-                      onClick={() =>
-                        replay.mutate(
-                          { endpointId: endpoint.id, eventId: a.eventId },
-                          { onSuccess: () => setReplayed(a.eventId) },
-                        )
-                      }
-                      data-testid="replay"
-                    >
-                      Replay
-                    </button>
+                    <div className="row-actions">
+                      <Button
+                        variant="secondary"
+                        size="small"
+                        onPress={() => setOpenId(a.id)}
+                        data-testid="delivery-details"
+                        aria-label={`Details of attempt ${a.attempt} of ${a.eventType}`}
+                      >
+                        Details
+                      </Button>
+                      <Button
+                        variant="secondary"
+                        size="small"
+                        isDisabled={replay.isPending}
+                        onPress={() =>
+                          replay.mutate(
+                            { endpointId: endpoint.id, eventId: a.eventId },
+                            { onSuccess: () => setReplayed(a.eventId) },
+                          )
+                        }
+                        data-testid="replay"
+                      >
+                        Replay
+                      </Button>
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -1,6 +1,8 @@
 /** Create an endpoint: URL (checked by the server at once), event filter, description. */
 import { type FormEvent, useId, useState } from 'react';
 import { ApiError, describeError, fieldErrors } from '../../api.js';
+import { Button } from '../../components/ui/button.js';
+import { Check, plainMessage } from '../../components/ui/form.js';
 import { type CreatedEndpoint, EVENT_TYPES, useCreateEndpoint } from './webhooks-api.js';
 
 const REASONS: Record<string, string> = {
@@ -10,6 +12,12 @@ const REASONS: Record<string, string> = {
   unresolvable: 'This host name does not resolve.',
   invalid: 'This is not a valid URL.',
 };
+
+/** The server's URL rule in words (zod's stock text says "Invalid URL" or "Too small"). */
+function plainUrlMessage(message: string): string {
+  if (/url|invalid/i.test(message) && !/https/i.test(message)) return REASONS.invalid;
+  return plainMessage(message);
+}
 
 export function EndpointForm({ onCreated }: { onCreated: (endpoint: CreatedEndpoint) => void }) {
   const urlId = useId();
@@ -22,8 +30,14 @@ export function EndpointForm({ onCreated }: { onCreated: (endpoint: CreatedEndpo
 
   const error = create.error;
   const reason = error instanceof ApiError && error.code === 'unsafe_url' ? String(error.problem.reason ?? '') : null;
-  const urlError = reason ? (REASONS[reason] ?? describeError(error)) : fieldErrors(error).url;
-  const eventsError = fieldErrors(error).events;
+  const fields = fieldErrors(error);
+  const urlError = reason
+    ? (REASONS[reason] ?? describeError(error))
+    : fields.url
+      ? plainUrlMessage(fields.url)
+      : undefined;
+  const eventsError = fields.events ? 'Choose at least one event, or All events.' : undefined;
+  const descriptionError = fields.description ? plainMessage(fields.description) : undefined;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -71,43 +85,43 @@ export function EndpointForm({ onCreated }: { onCreated: (endpoint: CreatedEndpo
           <p className="field-hint">HTTPS only. Checked now and again before every delivery.</p>
         )}
       </div>
-      <div className="field">
+      <div className={`field${descriptionError ? ' field-invalid' : ''}`}>
         <label htmlFor={descriptionId}>Description</label>
         <input
           id={descriptionId}
           value={description}
           onChange={(e) => setDescription(e.target.value)}
           maxLength={500}
+          aria-invalid={descriptionError ? true : undefined}
         />
+        {descriptionError ? <p className="field-error">{descriptionError}</p> : null}
       </div>
       <fieldset className="field event-filter">
         <legend>Events</legend>
-        <label className="checkbox">
-          <input type="checkbox" checked={allEvents} onChange={(e) => setAllEvents(e.target.checked)} />
+        <Check isSelected={allEvents} onChange={setAllEvents} testId="all-events">
           All events
-        </label>
+        </Check>
         {!allEvents ? (
           <div className="event-grid">
             {EVENT_TYPES.map((type) => (
-              <label key={type} className="checkbox">
-                <input type="checkbox" checked={events.includes(type)} onChange={() => toggle(type)} />
+              <Check key={type} isSelected={events.includes(type)} onChange={() => toggle(type)}>
                 <code>{type}</code>
-              </label>
+              </Check>
             ))}
           </div>
         ) : null}
         <p className="field-hint">break_glass.invoked is always delivered, whatever the filter.</p>
         {eventsError ? <p className="field-error">{eventsError}</p> : null}
       </fieldset>
-      {error && !urlError && !eventsError ? (
+      {error && !urlError && !eventsError && !descriptionError ? (
         <p className="field-error" role="alert">
           {describeError(error)}
         </p>
       ) : null}
       <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
+        <Button type="submit" isDisabled={create.isPending}>
           {create.isPending ? 'Adding…' : 'Add endpoint'}
-        </button>
+        </Button>
       </div>
     </form>
   );

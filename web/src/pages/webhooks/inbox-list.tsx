@@ -29,7 +29,7 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
       {inbox.isSuccess && items.length === 0 ? <EmptyState title="Nothing dead-lettered" /> : null}
       {items.length > 0 ? (
         <div className="table-wrap">
-          <table className="table">
+          <table className="table stack-table">
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -46,12 +46,14 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                 const url = urlOf(item.endpointId);
                 return (
                   <tr key={item.id} data-testid="inbox-row" data-event-id={item.eventId ?? ''}>
-                    <td className="nowrap">{formatDateTime(item.createdAt)}</td>
-                    <td>
+                    <td className="nowrap" data-label="When">
+                      {formatDateTime(item.createdAt)}
+                    </td>
+                    <td data-label="Event">
                       <code>{item.eventType}</code>
                       <div className="cell-mono muted">{item.eventId}</div>
                     </td>
-                    <td>
+                    <td data-label="Endpoint" className="break">
                       {url && item.endpointId ? (
                         <Link to="/admin/webhooks/$endpointId" params={{ endpointId: item.endpointId }}>
                           {url}
@@ -60,7 +62,7 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                         <span className="muted">deleted endpoint</span>
                       )}
                     </td>
-                    <td>
+                    <td data-label="Last status">
                       {item.lastStatus ?? '—'}
                       {item.lastError ? <div className="muted cell-error">{item.lastError}</div> : null}
                     </td>

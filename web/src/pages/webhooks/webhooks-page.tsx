@@ -4,6 +4,8 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { ApiError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { Button } from '../../components/ui/button.js';
+import { ConfirmDialog } from '../../components/ui/dialog.js';
 import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { DeliveryLog } from './delivery-log.js';
 import { EndpointForm } from './endpoint-form.js';
@@ -19,6 +21,11 @@ import {
   useUpdateEndpoint,
 } from './webhooks-api.js';
 import './webhooks.css';
+
+/** A long URL in running text: lets it wrap after its separators (the confirm dialog is narrow on a phone). */
+function breakable(url: string): string {
+  return url.replace(/([/.?&=_-])/g, '$1\u200b');
+}
 
 export function WebhooksPage({ endpointId }: { endpointId?: string }) {
   const endpoints = useEndpoints();
@@ -100,21 +107,18 @@ function EndpointTable({
   const sendTest = useSendTestEvent();
   const navigate = useNavigate();
   const rotate = useRotateSecret();
-  const [confirming, setConfirming] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Endpoint | null>(null);
   const error = update.error ?? remove.error ?? rotate.error;
 
   return (
     <div className="table-wrap">
       {error ? <ErrorNotice error={error} title="That did not work" /> : null}
-      <table className="table">
+      <table className="table stack-table endpoint-table">
         <thead>
           <tr>
-            <th scope="col">URL</th>
+            <th scope="col">Endpoint</th>
             <th scope="col">Events</th>
             <th scope="col">State</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
           </tr>
         </thead>
         <tbody>
@@ -125,11 +129,11 @@ function EndpointTable({
               data-testid="endpoint-row"
               data-endpoint-id={e.id}
             >
-              <td>
+              <td className="endpoint-cell" data-label="Endpoint">
                 <Link
                   to="/admin/webhooks/$endpointId"
                   params={{ endpointId: e.id }}
-                  className="cell-mono"
+                  className="cell-mono break"
                   data-testid="endpoint-link"
                 >
                   {e.url}
@@ -138,82 +142,99 @@ function EndpointTable({
                 {e.previousSecretExpiresAt ? (
                   <div className="muted">Old secret also signs until {formatDateTime(e.previousSecretExpiresAt)}</div>
                 ) : null}
+                <div className="endpoint-actions">
+                  <Button
+                    variant="secondary"
+                    size="small"
+                    isDisabled={sendTest.isPending}
+                    data-testid="send-test"
+                    onPress={() =>
+                      sendTest.mutate(e.id, {
+                        onSuccess: () => {
+                          notifySuccess('Test event sent', `A signed webhook.test event is on its way to ${e.url}.`);
+                          // Show the endpoint's log, where the attempt appears (the log refreshes itself).
+                          if (e.id !== selectedId) {
+                            void navigate({ to: '/admin/webhooks/$endpointId', params: { endpointId: e.id } });
+                          }
+                        },
+                        onError: (error) => notifyError(error, 'Could not send the test event'),
+                      })
+                    }
+                  >
+                    Send test event
+                  </Button>
+                  <Button
+                    variant="secondary"
+                    size="small"
+                    isDisabled={update.isPending}
+                    onPress={() => update.mutate({ id: e.id, enabled: !e.enabled })}
+                  >
+                    {e.enabled ? 'Disable' : 'Enable'}
+                  </Button>
+                  <Button
+                    variant="secondary"
+                    size="small"
+                    isDisabled={rotate.isPending}
+                    onPress={() =>
+                      rotate.mutate(e.id, {
+                        onSuccess: (r) =>
+                          onSecret(`New secret for ${e.url} (the old one signs for 24 hours)`, r.secret),
+                      })
+                    }
+                  >
+                    Rotate secret
+                  </Button>
+                  <Button variant="secondary" size="small" onPress={() => setDeleting(e)}>
+                    Delete
+                  </Button>
+                </div>
               </td>
-              <td>{e.events.includes('*') ? 'All events' : e.events.map((t) => <code key={t}>{t} </code>)}</td>
-              <td>
+              <td data-label="Events">
+                {e.events.includes('*') ? (
+                  'All events'
+                ) : (
+                  <span className="event-codes">
+                    {e.events.map((t) => (
+                      <code key={t}>{t}</code>
+                    ))}
+                  </span>
+                )}
+              </td>
+              <td className="nowrap" data-label="State">
                 <span className={`badge ${e.enabled ? 'badge-ok' : 'badge-muted'}`} data-testid="endpoint-state">
                   {e.enabled ? 'Enabled' : 'Disabled'}
                 </span>
-              </td>
-              <td className="cell-actions endpoint-actions">
-                <button
-                  type="button"
-                  className="button button-secondary button-small"
-                  disabled={sendTest.isPending}
-                  data-testid="send-test"
-                  onClick={() =>
-                    sendTest.mutate(e.id, {
-                      onSuccess: () =>
-                        notifySuccess('Test event sent', `A signed webhook.test event is on its way to ${e.url}.`),
-                      onError: (error) => notifyError(error, 'Could not send the test event'),
-                    })
-                  }
-                >
-                  Send test event
-                </button>
-                <button
-                  type="button"
-                  className="button button-secondary button-small"
-                  disabled={update.isPending}
-                  onClick={() => update.mutate({ id: e.id, enabled: !e.enabled })}
-                >
-                  {e.enabled ? 'Disable' : 'Enable'}
-                </button>
-                <button
-                  type="button"
-                  className="button button-secondary button-small"
-                  disabled={rotate.isPending}
-                  onClick={() =>
-                    rotate.mutate(e.id, {
-                      onSuccess: (r) => onSecret(`New secret for ${e.url} (the old one signs for 24 hours)`, r.secret),
-                    })
-                  }
-                >
-                  Rotate secret
-                </button>
-                {confirming === e.id ? (
-                  <button
-                    type="button"
-                    className="button button-danger button-small"
-                    disabled={remove.isPending}
-                    onClick={() =>
-                      // mutateAsync: the table may unmount once the list refetches (last endpoint gone).
-                      remove
-                        .mutateAsync(e.id)
-                        .then(() => {
-                          setConfirming(null);
-                          onNotice(`Deleted ${e.url}; its pending deliveries were cancelled.`);
-                          if (e.id === selectedId) void navigate({ to: '/admin/webhooks' });
-                        })
-                        .catch(() => undefined)
-                    }
-                  >
-                    Confirm delete
-                  </button>
-                ) : (
-                  <button
-                    type="button"
-                    className="button button-secondary button-small"
-                    onClick={() => setConfirming(e.id)}
-                  >
-                    Delete
-                  </button>
-                )}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
+      <ConfirmDialog
+        title="Delete this endpoint?"
+        description={
+          deleting
+            ? `${breakable(deleting.url)} stops receiving events and its pending deliveries are cancelled. This cannot be undone.`
+            : ''
+        }
+        confirmLabel="Delete endpoint"
+        confirmTestId="confirm-delete"
+        isOpen={deleting !== null}
+        onOpenChange={(open) => !open && setDeleting(null)}
+        pending={remove.isPending}
+        onConfirm={() => {
+          const e = deleting;
+          if (!e) return;
+          // mutateAsync: the table may unmount once the list refetches (last endpoint gone).
+          remove
+            .mutateAsync(e.id)
+            .then(() => {
+              setDeleting(null);
+              onNotice(`Deleted ${e.url}; its pending deliveries were cancelled.`);
+              if (e.id === selectedId) void navigate({ to: '/admin/webhooks' });
+            })
+            .catch(() => setDeleting(null));
+        }}
+      />
     </div>
   );
 }
