@@ -66,6 +66,14 @@ const envSchema = z.object({
   ATRIUM_AI_API_KEY: z.string().optional(),
   ATRIUM_AI_MODEL: z.string().default('gpt-4o-mini'),
   ATRIUM_AI_TIMEOUT: duration('30s'),
+  ATRIUM_CALENDAR_TIMEOUT: duration('10s'),
+  ATRIUM_GOOGLE_CLIENT_ID: z.string().optional(),
+  ATRIUM_GOOGLE_CLIENT_SECRET: z.string().optional(),
+  ATRIUM_MICROSOFT_CLIENT_ID: z.string().optional(),
+  ATRIUM_MICROSOFT_CLIENT_SECRET: z.string().optional(),
+  ATRIUM_ZOOM_CLIENT_ID: z.string().optional(),
+  ATRIUM_ZOOM_CLIENT_SECRET: z.string().optional(),
+  ATRIUM_ZOOM_ACCOUNT_ID: z.string().optional(),
 });
 
 export interface Config {
@@ -101,7 +109,25 @@ export interface Config {
   sessionTtlMs: number;
   /** Chat model provider (OpenAI-compatible); the offline emulator follows it in the fallback chain. */
   ai: { baseUrl?: string; apiKey?: string; model: string; timeoutMs: number };
+  /**
+   * Calendar providers. A provider with credentials talks to the real service; without, it uses its
+   * emulator when emulators are on, and is disabled otherwise (production never points at an emulator).
+   */
+  calendar: {
+    timeoutMs: number;
+    google?: ProviderCredentials;
+    microsoft?: ProviderCredentials;
+    zoom?: ProviderCredentials & { accountId?: string };
+  };
 }
+
+export interface ProviderCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+const credentials = (id: string | undefined, secret: string | undefined): ProviderCredentials | undefined =>
+  id && secret ? { clientId: id, clientSecret: secret } : undefined;
 
 export class ConfigError extends Error {}
 
@@ -219,6 +245,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiKey: e.ATRIUM_AI_API_KEY || undefined,
       model: e.ATRIUM_AI_MODEL,
       timeoutMs: e.ATRIUM_AI_TIMEOUT,
+    },
+    calendar: {
+      timeoutMs: e.ATRIUM_CALENDAR_TIMEOUT,
+      google: credentials(e.ATRIUM_GOOGLE_CLIENT_ID, e.ATRIUM_GOOGLE_CLIENT_SECRET),
+      microsoft: credentials(e.ATRIUM_MICROSOFT_CLIENT_ID, e.ATRIUM_MICROSOFT_CLIENT_SECRET),
+      zoom: (() => {
+        const zoom = credentials(e.ATRIUM_ZOOM_CLIENT_ID, e.ATRIUM_ZOOM_CLIENT_SECRET);
+        return zoom && { ...zoom, accountId: e.ATRIUM_ZOOM_ACCOUNT_ID };
+      })(),
     },
   };
 }

@@ -7,6 +7,8 @@ export interface Fault {
   status?: number;
   delayMs?: number;
   times: number;
+  /** Answered instead of the emulator's usual error body for `status`. */
+  body?: unknown;
 }
 
 /** Per-emulator queue of injected faults (contract §11): each matching call consumes one. */
@@ -37,6 +39,7 @@ export const faultBody = z
     status: z.number().int().min(100).max(599).optional(),
     delayMs: z.number().int().min(0).max(120_000).optional(),
     times: z.number().int().min(1).max(10_000).default(1),
+    body: z.unknown().optional(),
   })
   .refine((f) => f.status !== undefined || f.delayMs !== undefined, { message: 'Send status or delayMs' });
 

@@ -3,6 +3,7 @@
 
 import type { ModuleDefinition } from '../platform/module.js';
 import { auditModule } from './audit/index.js';
+import { calendarModule } from './calendar/index.js';
 import { claimsModule } from './claims/index.js';
 import { directMessagesModule } from './direct-messages/index.js';
 import { healthModule } from './health/index.js';
@@ -24,4 +25,5 @@ export const MODULES: readonly ModuleDefinition[] = [
   directMessagesModule,
   marketplaceModule,
   skillsModule,
+  calendarModule,
 ];

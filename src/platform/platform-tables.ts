@@ -78,3 +78,18 @@ export const emulatorMail = pgTable(
   },
   (t) => [index('emulator_mail_sent_idx').on(t.sentAt)],
 );
+
+/**
+ * State of the calendar emulators (google, microsoft, zoom): one JSON document per account, so a
+ * restart of the product keeps the calendars it showed (contract §11). Not tenant data.
+ */
+export const emulatorState = pgTable(
+  'emulator_state',
+  {
+    emulator: text('emulator').notNull(),
+    key: text('key').notNull(),
+    data: jsonb('data').notNull(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.emulator, t.key] })],
+);

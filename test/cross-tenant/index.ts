@@ -1,3 +1,4 @@
+import { calendarCases } from './calendar.cases.js';
 import { directMessageCases } from './direct-messages.cases.js';
 import { foundationCases } from './foundation.cases.js';
 import { identityAdminCases } from './identity-admin.cases.js';
@@ -14,4 +15,5 @@ export const ALL_CASES: CrossTenantCase[] = [
   ...webhookCases,
   ...marketplaceCases,
   ...patientCoverageCases,
+  ...calendarCases,
 ];

@@ -89,13 +89,41 @@ export async function completeAuthorization(
     }
     throw tokenEndpointError(provider, err);
   }
-  const actor = { workspaceId: state.workspaceId, userId: state.userId, requestId: options.requestId };
+  const saved = await saveConnection(
+    deps,
+    { workspaceId: state.workspaceId, userId: state.userId, requestId: options.requestId },
+    provider.name,
+    email,
+    tokens,
+  );
+  return {
+    ...saved,
+    workspaceId: state.workspaceId,
+    userId: state.userId,
+    accountEmail: email,
+    returnTo: state.returnTo,
+  };
+}
+
+/**
+ * Stores a token set as the workspace's connection of (provider, account): a new connection, or the
+ * existing one repaired (new tokens, `active`). The callback uses it; so does the demo seed, which
+ * gets its tokens from an emulator without a browser.
+ */
+export async function saveConnection(
+  deps: OAuthDeps,
+  actor: { workspaceId: string; userId: string; requestId?: string },
+  providerName: string,
+  email: string,
+  tokens: TokenSet,
+): Promise<{ connectionId: string; repaired: boolean }> {
+  const provider = providerOf(deps, providerName);
   return withTenant(deps.db, actor, async (tx) => {
     const fresh = newId('oac');
     const inserted = await queryRows<{ id: string }>(
       tx,
       sql`INSERT INTO oauth_connections (workspace_id, id, provider, account_email, user_id, access_token_enc)
-          VALUES (${state.workspaceId}, ${fresh}, ${provider.name}, ${email}, ${state.userId}, '')
+          VALUES (${actor.workspaceId}, ${fresh}, ${provider.name}, ${email}, ${actor.userId}, '')
           ON CONFLICT (workspace_id, provider, account_email) DO NOTHING RETURNING id`,
     );
     const [row] = inserted.length
@@ -103,23 +131,16 @@ export async function completeAuthorization(
       : await queryRows<{ id: string }>(
           tx,
           sql`SELECT id FROM oauth_connections
-               WHERE workspace_id = ${state.workspaceId} AND provider = ${provider.name} AND account_email = ${email}
+               WHERE workspace_id = ${actor.workspaceId} AND provider = ${provider.name} AND account_email = ${email}
                FOR UPDATE`,
         );
-    await storeTokens(deps, tx, state.workspaceId, row.id, tokens, provider.scopes, { userId: state.userId });
+    await storeTokens(deps, tx, actor.workspaceId, row.id, tokens, provider.scopes, { userId: actor.userId });
     await writeAudit(tx, actor, 'token_access', {
       provider: provider.name,
       connectionId: row.id,
       reason: 'token.exchange',
       outcome: 'ok',
     });
-    return {
-      connectionId: row.id,
-      workspaceId: state.workspaceId,
-      userId: state.userId,
-      accountEmail: email,
-      repaired: inserted.length === 0,
-      returnTo: state.returnTo,
-    };
+    return { connectionId: row.id, repaired: inserted.length === 0 };
   });
 }

@@ -1,5 +1,11 @@
 // platform/oauth: every provider token goes through here (architecture convention 14). See docs/platform.md.
-export { type CompletedAuthorization, completeAuthorization, STATE_TTL_MS, startAuthorization } from './authorize.js';
+export {
+  type CompletedAuthorization,
+  completeAuthorization,
+  STATE_TTL_MS,
+  saveConnection,
+  startAuthorization,
+} from './authorize.js';
 export {
   type Connection,
   disconnect,

@@ -1,0 +1,463 @@
+// Google Calendar API v3 + Google OAuth 2.0, emulated: calendarList, events (singleEvents
+// expansion, instance ids, exceptions, 410 for deleted), conferenceData.createRequest (Meet),
+// Google's error bodies, fault injection and expire-tokens (contract §11).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
+import {
+  type Account,
+  type Attendee,
+  type EmuEvent,
+  expand,
+  findTarget,
+  type Instance,
+  meetCode,
+  newAccount,
+  newEventId,
+  type Override,
+} from './model.js';
+import { bearerEmail, registerOAuthServer } from './oauth.js';
+import { fromFloating, isZone, RecurrenceError } from './recurrence.js';
+import { readDoc, updateDoc } from './store.js';
+import { idToken } from './tokens.js';
+
+const NAME = 'google';
+const REASONS: Record<number, [string, string, string]> = {
+  400: ['invalid', 'Invalid Value', 'INVALID_ARGUMENT'],
+  401: ['authError', 'Invalid Credentials', 'UNAUTHENTICATED'],
+  403: ['forbidden', 'Forbidden', 'PERMISSION_DENIED'],
+  404: ['notFound', 'Not Found', 'NOT_FOUND'],
+  409: ['duplicate', 'The requested identifier already exists.', 'ALREADY_EXISTS'],
+  410: ['deleted', 'Resource has been deleted', 'NOT_FOUND'],
+  429: ['rateLimitExceeded', 'Rate Limit Exceeded', 'RESOURCE_EXHAUSTED'],
+};
+
+function googleError(reply: FastifyReply, status: number, reason?: string, message?: string) {
+  const [r, m, s] = REASONS[status] ?? ['backendError', 'Backend Error', 'INTERNAL'];
+  if (status === 429) reply.header('retry-after', '1');
+  return reply.status(status).send({
+    error: {
+      code: status,
+      message: message ?? (status === 401 ? 'Request had invalid authentication credentials.' : m),
+      errors: [{ domain: status === 429 ? 'usageLimits' : 'global', reason: reason ?? r, message: message ?? m }],
+      status: s,
+    },
+  });
+}
+
+const origin = (request: FastifyRequest) => `${request.protocol}://${request.headers.host}`;
+const rfc3339 = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+function toJson(
+  request: FastifyRequest,
+  e: Instance | (EmuEvent & { recurringEventId?: null; originalStartMs?: null }),
+) {
+  const when = (ms: number) =>
+    e.allDay ? { date: new Date(ms).toISOString().slice(0, 10) } : { dateTime: rfc3339(ms), timeZone: e.timeZone };
+  const meet = e.conference && `${origin(request)}/_emulators/google/meet/${e.conference.id}`;
+  return {
+    kind: 'calendar#event',
+    etag: `"${e.sequence}-${Date.parse(e.updated)}"`,
+    id: e.id,
+    status: e.cancelled ? 'cancelled' : 'confirmed',
+    htmlLink: `${origin(request)}/_emulators/google/event?eid=${e.id}`,
+    created: e.created,
+    updated: e.updated,
+    summary: e.title,
+    ...(e.description ? { description: e.description } : {}),
+    ...(e.location ? { location: e.location } : {}),
+    creator: { email: e.organizer, self: true },
+    organizer: { email: e.organizer, self: true },
+    start: when(e.startMs),
+    end: when(e.endMs),
+    ...(e.recurrence ? { recurrence: e.recurrence } : {}),
+    ...(e.recurringEventId
+      ? { recurringEventId: e.recurringEventId, originalStartTime: when(e.originalStartMs ?? e.startMs) }
+      : {}),
+    iCalUID: `${e.recurringEventId ?? e.id}@google.example`,
+    sequence: e.sequence,
+    ...(e.attendees.length
+      ? {
+          attendees: e.attendees.map((a) => ({
+            email: a.email,
+            ...(a.name ? { displayName: a.name } : {}),
+            responseStatus: a.response,
+          })),
+        }
+      : {}),
+    ...(meet && e.conference
+      ? {
+          hangoutLink: meet,
+          conferenceData: {
+            entryPoints: [{ entryPointType: 'video', uri: meet, label: meet.replace(/^https?:\/\//, '') }],
+            conferenceSolution: { key: { type: 'hangoutsMeet' }, name: 'Google Meet' },
+            conferenceId: e.conference.id,
+          },
+        }
+      : {}),
+    ...(e.extended ? { extendedProperties: e.extended } : {}),
+    reminders: { useDefault: true },
+    eventType: 'default',
+  };
+}
+
+class BadEvent extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Time = { dateTime?: string; date?: string; timeZone?: string };
+function readTime(t: unknown, fallbackZone: string): { ms: number; zone: string; allDay: boolean } {
+  const time = (t ?? {}) as Time;
+  const zone = typeof time.timeZone === 'string' && isZone(time.timeZone) ? time.timeZone : fallbackZone;
+  if (typeof time.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(time.date)) {
+    return { ms: Date.parse(`${time.date}T00:00:00Z`), zone: 'UTC', allDay: true };
+  }
+  if (typeof time.dateTime === 'string') {
+    const floating = !/[zZ]|[+-]\d\d:?\d\d$/.test(time.dateTime);
+    const ms = floating ? fromFloating(Date.parse(`${time.dateTime}Z`), zone) : Date.parse(time.dateTime);
+    if (Number.isFinite(ms)) return { ms, zone, allDay: false };
+  }
+  throw new BadEvent('required', 'Missing or invalid start/end time.');
+}
+
+const attendeesOf = (raw: unknown, before: Attendee[] = []): Attendee[] =>
+  (Array.isArray(raw) ? raw : []).flatMap((a) => {
+    const email = typeof a?.email === 'string' ? a.email.toLowerCase() : undefined;
+    if (!email) return [];
+    const known = before.find((b) => b.email === email);
+    const response = ['needsAction', 'accepted', 'declined', 'tentative'].includes(a.responseStatus)
+      ? a.responseStatus
+      : (known?.response ?? 'needsAction');
+    return [{ email, name: typeof a.displayName === 'string' ? a.displayName : (known?.name ?? null), response }];
+  });
+
+const text = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/** Applies a (partial) Google event resource to an event or an occurrence's override. */
+function apply(
+  body: Record<string, unknown>,
+  target: EmuEvent | Override,
+  calendarZone: string,
+  conferenceVersion: boolean,
+  full: boolean,
+) {
+  const current = target as Partial<EmuEvent>;
+  if ('summary' in body || full) target.title = text(body.summary) ?? '';
+  if ('description' in body) target.description = text(body.description);
+  if ('location' in body) target.location = text(body.location);
+  if ('attendees' in body) target.attendees = attendeesOf(body.attendees, current.attendees);
+  if ('start' in body || 'end' in body || full) {
+    const start = readTime(
+      body.start ??
+        (current.startMs !== undefined
+          ? { dateTime: rfc3339(current.startMs), timeZone: current.timeZone }
+          : undefined),
+      calendarZone,
+    );
+    const end = readTime(
+      body.end ??
+        (current.endMs !== undefined ? { dateTime: rfc3339(current.endMs), timeZone: current.timeZone } : undefined),
+      start.zone,
+    );
+    if (end.ms <= start.ms) throw new BadEvent('timeRangeEmpty', 'The specified time range is empty.');
+    target.startMs = start.ms;
+    target.endMs = end.ms;
+    if ('timeZone' in current || full) {
+      (target as EmuEvent).timeZone = start.zone;
+      (target as EmuEvent).allDay = start.allDay;
+    }
+  }
+  const event = target as EmuEvent;
+  if ('recurrence' in body && 'recurrence' in current) {
+    const lines = Array.isArray(body.recurrence)
+      ? body.recurrence.filter((l): l is string => typeof l === 'string')
+      : [];
+    event.recurrence = lines.length ? lines : null;
+  }
+  if (full && Array.isArray(body.recurrence))
+    event.recurrence = body.recurrence.filter((l): l is string => typeof l === 'string');
+  if ('extendedProperties' in body && 'id' in current) event.extended = body.extendedProperties;
+  if ('conferenceData' in body && conferenceVersion && 'id' in current) {
+    const data = body.conferenceData as { createRequest?: { conferenceSolutionKey?: { type?: string } } } | null;
+    if (data === null) event.conference = null;
+    else if (data?.createRequest && !event.conference) {
+      if ((data.createRequest.conferenceSolutionKey?.type ?? 'hangoutsMeet') !== 'hangoutsMeet') {
+        throw new BadEvent('invalid', 'Invalid conference type value.');
+      }
+      event.conference = { kind: 'meet', id: meetCode() };
+    }
+  }
+}
+
+export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
+  const faults = new FaultBook();
+  registerFaultRoutes(fastify, faults);
+  const db = () => fastify.atrium.db;
+  const initial = (email: string) => () => newAccount(email, email, email);
+  const ensureAccount = (email: string) => updateDoc(db(), NAME, email, initial(email), () => undefined);
+
+  registerOAuthServer(fastify, {
+    emulator: NAME,
+    authorizePath: '/o/oauth2/v2/auth',
+    tokenPath: '/token',
+    revokePath: '/revoke',
+    faults,
+    ensureAccount,
+    tokenExtras: (email, clientId) => ({
+      scope: 'openid https://www.googleapis.com/auth/userinfo.email https://www.googleapis.com/auth/calendar',
+      id_token: idToken('https://accounts.google.com', clientId, email),
+    }),
+  });
+
+  const authed = async (request: FastifyRequest, reply: FastifyReply) => {
+    const email = await bearerEmail(fastify, request, NAME);
+    if (!email) {
+      googleError(reply, 401);
+      return undefined;
+    }
+    return email;
+  };
+  const fault = async (operation: string, reply: FastifyReply) => {
+    const f = await applyFault(faults, operation);
+    if (!f) return false;
+    if (f.body !== undefined) reply.status(f.status!).send(f.body);
+    else googleError(reply, f.status!);
+    return true;
+  };
+  const calendarOf = (account: Account, id: string) =>
+    account.calendars.find((c) => c.id === (id === 'primary' ? account.email : id));
+
+  fastify.get('/oauth2/v3/userinfo', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (email) return reply.send({ sub: email, email, email_verified: true });
+  });
+
+  fastify.get('/meet/:code', { schema: { hide: true } }, async (request, reply) =>
+    reply
+      .type('text/html')
+      .send(
+        `<!doctype html><title>Google Meet (emulated)</title><h1>Meeting ${(request.params as { code: string }).code.replace(/[^a-z-]/g, '')}</h1><p>The local Google emulator's stand-in for a Meet call.</p>`,
+      ),
+  );
+
+  fastify.get('/calendar/v3/users/me/calendarList', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email || (await fault('calendars.list', reply))) return;
+    const account = await updateDoc(db(), NAME, email, initial(email), (a: Account) => a);
+    return reply.send({
+      kind: 'calendar#calendarList',
+      etag: `"${account.events.length}"`,
+      items: account.calendars.map((c) => ({
+        kind: 'calendar#calendarListEntry',
+        id: c.id,
+        summary: c.name,
+        timeZone: c.timeZone,
+        backgroundColor: c.color,
+        accessRole: 'owner',
+        ...(c.primary ? { primary: true } : {}),
+      })),
+    });
+  });
+
+  fastify.get('/calendar/v3/calendars/:calendarId/events', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email || (await fault('events.list', reply))) return;
+    const q = request.query as Record<string, string | undefined>;
+    const account = await readDoc<Account>(db(), NAME, email);
+    const calendar = account && calendarOf(account, (request.params as { calendarId: string }).calendarId);
+    if (!account || !calendar) return googleError(reply, 404);
+    const from = q.timeMin ? Date.parse(q.timeMin) : 0;
+    const to = q.timeMax ? Date.parse(q.timeMax) : Date.parse('2100-01-01T00:00:00Z');
+    if (!Number.isFinite(from) || !Number.isFinite(to)) return googleError(reply, 400, 'invalid', 'Bad Request');
+    if (to <= from) return googleError(reply, 400, 'timeRangeEmpty', 'The specified time range is empty.');
+    const max = Math.min(Math.max(Number(q.maxResults ?? 250) || 250, 1), 2500);
+    const offset = Math.max(Number(q.pageToken ?? 0) || 0, 0);
+    const withCancelled = q.showDeleted === 'true';
+    let items: (Instance | EmuEvent)[];
+    try {
+      items =
+        q.singleEvents === 'true'
+          ? expand(account, calendar.id, from, to, withCancelled)
+          : account.events.filter((e) => e.calendarId === calendar.id && (withCancelled || !e.cancelled));
+    } catch (err) {
+      if (err instanceof RecurrenceError) return googleError(reply, 400, 'invalid', err.message);
+      throw err;
+    }
+    const page = items.slice(offset, offset + max);
+    return reply.send({
+      kind: 'calendar#events',
+      summary: calendar.name,
+      timeZone: calendar.timeZone,
+      accessRole: 'owner',
+      items: page.map((e) => toJson(request, e as Instance)),
+      ...(offset + max < items.length ? { nextPageToken: String(offset + max) } : {}),
+    });
+  });
+
+  fastify.post('/calendar/v3/calendars/:calendarId/events', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email || (await fault('events.insert', reply))) return;
+    const q = request.query as Record<string, string | undefined>;
+    const body = request.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return googleError(reply, 400, 'parseError', 'Parse Error');
+    const calendarId = (request.params as { calendarId: string }).calendarId;
+    const result = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
+      const calendar = calendarOf(account, calendarId);
+      if (!calendar) return { status: 404 as const };
+      const now = new Date().toISOString();
+      const event: EmuEvent = {
+        id: newEventId(),
+        calendarId: calendar.id,
+        title: '',
+        description: null,
+        location: null,
+        startMs: 0,
+        endMs: 0,
+        timeZone: calendar.timeZone,
+        allDay: false,
+        recurrence: null,
+        attendees: [],
+        organizer: account.email,
+        conference: null,
+        cancelled: false,
+        exceptions: {},
+        created: now,
+        updated: now,
+        sequence: 0,
+      };
+      try {
+        apply(body as Record<string, unknown>, event, calendar.timeZone, q.conferenceDataVersion === '1', true);
+        if (event.recurrence) expand({ ...account, events: [event] }, calendar.id, event.startMs, event.startMs + 1);
+      } catch (err) {
+        if (err instanceof BadEvent || err instanceof RecurrenceError) {
+          return {
+            status: 400 as const,
+            reason: err instanceof BadEvent ? err.reason : 'invalid',
+            message: err.message,
+          };
+        }
+        throw err;
+      }
+      account.events.push(event);
+      return { status: 200 as const, event };
+    });
+    if (result.status !== 200)
+      return googleError(
+        reply,
+        result.status,
+        'reason' in result ? result.reason : undefined,
+        'message' in result ? result.message : undefined,
+      );
+    return reply.send(toJson(request, { ...result.event, recurringEventId: null, originalStartMs: null }));
+  });
+
+  const eventRoute = '/calendar/v3/calendars/:calendarId/events/:eventId';
+  fastify.get(eventRoute, { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email) return;
+    const { calendarId, eventId } = request.params as { calendarId: string; eventId: string };
+    const account = await readDoc<Account>(db(), NAME, email);
+    const calendar = account && calendarOf(account, calendarId);
+    const target = account && calendar && findTarget(account, eventId, calendar.id);
+    if (!target) return googleError(reply, 404);
+    const shown =
+      target.kind === 'instance' ? target.instance : { ...target.event, recurringEventId: null, originalStartMs: null };
+    return reply.send(toJson(request, shown));
+  });
+
+  fastify.patch(eventRoute, { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email || (await fault('events.patch', reply))) return;
+    const q = request.query as Record<string, string | undefined>;
+    const body = request.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return googleError(reply, 400, 'parseError', 'Parse Error');
+    const { calendarId, eventId } = request.params as { calendarId: string; eventId: string };
+    const result = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
+      const calendar = calendarOf(account, calendarId);
+      const target = calendar && findTarget(account, eventId, calendar.id);
+      if (!calendar || !target) return { status: 404 as const };
+      const series = target.event;
+      try {
+        if (target.kind === 'instance') {
+          if (target.instance.cancelled) return { status: 410 as const };
+          const key = String(target.originalStartMs);
+          const override: Override = { ...series.exceptions[key] };
+          const seed = {
+            ...override,
+            startMs: target.instance.startMs,
+            endMs: target.instance.endMs,
+            timeZone: series.timeZone,
+            attendees: target.instance.attendees,
+          };
+          apply(body as Record<string, unknown>, seed, series.timeZone, false, false);
+          const { timeZone: _tz, ...kept } = seed;
+          series.exceptions[key] = kept;
+        } else {
+          if (series.cancelled) return { status: 410 as const };
+          apply(body as Record<string, unknown>, series, calendar.timeZone, q.conferenceDataVersion === '1', false);
+          if (series.recurrence)
+            expand({ ...account, events: [series] }, calendar.id, series.startMs, series.startMs + 1);
+        }
+      } catch (err) {
+        if (err instanceof BadEvent || err instanceof RecurrenceError) {
+          return {
+            status: 400 as const,
+            reason: err instanceof BadEvent ? err.reason : 'invalid',
+            message: err.message,
+          };
+        }
+        throw err;
+      }
+      series.updated = new Date().toISOString();
+      series.sequence += 1;
+      const fresh = findTarget(account, eventId, calendar.id)!;
+      return {
+        status: 200 as const,
+        shown:
+          fresh.kind === 'instance'
+            ? fresh.instance
+            : { ...fresh.event, recurringEventId: null, originalStartMs: null },
+      };
+    });
+    if (result.status !== 200)
+      return googleError(
+        reply,
+        result.status,
+        'reason' in result ? result.reason : undefined,
+        'message' in result ? result.message : undefined,
+      );
+    return reply.send(toJson(request, result.shown));
+  });
+
+  fastify.delete(eventRoute, { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email || (await fault('events.delete', reply))) return;
+    const { calendarId, eventId } = request.params as { calendarId: string; eventId: string };
+    const status = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
+      const calendar = calendarOf(account, calendarId);
+      const target = calendar && findTarget(account, eventId, calendar.id);
+      if (!target) return 404;
+      if (target.kind === 'instance') {
+        if (target.instance.cancelled || target.event.cancelled) return 410;
+        target.event.exceptions[String(target.originalStartMs)] = {
+          ...target.event.exceptions[String(target.originalStartMs)],
+          cancelled: true,
+        };
+      } else {
+        if (target.event.cancelled) return 410;
+        target.event.cancelled = true;
+      }
+      target.event.updated = new Date().toISOString();
+      target.event.sequence += 1;
+      return 204;
+    });
+    if (status !== 204) return googleError(reply, status);
+    return reply.status(204).send();
+  });
+}

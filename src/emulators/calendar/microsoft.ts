@@ -1,0 +1,496 @@
+// Microsoft Graph v1.0 (calendars) + Microsoft identity platform v2.0, emulated: /me, /me/calendars,
+// calendarView (occurrence ids, type singleInstance/occurrence/exception), events with recurrence
+// patterns, Teams through isOnlineMeeting, Graph's error bodies, faults and expire-tokens.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import rrulePkg from 'rrule';
+import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
+import {
+  type Account,
+  type Attendee,
+  type EmuEvent,
+  expand,
+  findTarget,
+  type Instance,
+  meetCode,
+  newAccount,
+  newEventId,
+  type Override,
+} from './model.js';
+import { bearerEmail, registerOAuthServer } from './oauth.js';
+import { fromFloating, isZone, RecurrenceError, stamp, toFloating } from './recurrence.js';
+import { readDoc, updateDoc } from './store.js';
+import { idToken } from './tokens.js';
+
+const { RRule } = rrulePkg;
+const NAME = 'microsoft';
+const CODES: Record<number, string> = {
+  400: 'ErrorInvalidRequest',
+  401: 'InvalidAuthenticationToken',
+  403: 'ErrorAccessDenied',
+  404: 'ErrorItemNotFound',
+  409: 'ErrorIrresolvableConflict',
+  410: 'ErrorItemNotFound',
+  429: 'TooManyRequests',
+  503: 'ServiceNotAvailable',
+};
+
+function graphError(reply: FastifyReply, status: number, message?: string, code?: string) {
+  if (status === 429 || status === 503) reply.header('retry-after', '1');
+  return reply.status(status).send({
+    error: {
+      code: code ?? CODES[status] ?? 'InternalServerError',
+      message:
+        message ??
+        (status === 401
+          ? 'Access token has expired or is not yet valid.'
+          : status === 404 || status === 410
+            ? 'The specified object was not found in the store.'
+            : 'The request failed.'),
+      innerError: {
+        date: new Date().toISOString().slice(0, 19),
+        'request-id': randomUUID(),
+        'client-request-id': randomUUID(),
+      },
+    },
+  });
+}
+
+/** Windows zone names Graph clients commonly send, to IANA. */
+const WINDOWS_ZONES: Record<string, string> = {
+  'Eastern Standard Time': 'America/New_York',
+  'Central Standard Time': 'America/Chicago',
+  'Mountain Standard Time': 'America/Denver',
+  'Pacific Standard Time': 'America/Los_Angeles',
+  'GMT Standard Time': 'Europe/London',
+  'W. Europe Standard Time': 'Europe/Berlin',
+  'Romance Standard Time': 'Europe/Paris',
+};
+const zoneOf = (name: unknown) => {
+  const z = typeof name === 'string' ? (WINDOWS_ZONES[name] ?? name) : 'UTC';
+  return isZone(z) ? z : undefined;
+};
+
+const origin = (request: FastifyRequest) => `${request.protocol}://${request.headers.host}`;
+const preferredZone = (request: FastifyRequest) => {
+  const m = /outlook\.timezone="([^"]+)"/i.exec(String(request.headers.prefer ?? ''));
+  return (m && zoneOf(m[1])) || 'UTC';
+};
+const graphTime = (ms: number, zone: string) => ({
+  dateTime: `${new Date(toFloating(ms, zone)).toISOString().slice(0, 19)}.0000000`,
+  timeZone: zone,
+});
+
+const RESPONSES: Record<string, string> = {
+  needsAction: 'none',
+  accepted: 'accepted',
+  declined: 'declined',
+  tentative: 'tentativelyAccepted',
+};
+
+function toJson(request: FastifyRequest, e: Instance, type: string) {
+  const zone = preferredZone(request);
+  const join = e.conference && `${origin(request)}/_emulators/microsoft/teams/l/meetup-join/${e.conference.id}`;
+  return {
+    '@odata.etag': `W/"${e.sequence}"`,
+    id: e.id,
+    createdDateTime: e.created,
+    lastModifiedDateTime: e.updated,
+    iCalUId: `${e.recurringEventId ?? e.id}@microsoft.example`,
+    subject: e.title,
+    bodyPreview: (e.description ?? '').slice(0, 255),
+    body: { contentType: 'text', content: e.description ?? '' },
+    start: graphTime(e.startMs, zone),
+    end: graphTime(e.endMs, zone),
+    originalStartTimeZone: e.timeZone,
+    originalEndTimeZone: e.timeZone,
+    isAllDay: e.allDay,
+    isCancelled: e.cancelled,
+    type,
+    seriesMasterId: e.recurringEventId,
+    ...(e.originalStartMs !== null ? { originalStart: new Date(e.originalStartMs).toISOString() } : {}),
+    location: { displayName: e.location ?? '' },
+    attendees: e.attendees.map((a) => ({
+      type: 'required',
+      emailAddress: { address: a.email, name: a.name ?? a.email },
+      status: { response: RESPONSES[a.response] ?? 'none', time: '0001-01-01T00:00:00Z' },
+    })),
+    organizer: { emailAddress: { address: e.organizer, name: e.organizer } },
+    recurrence: type === 'seriesMaster' ? (e.providerRecurrence ?? null) : null,
+    isOnlineMeeting: Boolean(join),
+    onlineMeetingProvider: join ? 'teamsForBusiness' : 'unknown',
+    onlineMeeting: join ? { joinUrl: join } : null,
+    webLink: `${origin(request)}/_emulators/microsoft/owa/?itemid=${encodeURIComponent(e.id)}`,
+  };
+}
+
+const typeOf = (e: Instance) =>
+  e.recurringEventId
+    ? Object.keys(e.exceptions).length || e.originalStartMs === null
+      ? 'exception'
+      : 'occurrence'
+    : e.recurrence
+      ? 'seriesMaster'
+      : 'singleInstance';
+
+class BadRequest extends Error {}
+
+const DAYS: Record<string, string> = {
+  sunday: 'SU',
+  monday: 'MO',
+  tuesday: 'TU',
+  wednesday: 'WE',
+  thursday: 'TH',
+  friday: 'FR',
+  saturday: 'SA',
+};
+const INDEX: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, last: -1 };
+
+/** A Graph recurrence (pattern + range) as one RRULE line, its UNTIL at the end of the range's last day. */
+function patternToRrule(raw: unknown, zone: string): string {
+  const r = raw as { pattern?: Record<string, unknown>; range?: Record<string, unknown> };
+  const p = r?.pattern ?? {};
+  const range = r?.range ?? {};
+  const freq = {
+    daily: 'DAILY',
+    weekly: 'WEEKLY',
+    absoluteMonthly: 'MONTHLY',
+    relativeMonthly: 'MONTHLY',
+    absoluteYearly: 'YEARLY',
+    relativeYearly: 'YEARLY',
+  }[String(p.type)];
+  if (!freq) throw new BadRequest('Invalid recurrence pattern type');
+  const parts = [`FREQ=${freq}`];
+  const interval = Number(p.interval ?? 1);
+  if (!Number.isInteger(interval) || interval < 1 || interval > 99) throw new BadRequest('Invalid recurrence interval');
+  if (interval > 1) parts.push(`INTERVAL=${interval}`);
+  const days = (Array.isArray(p.daysOfWeek) ? p.daysOfWeek : [])
+    .map((d) => DAYS[String(d).toLowerCase()])
+    .filter(Boolean);
+  const n = String(p.type).startsWith('relative') ? INDEX[String(p.index ?? 'first')] : undefined;
+  if (days.length) parts.push(`BYDAY=${days.map((d) => `${n ?? ''}${d}`).join(',')}`);
+  if (String(p.type).endsWith('Yearly') && p.month) parts.push(`BYMONTH=${Number(p.month)}`);
+  if (String(p.type).startsWith('absolute') && p.type !== 'daily' && p.dayOfMonth)
+    parts.push(`BYMONTHDAY=${Number(p.dayOfMonth)}`);
+  if (range.type === 'numbered') parts.push(`COUNT=${Math.max(1, Number(range.numberOfOccurrences ?? 1))}`);
+  if (range.type === 'endDate') {
+    if (typeof range.endDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(range.endDate))
+      throw new BadRequest('Invalid range endDate');
+    const until = fromFloating(Date.parse(`${range.endDate}T23:59:59Z`), zoneOf(range.recurrenceTimeZone) ?? zone);
+    parts.push(`UNTIL=${stamp(until)}`);
+  }
+  const line = `RRULE:${parts.join(';')}`;
+  RRule.parseString(line.slice(6));
+  return line;
+}
+
+function readTime(t: unknown): { ms: number; zone: string } {
+  const time = (t ?? {}) as { dateTime?: string; timeZone?: string };
+  const zone = zoneOf(time.timeZone ?? 'UTC');
+  if (!zone) throw new BadRequest(`Time zone ${String(time.timeZone)} is not supported`);
+  if (typeof time.dateTime !== 'string') throw new BadRequest('start and end need a dateTime');
+  const local = time.dateTime.replace(/(\.\d+)?([zZ]|[+-]\d\d:\d\d)?$/, '');
+  const ms = fromFloating(Date.parse(`${local}Z`), zone);
+  if (!Number.isFinite(ms)) throw new BadRequest('Invalid dateTime');
+  return { ms, zone };
+}
+
+const attendeesOf = (raw: unknown, before: Attendee[] = []): Attendee[] =>
+  (Array.isArray(raw) ? raw : []).flatMap((a) => {
+    const email = typeof a?.emailAddress?.address === 'string' ? a.emailAddress.address.toLowerCase() : undefined;
+    if (!email) return [];
+    const known = before.find((b) => b.email === email);
+    return [
+      {
+        email,
+        name: typeof a.emailAddress.name === 'string' ? a.emailAddress.name : (known?.name ?? null),
+        response: known?.response ?? 'needsAction',
+      },
+    ];
+  });
+
+function apply(body: Record<string, unknown>, target: EmuEvent | (Override & { timeZone?: string }), full: boolean) {
+  const current = target as Partial<EmuEvent>;
+  if ('subject' in body || full) target.title = typeof body.subject === 'string' ? body.subject : '';
+  if ('body' in body) target.description = (body.body as { content?: string } | null)?.content || null;
+  if ('location' in body) target.location = (body.location as { displayName?: string } | null)?.displayName || null;
+  if ('attendees' in body) target.attendees = attendeesOf(body.attendees, current.attendees);
+  if ('start' in body || 'end' in body || full) {
+    const start = body.start
+      ? readTime(body.start)
+      : { ms: current.startMs ?? Number.NaN, zone: current.timeZone ?? 'UTC' };
+    const end = body.end ? readTime(body.end) : { ms: current.endMs ?? Number.NaN, zone: start.zone };
+    if (!Number.isFinite(start.ms) || !Number.isFinite(end.ms)) throw new BadRequest('start and end are required');
+    if (end.ms <= start.ms) throw new BadRequest('The end of the event must be after its start.');
+    target.startMs = start.ms;
+    target.endMs = end.ms;
+    if ('timeZone' in current) target.timeZone = start.zone;
+  }
+  const event = target as EmuEvent;
+  if ('isAllDay' in body && 'allDay' in current) event.allDay = body.isAllDay === true;
+  if ('recurrence' in body && 'recurrence' in current) {
+    event.recurrence = body.recurrence ? [patternToRrule(body.recurrence, event.timeZone)] : null;
+    event.providerRecurrence = body.recurrence ?? undefined;
+  }
+  if ('isOnlineMeeting' in body && 'conference' in current) {
+    if (body.isOnlineMeeting === true && !event.conference) {
+      const provider = body.onlineMeetingProvider ?? 'teamsForBusiness';
+      if (provider !== 'teamsForBusiness') throw new BadRequest('Only teamsForBusiness meetings are available');
+      event.conference = { kind: 'teams', id: `19:meeting_${meetCode().replace(/-/g, '')}@thread.v2` };
+    } else if (body.isOnlineMeeting === false) event.conference = null;
+  }
+}
+
+export async function microsoftEmulator(fastify: FastifyInstance): Promise<void> {
+  const faults = new FaultBook();
+  registerFaultRoutes(fastify, faults);
+  const db = () => fastify.atrium.db;
+  const initial = (email: string) => () =>
+    newAccount(email, `AAMk${Buffer.from(email).toString('base64url')}`, 'Calendar');
+  const ensureAccount = (email: string) => updateDoc(db(), NAME, email, initial(email), () => undefined);
+
+  registerOAuthServer(fastify, {
+    emulator: NAME,
+    authorizePath: '/common/oauth2/v2.0/authorize',
+    tokenPath: '/common/oauth2/v2.0/token',
+    faults,
+    ensureAccount,
+    tokenExtras: (email, clientId) => ({
+      scope: 'openid email offline_access User.Read Calendars.ReadWrite',
+      ext_expires_in: 3599,
+      id_token: idToken('https://login.microsoftonline.com/common/v2.0', clientId, email, {
+        preferred_username: email,
+        oid: randomUUID(),
+      }),
+    }),
+    errorExtras: () => ({
+      error_codes: [70008],
+      timestamp: new Date().toISOString(),
+      trace_id: randomUUID(),
+      correlation_id: randomUUID(),
+    }),
+  });
+
+  const authed = async (request: FastifyRequest, reply: FastifyReply) => {
+    const email = await bearerEmail(fastify, request, NAME);
+    if (!email) graphError(reply, 401, undefined, 'InvalidAuthenticationToken');
+    return email;
+  };
+  const fault = async (operation: string, reply: FastifyReply) => {
+    const f = await applyFault(faults, operation);
+    if (!f) return false;
+    if (f.body !== undefined) reply.status(f.status!).send(f.body);
+    else graphError(reply, f.status!);
+    return true;
+  };
+  const shown = (e: Instance) => e;
+  const asInstance = (e: EmuEvent): Instance => ({ ...e, recurringEventId: null, originalStartMs: null });
+
+  fastify.get('/v1.0/me', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (email)
+      return reply.send({
+        id: Buffer.from(email).toString('hex').slice(0, 32),
+        displayName: email.split('@')[0],
+        mail: email,
+        userPrincipalName: email,
+      });
+  });
+
+  fastify.get('/teams/l/meetup-join/*', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .type('text/html')
+      .send(
+        "<!doctype html><title>Microsoft Teams (emulated)</title><h1>Teams meeting</h1><p>The local Microsoft emulator's stand-in for a Teams call.</p>",
+      ),
+  );
+
+  fastify.get('/v1.0/me/calendars', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email || (await fault('calendars.list', reply))) return;
+    const account = await updateDoc(db(), NAME, email, initial(email), (a: Account) => a);
+    return reply.send({
+      '@odata.context': "https://graph.microsoft.com/v1.0/$metadata#users('me')/calendars",
+      value: account.calendars.map((c) => ({
+        id: c.id,
+        name: c.name,
+        color: 'auto',
+        hexColor: '#0078d4',
+        isDefaultCalendar: c.primary,
+        canEdit: true,
+        canShare: true,
+        owner: { name: account.email.split('@')[0], address: account.email },
+      })),
+    });
+  });
+
+  fastify.get('/v1.0/me/calendars/:calendarId/calendarView', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email || (await fault('events.list', reply))) return;
+    const q = request.query as Record<string, string | undefined>;
+    const account = await readDoc<Account>(db(), NAME, email);
+    const calendar = account?.calendars.find((c) => c.id === (request.params as { calendarId: string }).calendarId);
+    if (!account || !calendar) return graphError(reply, 404);
+    const from = Date.parse(q.startDateTime ?? '');
+    const to = Date.parse(q.endDateTime ?? '');
+    if (!Number.isFinite(from) || !Number.isFinite(to)) {
+      return graphError(
+        reply,
+        400,
+        'This request requires a time window specified by the query string parameters StartDateTime and EndDateTime.',
+        'ErrorInvalidParameter',
+      );
+    }
+    const top = Math.min(Math.max(Number(q.$top ?? 100) || 100, 1), 1000);
+    const skip = Math.max(Number(q.$skiptoken ?? 0) || 0, 0);
+    let items: Instance[];
+    try {
+      items = expand(account, calendar.id, from, to);
+    } catch (err) {
+      if (err instanceof RecurrenceError) return graphError(reply, 400, err.message);
+      throw err;
+    }
+    const next = new URL(`${origin(request)}${request.url}`);
+    next.searchParams.set('$skiptoken', String(skip + top));
+    return reply.send({
+      value: items.slice(skip, skip + top).map((e) => toJson(request, e, typeOf(e))),
+      ...(skip + top < items.length ? { '@odata.nextLink': next.toString() } : {}),
+    });
+  });
+
+  fastify.post('/v1.0/me/calendars/:calendarId/events', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email || (await fault('events.insert', reply))) return;
+    const body = request.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return graphError(reply, 400, 'Empty Payload. JSON content expected.');
+    const calendarId = (request.params as { calendarId: string }).calendarId;
+    const result = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
+      const calendar = account.calendars.find((c) => c.id === calendarId);
+      if (!calendar) return { status: 404 as const };
+      const now = new Date().toISOString();
+      const event: EmuEvent = {
+        id: `AAMkAG${newEventId()}`,
+        calendarId,
+        title: '',
+        description: null,
+        location: null,
+        startMs: 0,
+        endMs: 0,
+        timeZone: 'UTC',
+        allDay: false,
+        recurrence: null,
+        attendees: [],
+        organizer: account.email,
+        conference: null,
+        cancelled: false,
+        exceptions: {},
+        created: now,
+        updated: now,
+        sequence: 0,
+      };
+      try {
+        apply(body as Record<string, unknown>, event, true);
+        if (event.recurrence) expand({ ...account, events: [event] }, calendarId, event.startMs, event.startMs + 1);
+      } catch (err) {
+        if (err instanceof BadRequest || err instanceof RecurrenceError)
+          return { status: 400 as const, message: err.message };
+        throw err;
+      }
+      account.events.push(event);
+      return { status: 201 as const, event };
+    });
+    if (result.status !== 201)
+      return graphError(reply, result.status, 'message' in result ? result.message : undefined);
+    return reply
+      .status(201)
+      .send(toJson(request, asInstance(result.event), result.event.recurrence ? 'seriesMaster' : 'singleInstance'));
+  });
+
+  const find = (account: Account | undefined, id: string) => (account ? findTarget(account, id) : undefined);
+  for (const path of ['/v1.0/me/events/:eventId', '/v1.0/me/calendars/:calendarId/events/:eventId']) {
+    fastify.get(path, { schema: { hide: true } }, async (request, reply) => {
+      const email = await authed(request, reply);
+      if (!email) return;
+      const target = find(await readDoc<Account>(db(), NAME, email), (request.params as { eventId: string }).eventId);
+      if (!target || (target.kind === 'event' && target.event.cancelled)) return graphError(reply, 404);
+      const e = target.kind === 'instance' ? target.instance : asInstance(target.event);
+      return reply.send(
+        toJson(
+          request,
+          shown(e),
+          target.kind === 'instance' ? typeOf(e) : e.recurrence ? 'seriesMaster' : 'singleInstance',
+        ),
+      );
+    });
+
+    fastify.patch(path, { schema: { hide: true } }, async (request, reply) => {
+      const email = await authed(request, reply);
+      if (!email || (await fault('events.patch', reply))) return;
+      const body = request.body;
+      if (!body || typeof body !== 'object' || Array.isArray(body))
+        return graphError(reply, 400, 'Empty Payload. JSON content expected.');
+      const eventId = (request.params as { eventId: string }).eventId;
+      const result = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
+        const target = findTarget(account, eventId);
+        if (!target) return { status: 404 as const };
+        const series = target.event;
+        if (series.cancelled || (target.kind === 'instance' && target.instance.cancelled))
+          return { status: 410 as const };
+        try {
+          if (target.kind === 'instance') {
+            const key = String(target.originalStartMs);
+            const seed: Override = {
+              ...series.exceptions[key],
+              startMs: target.instance.startMs,
+              endMs: target.instance.endMs,
+              attendees: target.instance.attendees,
+            };
+            apply(body as Record<string, unknown>, seed, false);
+            series.exceptions[key] = seed;
+          } else {
+            apply(body as Record<string, unknown>, series, false);
+            if (series.recurrence)
+              expand({ ...account, events: [series] }, series.calendarId, series.startMs, series.startMs + 1);
+          }
+        } catch (err) {
+          if (err instanceof BadRequest || err instanceof RecurrenceError)
+            return { status: 400 as const, message: err.message };
+          throw err;
+        }
+        series.updated = new Date().toISOString();
+        series.sequence += 1;
+        const fresh = findTarget(account, eventId)!;
+        const e = fresh.kind === 'instance' ? fresh.instance : asInstance(fresh.event);
+        return {
+          status: 200 as const,
+          e,
+          type: fresh.kind === 'instance' ? 'exception' : e.recurrence ? 'seriesMaster' : 'singleInstance',
+        };
+      });
+      if (result.status !== 200)
+        return graphError(reply, result.status, 'message' in result ? result.message : undefined);
+      return reply.send(toJson(request, result.e, result.type));
+    });
+
+    fastify.delete(path, { schema: { hide: true } }, async (request, reply) => {
+      const email = await authed(request, reply);
+      if (!email || (await fault('events.delete', reply))) return;
+      const eventId = (request.params as { eventId: string }).eventId;
+      const status = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
+        const target = findTarget(account, eventId);
+        if (!target) return 404;
+        if (target.event.cancelled || (target.kind === 'instance' && target.instance.cancelled)) return 410;
+        if (target.kind === 'instance') {
+          const key = String(target.originalStartMs);
+          target.event.exceptions[key] = { ...target.event.exceptions[key], cancelled: true };
+        } else target.event.cancelled = true;
+        target.event.updated = new Date().toISOString();
+        target.event.sequence += 1;
+        return 204;
+      });
+      if (status !== 204) return graphError(reply, status);
+      return reply.status(204).send();
+    });
+  }
+}

@@ -1,0 +1,169 @@
+// The calendar emulators' shared model: accounts with calendars and events, series expanded into
+// instances with per-occurrence exceptions. Each emulator maps it to its provider's JSON.
+import { randomBytes } from 'node:crypto';
+import { occurrences, parseIdStamp, stamp } from './recurrence.js';
+
+export type Response = 'needsAction' | 'accepted' | 'declined' | 'tentative';
+
+export interface Attendee {
+  email: string;
+  name: string | null;
+  response: Response;
+}
+
+/** What an occurrence may change on its own (Google: an exception; Graph: type "exception"). */
+export interface Override {
+  title?: string;
+  description?: string | null;
+  location?: string | null;
+  startMs?: number;
+  endMs?: number;
+  attendees?: Attendee[];
+  cancelled?: boolean;
+}
+
+export interface EmuEvent {
+  id: string;
+  calendarId: string;
+  title: string;
+  description: string | null;
+  location: string | null;
+  startMs: number;
+  endMs: number;
+  timeZone: string;
+  allDay: boolean;
+  recurrence: string[] | null;
+  /** The provider's own recurrence object as it was sent (Graph pattern + range), echoed back. */
+  providerRecurrence?: unknown;
+  attendees: Attendee[];
+  organizer: string;
+  conference: { kind: 'meet' | 'teams'; id: string } | null;
+  cancelled: boolean;
+  /** Keyed by the occurrence's original start (epoch ms, as a string). */
+  exceptions: Record<string, Override>;
+  extended?: unknown;
+  created: string;
+  updated: string;
+  sequence: number;
+}
+
+export interface EmuCalendar {
+  id: string;
+  name: string;
+  primary: boolean;
+  timeZone: string;
+  color: string;
+}
+
+export interface Account {
+  email: string;
+  calendars: EmuCalendar[];
+  events: EmuEvent[];
+}
+
+/** One event or one occurrence of a series, as listed. */
+export interface Instance extends EmuEvent {
+  recurringEventId: string | null;
+  originalStartMs: number | null;
+}
+
+const ALPHABET = 'abcdefghijklmnopqrstuv0123456789';
+export const newEventId = () => Array.from(randomBytes(20), (b) => ALPHABET[b % ALPHABET.length]).join('');
+
+export function newAccount(email: string, primaryId: string, name: string): Account {
+  return {
+    email,
+    calendars: [{ id: primaryId, name, primary: true, timeZone: 'UTC', color: '#039be5' }],
+    events: [],
+  };
+}
+
+const overlaps = (e: { startMs: number; endMs: number }, from: number, to: number) => e.startMs < to && e.endMs > from;
+
+function instanceOf(event: EmuEvent, originalStartMs: number): Instance {
+  const override = event.exceptions[String(originalStartMs)] ?? {};
+  const startMs = override.startMs ?? originalStartMs;
+  return {
+    ...event,
+    ...override,
+    id: `${event.id}_${stamp(originalStartMs)}`,
+    startMs,
+    endMs: override.endMs ?? startMs + (event.endMs - event.startMs),
+    recurrence: null,
+    providerRecurrence: undefined,
+    exceptions: {},
+    cancelled: override.cancelled === true,
+    recurringEventId: event.id,
+    originalStartMs,
+  };
+}
+
+/** Events and occurrences of a calendar overlapping [from, to), sorted by start; cancelled ones only when asked. */
+export function expand(
+  account: Account,
+  calendarId: string,
+  from: number,
+  to: number,
+  withCancelled = false,
+): Instance[] {
+  const out: Instance[] = [];
+  for (const event of account.events) {
+    if (event.calendarId !== calendarId) continue;
+    if (!event.recurrence) {
+      if (overlaps(event, from, to) && (withCancelled || !event.cancelled)) {
+        out.push({ ...event, recurringEventId: null, originalStartMs: null });
+      }
+      continue;
+    }
+    if (event.cancelled && !withCancelled) continue;
+    const duration = event.endMs - event.startMs;
+    const seen = new Set<number>();
+    for (const original of occurrences(event.recurrence, event.startMs, event.timeZone, from - duration, to)) {
+      seen.add(original);
+      const instance = instanceOf(event, original);
+      if (overlaps(instance, from, to) && (withCancelled || !instance.cancelled)) out.push(instance);
+    }
+    // An occurrence moved into the window from outside it.
+    for (const key of Object.keys(event.exceptions)) {
+      const original = Number(key);
+      if (seen.has(original) || event.exceptions[key].startMs === undefined) continue;
+      const instance = instanceOf(event, original);
+      if (overlaps(instance, from, to) && (withCancelled || !instance.cancelled) && isOccurrence(event, original)) {
+        out.push(instance);
+      }
+    }
+  }
+  return out.sort((a, b) => a.startMs - b.startMs || a.id.localeCompare(b.id));
+}
+
+export function isOccurrence(event: EmuEvent, originalStartMs: number): boolean {
+  if (!event.recurrence) return false;
+  return occurrences(event.recurrence, event.startMs, event.timeZone, originalStartMs, originalStartMs + 1).includes(
+    originalStartMs,
+  );
+}
+
+export type Target =
+  | { kind: 'event'; event: EmuEvent }
+  | { kind: 'instance'; event: EmuEvent; originalStartMs: number; instance: Instance };
+
+/** An event id or an instance id (`<series>_<yyyymmddThhmmssZ>`) of the account; calendar optional. */
+export function findTarget(account: Account, id: string, calendarId?: string): Target | undefined {
+  const inCalendar = (e: EmuEvent) => calendarId === undefined || e.calendarId === calendarId;
+  const direct = account.events.find((e) => e.id === id && inCalendar(e));
+  if (direct) return { kind: 'event', event: direct };
+  const cut = id.lastIndexOf('_');
+  if (cut <= 0) return undefined;
+  const series = account.events.find((e) => e.id === id.slice(0, cut) && inCalendar(e));
+  const original = parseIdStamp(id.slice(cut + 1));
+  if (!series || original === undefined || !isOccurrence(series, original)) return undefined;
+  return { kind: 'instance', event: series, originalStartMs: original, instance: instanceOf(series, original) };
+}
+
+export const meetCode = () => {
+  const letters = () => Array.from(randomBytes(4), (b) => 'abcdefghijklmnopqrstuvwxyz'[b % 26]);
+  const a = letters();
+  const b = letters();
+  const c = letters();
+  return `${a.slice(0, 3).join('')}-${b.join('')}-${c.slice(0, 3).join('')}`;
+};

@@ -1,0 +1,126 @@
+// RFC 5545 expansion for the calendar emulators. Occurrences are computed by the rrule library in
+// "floating" wall-clock time (the local time of the series' zone written as if it were UTC), then
+// each is placed in the zone: a 09:00 series stays at 09:00 local across daylight-saving changes.
+import rrulePkg from 'rrule';
+
+const { RRule, RRuleSet } = rrulePkg;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function fmt(timeZone: string) {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+export function isZone(timeZone: string): boolean {
+  try {
+    fmt(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The wall clock of an instant in a zone, as a floating Date (its UTC fields are the local time). */
+export function toFloating(instantMs: number, timeZone: string): number {
+  const p = Object.fromEntries(
+    fmt(timeZone)
+      .formatToParts(new Date(instantMs))
+      .map((x) => [x.type, x.value]),
+  );
+  return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
+}
+
+/** The instant at which the zone's wall clock shows `floatingMs` (the later offset wins in a gap). */
+export function fromFloating(floatingMs: number, timeZone: string): number {
+  let guess = floatingMs;
+  for (let i = 0; i < 3; i++) {
+    const shown = toFloating(guess, timeZone);
+    if (shown === floatingMs) return guess;
+    guess += floatingMs - shown;
+  }
+  return guess;
+}
+
+/** `20261124T090000` or `20261124T140000Z` or `20261124` → epoch ms (floating unless Z). */
+function parseStamp(value: string, timeZone: string): number | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z)?)?$/.exec(value.trim());
+  if (!m) return undefined;
+  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3], +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0));
+  return m[7] ? toFloating(ms, timeZone) : ms;
+}
+
+export class RecurrenceError extends Error {}
+
+/**
+ * Original starts (epoch ms instants) of a series' occurrences whose start lies in [fromMs, toMs),
+ * for a series starting at `startMs` in `timeZone` with RRULE/EXDATE/RDATE `lines`.
+ */
+export function occurrences(
+  lines: string[],
+  startMs: number,
+  timeZone: string,
+  fromMs: number,
+  toMs: number,
+): number[] {
+  const dtstart = new Date(toFloating(startMs, timeZone));
+  const set = new RRuleSet();
+  for (const raw of lines) {
+    const line = raw.trim();
+    const [head, value = ''] = [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)];
+    const name = head.split(';')[0].toUpperCase();
+    const zone = /TZID=([^;:]+)/i.exec(head)?.[1] ?? timeZone;
+    if (name === 'RRULE') {
+      let options: ReturnType<typeof RRule.parseString>;
+      try {
+        options = RRule.parseString(value);
+      } catch {
+        throw new RecurrenceError(`Invalid recurrence rule: ${line}`);
+      }
+      if (options.freq === undefined) throw new RecurrenceError(`Invalid recurrence rule: ${line}`);
+      if (options.until) options.until = new Date(toFloating(options.until.getTime(), timeZone));
+      set.rrule(new RRule({ ...options, dtstart }));
+    } else if (name === 'EXDATE' || name === 'RDATE') {
+      for (const v of value.split(',')) {
+        const at = parseStamp(v, zone);
+        if (at === undefined) throw new RecurrenceError(`Invalid date in ${name}: ${v}`);
+        // A stamp in another zone than the series': move it to the series' floating clock.
+        const floating = zone === timeZone ? at : toFloating(fromFloating(at, zone), timeZone);
+        if (name === 'EXDATE') set.exdate(new Date(floating));
+        else set.rdate(new Date(floating));
+      }
+    } else if (line !== '') {
+      throw new RecurrenceError(`Unsupported recurrence line: ${line}`);
+    }
+  }
+  const day = 24 * 3600_000;
+  const floatingFrom = new Date(toFloating(fromMs, timeZone) - 2 * day);
+  const floatingTo = new Date(toFloating(toMs, timeZone) + 2 * day);
+  return set
+    .between(floatingFrom, floatingTo, true)
+    .map((d) => fromFloating(d.getTime(), timeZone))
+    .filter((ms) => ms >= fromMs && ms < toMs);
+}
+
+/** `20261124T140000Z`: the suffix Google puts on instance ids. */
+export const stamp = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+export const parseIdStamp = (s: string): number | undefined => {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
+  return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : undefined;
+};

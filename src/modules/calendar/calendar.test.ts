@@ -1,0 +1,459 @@
+// The calendar API end to end over HTTP against the google/microsoft/zoom emulators: connections,
+// merged lists with warnings, writes and their result codes, tiers, audit rows, appointment events.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { connectCalendar } from '../../../test/helpers/calendar.js';
+import { createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+let google: { connectionId: string; calendarId: string };
+let microsoft: { connectionId: string; calendarId: string };
+
+const WEEK = { timeMin: '2026-11-23T00:00:00Z', timeMax: '2026-11-30T00:00:00Z' };
+
+const emulator = (name: string, path: string, body?: unknown) =>
+  fetch(`${t.baseUrl}/_emulators/${name}${path}`, {
+    method: body === undefined ? 'DELETE' : 'POST',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+const list = (token = ws.admin.token, query: Record<string, string> = WEEK) =>
+  t.request({ method: 'GET', url: `/api/v1/calendar/events?${new URLSearchParams(query)}`, token });
+
+const create = (calendar: string, draft: Record<string, unknown>, token = ws.admin.token, headers = {}) =>
+  t.request({ method: 'POST', url: '/api/v1/calendar/events', token, headers, payload: { calendar, draft } });
+
+const tokenRows = (workspaceId: string) =>
+  withSystem(t.app.atrium.db, (tx) =>
+    queryRows<{ data: { provider: string; connectionId?: string; reason: string; outcome: string } }>(
+      tx,
+      sql`SELECT data FROM audit_log WHERE workspace_id = ${workspaceId} AND kind = 'token_access' ORDER BY id`,
+    ),
+  );
+
+const domainEvents = (workspaceId: string, type: string) =>
+  withSystem(t.app.atrium.db, (tx) =>
+    queryRows<{ data: Record<string, unknown> }>(
+      tx,
+      sql`SELECT data FROM domain_events WHERE workspace_id = ${workspaceId} AND type = ${type} ORDER BY id`,
+    ),
+  );
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'advanced' });
+  google = await connectCalendar(t, ws.admin.token, 'google', `g-${ws.id}@google.example`);
+  microsoft = await connectCalendar(t, ws.admin.token, 'microsoft', `m-${ws.id}@microsoft.example`);
+}, 60_000);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('connections and calendars', () => {
+  it('lists both connections and their primary calendars', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/calendar/connections', token: ws.admin.token });
+    expect(res.statusCode).toBe(200);
+    expect(
+      res
+        .json()
+        .items.map((c: { provider: string; status: string }) => [c.provider, c.status])
+        .sort(),
+    ).toEqual([
+      ['google', 'active'],
+      ['microsoft', 'active'],
+    ]);
+    const cals = await t.request({ method: 'GET', url: '/api/v1/calendar/calendars', token: ws.admin.token });
+    const ids = cals.json().items.map((c: { id: string }) => c.id);
+    expect(ids).toContain(google.calendarId);
+    expect(ids).toContain(microsoft.calendarId);
+    expect(google.calendarId).toMatch(/^cal_/);
+  });
+
+  it('a free workspace gets one connection; a second is 403 tier_required', async () => {
+    const free = await createWorkspace(t, { tier: 'free' });
+    await connectCalendar(t, free.admin.token, 'google', `free-${free.id}@google.example`);
+    const second = await t.request({
+      method: 'POST',
+      url: '/api/v1/calendar/connections',
+      token: free.admin.token,
+      payload: { provider: 'microsoft' },
+    });
+    expect(second.statusCode).toBe(403);
+    expect(second.json().code).toBe('tier_required');
+  });
+
+  it('connecting the same account again repairs that connection instead of adding one', async () => {
+    const again = await connectCalendar(t, ws.admin.token, 'google', `g-${ws.id}@google.example`);
+    expect(again.connectionId).toBe(google.connectionId);
+    expect(again.calendarId).toBe(google.calendarId);
+  });
+
+  it('refuses a forged or tampered state with 400', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/calendar/oauth/google/callback?code=x&state=forged' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('invalid_state');
+  });
+
+  it('tells the tier what it may use', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/calendar/capabilities', token: ws.admin.token });
+    expect(res.json()).toMatchObject({
+      tier: 'advanced',
+      allowed: { meet: true, teams: true, zoom: true, hqView: false },
+    });
+    expect(res.json().matrix.free).toMatchObject({ teams: false, auto: false, bothProviders: false });
+  });
+});
+
+describe('events', () => {
+  it('creates, lists, changes and deletes; a second delete (410 upstream) is still success', async () => {
+    const made = await create(google.calendarId, {
+      title: 'Intake',
+      start: '2026-11-24T15:00:00Z',
+      end: '2026-11-24T15:30:00Z',
+      timeZone: 'America/New_York',
+      attendees: [{ email: 'pat@example.test', name: 'Pat' }],
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const { eventId } = made.json();
+    expect(eventId).toMatch(/^cev_/);
+    const listed = await list();
+    const item = listed.json().items.find((e: { id: string }) => e.id === eventId);
+    expect(item).toMatchObject({
+      title: 'Intake',
+      provider: 'google',
+      calendar: google.calendarId,
+      workspaceId: ws.id,
+    });
+    expect(item.attendees[0]).toMatchObject({ email: 'pat@example.test', responseStatus: 'needsAction' });
+
+    const patched = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: {
+        event: eventId,
+        draft: { title: 'Intake (moved)', start: '2026-11-24T16:00:00Z', end: '2026-11-24T16:30:00Z' },
+      },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json().event).toMatchObject({ title: 'Intake (moved)', start: '2026-11-24T16:00:00.000Z' });
+
+    const del = () =>
+      t.request({ method: 'DELETE', url: `/api/v1/calendar/events?event=${eventId}`, token: ws.admin.token });
+    expect((await del()).json()).toEqual({ ok: true });
+    expect((await del()).statusCode).toBe(200);
+    expect((await list()).json().items.some((e: { id: string }) => e.id === eventId)).toBe(false);
+  });
+
+  it('refuses a draft that ends before it starts with 422 invalid_draft and writes nothing', async () => {
+    const before = (await list()).json().items.length;
+    const res = await create(microsoft.calendarId, {
+      title: 'Bad',
+      start: '2026-11-24T16:00:00Z',
+      end: '2026-11-24T15:00:00Z',
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('invalid_draft');
+    expect((await list()).json().items.length).toBe(before);
+  });
+
+  it('refuses a window over 62 days', async () => {
+    const res = await list(ws.admin.token, { timeMin: '2026-01-01T00:00:00Z', timeMax: '2026-04-01T00:00:00Z' });
+    expect(res.statusCode).toBe(422);
+  });
+
+  it('replays a create with the same Idempotency-Key instead of making a second event', async () => {
+    const headers = { 'idempotency-key': `cal-${ws.id}` };
+    const draft = { title: 'Once', start: '2026-11-25T14:00:00Z', end: '2026-11-25T14:30:00Z' };
+    const a = await create(google.calendarId, draft, ws.admin.token, headers);
+    const b = await create(google.calendarId, draft, ws.admin.token, headers);
+    expect(b.json().eventId).toBe(a.json().eventId);
+    expect((await list()).json().items.filter((e: { title: string }) => e.title === 'Once')).toHaveLength(1);
+  });
+
+  it('conferencing: Meet on Google, Teams on Microsoft, Zoom written into the event; wrong host 422', async () => {
+    const meet = await create(google.calendarId, {
+      title: 'Meet call',
+      start: '2026-11-26T14:00:00Z',
+      end: '2026-11-26T14:30:00Z',
+      conference: 'meet',
+    });
+    expect(meet.statusCode, meet.body).toBe(201);
+    expect(meet.json().event.conference.product).toBe('meet');
+    expect(meet.json().event.conference.joinUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_emulators\/google\//);
+
+    const teams = await create(microsoft.calendarId, {
+      title: 'Teams call',
+      start: '2026-11-26T15:00:00Z',
+      end: '2026-11-26T15:30:00Z',
+      conference: 'auto',
+    });
+    expect(teams.statusCode, teams.body).toBe(201);
+    expect(teams.json().event.conference).toMatchObject({ product: 'teams' });
+
+    const zoom = await create(microsoft.calendarId, {
+      title: 'Zoom call',
+      start: '2026-11-26T16:00:00Z',
+      end: '2026-11-26T16:30:00Z',
+      conference: 'auto',
+      preferredConference: 'zoom',
+    });
+    expect(zoom.statusCode, zoom.body).toBe(201);
+    expect(zoom.json().event.conference.product).toBe('zoom');
+    expect(zoom.json().event.location).toBe(zoom.json().event.conference.joinUrl);
+    const listed = (await list()).json().items.find((e: { id: string }) => e.id === zoom.json().eventId);
+    expect(listed.conference.product).toBe('zoom');
+    const zoomAudit = (await tokenRows(ws.id)).filter((r) => r.data.provider === 'zoom');
+    expect(zoomAudit.at(-1)?.data).toMatchObject({ reason: 'calendar.events.create', outcome: 'ok' });
+
+    const wrong = await create(microsoft.calendarId, {
+      title: 'Meet on Outlook',
+      start: '2026-11-26T17:00:00Z',
+      end: '2026-11-26T17:30:00Z',
+      conference: 'meet',
+    });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().code).toBe('conference_unavailable');
+  });
+
+  it('tier rules: Standard may not use Zoom, Free may not use auto or Teams', async () => {
+    const standard = await createWorkspace(t, { tier: 'standard' });
+    const cal = await connectCalendar(t, standard.admin.token, 'google', `s-${standard.id}@google.example`);
+    const zoom = await create(
+      cal.calendarId,
+      { title: 'Z', start: '2026-11-26T14:00:00Z', end: '2026-11-26T14:30:00Z', conference: 'zoom' },
+      standard.admin.token,
+    );
+    expect(zoom.statusCode).toBe(403);
+    expect(zoom.json()).toMatchObject({ code: 'tier_required', requiredTier: 'advanced' });
+    const free = await createWorkspace(t, { tier: 'free' });
+    const freeCal = await connectCalendar(t, free.admin.token, 'google', `f-${free.id}@google.example`);
+    const auto = await create(
+      freeCal.calendarId,
+      { title: 'A', start: '2026-11-26T14:00:00Z', end: '2026-11-26T14:30:00Z', conference: 'auto' },
+      free.admin.token,
+    );
+    expect(auto.statusCode).toBe(403);
+    const meet = await create(
+      freeCal.calendarId,
+      { title: 'M', start: '2026-11-26T14:00:00Z', end: '2026-11-26T14:30:00Z', conference: 'meet' },
+      free.admin.token,
+    );
+    expect(meet.statusCode, meet.body).toBe(201);
+  });
+
+  it('writes exactly one token_access row per connection per operation', async () => {
+    const before = (await tokenRows(ws.id)).length;
+    expect((await list()).statusCode).toBe(200);
+    const rows = (await tokenRows(ws.id)).slice(before);
+    expect(rows.map((r) => r.data.reason)).toEqual(['calendar.events.list', 'calendar.events.list']);
+    expect(new Set(rows.map((r) => r.data.connectionId))).toEqual(
+      new Set([google.connectionId, microsoft.connectionId]),
+    );
+
+    const created = await create(google.calendarId, {
+      title: 'Audit',
+      start: '2026-11-27T14:00:00Z',
+      end: '2026-11-27T15:00:00Z',
+    });
+    const afterCreate = (await tokenRows(ws.id)).slice(before + 2);
+    expect(afterCreate.map((r) => r.data.reason)).toEqual(['calendar.events.create']);
+    await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: { event: created.json().eventId, draft: { start: '2026-11-27T14:30:00Z' } },
+    });
+    const afterPatch = (await tokenRows(ws.id)).slice(before + 3);
+    expect(afterPatch.map((r) => r.data.reason)).toEqual(['calendar.events.update']);
+  });
+
+  it('appointments: a patient makes an event an appointment; created, completed and cancelled are emitted', async () => {
+    const patient = await createPatient(t, ws.admin.token, { givenName: 'Ada', familyName: 'Appointment' });
+    const made = await create(google.calendarId, {
+      title: 'Visit',
+      start: '2026-11-27T16:00:00Z',
+      end: '2026-11-27T16:30:00Z',
+      patientId: patient.id,
+    });
+    expect(made.json().event.patientId).toBe(patient.id);
+    const eventId = made.json().eventId;
+    expect((await domainEvents(ws.id, 'appointment.created')).some((e) => e.data.eventId === eventId)).toBe(true);
+    const done = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/calendar/events?event=${eventId}`,
+      token: ws.admin.token,
+      payload: { draft: { status: 'completed' } },
+    });
+    expect(done.json().event.status).toBe('completed');
+    expect((await domainEvents(ws.id, 'appointment.completed')).some((e) => e.data.eventId === eventId)).toBe(true);
+    await t.request({ method: 'DELETE', url: `/api/v1/calendar/events?event=${eventId}`, token: ws.admin.token });
+    expect((await domainEvents(ws.id, 'appointment.cancelled')).some((e) => e.data.eventId === eventId)).toBe(true);
+
+    const other = await createWorkspace(t, { tier: 'advanced' });
+    const foreign = await createPatient(t, other.admin.token, { givenName: 'Not', familyName: 'Yours' });
+    const refused = await create(google.calendarId, {
+      title: 'Wrong patient',
+      start: '2026-11-27T17:00:00Z',
+      end: '2026-11-27T17:30:00Z',
+      patientId: foreign.id,
+    });
+    expect(refused.statusCode).toBe(422);
+  });
+});
+
+describe('provider failures', () => {
+  it('a failing provider becomes a warning; the other calendars still answer', async () => {
+    await create(google.calendarId, {
+      title: 'Still here',
+      start: '2026-11-24T18:00:00Z',
+      end: '2026-11-24T18:30:00Z',
+    });
+    await emulator('microsoft', '/faults', { operation: 'events.list', status: 503 });
+    const res = await list();
+    expect(res.statusCode).toBe(200);
+    expect(res.json().warnings).toEqual([
+      { provider: 'microsoft', calendar: microsoft.calendarId, code: 'provider_unavailable' },
+    ]);
+    expect(res.json().items.some((e: { title: string }) => e.title === 'Still here')).toBe(true);
+  });
+
+  it('maps the provider statuses to write-result codes (429 with Retry-After, 404, 403)', async () => {
+    const draft = { title: 'x', start: '2026-11-24T18:00:00Z', end: '2026-11-24T18:30:00Z' };
+    await emulator('google', '/faults', { operation: 'events.insert', status: 429 });
+    const limited = await create(google.calendarId, draft);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().code).toBe('rate_limited');
+    expect(limited.headers['retry-after']).toBe('1');
+    await emulator('microsoft', '/faults', { operation: 'events.insert', status: 403 });
+    const forbidden = await create(microsoft.calendarId, draft);
+    expect(forbidden.json().code).toBe('provider_forbidden');
+    await emulator('google', '/faults', { operation: 'events.insert', status: 500 });
+    const down = await create(google.calendarId, draft);
+    expect(down.statusCode).toBe(502);
+    expect(down.json().code).toBe('provider_unavailable');
+  });
+
+  it('an expired token is refreshed by itself; a refused refresh marks the connection reauth_required', async () => {
+    const mine = await createWorkspace(t, { tier: 'advanced' });
+    const cal = await connectCalendar(t, mine.admin.token, 'google', `r-${mine.id}@google.example`);
+    await emulator('google', '/expire-tokens', {});
+    const ok = await list(mine.admin.token);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().warnings).toEqual([]);
+    expect((await tokenRows(mine.id)).some((r) => r.data.reason === 'token.refresh' && r.data.outcome === 'ok')).toBe(
+      true,
+    );
+
+    await emulator('google', '/expire-tokens', {});
+    await emulator('google', '/faults', { operation: 'token', status: 400, body: { error: 'invalid_grant' } });
+    const warned = await list(mine.admin.token);
+    expect(warned.json().warnings).toEqual([{ provider: 'google', calendar: cal.calendarId, code: 'reauth_required' }]);
+    const conns = await t.request({ method: 'GET', url: '/api/v1/calendar/connections', token: mine.admin.token });
+    expect(conns.json().items[0].status).toBe('reauth_required');
+    const write = await create(
+      cal.calendarId,
+      { title: 'x', start: '2026-11-24T18:00:00Z', end: '2026-11-24T18:30:00Z' },
+      mine.admin.token,
+    );
+    expect(write.statusCode).toBe(409);
+    expect(write.json().code).toBe('reauth_required');
+
+    const repaired = await connectCalendar(t, mine.admin.token, 'google', `r-${mine.id}@google.example`);
+    expect(repaired.connectionId).toBe(cal.connectionId);
+    const again = await t.request({ method: 'GET', url: '/api/v1/calendar/connections', token: mine.admin.token });
+    expect(again.json().items[0].status).toBe('active');
+  });
+
+  it('a provider slower than ATRIUM_CALENDAR_TIMEOUT answers 504 provider_timeout', async () => {
+    const quick = await createTestApp({ calendar: { ...t.config.calendar, timeoutMs: 300 } });
+    try {
+      const w = await createWorkspace(quick, { tier: 'advanced' });
+      const cal = await connectCalendar(quick, w.admin.token, 'google');
+      await fetch(`${quick.baseUrl}/_emulators/google/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ operation: 'events.insert', delayMs: 1500 }),
+      });
+      const res = await quick.request({
+        method: 'POST',
+        url: '/api/v1/calendar/events',
+        token: w.admin.token,
+        payload: {
+          calendar: cal.calendarId,
+          draft: { title: 'slow', start: '2026-11-24T18:00:00Z', end: '2026-11-24T18:30:00Z' },
+        },
+      });
+      expect(res.statusCode).toBe(504);
+      expect(res.json().code).toBe('provider_timeout');
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
+describe('another workspace', () => {
+  it("refuses another workspace's event and calendar ids with 404 and reads none of its tokens", async () => {
+    const made = await create(google.calendarId, {
+      title: 'Private',
+      start: '2026-11-28T14:00:00Z',
+      end: '2026-11-28T15:00:00Z',
+    });
+    const { eventId } = made.json();
+    const intruder = await createWorkspace(t, { tier: 'advanced' });
+    await connectCalendar(t, intruder.admin.token, 'google', `i-${intruder.id}@google.example`);
+    const before = (await tokenRows(ws.id)).length;
+    const patch = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: intruder.admin.token,
+      payload: { event: eventId, draft: { title: 'mine now' } },
+    });
+    expect(patch.statusCode).toBe(404);
+    const del = await t.request({
+      method: 'DELETE',
+      url: `/api/v1/calendar/events?event=${eventId}`,
+      token: intruder.admin.token,
+    });
+    expect(del.statusCode).toBe(404);
+    const into = await create(
+      google.calendarId,
+      { title: 'x', start: '2026-11-28T14:00:00Z', end: '2026-11-28T15:00:00Z' },
+      intruder.admin.token,
+    );
+    expect(into.statusCode).toBe(404);
+    const listed = await list(intruder.admin.token, { ...WEEK, calendar: google.calendarId });
+    expect(listed.statusCode).toBe(404);
+    const disconnect = await t.request({
+      method: 'DELETE',
+      url: `/api/v1/calendar/connections/${google.connectionId}`,
+      token: intruder.admin.token,
+    });
+    expect(disconnect.statusCode).toBe(404);
+    expect((await tokenRows(ws.id)).length).toBe(before);
+  });
+});
+
+describe('disconnect', () => {
+  it('destroys the tokens and forgets the calendars', async () => {
+    const w = await createWorkspace(t, { tier: 'advanced' });
+    const cal = await connectCalendar(t, w.admin.token, 'microsoft', `d-${w.id}@microsoft.example`);
+    const res = await t.request({
+      method: 'DELETE',
+      url: `/api/v1/calendar/connections/${cal.connectionId}`,
+      token: w.admin.token,
+    });
+    expect(res.statusCode).toBe(204);
+    const rows = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows(tx, sql`SELECT id FROM oauth_connections WHERE workspace_id = ${w.id}`),
+    );
+    expect(rows).toEqual([]);
+    const cals = await t.request({ method: 'GET', url: '/api/v1/calendar/calendars', token: w.admin.token });
+    expect(cals.json().items).toEqual([]);
+  });
+});

@@ -1,0 +1,241 @@
+// Connections (platform/oauth underneath) and the calendars they reach. Each member connects their
+// own accounts; admins see and manage all of the workspace's. Free: one connection per workspace.
+import { and, eq, inArray } from 'drizzle-orm';
+import type { RequestContext } from '../../platform/context.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { AppError, notFound } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import {
+  type CompletedAuthorization,
+  type Connection,
+  completeAuthorization,
+  disconnect,
+  getAccessToken,
+  listConnections,
+  startAuthorization,
+  type TokenUser,
+} from '../../platform/oauth/index.js';
+import { hasFeature, requireFeature } from '../../platform/tiers.js';
+import type { AppDeps } from '../../platform/types.js';
+import { oauthDeps, resolveProvider } from './providers/index.js';
+import type { ProviderCalendar, ProviderSession } from './providers/types.js';
+import type { CalendarInfo } from './schema.js';
+import { calendarCalendars } from './tables.js';
+
+/** A provider without credentials (and no emulator) is disabled: its features answer `unavailable` (contract §10). */
+export const providerUnavailable = (provider: string) =>
+  new AppError('unavailable', 503, `${provider} calendars are not configured on this server`, { provider });
+
+export const callbackUrl = (deps: AppDeps, provider: string) =>
+  `${deps.selfUrl()}/api/v1/calendar/oauth/${provider}/callback`;
+
+/** 201 {authorizeUrl}: the provider's consent page for this user. */
+export async function startConnection(deps: AppDeps, ctx: RequestContext, provider: string, loginHint?: string) {
+  if (!resolveProvider(deps, provider)) throw providerUnavailable(provider);
+  if (!hasFeature(ctx.tier, 'calendar_both_providers')) {
+    const existing = await listConnections(deps, ctx);
+    // Reconnecting a connection that needs it is not a second connection.
+    if (existing.length > 0 && !existing.some((c) => c.status === 'reauth_required' && c.provider === provider)) {
+      requireFeature(ctx, 'calendar_both_providers');
+    }
+  }
+  const { authorizeUrl } = startAuthorization(oauthDeps(deps), ctx, provider, {
+    redirectUri: callbackUrl(deps, provider),
+    returnTo: '/calendar',
+    loginHint,
+  });
+  return { authorizeUrl };
+}
+
+/** The provider's redirect back: tokens stored, calendars fetched (a failure there is not fatal). */
+export async function finishConnection(
+  deps: AppDeps,
+  provider: string,
+  query: { code?: string; state?: string; error?: string },
+  options: { signedInUserId?: string; requestId?: string; log?: TokenUser['log'] },
+): Promise<CompletedAuthorization> {
+  if (!resolveProvider(deps, provider)) throw providerUnavailable(provider);
+  const done = await completeAuthorization(oauthDeps(deps), provider, query, {
+    expectedUserId: options.signedInUserId,
+    requestId: options.requestId,
+  });
+  const user: TokenUser = {
+    workspaceId: done.workspaceId,
+    userId: done.userId,
+    requestId: options.requestId,
+    log: options.log,
+  };
+  await syncCalendars(deps, user, {
+    id: done.connectionId,
+    provider,
+    accountEmail: done.accountEmail,
+    userId: done.userId,
+  }).catch((err) => options.log?.warn({ err, provider }, 'calendars of a new connection could not be fetched yet'));
+  return done;
+}
+
+export interface ConnectionView {
+  id: string;
+  provider: string;
+  accountEmail: string;
+  status: Connection['status'];
+  createdAt: string;
+  userId: string;
+}
+
+const canSeeAll = (ctx: RequestContext) => ctx.role === 'admin' || ctx.via === 'system';
+
+export async function listCalendarConnections(deps: AppDeps, ctx: RequestContext): Promise<ConnectionView[]> {
+  const all = await listConnections(deps, ctx, canSeeAll(ctx) ? {} : { userId: ctx.userId });
+  return all
+    .filter(
+      (c) => resolveProvider(deps, c.provider) !== undefined || c.provider === 'google' || c.provider === 'microsoft',
+    )
+    .map(({ id, provider, accountEmail, status, createdAt, userId }) => ({
+      id,
+      provider,
+      accountEmail,
+      status,
+      createdAt,
+      userId,
+    }));
+}
+
+/** Tokens destroyed (and revoked at the provider), its calendars forgotten. Your own, or any as admin. */
+export async function removeConnection(deps: AppDeps, ctx: RequestContext, connectionId: string): Promise<void> {
+  const mine = await listConnections(deps, ctx, canSeeAll(ctx) ? {} : { userId: ctx.userId });
+  if (!mine.some((c) => c.id === connectionId)) throw notFound('Connection');
+  await disconnect(oauthDeps(deps), ctx, connectionId);
+  await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .delete(calendarCalendars)
+      .where(and(eq(calendarCalendars.workspaceId, ctx.workspaceId), eq(calendarCalendars.connectionId, connectionId))),
+  );
+}
+
+/**
+ * The provider session of one connection for one operation: the token is read once (one
+ * `token_access` row with the operation's reason) however many calls the operation makes; a 401
+ * gets one forced refresh (its own row, reason `token.refresh`).
+ */
+export function sessionFor(
+  deps: AppDeps,
+  user: TokenUser,
+  connection: { id: string; provider: string },
+  reason: string,
+): ProviderSession {
+  const provider = resolveProvider(deps, connection.provider);
+  if (!provider) throw providerUnavailable(connection.provider);
+  const oauth = oauthDeps(deps);
+  let token: Promise<string> | undefined;
+  let refreshed: Promise<string> | undefined;
+  return {
+    baseUrl: provider.apiBase,
+    timeoutMs: deps.config.calendar.timeoutMs,
+    connectionId: connection.id,
+    requestId: user.requestId,
+    token: () => {
+      token ??= getAccessToken(oauth, user, connection.id, reason);
+      return token;
+    },
+    refreshedToken: () => {
+      refreshed ??= getAccessToken(oauth, user, connection.id, 'token.refresh', { forceRefresh: true });
+      token = refreshed;
+      return refreshed;
+    },
+  };
+}
+
+type CalendarRow = typeof calendarCalendars.$inferSelect;
+
+export const presentCalendar = (row: CalendarRow): CalendarInfo => ({
+  id: row.id,
+  provider: row.provider,
+  name: row.name,
+  accountEmail: row.accountEmail,
+  primary: row.primary,
+  connectionId: row.connectionId,
+  hostUserId: row.hostUserId,
+  color: row.color,
+});
+
+/** Fetches the account's calendars and stores new or renamed ones (ids stay stable). */
+export async function syncCalendars(
+  deps: AppDeps,
+  user: TokenUser,
+  connection: { id: string; provider: string; accountEmail: string; userId: string },
+  session = sessionFor(deps, user, connection, 'calendar.calendars.list'),
+): Promise<void> {
+  const provider = resolveProvider(deps, connection.provider);
+  if (!provider) throw providerUnavailable(connection.provider);
+  await storeCalendars(deps, user, connection, await provider.adapter.listCalendars(session));
+}
+
+/** Stores what the provider listed: new calendars get an id, known ones are updated, vanished ones removed. */
+export async function storeCalendars(
+  deps: AppDeps,
+  user: TokenUser,
+  connection: { id: string; provider: string; accountEmail: string; userId: string },
+  remote: ProviderCalendar[],
+): Promise<void> {
+  await withTenant(deps.db, user, async (tx) => {
+    for (const cal of remote) {
+      await tx
+        .insert(calendarCalendars)
+        .values({
+          workspaceId: user.workspaceId,
+          id: newId('cal'),
+          connectionId: connection.id,
+          provider: connection.provider,
+          providerCalendarId: cal.providerCalendarId,
+          name: cal.name,
+          accountEmail: connection.accountEmail,
+          primary: cal.primary,
+          color: cal.color,
+          hostUserId: connection.userId,
+        })
+        .onConflictDoUpdate({
+          target: [calendarCalendars.workspaceId, calendarCalendars.connectionId, calendarCalendars.providerCalendarId],
+          set: { name: cal.name, primary: cal.primary, color: cal.color, hostUserId: connection.userId },
+        });
+    }
+    const kept = new Set(remote.map((c) => c.providerCalendarId));
+    const stored = await tx
+      .select({ id: calendarCalendars.id, providerCalendarId: calendarCalendars.providerCalendarId })
+      .from(calendarCalendars)
+      .where(
+        and(eq(calendarCalendars.workspaceId, user.workspaceId), eq(calendarCalendars.connectionId, connection.id)),
+      );
+    const gone = stored.filter((s) => !kept.has(s.providerCalendarId)).map((s) => s.id);
+    if (gone.length) {
+      await tx
+        .delete(calendarCalendars)
+        .where(and(eq(calendarCalendars.workspaceId, user.workspaceId), inArray(calendarCalendars.id, gone)));
+    }
+  });
+}
+
+/** The workspace's calendars; active connections are asked for changes first (a failure keeps what we had). */
+export async function listCalendars(deps: AppDeps, ctx: RequestContext): Promise<CalendarInfo[]> {
+  const connections = await listConnections(deps, ctx);
+  await Promise.all(
+    connections
+      .filter((c) => c.status === 'active' && resolveProvider(deps, c.provider))
+      .map((c) =>
+        syncCalendars(deps, ctx, c).catch((err) =>
+          ctx.log.warn({ err, provider: c.provider, connectionId: c.id }, 'calendar list refresh failed'),
+        ),
+      ),
+  );
+  return (await storedCalendars(deps, ctx)).map(presentCalendar);
+}
+
+export async function storedCalendars(deps: AppDeps, ctx: { workspaceId: string }): Promise<CalendarRow[]> {
+  return withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select()
+      .from(calendarCalendars)
+      .where(eq(calendarCalendars.workspaceId, ctx.workspaceId))
+      .orderBy(calendarCalendars.provider, calendarCalendars.accountEmail, calendarCalendars.id),
+  );
+}

@@ -1,0 +1,537 @@
+// The events API of contract §5.2: one provider-resolution step (calendar or event id → this
+// workspace's calendar and connection, 404 before any token is read), one token step per
+// connection per operation, merged lists with warnings, write-result codes from the adapters.
+import { eq } from 'drizzle-orm';
+import rrulePkg from 'rrule';
+import { writeAudit } from '../../platform/audit/audit.js';
+import type { RequestContext } from '../../platform/context.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { AppError } from '../../platform/errors.js';
+import { listConnections } from '../../platform/oauth/index.js';
+import { requireFeature } from '../../platform/tiers.js';
+import type { AppDeps } from '../../platform/types.js';
+import { patientExists } from '../patients/index.js';
+import {
+  type AppointmentRow,
+  appointmentOf,
+  appointmentsOf,
+  emitAppointment,
+  rowKey,
+  saveAppointment,
+} from './appointments.js';
+import { providerUnavailable, sessionFor, storedCalendars } from './connections.js';
+import { calendarNotFound, decodeEventId, encodeEventId, eventNotFound } from './ids.js';
+import { resolveProvider, resolveZoom } from './providers/index.js';
+import type { ConferenceProduct, ProviderDraft, ProviderEvent, ProviderSession } from './providers/types.js';
+import { isTimeZone } from './providers/zoned.js';
+import type { CalendarEvent, Draft, ListEventsQuery, PartialDraft, Warning } from './schema.js';
+import { calendarCalendars } from './tables.js';
+
+const { RRule } = rrulePkg;
+const MAX_WINDOW_MS = 62 * 24 * 3600_000;
+
+type CalendarRow = typeof calendarCalendars.$inferSelect;
+type Target = CalendarRow & { connectionStatus: 'active' | 'reauth_required' };
+
+export const invalidDraft = (detail: string) => new AppError('invalid_draft', 422, detail);
+
+function present(
+  ctx: { workspaceId: string },
+  cal: CalendarRow,
+  e: ProviderEvent,
+  row?: AppointmentRow,
+): CalendarEvent {
+  const zoom = row?.zoomJoinUrl ? { product: 'zoom' as const, joinUrl: row.zoomJoinUrl } : null;
+  return {
+    id: encodeEventId(cal.id, e.providerEventId),
+    provider: cal.provider,
+    calendar: cal.id,
+    title: e.title,
+    description: e.description,
+    start: e.start,
+    end: e.end,
+    timeZone: e.timeZone,
+    allDay: e.allDay,
+    location: e.location,
+    attendees: e.attendees,
+    organizer: e.organizer,
+    recurrence: e.recurrence,
+    recurringEventId: e.recurringEventId ? encodeEventId(cal.id, e.recurringEventId) : null,
+    conference: e.conference ?? zoom,
+    telehealth: null,
+    patientId: row?.patientId ?? null,
+    hostUserId: row?.hostUserId ?? cal.hostUserId,
+    status: e.cancelled ? 'cancelled' : row?.status === 'completed' ? 'completed' : 'confirmed',
+    workspaceId: ctx.workspaceId,
+  };
+}
+
+/** This workspace's calendars with their connection's status; another workspace's never appear. */
+async function targets(deps: AppDeps, ctx: RequestContext): Promise<Target[]> {
+  const [calendars, connections] = await Promise.all([storedCalendars(deps, ctx), listConnections(deps, ctx)]);
+  const status = new Map(connections.map((c) => [c.id, c.status]));
+  return calendars
+    .filter((c) => status.has(c.connectionId))
+    .map((c) => ({ ...c, connectionStatus: status.get(c.connectionId)! }));
+}
+
+const reauth = (provider: string) =>
+  new AppError(
+    'reauth_required',
+    409,
+    `The ${provider} connection must be connected again before its calendars can change`,
+    {
+      provider,
+    },
+  );
+
+async function targetCalendar(deps: AppDeps, ctx: RequestContext, calendarId: string, notFound = calendarNotFound) {
+  const cal = (await targets(deps, ctx)).find((c) => c.id === calendarId);
+  if (!cal) throw notFound();
+  if (cal.connectionStatus !== 'active') throw reauth(cal.provider);
+  const provider = resolveProvider(deps, cal.provider);
+  if (!provider) throw providerUnavailable(cal.provider);
+  return { cal, provider };
+}
+
+// ---------------------------------------------------------------------------------------------
+// List
+
+export async function listEvents(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: ListEventsQuery,
+): Promise<{ items: CalendarEvent[]; warnings: Warning[] }> {
+  const from = Date.parse(query.timeMin);
+  const to = Date.parse(query.timeMax);
+  if (!(from < to)) throw new AppError('invalid_window', 422, 'timeMin must be before timeMax');
+  if (to - from > MAX_WINDOW_MS) throw new AppError('invalid_window', 422, 'The window may span at most 62 days');
+  if (query.scope === 'organization') requireFeature(ctx, 'hq_calendar');
+  const window = { timeMin: new Date(from).toISOString(), timeMax: new Date(to).toISOString() };
+
+  let chosen = await targets(deps, ctx);
+  if (query.provider) chosen = chosen.filter((c) => c.provider === query.provider);
+  if (query.calendar) {
+    chosen = chosen.filter((c) => c.id === query.calendar);
+    if (chosen.length === 0) throw calendarNotFound();
+  }
+  const warnings: Warning[] = [];
+  const byConnection = new Map<string, Target[]>();
+  for (const cal of chosen) {
+    if (cal.connectionStatus !== 'active') {
+      warnings.push({ provider: cal.provider, calendar: cal.id, code: 'reauth_required' });
+      continue;
+    }
+    if (!resolveProvider(deps, cal.provider)) {
+      warnings.push({ provider: cal.provider, calendar: cal.id, code: 'unavailable' });
+      continue;
+    }
+    byConnection.set(cal.connectionId, [...(byConnection.get(cal.connectionId) ?? []), cal]);
+  }
+
+  const lists = await Promise.all(
+    [...byConnection.values()].flatMap((cals) => {
+      const session = sessionFor(
+        deps,
+        ctx,
+        { id: cals[0].connectionId, provider: cals[0].provider },
+        'calendar.events.list',
+      );
+      const adapter = resolveProvider(deps, cals[0].provider)!.adapter;
+      return cals.map(async (cal) => {
+        try {
+          return { cal, events: await adapter.listEvents(session, cal.providerCalendarId, window) };
+        } catch (err) {
+          const code = err instanceof AppError ? err.code : 'provider_unavailable';
+          if (!(err instanceof AppError)) ctx.log.warn({ err, provider: cal.provider }, 'calendar list failed');
+          warnings.push({ provider: cal.provider, calendar: cal.id, code });
+          return { cal, events: [] as ProviderEvent[] };
+        }
+      });
+    }),
+  );
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    appointmentsOf(
+      tx,
+      ctx.workspaceId,
+      lists.filter((l) => l.events.length).map((l) => l.cal.id),
+    ),
+  );
+  const items = lists.flatMap(({ cal, events }) =>
+    events.map((e) =>
+      present(
+        ctx,
+        cal,
+        e,
+        rows.get(rowKey(cal.id, e.providerEventId)) ??
+          (e.recurringEventId ? rows.get(rowKey(cal.id, e.recurringEventId)) : undefined),
+      ),
+    ),
+  );
+  items.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.id < b.id ? -1 : 1));
+  return { items, warnings };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drafts
+
+function checkTimes(start: string, end: string, timeZone: string | undefined) {
+  if (!(Date.parse(start) < Date.parse(end))) throw invalidDraft('The event must end after it starts');
+  if (timeZone !== undefined && !isTimeZone(timeZone)) throw invalidDraft(`Unknown time zone ${timeZone}`);
+}
+
+/** RRULE / EXDATE / RDATE lines only; the RRULE must parse. */
+function checkRecurrence(lines: string[] | null | undefined) {
+  if (!lines) return;
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (/^RRULE:/i.test(line)) {
+      try {
+        const options = RRule.parseString(line.slice(6));
+        if (options.freq === undefined) throw new Error('no FREQ');
+      } catch {
+        throw invalidDraft(`This repeat rule could not be read: ${line.slice(0, 100)}`);
+      }
+    } else if (!/^(EXDATE|RDATE)[;:]/i.test(line)) {
+      throw invalidDraft('Recurrence takes RRULE, EXDATE and RDATE lines');
+    }
+  }
+}
+
+/** contract §5.2 conferencing: tier first (403), then what the host provider can hold (422). */
+function conferenceFor(
+  ctx: RequestContext,
+  provider: string,
+  draft: Pick<Draft, 'conference' | 'preferredConference'>,
+): ConferenceProduct | null | undefined {
+  if (draft.conference === undefined) return undefined;
+  if (draft.conference === null) return null;
+  let product: ConferenceProduct;
+  if (draft.conference === 'auto') {
+    requireFeature(ctx, 'conference_auto');
+    product = draft.preferredConference === 'zoom' ? 'zoom' : provider === 'google' ? 'meet' : 'teams';
+  } else product = draft.conference;
+  requireFeature(ctx, `conference_${product}`);
+  if ((product === 'meet' && provider !== 'google') || (product === 'teams' && provider !== 'microsoft')) {
+    throw new AppError(
+      'conference_unavailable',
+      422,
+      `${product === 'meet' ? 'Google Meet' : 'Microsoft Teams'} cannot be added to a ${provider} calendar`,
+    );
+  }
+  return product;
+}
+
+async function checkPatient(deps: AppDeps, ctx: RequestContext, patientId: string | null | undefined) {
+  if (!patientId) return;
+  const exists = await withTenant(deps.db, ctx, (tx) => patientExists(tx, ctx.workspaceId, patientId));
+  if (!exists) throw invalidDraft('That patient is not in this workspace');
+}
+
+const zoomNote = (url: string) => `Join Zoom meeting: ${url}`;
+
+async function auditZoom(deps: AppDeps, ctx: RequestContext, reason: string, outcome: string) {
+  await withTenant(deps.db, ctx, (tx) => writeAudit(tx, ctx, 'token_access', { provider: 'zoom', reason, outcome }));
+}
+
+async function createZoom(
+  deps: AppDeps,
+  ctx: RequestContext,
+  d: { title: string; start: string; end: string; timeZone: string; description?: string | null },
+) {
+  const zoom = resolveZoom(deps);
+  if (!zoom) throw new AppError('conference_unavailable', 422, 'Zoom is not configured on this server');
+  try {
+    const meeting = await zoom.createMeeting(
+      {
+        topic: d.title,
+        start: d.start,
+        durationMinutes: Math.max(1, Math.round((Date.parse(d.end) - Date.parse(d.start)) / 60_000)),
+        timeZone: d.timeZone,
+        agenda: d.description ?? undefined,
+      },
+      ctx.requestId,
+    );
+    await auditZoom(deps, ctx, 'calendar.events.create', 'ok');
+    return meeting;
+  } catch (err) {
+    await auditZoom(deps, ctx, 'calendar.events.create', 'error').catch(() => undefined);
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create
+
+export async function createEvent(
+  deps: AppDeps,
+  ctx: RequestContext,
+  input: { provider?: string; calendar: string; draft: Draft },
+): Promise<{ ok: true; eventId: string; event: CalendarEvent }> {
+  const { draft } = input;
+  const timeZone = draft.timeZone ?? 'UTC';
+  checkTimes(draft.start, draft.end, timeZone);
+  checkRecurrence(draft.recurrence);
+  if (draft.recurrence?.length) requireFeature(ctx, 'recurring_events');
+  const { cal, provider } = await targetCalendar(deps, ctx, input.calendar);
+  if (input.provider && input.provider !== cal.provider) throw calendarNotFound();
+  const product = conferenceFor(ctx, cal.provider, draft);
+  await checkPatient(deps, ctx, draft.patientId);
+
+  const zoom = product === 'zoom' ? await createZoom(deps, ctx, { ...draft, timeZone }) : undefined;
+  const providerDraft: ProviderDraft = {
+    title: draft.title,
+    start: draft.start,
+    end: draft.end,
+    timeZone,
+    allDay: draft.allDay ?? false,
+    description: zoom ? [draft.description, zoomNote(zoom.joinUrl)].filter(Boolean).join('\n\n') : draft.description,
+    location: draft.location ?? (zoom ? zoom.joinUrl : undefined),
+    attendees: draft.attendees,
+    recurrence: draft.recurrence?.length ? draft.recurrence : undefined,
+    nativeConference: product === 'meet' || product === 'teams' ? true : undefined,
+  };
+  const session = sessionFor(deps, ctx, { id: cal.connectionId, provider: cal.provider }, 'calendar.events.create');
+  let created: ProviderEvent;
+  try {
+    created = await provider.adapter.insertEvent(session, cal.providerCalendarId, providerDraft);
+  } catch (err) {
+    if (zoom)
+      await resolveZoom(deps)
+        ?.deleteMeeting(zoom.meetingId)
+        .catch(() => undefined);
+    throw err;
+  }
+  const hostUserId = draft.hostUserId ?? cal.hostUserId;
+  const row = {
+    workspaceId: ctx.workspaceId,
+    calendarId: cal.id,
+    providerEventId: created.providerEventId,
+    patientId: draft.patientId ?? null,
+    hostUserId,
+    status: draft.status === 'completed' ? ('completed' as const) : ('confirmed' as const),
+    zoomMeetingId: zoom?.meetingId ?? null,
+    zoomJoinUrl: zoom?.joinUrl ?? null,
+    startAt: new Date(created.start),
+    endAt: new Date(created.end),
+  };
+  const event = present(ctx, cal, created, row as AppointmentRow);
+  if (draft.patientId || zoom || draft.hostUserId) {
+    await withTenant(deps.db, ctx, async (tx) => {
+      await saveAppointment(tx, row);
+      if (draft.patientId) {
+        await emitAppointment(tx, ctx.workspaceId, 'appointment.created', {
+          eventId: event.id,
+          calendarId: cal.id,
+          patientId: draft.patientId,
+          start: event.start,
+          end: event.end,
+          hostUserId,
+        });
+      }
+    });
+  }
+  return { ok: true, eventId: event.id, event };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Change and delete
+
+async function resolveEvent(deps: AppDeps, ctx: RequestContext, eventId: string) {
+  const { calendarId, providerEventId } = decodeEventId(eventId);
+  const { cal, provider } = await targetCalendar(deps, ctx, calendarId, eventNotFound);
+  return { cal, provider, providerEventId };
+}
+
+export async function patchEvent(
+  deps: AppDeps,
+  ctx: RequestContext,
+  eventId: string,
+  draft: PartialDraft,
+): Promise<{ ok: true; eventId: string; event: CalendarEvent }> {
+  const { cal, provider, providerEventId } = await resolveEvent(deps, ctx, eventId);
+  checkRecurrence(draft.recurrence);
+  const product = conferenceFor(ctx, cal.provider, draft);
+  if (draft.patientId) await checkPatient(deps, ctx, draft.patientId);
+  const session = sessionFor(deps, ctx, { id: cal.connectionId, provider: cal.provider }, 'calendar.events.update');
+
+  if (draft.status === 'cancelled') {
+    await deleteResolved(deps, ctx, { cal, provider, providerEventId, session });
+    const current = await provider.adapter
+      .getEvent(session, cal.providerCalendarId, providerEventId)
+      .catch(() => undefined);
+    const event = current ? { ...present(ctx, cal, current), status: 'cancelled' as const } : undefined;
+    if (!event) throw eventNotFound();
+    return { ok: true, eventId, event };
+  }
+
+  const timesChange =
+    draft.start !== undefined ||
+    draft.end !== undefined ||
+    draft.recurrence !== undefined ||
+    draft.timeZone !== undefined ||
+    draft.allDay !== undefined;
+  const existing =
+    timesChange || product === 'zoom'
+      ? await provider.adapter.getEvent(session, cal.providerCalendarId, providerEventId)
+      : undefined;
+  const timeZone = draft.timeZone ?? existing?.timeZone;
+  if (existing) checkTimes(draft.start ?? existing.start, draft.end ?? existing.end, draft.timeZone);
+
+  let zoom: { meetingId: string; joinUrl: string } | undefined;
+  if (product === 'zoom' && existing) {
+    zoom = await createZoom(deps, ctx, {
+      title: draft.title ?? existing.title,
+      start: draft.start ?? existing.start,
+      end: draft.end ?? existing.end,
+      timeZone: timeZone ?? 'UTC',
+    });
+  }
+  const providerDraft: ProviderDraft = {
+    title: draft.title,
+    description: zoom
+      ? [draft.description ?? existing?.description, zoomNote(zoom.joinUrl)].filter(Boolean).join('\n\n')
+      : draft.description,
+    location: draft.location ?? (zoom ? zoom.joinUrl : undefined),
+    attendees: draft.attendees,
+    recurrence: draft.recurrence,
+    nativeConference: product === 'meet' || product === 'teams' ? true : product === null ? false : undefined,
+  };
+  if (timesChange && existing) {
+    // Providers want the whole time (with its zone) whenever part of it changes.
+    Object.assign(providerDraft, {
+      start: draft.start ?? existing.start,
+      end: draft.end ?? existing.end,
+      timeZone: timeZone ?? 'UTC',
+      allDay: draft.allDay ?? existing.allDay,
+    });
+  }
+  const hasProviderChange = Object.values(providerDraft).some((v) => v !== undefined);
+  const updated = hasProviderChange
+    ? await provider.adapter.patchEvent(session, cal.providerCalendarId, providerEventId, providerDraft)
+    : (existing ?? (await provider.adapter.getEvent(session, cal.providerCalendarId, providerEventId)));
+
+  const result = await withTenant(deps.db, ctx, async (tx) => {
+    const before = await appointmentOf(tx, ctx.workspaceId, cal.id, [providerEventId, updated.recurringEventId]);
+    const patientId = draft.patientId !== undefined ? draft.patientId : (before?.patientId ?? null);
+    const hostUserId = draft.hostUserId ?? before?.hostUserId ?? cal.hostUserId;
+    const status =
+      draft.status === 'completed'
+        ? 'completed'
+        : draft.status === 'confirmed'
+          ? 'confirmed'
+          : (before?.status ?? 'confirmed');
+    const touched =
+      draft.patientId !== undefined || draft.hostUserId !== undefined || draft.status !== undefined || zoom || before;
+    const row = {
+      workspaceId: ctx.workspaceId,
+      calendarId: cal.id,
+      providerEventId,
+      patientId,
+      hostUserId,
+      status: status as AppointmentRow['status'],
+      zoomMeetingId: zoom?.meetingId ?? before?.zoomMeetingId ?? null,
+      zoomJoinUrl: product === null ? null : (zoom?.joinUrl ?? before?.zoomJoinUrl ?? null),
+      startAt: new Date(updated.start),
+      endAt: new Date(updated.end),
+    };
+    if (touched) await saveAppointment(tx, row);
+    const event = present(ctx, cal, updated, row as AppointmentRow);
+    if (patientId && draft.status === 'completed' && before?.status !== 'completed') {
+      await emitAppointment(tx, ctx.workspaceId, 'appointment.completed', {
+        eventId: event.id,
+        calendarId: cal.id,
+        patientId,
+        start: event.start,
+        end: event.end,
+        hostUserId,
+      });
+    }
+    if (patientId && !before?.patientId && draft.patientId) {
+      await emitAppointment(tx, ctx.workspaceId, 'appointment.created', {
+        eventId: event.id,
+        calendarId: cal.id,
+        patientId,
+        start: event.start,
+        end: event.end,
+        hostUserId,
+      });
+    }
+    return event;
+  });
+  return { ok: true, eventId: result.id, event: result };
+}
+
+async function deleteResolved(
+  deps: AppDeps,
+  ctx: RequestContext,
+  t: {
+    cal: Target;
+    provider: NonNullable<ReturnType<typeof resolveProvider>>;
+    providerEventId: string;
+    session: ProviderSession;
+  },
+) {
+  // The instance's series, for the appointment row of a single cancelled occurrence.
+  const current = await t.provider.adapter
+    .getEvent(t.session, t.cal.providerCalendarId, t.providerEventId)
+    .catch(() => undefined);
+  await t.provider.adapter.deleteEvent(t.session, t.cal.providerCalendarId, t.providerEventId);
+  await withTenant(deps.db, ctx, async (tx) => {
+    const before = await appointmentOf(tx, ctx.workspaceId, t.cal.id, [
+      t.providerEventId,
+      current?.recurringEventId ?? null,
+    ]);
+    if (!before) return;
+    const ownRow = before.providerEventId === t.providerEventId;
+    if (ownRow && before.status === 'cancelled') return;
+    await saveAppointment(tx, {
+      workspaceId: ctx.workspaceId,
+      calendarId: t.cal.id,
+      providerEventId: t.providerEventId,
+      patientId: before.patientId,
+      hostUserId: before.hostUserId,
+      status: 'cancelled',
+      zoomMeetingId: ownRow ? before.zoomMeetingId : null,
+      zoomJoinUrl: ownRow ? before.zoomJoinUrl : null,
+      startAt: current ? new Date(current.start) : before.startAt,
+      endAt: current ? new Date(current.end) : before.endAt,
+    });
+    if (before.patientId) {
+      await emitAppointment(tx, ctx.workspaceId, 'appointment.cancelled', {
+        eventId: encodeEventId(t.cal.id, t.providerEventId),
+        calendarId: t.cal.id,
+        patientId: before.patientId,
+        start: (current?.start ?? before.startAt?.toISOString()) || '',
+        end: (current?.end ?? before.endAt?.toISOString()) || '',
+        hostUserId: before.hostUserId,
+      });
+    }
+  });
+  const zoomMeeting =
+    current && !current.recurringEventId
+      ? (await withTenant(deps.db, ctx, (tx) => appointmentOf(tx, ctx.workspaceId, t.cal.id, [t.providerEventId])))
+          ?.zoomMeetingId
+      : undefined;
+  if (zoomMeeting) {
+    await resolveZoom(deps)
+      ?.deleteMeeting(zoomMeeting)
+      .then(() => auditZoom(deps, ctx, 'calendar.events.delete', 'ok'))
+      .catch((err) => ctx.log.warn({ err }, 'zoom meeting could not be deleted'));
+  }
+}
+
+export async function deleteEvent(deps: AppDeps, ctx: RequestContext, eventId: string): Promise<{ ok: true }> {
+  const { cal, provider, providerEventId } = await resolveEvent(deps, ctx, eventId);
+  const session = sessionFor(deps, ctx, { id: cal.connectionId, provider: cal.provider }, 'calendar.events.delete');
+  await deleteResolved(deps, ctx, { cal, provider, providerEventId, session });
+  return { ok: true };
+}
+
+/** For the demo seed and other modules: the workspace's calendars by id. */
+export async function calendarById(deps: AppDeps, ctx: { workspaceId: string }, id: string) {
+  const [row] = await withTenant(deps.db, ctx, (tx) =>
+    tx.select().from(calendarCalendars).where(eq(calendarCalendars.id, id)),
+  );
+  return row;
+}

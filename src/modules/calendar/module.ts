@@ -1,0 +1,14 @@
+import { googleEmulator, microsoftEmulator, zoomEmulator } from '../../emulators/calendar/index.js';
+import { defineModule } from '../../platform/module.js';
+import { calendarRoutes } from './routes.js';
+import { seedCalendar } from './seed.js';
+import * as tables from './tables.js';
+
+export const calendarModule = defineModule({
+  name: 'calendar',
+  tags: [{ name: 'calendar', description: 'Google and Microsoft calendars, Meet/Teams/Zoom, one events API' }],
+  routes: calendarRoutes,
+  tables,
+  emulators: { google: googleEmulator, microsoft: microsoftEmulator, zoom: zoomEmulator },
+  seed: seedCalendar,
+});

@@ -1,0 +1,261 @@
+// Google Calendar API v3 adapter: calendarList, events with singleEvents=true (series expanded),
+// instance ids for single occurrences, Meet through conferenceData.createRequest
+// (conferenceDataVersion=1). Only this file knows Google's JSON.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { commonCode, type ErrorTable, providerCall } from './http.js';
+import type { CalendarProvider, ProviderAttendee, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
+
+/** Google's error body: {error: {code, message, errors: [{domain, reason, message}], status}}. */
+const errorBody = z.object({
+  error: z.object({ errors: z.array(z.object({ reason: z.string().optional() })).optional() }),
+});
+
+/** Google status + reason → write-result code (contract §5.2). */
+export const googleErrors: ErrorTable = (status, body, what) => {
+  const parsed = errorBody.safeParse(body);
+  const reason = parsed.success ? parsed.data.error.errors?.[0]?.reason : undefined;
+  if (reason === 'rateLimitExceeded' || reason === 'userRateLimitExceeded' || reason === 'quotaExceeded') {
+    return 'rate_limited';
+  }
+  if (reason === 'deleted') return 'gone';
+  if (reason === 'timeRangeEmpty' || reason === 'invalid' || reason === 'required') return 'invalid_draft';
+  if (reason === 'duplicate') return 'provider_conflict';
+  if (reason === 'conditionNotMet') return 'provider_conflict';
+  if (reason === 'forbiddenForNonOrganizer' || reason === 'forbidden') return 'provider_forbidden';
+  return commonCode(status, what);
+};
+
+const dateTime = z.object({
+  dateTime: z.string().optional(),
+  date: z.string().optional(),
+  timeZone: z.string().optional(),
+});
+
+const googleEvent = z.object({
+  id: z.string(),
+  status: z.string().optional(),
+  summary: z.string().optional(),
+  description: z.string().optional(),
+  location: z.string().optional(),
+  start: dateTime,
+  end: dateTime,
+  recurrence: z.array(z.string()).optional(),
+  recurringEventId: z.string().optional(),
+  attendees: z
+    .array(z.object({ email: z.string(), displayName: z.string().optional(), responseStatus: z.string().optional() }))
+    .optional(),
+  organizer: z.object({ email: z.string().optional() }).optional(),
+  hangoutLink: z.string().optional(),
+  conferenceData: z
+    .object({
+      entryPoints: z.array(z.object({ entryPointType: z.string(), uri: z.string() })).optional(),
+      conferenceSolution: z.object({ key: z.object({ type: z.string() }) }).optional(),
+    })
+    .optional(),
+});
+type GoogleEvent = z.infer<typeof googleEvent>;
+
+const RESPONSE: Record<string, ResponseStatus> = {
+  needsAction: 'needsAction',
+  accepted: 'accepted',
+  declined: 'declined',
+  tentative: 'tentative',
+};
+
+const instant = (t: z.infer<typeof dateTime>): string =>
+  t.dateTime ? new Date(t.dateTime).toISOString() : `${t.date}T00:00:00.000Z`;
+
+export function fromGoogle(e: GoogleEvent, calendarTimeZone: string): ProviderEvent {
+  const video = e.conferenceData?.entryPoints?.find((p) => p.entryPointType === 'video')?.uri ?? e.hangoutLink;
+  return {
+    providerEventId: e.id,
+    title: e.summary ?? '',
+    description: e.description ?? null,
+    start: instant(e.start),
+    end: instant(e.end),
+    timeZone: e.start.timeZone ?? calendarTimeZone,
+    allDay: Boolean(e.start.date && !e.start.dateTime),
+    location: e.location ?? null,
+    attendees: (e.attendees ?? []).map(
+      (a): ProviderAttendee => ({
+        email: a.email,
+        name: a.displayName ?? null,
+        responseStatus: RESPONSE[a.responseStatus ?? ''] ?? 'needsAction',
+      }),
+    ),
+    organizer: e.organizer?.email ?? null,
+    recurrence: e.recurrence ?? null,
+    recurringEventId: e.recurringEventId ?? null,
+    conference: video ? { product: 'meet', joinUrl: video } : null,
+    cancelled: e.status === 'cancelled',
+  };
+}
+
+export function toGoogle(d: ProviderDraft): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (d.title !== undefined) body.summary = d.title;
+  if (d.description !== undefined) body.description = d.description ?? '';
+  if (d.location !== undefined) body.location = d.location ?? '';
+  const when = (iso: string) =>
+    d.allDay ? { date: iso.slice(0, 10) } : { dateTime: iso, timeZone: d.timeZone ?? 'UTC' };
+  if (d.start !== undefined) body.start = when(d.start);
+  if (d.end !== undefined) body.end = when(d.end);
+  if (d.attendees !== undefined) {
+    body.attendees = d.attendees.map((a) => ({ email: a.email, ...(a.name ? { displayName: a.name } : {}) }));
+  }
+  if (d.recurrence !== undefined) body.recurrence = d.recurrence ?? [];
+  if (d.nativeConference === true) {
+    body.conferenceData = {
+      createRequest: { requestId: randomUUID(), conferenceSolutionKey: { type: 'hangoutsMeet' } },
+    };
+  } else if (d.nativeConference === false) {
+    body.conferenceData = null;
+  }
+  return body;
+}
+
+const calendarList = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      summary: z.string().optional(),
+      primary: z.boolean().optional(),
+      backgroundColor: z.string().optional(),
+    }),
+  ),
+});
+
+const eventList = z.object({
+  items: z.array(z.unknown()).default([]),
+  nextPageToken: z.string().optional(),
+  timeZone: z.string().optional(),
+});
+
+const path = (calendarId: string, eventId?: string) =>
+  `/calendars/${encodeURIComponent(calendarId)}/events${eventId ? `/${encodeURIComponent(eventId)}` : ''}`;
+
+/** Parses one event; a malformed item from the provider is skipped rather than failing the list. */
+export const readGoogleEvent = (raw: unknown, tz: string) => {
+  const parsed = googleEvent.safeParse(raw);
+  return parsed.success ? fromGoogle(parsed.data, tz) : undefined;
+};
+
+const MAX_PAGES = 20;
+
+export const googleCalendar: CalendarProvider = {
+  name: 'google',
+  meetingProduct: 'meet',
+
+  apiBaseUrl: (base) =>
+    base.includes('/_emulators/') ? `${base}/calendar/v3` : 'https://www.googleapis.com/calendar/v3',
+
+  oauth(base, credentials, timeoutMs) {
+    const emulated = base.includes('/_emulators/');
+    return {
+      name: 'google',
+      authorizeUrl: emulated ? `${base}/o/oauth2/v2/auth` : 'https://accounts.google.com/o/oauth2/v2/auth',
+      tokenUrl: emulated ? `${base}/token` : 'https://oauth2.googleapis.com/token',
+      revokeUrl: emulated ? `${base}/revoke` : 'https://oauth2.googleapis.com/revoke',
+      userInfoUrl: emulated ? `${base}/oauth2/v3/userinfo` : 'https://openidconnect.googleapis.com/v1/userinfo',
+      clientId: credentials.clientId,
+      clientSecret: credentials.clientSecret,
+      scopes: ['openid', 'email', 'https://www.googleapis.com/auth/calendar'],
+      authorizeParams: { access_type: 'offline', prompt: 'consent' },
+      timeoutMs,
+    };
+  },
+
+  async listCalendars(session) {
+    const { body } = await providerCall(
+      'google',
+      session,
+      { method: 'GET', path: '/users/me/calendarList', what: 'calendar' },
+      googleErrors,
+    );
+    return calendarList.parse(body).items.map((c) => ({
+      providerCalendarId: c.id,
+      name: c.summary ?? c.id,
+      primary: c.primary === true,
+      color: c.backgroundColor ?? null,
+    }));
+  },
+
+  async listEvents(session, calendarId, window) {
+    const out: ProviderEvent[] = [];
+    let pageToken: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const { body } = await providerCall(
+        'google',
+        session,
+        {
+          method: 'GET',
+          path: path(calendarId),
+          query: {
+            timeMin: window.timeMin,
+            timeMax: window.timeMax,
+            singleEvents: true,
+            orderBy: 'startTime',
+            maxResults: 2500,
+            pageToken,
+          },
+          what: 'calendar',
+        },
+        googleErrors,
+      );
+      const list = eventList.parse(body);
+      for (const raw of list.items) {
+        const event = readGoogleEvent(raw, list.timeZone ?? 'UTC');
+        if (event && !event.cancelled) out.push(event);
+      }
+      pageToken = list.nextPageToken;
+      if (!pageToken) break;
+    }
+    return out;
+  },
+
+  async getEvent(session, calendarId, eventId) {
+    const { body } = await providerCall(
+      'google',
+      session,
+      { method: 'GET', path: path(calendarId, eventId) },
+      googleErrors,
+    );
+    return fromGoogle(googleEvent.parse(body), 'UTC');
+  },
+
+  async insertEvent(session, calendarId, draft) {
+    const { body } = await providerCall(
+      'google',
+      session,
+      {
+        method: 'POST',
+        path: path(calendarId),
+        query: { conferenceDataVersion: 1 },
+        json: toGoogle(draft),
+        what: 'calendar',
+      },
+      googleErrors,
+    );
+    return fromGoogle(googleEvent.parse(body), draft.timeZone ?? 'UTC');
+  },
+
+  async patchEvent(session, calendarId, eventId, draft) {
+    const { body } = await providerCall(
+      'google',
+      session,
+      { method: 'PATCH', path: path(calendarId, eventId), query: { conferenceDataVersion: 1 }, json: toGoogle(draft) },
+      googleErrors,
+    );
+    return fromGoogle(googleEvent.parse(body), draft.timeZone ?? 'UTC');
+  },
+
+  async deleteEvent(session, calendarId, eventId) {
+    try {
+      await providerCall('google', session, { method: 'DELETE', path: path(calendarId, eventId) }, googleErrors);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'gone') return;
+      throw err;
+    }
+  },
+};

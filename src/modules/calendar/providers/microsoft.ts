@@ -1,0 +1,284 @@
+// Microsoft Graph v1.0 adapter: /me/calendars, calendarView (series expanded, occurrence ids),
+// events with Teams through isOnlineMeeting + onlineMeetingProvider "teamsForBusiness". Graph
+// takes local wall-clock times and a recurrence pattern instead of an RRULE (graph-recurrence.ts).
+import { z } from 'zod';
+import {
+  fromGraphRecurrence,
+  type GraphRecurrence,
+  toGraphRecurrence,
+  UnsupportedRecurrence,
+} from './graph-recurrence.js';
+import { commonCode, type ErrorTable, ProviderError, providerCall } from './http.js';
+import type { CalendarProvider, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
+import { localDateTime } from './zoned.js';
+
+const errorBody = z.object({ error: z.object({ code: z.string().optional() }) });
+
+/** Graph status + error code → write-result code (contract §5.2). */
+export const graphErrors: ErrorTable = (status, body, what) => {
+  const parsed = errorBody.safeParse(body);
+  const code = parsed.success ? parsed.data.error.code : undefined;
+  if (code === 'ErrorItemNotFound' && status === 410) return 'gone';
+  if (code === 'ErrorItemNotFound' || code === 'ErrorInvalidIdMalformed') {
+    return what === 'calendar' ? 'calendar_not_found' : 'event_not_found';
+  }
+  if (code === 'TooManyRequests' || code === 'ApplicationThrottled') return 'rate_limited';
+  if (code === 'ErrorAccessDenied' || code === 'Authorization_RequestDenied') return 'provider_forbidden';
+  if (code === 'ErrorIrresolvableConflict') return 'provider_conflict';
+  if (code === 'ErrorInvalidRequest' || code === 'ErrorInvalidParameter' || code === 'ErrorPropertyValidationFailure') {
+    return 'invalid_draft';
+  }
+  if (code === 'InvalidAuthenticationToken') return 'reauth_required';
+  return commonCode(status, what);
+};
+
+const graphTime = z.object({ dateTime: z.string(), timeZone: z.string().optional() });
+
+const graphEvent = z.object({
+  id: z.string(),
+  subject: z.string().nullish(),
+  body: z.object({ contentType: z.string().optional(), content: z.string().optional() }).nullish(),
+  start: graphTime,
+  end: graphTime,
+  isAllDay: z.boolean().optional(),
+  isCancelled: z.boolean().optional(),
+  location: z.object({ displayName: z.string().nullish() }).nullish(),
+  attendees: z
+    .array(
+      z.object({
+        emailAddress: z.object({ address: z.string(), name: z.string().nullish() }),
+        status: z.object({ response: z.string().optional() }).nullish(),
+      }),
+    )
+    .optional(),
+  organizer: z.object({ emailAddress: z.object({ address: z.string().optional() }) }).nullish(),
+  type: z.string().optional(),
+  seriesMasterId: z.string().nullish(),
+  recurrence: z.unknown().nullish(),
+  isOnlineMeeting: z.boolean().optional(),
+  onlineMeeting: z.object({ joinUrl: z.string().nullish() }).nullish(),
+  originalStartTimeZone: z.string().nullish(),
+});
+type GraphEvent = z.infer<typeof graphEvent>;
+
+const RESPONSE: Record<string, ResponseStatus> = {
+  none: 'needsAction',
+  notResponded: 'needsAction',
+  accepted: 'accepted',
+  organizer: 'accepted',
+  declined: 'declined',
+  tentativelyAccepted: 'tentative',
+};
+
+/** Graph answers UTC (we ask for it with Prefer): `2026-11-24T09:00:00.0000000` has no offset. */
+const utc = (t: z.infer<typeof graphTime>) => {
+  const raw = /[zZ]|[+-]\d\d:\d\d$/.test(t.dateTime) ? t.dateTime : `${t.dateTime}Z`;
+  return new Date(raw).toISOString();
+};
+
+export function fromGraph(e: GraphEvent): ProviderEvent {
+  const joinUrl = e.isOnlineMeeting ? e.onlineMeeting?.joinUrl : undefined;
+  return {
+    providerEventId: e.id,
+    title: e.subject ?? '',
+    description: e.body?.content ? e.body.content : null,
+    start: utc(e.start),
+    end: utc(e.end),
+    timeZone:
+      e.originalStartTimeZone && e.originalStartTimeZone !== 'tzone://Microsoft/Utc' ? e.originalStartTimeZone : 'UTC',
+    allDay: e.isAllDay === true,
+    location: e.location?.displayName || null,
+    attendees: (e.attendees ?? []).map((a) => ({
+      email: a.emailAddress.address,
+      name: a.emailAddress.name ?? null,
+      responseStatus: RESPONSE[a.status?.response ?? 'none'] ?? 'needsAction',
+    })),
+    organizer: e.organizer?.emailAddress.address ?? null,
+    recurrence: e.recurrence ? fromGraphRecurrence(e.recurrence as GraphRecurrence) : null,
+    recurringEventId: e.type === 'occurrence' || e.type === 'exception' ? (e.seriesMasterId ?? null) : null,
+    conference: joinUrl ? { product: 'teams', joinUrl } : null,
+    cancelled: e.isCancelled === true,
+  };
+}
+
+export function toGraph(d: ProviderDraft): Record<string, unknown> {
+  const tz = d.timeZone ?? 'UTC';
+  const body: Record<string, unknown> = {};
+  if (d.title !== undefined) body.subject = d.title;
+  if (d.description !== undefined) body.body = { contentType: 'text', content: d.description ?? '' };
+  if (d.location !== undefined) body.location = { displayName: d.location ?? '' };
+  const when = (iso: string) =>
+    d.allDay
+      ? { dateTime: `${iso.slice(0, 10)}T00:00:00`, timeZone: tz }
+      : { dateTime: localDateTime(iso, tz), timeZone: tz };
+  if (d.start !== undefined) body.start = when(d.start);
+  if (d.end !== undefined) body.end = when(d.end);
+  if (d.allDay !== undefined) body.isAllDay = d.allDay;
+  if (d.attendees !== undefined) {
+    body.attendees = d.attendees.map((a) => ({
+      type: 'required',
+      emailAddress: { address: a.email, ...(a.name ? { name: a.name } : {}) },
+    }));
+  }
+  if (d.recurrence !== undefined) {
+    if (d.recurrence === null || d.recurrence.length === 0) body.recurrence = null;
+    else {
+      if (!d.start) throw new ProviderError('microsoft', 'invalid_draft', 'A new repeat rule needs the start time too');
+      try {
+        body.recurrence = toGraphRecurrence(d.recurrence, d.start, tz);
+      } catch (err) {
+        if (err instanceof UnsupportedRecurrence) throw new ProviderError('microsoft', 'invalid_draft', err.message);
+        throw err;
+      }
+    }
+  }
+  if (d.nativeConference === true) {
+    body.isOnlineMeeting = true;
+    body.onlineMeetingProvider = 'teamsForBusiness';
+  } else if (d.nativeConference === false) {
+    body.isOnlineMeeting = false;
+  }
+  return body;
+}
+
+const calendars = z.object({
+  value: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string().optional(),
+      isDefaultCalendar: z.boolean().optional(),
+      hexColor: z.string().nullish(),
+    }),
+  ),
+});
+const eventPage = z.object({ value: z.array(z.unknown()).default([]), '@odata.nextLink': z.string().optional() });
+
+const UTC_PREFERENCE = { prefer: 'outlook.timezone="UTC"' };
+const MAX_PAGES = 20;
+
+export const readGraphEvent = (raw: unknown) => {
+  const parsed = graphEvent.safeParse(raw);
+  return parsed.success ? fromGraph(parsed.data) : undefined;
+};
+
+export const microsoftCalendar: CalendarProvider = {
+  name: 'microsoft',
+  meetingProduct: 'teams',
+
+  apiBaseUrl: (base) => (base.includes('/_emulators/') ? `${base}/v1.0` : 'https://graph.microsoft.com/v1.0'),
+
+  oauth(base, credentials, timeoutMs) {
+    const emulated = base.includes('/_emulators/');
+    const login = emulated ? `${base}/common/oauth2/v2.0` : 'https://login.microsoftonline.com/common/oauth2/v2.0';
+    return {
+      name: 'microsoft',
+      authorizeUrl: `${login}/authorize`,
+      tokenUrl: `${login}/token`,
+      userInfoUrl: `${this.apiBaseUrl(base)}/me`,
+      clientId: credentials.clientId,
+      clientSecret: credentials.clientSecret,
+      scopes: ['openid', 'email', 'offline_access', 'User.Read', 'Calendars.ReadWrite'],
+      timeoutMs,
+    };
+  },
+
+  async listCalendars(session) {
+    const { body } = await providerCall(
+      'microsoft',
+      session,
+      { method: 'GET', path: '/me/calendars', what: 'calendar' },
+      graphErrors,
+    );
+    return calendars.parse(body).value.map((c) => ({
+      providerCalendarId: c.id,
+      name: c.name ?? 'Calendar',
+      primary: c.isDefaultCalendar === true,
+      color: c.hexColor || null,
+    }));
+  },
+
+  async listEvents(session, calendarId, window) {
+    const out: ProviderEvent[] = [];
+    let next: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const { body } = await providerCall(
+        'microsoft',
+        session,
+        next
+          ? { method: 'GET', url: next, headers: UTC_PREFERENCE, what: 'calendar' }
+          : {
+              method: 'GET',
+              path: `/me/calendars/${encodeURIComponent(calendarId)}/calendarView`,
+              query: { startDateTime: window.timeMin, endDateTime: window.timeMax, $top: 1000 },
+              headers: UTC_PREFERENCE,
+              what: 'calendar',
+            },
+        graphErrors,
+      );
+      const list = eventPage.parse(body);
+      for (const raw of list.value) {
+        const event = readGraphEvent(raw);
+        if (event && !event.cancelled) out.push(event);
+      }
+      next = list['@odata.nextLink'];
+      // Follow only links on the provider's own origin.
+      if (!next || new URL(next).origin !== new URL(session.baseUrl).origin) break;
+    }
+    return out;
+  },
+
+  async getEvent(session, _calendarId, eventId) {
+    const { body } = await providerCall(
+      'microsoft',
+      session,
+      { method: 'GET', path: `/me/events/${encodeURIComponent(eventId)}`, headers: UTC_PREFERENCE },
+      graphErrors,
+    );
+    return fromGraph(graphEvent.parse(body));
+  },
+
+  async insertEvent(session, calendarId, draft) {
+    const { body } = await providerCall(
+      'microsoft',
+      session,
+      {
+        method: 'POST',
+        path: `/me/calendars/${encodeURIComponent(calendarId)}/events`,
+        headers: UTC_PREFERENCE,
+        json: toGraph(draft),
+        what: 'calendar',
+      },
+      graphErrors,
+    );
+    return fromGraph(graphEvent.parse(body));
+  },
+
+  async patchEvent(session, _calendarId, eventId, draft) {
+    const { body } = await providerCall(
+      'microsoft',
+      session,
+      {
+        method: 'PATCH',
+        path: `/me/events/${encodeURIComponent(eventId)}`,
+        headers: UTC_PREFERENCE,
+        json: toGraph(draft),
+      },
+      graphErrors,
+    );
+    return fromGraph(graphEvent.parse(body));
+  },
+
+  async deleteEvent(session, _calendarId, eventId) {
+    try {
+      await providerCall(
+        'microsoft',
+        session,
+        { method: 'DELETE', path: `/me/events/${encodeURIComponent(eventId)}` },
+        graphErrors,
+      );
+    } catch (err) {
+      if ((err as { code?: string }).code === 'gone') return;
+      throw err;
+    }
+  },
+};

@@ -1,0 +1,127 @@
+import { z } from 'zod';
+
+const PROVIDERS = ['google', 'microsoft'] as const;
+const rfc3339 = z.iso.datetime({ offset: true });
+const text = (max: number) => z.string().max(max);
+
+export const connectBody = z.object({ provider: z.enum(PROVIDERS) });
+export const connectionSchema = z.object({
+  id: z.string(),
+  provider: z.string(),
+  accountEmail: z.string(),
+  status: z.enum(['active', 'reauth_required']),
+  createdAt: z.string(),
+  userId: z.string(),
+});
+export const calendarSchema = z.object({
+  id: z.string(),
+  provider: z.string(),
+  name: z.string(),
+  accountEmail: z.string(),
+  primary: z.boolean(),
+  connectionId: z.string(),
+  hostUserId: z.string(),
+  color: z.string().nullable(),
+});
+export type CalendarInfo = z.infer<typeof calendarSchema>;
+
+export const callbackQuery = z.object({
+  code: z.string().max(4000).optional(),
+  state: z.string().max(8000).optional(),
+  error: z.string().max(200).optional(),
+});
+
+export const attendeeSchema = z.object({
+  email: z.string(),
+  name: z.string().nullable(),
+  responseStatus: z.enum(['needsAction', 'accepted', 'declined', 'tentative']),
+});
+
+export const eventSchema = z.object({
+  id: z.string(),
+  provider: z.string(),
+  calendar: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  start: z.string(),
+  end: z.string(),
+  timeZone: z.string(),
+  allDay: z.boolean(),
+  location: z.string().nullable(),
+  attendees: z.array(attendeeSchema),
+  organizer: z.string().nullable(),
+  recurrence: z.array(z.string()).nullable(),
+  recurringEventId: z.string().nullable(),
+  conference: z.object({ product: z.enum(['meet', 'teams', 'zoom']), joinUrl: z.string() }).nullable(),
+  telehealth: z.object({ roomId: z.string(), joinUrl: z.string() }).nullable(),
+  patientId: z.string().nullable(),
+  hostUserId: z.string().nullable(),
+  status: z.enum(['confirmed', 'cancelled', 'completed']),
+  workspaceId: z.string(),
+});
+export type CalendarEvent = z.infer<typeof eventSchema>;
+
+export const CONFERENCES = ['auto', 'meet', 'teams', 'zoom'] as const;
+
+const draftFields = {
+  title: text(500).trim().min(1),
+  start: rfc3339,
+  end: rfc3339,
+  timeZone: text(64).optional(),
+  allDay: z.boolean().optional(),
+  description: text(8000).nullable().optional(),
+  location: text(1000).nullable().optional(),
+  attendees: z
+    .array(z.object({ email: z.email().max(320), name: text(200).nullable().optional() }))
+    .max(100)
+    .optional(),
+  recurrence: z.array(text(1000)).max(20).nullable().optional(),
+  conference: z.enum(CONFERENCES).nullable().optional(),
+  preferredConference: z.literal('zoom').optional(),
+  patientId: text(100).nullable().optional(),
+  hostUserId: text(100).nullable().optional(),
+  status: z.enum(['confirmed', 'cancelled', 'completed']).optional(),
+};
+
+export const draftSchema = z.object(draftFields);
+export type Draft = z.infer<typeof draftSchema>;
+export const partialDraftSchema = z.object(draftFields).partial();
+export type PartialDraft = z.infer<typeof partialDraftSchema>;
+
+export const createEventBody = z.object({
+  provider: z.enum(PROVIDERS).optional(),
+  calendar: text(100).min(1),
+  draft: draftSchema,
+});
+export const patchEventBody = z.object({ event: text(2000).min(1).optional(), draft: partialDraftSchema });
+export const eventQuery = z.object({ event: text(2000).min(1).optional() });
+
+export const listEventsQuery = z.object({
+  timeMin: rfc3339,
+  timeMax: rfc3339,
+  provider: z.enum(PROVIDERS).optional(),
+  calendar: text(100).optional(),
+  scope: z.enum(['workspace', 'organization']).optional(),
+});
+export type ListEventsQuery = z.infer<typeof listEventsQuery>;
+
+export const warningSchema = z.object({ provider: z.string(), calendar: z.string(), code: z.string() });
+export type Warning = z.infer<typeof warningSchema>;
+
+export const writeResult = z.object({ ok: z.literal(true), eventId: z.string(), event: eventSchema });
+
+const flags = z.object({
+  meet: z.boolean(),
+  teams: z.boolean(),
+  zoom: z.boolean(),
+  auto: z.boolean(),
+  recurring: z.boolean(),
+  patientAware: z.boolean(),
+  hqView: z.boolean(),
+  bothProviders: z.boolean(),
+});
+export const capabilitiesSchema = z.object({
+  tier: z.string(),
+  allowed: flags,
+  matrix: z.object({ free: flags, standard: flags, advanced: flags, enterprise: flags }),
+});

@@ -1,0 +1,58 @@
+import { boolean, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestamptz as ts } from '../../platform/db/columns.js';
+
+/**
+ * A provider calendar reachable through one of the workspace's connections (platform/oauth). `id`
+ * is Atrium's opaque `cal_…`; the provider's own id never leaves the module. Refreshed from the
+ * provider when the connection is made and whenever calendars are listed.
+ */
+export const calendarCalendars = pgTable(
+  'calendar_calendars',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    connectionId: text('connection_id').notNull(),
+    provider: text('provider').notNull(),
+    providerCalendarId: text('provider_calendar_id').notNull(),
+    name: text('name').notNull(),
+    accountEmail: text('account_email').notNull(),
+    primary: boolean('primary').notNull().default(false),
+    color: text('color'),
+    /** The member whose calendar it is (who connected the account). */
+    hostUserId: text('host_user_id').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    uniqueIndex('calendar_calendars_provider_idx').on(t.workspaceId, t.connectionId, t.providerCalendarId),
+  ],
+);
+
+/**
+ * What Atrium knows about a provider event beyond what the provider keeps: the patient (an event
+ * with one is an appointment), the host, the completed status, the Zoom meeting. Keyed by the
+ * provider's event id (a series id covers its instances unless an instance has its own row).
+ */
+export const calendarAppointments = pgTable(
+  'calendar_appointments',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    calendarId: text('calendar_id').notNull(),
+    providerEventId: text('provider_event_id').notNull(),
+    patientId: text('patient_id'),
+    hostUserId: text('host_user_id'),
+    status: text('status', { enum: ['confirmed', 'cancelled', 'completed'] })
+      .notNull()
+      .default('confirmed'),
+    zoomMeetingId: text('zoom_meeting_id'),
+    zoomJoinUrl: text('zoom_join_url'),
+    startAt: ts('start_at'),
+    endAt: ts('end_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.calendarId, t.providerEventId] }),
+    index('calendar_appointments_patient_idx').on(t.workspaceId, t.patientId, t.startAt),
+  ],
+);
