@@ -46,6 +46,35 @@ describe('accessibility and small screens', () => {
         body: JSON.stringify({ recipients: [userId], body: 'Morning huddle at 8:15' }),
       });
     }, colleague.userId);
+    // A connected calendar with an event this week, so the calendar shows its grid, legend and events.
+    const { authorizeUrl } = await page.evaluate(async () => {
+      const response = await fetch('/api/v1/calendar/connections', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ provider: 'google' }),
+      });
+      return (await response.json()) as { authorizeUrl: string };
+    });
+    await page.goto(authorizeUrl);
+    await page.waitForURL(/\/calendar/);
+    await page.evaluate(async () => {
+      const calendars = await (await fetch('/api/v1/calendar/calendars')).json();
+      const start = new Date();
+      start.setUTCHours(15, 0, 0, 0);
+      await fetch('/api/v1/calendar/events', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({
+          calendar: calendars.items[0].id,
+          draft: {
+            title: 'Intake call',
+            start: start.toISOString(),
+            end: new Date(start.getTime() + 1800_000).toISOString(),
+            conference: 'meet',
+          },
+        }),
+      });
+    });
   });
 
   afterAll(async () => {

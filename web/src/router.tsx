@@ -13,6 +13,7 @@ import { AuditPage } from './pages/admin/audit-page.js';
 import { MembersPage } from './pages/admin/members-page.js';
 import { SettingsPage } from './pages/admin/settings-page.js';
 import { AdminTokensPage } from './pages/admin/tokens-page.js';
+import { CalendarPage } from './pages/calendar/calendar-page.js';
 import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
 import { MarketplacePage } from './pages/marketplace/marketplace-page.js';
 import { MessagesPage } from './pages/messages/messages-page.js';
@@ -52,15 +53,24 @@ const indexRoute = createRoute({
   component: () => <Navigate to={HOME_PATH} replace />,
 });
 
+const calendarSearch = z.object({
+  date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional(),
+});
+
 const calendarRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/calendar',
   staticData: { title: 'Calendar' },
-  component: () => (
-    <ComingSoonPage title="Calendar">
-      Appointments from your connected Google and Microsoft calendars, with video links and patient context.
-    </ComingSoonPage>
-  ),
+  validateSearch: (search: Record<string, unknown>) => {
+    const parsed = calendarSearch.safeParse(search);
+    return parsed.success ? parsed.data : {};
+  },
+  component: function CalendarRoute() {
+    return <CalendarPage date={calendarRoute.useSearch().date} />;
+  },
 });
 
 const messagesRoute = createRoute({

@@ -1,0 +1,184 @@
+/**
+ * Calendar week view, clicked through in Chromium against the real app and the provider emulators:
+ * connect Google and Microsoft through their consent redirects, create, edit and delete in place,
+ * change one occurrence of a series, a failing provider shown as a dismissible banner, the day list
+ * at 390 px, and axe on the page with events.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+
+const WEEK = '/calendar?date=2026-12-07';
+
+describe('Calendar page', () => {
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+  let page: Page;
+
+  const chip = (title: string) => page.locator('.fc-event', { hasText: title });
+
+  async function createEvent(fields: {
+    title: string;
+    date: string;
+    start: string;
+    end: string;
+    repeat?: string;
+    calendar?: RegExp;
+  }) {
+    await page.getByTestId('new-event').click();
+    const dialog = page.getByTestId('event-dialog');
+    await dialog.waitFor();
+    await page.getByTestId('event-title').fill(fields.title);
+    if (fields.calendar) {
+      const option = await page
+        .getByTestId('event-calendar')
+        .locator('option')
+        .filter({ hasText: fields.calendar })
+        .first()
+        .getAttribute('value');
+      await page.getByTestId('event-calendar').selectOption(option ?? '');
+    }
+    await page.getByTestId('event-date').fill(fields.date);
+    await page.getByTestId('event-start').fill(fields.start);
+    await page.getByTestId('event-end').fill(fields.end);
+    if (fields.repeat) await page.getByTestId('event-repeat').selectOption(fields.repeat);
+    await page.getByTestId('event-save').click();
+    await dialog.waitFor({ state: 'detached' });
+  }
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'advanced' });
+    page = await harness.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('connects Google and Microsoft through their consent pages', async () => {
+    await page.goto(WEEK);
+    await page.getByTestId('calendar-empty').waitFor();
+    await page.getByTestId('connect-google').click();
+    await page.waitForURL(/\/calendar/);
+    await page.getByTestId('connection').first().waitFor();
+    await page.getByTestId('connect-microsoft').click();
+    await page.waitForURL(/\/calendar/);
+    await expect.poll(() => page.getByTestId('connection').count()).toBe(2);
+    await expect.poll(() => page.getByTestId('calendar-legend').locator('li').count()).toBe(2);
+    expect(await page.getByTestId('time-zone').textContent()).toBe('UTC');
+  });
+
+  it('creates an event from New event, edits it in place and deletes it', async () => {
+    await page.goto(WEEK);
+    await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    await createEvent({ title: 'Intake: Ada', date: '2026-12-08', start: '10:00', end: '10:30', calendar: /Google/ });
+    await chip('Intake: Ada').waitFor();
+
+    await chip('Intake: Ada').click();
+    await page.getByTestId('event-dialog').waitFor();
+    expect(page.url()).toContain('/calendar');
+    await page.getByTestId('event-title').fill('Intake: Ada Lovelace');
+    await page.getByTestId('event-save').click();
+    await chip('Intake: Ada Lovelace').waitFor();
+
+    await chip('Intake: Ada Lovelace').click();
+    await page.getByTestId('event-delete').click();
+    await page.getByTestId('confirm-delete-event').click();
+    await chip('Intake: Ada Lovelace').waitFor({ state: 'detached' });
+  });
+
+  it('creates by clicking an empty slot, with a video call link', async () => {
+    await page.goto(WEEK);
+    await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    // Press and release on Wednesday at 13:00, as a mouse would.
+    const lane = await page.locator('.fc-timegrid-slot-lane[data-time="13:00:00"]').boundingBox();
+    const column = await page.locator('.fc-timegrid-col[data-date="2026-12-09"]').boundingBox();
+    if (!lane || !column) throw new Error('no time grid');
+    await page.mouse.move(column.x + column.width / 2, lane.y + lane.height / 2);
+    await page.mouse.down();
+    await page.mouse.up();
+    await page.getByTestId('event-dialog').waitFor();
+    expect(await page.getByTestId('event-start').inputValue()).toBe('13:00');
+    await page.getByTestId('event-title').fill('Team call');
+    const calendarSelect = page.getByTestId('event-calendar');
+    const microsoft = await calendarSelect
+      .locator('option')
+      .filter({ hasText: /Microsoft/ })
+      .first()
+      .getAttribute('value');
+    await calendarSelect.selectOption(microsoft ?? '');
+    await page.getByTestId('event-video').selectOption('teams');
+    await page.getByTestId('event-save').click();
+    await chip('Team call').waitFor();
+    await chip('Team call').click();
+    const join = page.getByTestId('join-link');
+    expect(await join.textContent()).toContain('Teams');
+    expect(await join.getAttribute('href')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_emulators\/microsoft\/teams\//);
+    await page.keyboard.press('Escape');
+  });
+
+  it('changes one occurrence of a repeating event and leaves the rest of the series', async () => {
+    await page.goto(WEEK);
+    await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    await createEvent({
+      title: 'Standup',
+      date: '2026-12-07',
+      start: '08:00',
+      end: '08:15',
+      repeat: 'daily',
+      calendar: /Google/,
+    });
+    await expect.poll(() => chip('Standup').count()).toBe(7);
+    await chip('Standup').nth(2).click();
+    await page.getByTestId('scope-choice').waitFor();
+    await page.getByTestId('event-title').fill('Standup (moved)');
+    await page.getByTestId('event-start').fill('09:00');
+    await page.getByTestId('event-end').fill('09:15');
+    await page.getByTestId('event-save').click();
+    await chip('Standup (moved)').waitFor();
+    expect(await chip('Standup (moved)').count()).toBe(1);
+    expect(await chip('Standup').count()).toBe(7);
+
+    // Cancel one occurrence only.
+    await chip('Standup').nth(5).click();
+    await page.getByTestId('event-delete').click();
+    await page.getByTestId('confirm-delete-event').click();
+    await expect.poll(() => chip('Standup').count()).toBe(6);
+  });
+
+  it('shows a failing provider as a dismissible banner and still shows the other calendars', async () => {
+    await fetch(`${harness.baseUrl}/_emulators/microsoft/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'events.list', status: 503, times: 3 }),
+    });
+    await page.goto(WEEK);
+    const banner = page.getByTestId('provider-warning');
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain('Microsoft');
+    await chip('Standup').first().waitFor();
+    expect(await chip('Team call').count()).toBe(0);
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await banner.getByRole('button', { name: 'Dismiss this notice' }).click();
+    await banner.waitFor({ state: 'detached' });
+    await fetch(`${harness.baseUrl}/_emulators/microsoft/faults`, { method: 'DELETE' });
+  });
+
+  it('is a day list at 390 px, without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/calendar?date=2026-12-09');
+    await page.locator('.fc-list').waitFor();
+    await page.locator('.fc-list-event', { hasText: 'Standup' }).first().waitFor();
+    expect(await page.getByTestId('calendar-range').textContent()).toContain('December 9');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.getByTestId('calendar-next').click();
+    await page.waitForURL(/date=2026-12-10/);
+  });
+});

@@ -1,0 +1,174 @@
+/** Calendar API calls (contract §5) and their TanStack Query hooks. */
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, apiRequest, idempotencyKey } from '../../api.js';
+
+export type Provider = 'google' | 'microsoft';
+export type Conference = 'auto' | 'meet' | 'teams' | 'zoom';
+
+export interface Connection {
+  id: string;
+  provider: Provider;
+  accountEmail: string;
+  status: 'active' | 'reauth_required';
+  createdAt: string;
+  userId: string;
+}
+
+export interface CalendarInfo {
+  id: string;
+  provider: Provider;
+  name: string;
+  accountEmail: string;
+  primary: boolean;
+  connectionId: string;
+  hostUserId: string;
+  color: string | null;
+}
+
+export interface CalendarEvent {
+  id: string;
+  provider: Provider;
+  calendar: string;
+  title: string;
+  description: string | null;
+  start: string;
+  end: string;
+  timeZone: string;
+  allDay: boolean;
+  location: string | null;
+  attendees: { email: string; name: string | null; responseStatus: string }[];
+  organizer: string | null;
+  recurrence: string[] | null;
+  recurringEventId: string | null;
+  conference: { product: 'meet' | 'teams' | 'zoom'; joinUrl: string } | null;
+  telehealth: { roomId: string; joinUrl: string } | null;
+  patientId: string | null;
+  hostUserId: string | null;
+  status: 'confirmed' | 'cancelled' | 'completed';
+}
+
+export interface Warning {
+  provider: string;
+  calendar: string;
+  code: string;
+}
+
+export interface Capabilities {
+  tier: string;
+  allowed: Record<
+    'meet' | 'teams' | 'zoom' | 'auto' | 'recurring' | 'patientAware' | 'hqView' | 'bothProviders',
+    boolean
+  >;
+}
+
+export interface Draft {
+  title?: string;
+  start?: string;
+  end?: string;
+  timeZone?: string;
+  allDay?: boolean;
+  description?: string | null;
+  location?: string | null;
+  attendees?: { email: string }[];
+  recurrence?: string[] | null;
+  conference?: Conference | null;
+  preferredConference?: 'zoom';
+  patientId?: string | null;
+  status?: 'confirmed' | 'cancelled' | 'completed';
+}
+
+const KEY = ['calendar'] as const;
+
+export const PROVIDER_LABEL: Record<string, string> = { google: 'Google', microsoft: 'Microsoft' };
+export const CONFERENCE_LABEL: Record<string, string> = {
+  meet: 'Google Meet',
+  teams: 'Microsoft Teams',
+  zoom: 'Zoom',
+  auto: 'Automatic (Meet or Teams)',
+};
+
+export const useConnections = () =>
+  useQuery({
+    queryKey: [...KEY, 'connections'],
+    queryFn: () => api.get<{ items: Connection[] }>('/calendar/connections'),
+  });
+
+export const useCalendars = () =>
+  useQuery({
+    queryKey: [...KEY, 'calendars'],
+    queryFn: () => api.get<{ items: CalendarInfo[] }>('/calendar/calendars'),
+  });
+
+export const useCapabilities = () =>
+  useQuery({
+    queryKey: [...KEY, 'capabilities'],
+    queryFn: () => api.get<Capabilities>('/calendar/capabilities'),
+    staleTime: 5 * 60_000,
+  });
+
+export const useEvents = (timeMin: string, timeMax: string) =>
+  useQuery({
+    queryKey: [...KEY, 'events', timeMin, timeMax],
+    queryFn: ({ signal }) =>
+      api.get<{ items: CalendarEvent[]; warnings: Warning[] }>('/calendar/events', { timeMin, timeMax }, signal),
+    placeholderData: keepPreviousData,
+  });
+
+function useInvalidate() {
+  const client = useQueryClient();
+  return () => client.invalidateQueries({ queryKey: KEY });
+}
+
+export function useCreateEvent() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (input: { calendar: string; draft: Draft }) =>
+      apiRequest<{ eventId: string; event: CalendarEvent }>('/calendar/events', {
+        method: 'POST',
+        body: input,
+        headers: { 'Idempotency-Key': idempotencyKey() },
+      }),
+    onSuccess: invalidate,
+  });
+}
+
+export function usePatchEvent() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (input: { event: string; draft: Draft }) =>
+      api.patch<{ eventId: string; event: CalendarEvent }>('/calendar/events', input),
+    onSuccess: invalidate,
+  });
+}
+
+export function useDeleteEvent() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (eventId: string) => apiRequest('/calendar/events', { method: 'DELETE', query: { event: eventId } }),
+    onSuccess: invalidate,
+  });
+}
+
+/** Starts the provider's consent flow; the browser leaves for the provider and comes back to /calendar. */
+export function useConnect() {
+  return useMutation({
+    mutationFn: (provider: Provider) => api.post<{ authorizeUrl: string }>('/calendar/connections', { provider }),
+    onSuccess: ({ authorizeUrl }) => window.location.assign(authorizeUrl),
+  });
+}
+
+export function useDisconnect() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => api.delete(`/calendar/connections/${id}`),
+    onSuccess: invalidate,
+  });
+}
+
+/** A palette for calendars without a provider colour, distinct in light and dark mode. */
+const PALETTE = ['#2557d6', '#1a7f4b', '#b54708', '#7a2bb5', '#0e7490', '#be123c'];
+export function colorOf(calendars: CalendarInfo[], id: string): string {
+  const index = calendars.findIndex((c) => c.id === id);
+  const cal = calendars[index];
+  return cal?.color && /^#[0-9a-f]{6}$/i.test(cal.color) ? cal.color : PALETTE[Math.max(0, index) % PALETTE.length];
+}

@@ -1,0 +1,290 @@
+/**
+ * The week over every connected calendar (FullCalendar's time grid; a day list on a phone):
+ * colour per calendar with a legend, today line, time-zone label, previous/next/today, drag or
+ * click an empty slot to create, open an event to edit or delete it in place, banners for
+ * failing providers and for connections that need signing in again.
+ */
+import type { DateSelectArg, EventClickArg, EventContentArg, EventInput } from '@fullcalendar/core';
+import interactionPlugin, { type DateClickArg } from '@fullcalendar/interaction';
+import listPlugin from '@fullcalendar/list';
+import FullCalendar from '@fullcalendar/react';
+import timeGridPlugin from '@fullcalendar/timegrid';
+import { useNavigate } from '@tanstack/react-router';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { ErrorNotice, Loading } from '../../components/status.js';
+import { Button } from '../../components/ui/button.js';
+import {
+  type CalendarEvent,
+  colorOf,
+  PROVIDER_LABEL,
+  useCalendars,
+  useCapabilities,
+  useConnect,
+  useConnections,
+  useEvents,
+} from './calendar-api.js';
+import { ConnectionsPanel } from './connections-panel.js';
+import { EventDialog, type EventDialogState } from './event-dialog.js';
+import { addDays, dateInput, formatDay, formatRange, localZone, mondayOf, parseDateParam } from './time.js';
+import './calendar.css';
+
+const PHONE = '(max-width: 640px)';
+
+function usePhone(): boolean {
+  const [phone, setPhone] = useState(() => window.matchMedia(PHONE).matches);
+  useEffect(() => {
+    const query = window.matchMedia(PHONE);
+    const update = () => setPhone(query.matches);
+    query.addEventListener('change', update);
+    return () => query.removeEventListener('change', update);
+  }, []);
+  return phone;
+}
+
+const WARNING_WORDS: Record<string, string> = {
+  reauth_required: 'needs you to sign in again',
+  rate_limited: 'is asking us to slow down',
+  provider_timeout: 'did not answer in time',
+};
+
+function EventChip({ arg }: { arg: EventContentArg }) {
+  const e = arg.event.extendedProps.source as CalendarEvent | undefined;
+  // The placeholder drawn while a slot is being selected has no event behind it.
+  if (!e) return <span className="event-chip">{arg.timeText}</span>;
+  return (
+    <span className="event-chip">
+      <span className="event-chip-time">{arg.timeText}</span>
+      <span className="event-chip-title">{e.title || '(no title)'}</span>
+      {e.conference ? (
+        <span className="event-chip-tag">
+          {e.conference.product === 'meet' ? 'Meet' : e.conference.product === 'teams' ? 'Teams' : 'Zoom'}
+        </span>
+      ) : null}
+      {e.patientId ? <span className="event-chip-tag">Patient</span> : null}
+    </span>
+  );
+}
+
+export function CalendarPage({ date }: { date?: string }) {
+  const navigate = useNavigate();
+  const phone = usePhone();
+  const anchor = parseDateParam(date);
+  const from = phone ? new Date(anchor.getFullYear(), anchor.getMonth(), anchor.getDate()) : mondayOf(anchor);
+  const to = addDays(from, phone ? 1 : 7);
+  const events = useEvents(from.toISOString(), to.toISOString());
+  const calendars = useCalendars();
+  const connections = useConnections();
+  const capabilities = useCapabilities();
+  const connect = useConnect();
+  const [dialog, setDialog] = useState<EventDialogState | null>(null);
+  const [dismissed, setDismissed] = useState<string | null>(null);
+  const ref = useRef<FullCalendar>(null);
+  const zone = localZone();
+
+  const cals = calendars.data?.items ?? [];
+  const fromMs = from.getTime();
+  useEffect(() => {
+    ref.current?.getApi().changeView(phone ? 'listDay' : 'timeGridWeek', new Date(fromMs));
+  }, [fromMs, phone]);
+
+  const go = (d: Date) => navigate({ to: '/calendar', search: { date: dateInput(d) } });
+  const step = phone ? 1 : 7;
+
+  const items: EventInput[] = useMemo(
+    () =>
+      (events.data?.items ?? []).map((e) => ({
+        id: e.id,
+        title: e.title || '(no title)',
+        start: e.start,
+        end: e.end,
+        allDay: e.allDay,
+        borderColor: colorOf(cals, e.calendar),
+        backgroundColor: 'var(--event-bg)',
+        textColor: 'var(--text)',
+        classNames: [`event-${e.provider}`, e.status === 'completed' ? 'event-completed' : ''],
+        extendedProps: { source: e },
+      })),
+    [events.data, cals],
+  );
+
+  // Working hours by default, widened so that no event falls outside the grid.
+  const hours = useMemo(() => {
+    let min = 7;
+    let max = 20;
+    const first = new Date(fromMs);
+    const last = addDays(first, phone ? 1 : 7);
+    for (const e of events.data?.items ?? []) {
+      if (e.allDay) continue;
+      const start = new Date(e.start);
+      const end = new Date(e.end);
+      if (start < first || start >= last) continue;
+      min = Math.min(min, start.getHours());
+      max = Math.max(max, end.getDate() !== start.getDate() ? 24 : end.getHours() + (end.getMinutes() ? 1 : 0));
+    }
+    const pad = (h: number) => `${String(h).padStart(2, '0')}:00:00`;
+    return { min: pad(min), max: pad(Math.min(24, max)) };
+  }, [events.data, fromMs, phone]);
+
+  const warnings = events.data?.warnings ?? [];
+  const warningKey = warnings.map((w) => `${w.provider}:${w.code}`).join(',');
+  const failing = [
+    ...new Set(
+      warnings
+        .filter((w) => w.code !== 'reauth_required')
+        .map((w) => `${PROVIDER_LABEL[w.provider] ?? w.provider} ${WARNING_WORDS[w.code] ?? 'could not be loaded'}`),
+    ),
+  ];
+  const reauth = (connections.data?.items ?? []).filter((c) => c.status === 'reauth_required');
+  const canAddMore = capabilities.data
+    ? capabilities.data.allowed.bothProviders || (connections.data?.items.length ?? 0) === 0
+    : true;
+  const noCalendars = calendars.isSuccess && cals.length === 0;
+
+  const openCreate = (start: Date, end: Date, allDay = false) => {
+    if (cals.length === 0) return;
+    setDialog({ mode: 'create', start, end, allDay });
+  };
+  const onSelect = (arg: DateSelectArg) => {
+    ref.current?.getApi().unselect();
+    openCreate(arg.start, arg.end, arg.allDay);
+  };
+  const onDateClick = (arg: DateClickArg) =>
+    openCreate(arg.date, new Date(arg.date.getTime() + 30 * 60_000), arg.allDay);
+  const onEventClick = (arg: EventClickArg) => {
+    arg.jsEvent.preventDefault();
+    setDialog({ mode: 'edit', event: arg.event.extendedProps.source as CalendarEvent });
+  };
+  const newEvent = () => {
+    const start = new Date(from);
+    const now = new Date();
+    if (now >= from && now < to) start.setTime(now.getTime());
+    start.setHours(Math.max(9, start.getHours() + 1), 0, 0, 0);
+    openCreate(start, new Date(start.getTime() + 30 * 60_000));
+  };
+
+  return (
+    <section className="page calendar-page" aria-labelledby="page-title" data-testid="calendar-page">
+      <header className="page-header calendar-header">
+        <div>
+          <h1 id="page-title">Calendar</h1>
+          <p className="muted" data-testid="calendar-range">
+            {phone ? formatDay(from) : formatRange(from, to)} · <span data-testid="time-zone">{zone}</span>
+          </p>
+        </div>
+        <nav className="calendar-nav" aria-label="Choose dates">
+          <Button
+            variant="secondary"
+            size="small"
+            onPress={() => go(addDays(from, -step))}
+            aria-label={phone ? 'Previous day' : 'Previous week'}
+            data-testid="calendar-prev"
+          >
+            ‹
+          </Button>
+          <Button variant="secondary" size="small" onPress={() => go(new Date())} data-testid="calendar-today">
+            Today
+          </Button>
+          <Button
+            variant="secondary"
+            size="small"
+            onPress={() => go(addDays(from, step))}
+            aria-label={phone ? 'Next day' : 'Next week'}
+            data-testid="calendar-next"
+          >
+            ›
+          </Button>
+          <Button onPress={newEvent} isDisabled={cals.length === 0} data-testid="new-event">
+            New event
+          </Button>
+        </nav>
+      </header>
+
+      {reauth.map((c) => (
+        <div key={c.id} className="notice notice-error calendar-banner" role="alert" data-testid="reauth-banner">
+          <p>
+            Your {PROVIDER_LABEL[c.provider]} connection ({c.accountEmail}) needs you to sign in again; its events are
+            not shown until then.
+          </p>
+          <Button size="small" onPress={() => connect.mutate(c.provider)} isDisabled={connect.isPending}>
+            Reconnect {PROVIDER_LABEL[c.provider]}
+          </Button>
+        </div>
+      ))}
+      {failing.length && dismissed !== warningKey ? (
+        <div className="notice notice-info calendar-banner" role="status" data-testid="provider-warning">
+          <p>{failing.join('; ')}. Showing the other calendars.</p>
+          <Button
+            size="small"
+            variant="ghost"
+            onPress={() => setDismissed(warningKey)}
+            aria-label="Dismiss this notice"
+          >
+            Dismiss
+          </Button>
+        </div>
+      ) : null}
+      {events.isError ? <ErrorNotice error={events.error} onRetry={() => events.refetch()} /> : null}
+
+      <div className="calendar-layout">
+        <div className="calendar-main card">
+          {events.isPending || calendars.isPending ? <Loading label="Loading the calendar…" /> : null}
+          {noCalendars ? (
+            <p className="muted calendar-empty" data-testid="calendar-empty">
+              No calendars yet. Connect a Google or Microsoft account to start.
+            </p>
+          ) : null}
+          <div
+            className={events.isFetching ? 'calendar-grid calendar-grid-busy' : 'calendar-grid'}
+            data-testid="calendar-grid"
+          >
+            <FullCalendar
+              ref={ref}
+              plugins={[timeGridPlugin, interactionPlugin, listPlugin]}
+              initialView={phone ? 'listDay' : 'timeGridWeek'}
+              initialDate={from}
+              headerToolbar={false}
+              firstDay={1}
+              nowIndicator
+              selectable={!noCalendars}
+              selectMirror
+              eventInteractive
+              height="auto"
+              slotMinTime={hours.min}
+              slotMaxTime={hours.max}
+              scrollTime="08:00:00"
+              allDayText="All day"
+              noEventsText="Nothing booked this day."
+              events={items}
+              eventContent={(arg) => <EventChip arg={arg} />}
+              select={onSelect}
+              dateClick={onDateClick}
+              eventClick={onEventClick}
+            />
+          </div>
+        </div>
+        <aside className="calendar-side">
+          <section className="card" aria-labelledby="legend-title">
+            <h2 id="legend-title">Calendars</h2>
+            <ul className="legend" data-testid="calendar-legend">
+              {cals.map((c) => (
+                <li key={c.id}>
+                  <span className="legend-swatch" style={{ background: colorOf(cals, c.id) }} aria-hidden="true" />
+                  <span>
+                    {c.name === c.accountEmail ? PROVIDER_LABEL[c.provider] : c.name}{' '}
+                    <span className="muted">{c.accountEmail}</span>
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </section>
+          {connections.isSuccess ? (
+            <ConnectionsPanel connections={connections.data.items} canAddMore={canAddMore} />
+          ) : null}
+        </aside>
+      </div>
+      {dialog ? (
+        <EventDialog state={dialog} calendars={cals} capabilities={capabilities.data} onClose={() => setDialog(null)} />
+      ) : null}
+    </section>
+  );
+}

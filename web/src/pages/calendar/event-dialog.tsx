@@ -1,0 +1,422 @@
+/**
+ * Create or edit an event in place (a dialog over the week, never a page change). A recurring
+ * event asks whether a change or a deletion is for this occurrence or the whole series.
+ */
+import { Link } from '@tanstack/react-router';
+import { type FormEvent, useId, useMemo, useState } from 'react';
+import { ApiError, describeError } from '../../api.js';
+import { Button } from '../../components/ui/button.js';
+import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
+import { Check } from '../../components/ui/form.js';
+import { notifyError, notifySuccess } from '../../components/ui/toast.js';
+import {
+  type CalendarEvent,
+  type CalendarInfo,
+  type Capabilities,
+  CONFERENCE_LABEL,
+  type Conference,
+  type Draft,
+  PROVIDER_LABEL,
+  useCreateEvent,
+  useDeleteEvent,
+  usePatchEvent,
+} from './calendar-api.js';
+import { dateInput, describeRecurrence, fromInputs, localZone, REPEATS, type Repeat, timeInput } from './time.js';
+
+export type EventDialogState =
+  | { mode: 'create'; start: Date; end: Date; allDay?: boolean }
+  | { mode: 'edit'; event: CalendarEvent };
+
+/** Conferencing the tier allows and the calendar's provider can hold (contract §5.2). */
+function conferenceChoices(capabilities: Capabilities | undefined, provider: string | undefined): Conference[] {
+  const allowed = capabilities?.allowed;
+  if (!allowed || !provider) return [];
+  const out: Conference[] = [];
+  if (allowed.meet && provider === 'google') out.push('meet');
+  if (allowed.teams && provider === 'microsoft') out.push('teams');
+  if (allowed.zoom) out.push('zoom');
+  return out;
+}
+
+const FRIENDLY: Record<string, string> = {
+  reauth_required: 'This calendar’s connection needs you to sign in again (Reconnect above), then try again.',
+  tier_required: 'Your plan does not include that. Choose another video option.',
+  conference_unavailable: 'That video option is not available on this calendar.',
+  rate_limited: 'The calendar provider asks us to slow down. Try again in a moment.',
+  provider_timeout: 'The calendar provider did not answer in time. Try again.',
+  provider_unavailable: 'The calendar provider is unavailable right now. Try again shortly.',
+  event_not_found: 'This event no longer exists. It may have been deleted elsewhere.',
+};
+const messageOf = (error: unknown) =>
+  error instanceof ApiError && FRIENDLY[error.code] ? FRIENDLY[error.code] : describeError(error);
+
+export function EventDialog({
+  state,
+  calendars,
+  capabilities,
+  onClose,
+}: {
+  state: EventDialogState;
+  calendars: CalendarInfo[];
+  capabilities: Capabilities | undefined;
+  onClose: () => void;
+}) {
+  const ids = {
+    title: useId(),
+    calendar: useId(),
+    date: useId(),
+    start: useId(),
+    end: useId(),
+    repeat: useId(),
+    video: useId(),
+    location: useId(),
+    description: useId(),
+    attendees: useId(),
+  };
+  const editing = state.mode === 'edit' ? state.event : null;
+  const initialStart = editing ? new Date(editing.start) : (state as { start: Date }).start;
+  const initialEnd = editing ? new Date(editing.end) : (state as { end: Date }).end;
+  const writable = calendars;
+  const [title, setTitle] = useState(editing?.title ?? '');
+  const [calendarId, setCalendarId] = useState(
+    editing?.calendar ?? writable.find((c) => c.primary)?.id ?? writable[0]?.id ?? '',
+  );
+  const [date, setDate] = useState(dateInput(initialStart));
+  const [startTime, setStartTime] = useState(timeInput(initialStart));
+  const [endTime, setEndTime] = useState(timeInput(initialEnd));
+  const [allDay, setAllDay] = useState(editing?.allDay ?? (state.mode === 'create' && state.allDay === true));
+  const [repeat, setRepeat] = useState<Repeat>('none');
+  const [video, setVideo] = useState<Conference | 'none'>(editing?.conference?.product ?? 'none');
+  const [location, setLocation] = useState(editing?.location ?? '');
+  const [description, setDescription] = useState(editing?.description ?? '');
+  const [attendees, setAttendees] = useState(editing?.attendees.map((a) => a.email).join(', ') ?? '');
+  const [scope, setScope] = useState<'occurrence' | 'series'>('occurrence');
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const create = useCreateEvent();
+  const patch = usePatchEvent();
+  const remove = useDeleteEvent();
+  const calendar = calendars.find((c) => c.id === calendarId);
+  const choices = useMemo(
+    () => conferenceChoices(capabilities, calendar?.provider),
+    [capabilities, calendar?.provider],
+  );
+  const recurring = Boolean(editing?.recurringEventId);
+  const seriesScope = recurring && scope === 'series';
+  const pending = create.isPending || patch.isPending || remove.isPending;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setProblem(null);
+    const start = allDay ? fromInputs(date, '00:00') : fromInputs(date, startTime);
+    const end = allDay ? fromInputs(date, '00:00') : fromInputs(date, endTime);
+    if (!title.trim()) return setProblem('Give the event a title.');
+    if (!start || !end) return setProblem('Choose a date and times.');
+    if (allDay) end.setDate(end.getDate() + 1);
+    if (end <= start) return setProblem('The event must end after it starts.');
+    const emails = attendees
+      .split(/[,;\s]+/)
+      .map((a) => a.trim())
+      .filter(Boolean);
+    const bad = emails.find((a) => !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a));
+    if (bad) return setProblem(`“${bad}” is not an e-mail address.`);
+    const draft: Draft = {
+      title: title.trim(),
+      location: location.trim() || null,
+      description: description.trim() || null,
+      attendees: emails.map((email) => ({ email })),
+    };
+    if (!seriesScope)
+      Object.assign(draft, { start: start.toISOString(), end: end.toISOString(), allDay, timeZone: localZone() });
+    const currentVideo = editing?.conference?.product ?? 'none';
+    if (!editing || video !== currentVideo) draft.conference = video === 'none' ? null : video;
+    if (!editing) {
+      const rule = REPEATS[repeat].rule;
+      if (rule) draft.recurrence = [rule];
+      create.mutate(
+        { calendar: calendarId, draft },
+        {
+          onSuccess: () => {
+            notifySuccess('Event created', `${title.trim()} is on ${calendar?.name ?? 'the calendar'}.`);
+            onClose();
+          },
+          onError: (error) => setProblem(messageOf(error)),
+        },
+      );
+    } else {
+      const target = seriesScope && editing.recurringEventId ? editing.recurringEventId : editing.id;
+      patch.mutate(
+        { event: target, draft },
+        {
+          onSuccess: () => {
+            notifySuccess(seriesScope ? 'Series updated' : 'Event updated');
+            onClose();
+          },
+          onError: (error) => setProblem(messageOf(error)),
+        },
+      );
+    }
+  };
+
+  const doDelete = () => {
+    if (!editing) return;
+    const target = seriesScope && editing.recurringEventId ? editing.recurringEventId : editing.id;
+    remove.mutate(target, {
+      onSuccess: () => {
+        notifySuccess(seriesScope ? 'Series deleted' : 'Event deleted');
+        setConfirmDelete(false);
+        onClose();
+      },
+      onError: (error) => {
+        setConfirmDelete(false);
+        notifyError(error, messageOf(error));
+      },
+    });
+  };
+
+  const joins = [
+    editing?.conference
+      ? { label: `Join ${CONFERENCE_LABEL[editing.conference.product]}`, url: editing.conference.joinUrl }
+      : null,
+    editing?.telehealth ? { label: 'Join telehealth room', url: editing.telehealth.joinUrl } : null,
+  ].filter((j): j is { label: string; url: string } => j !== null);
+
+  return (
+    <AppDialog
+      title={editing ? 'Event' : 'New event'}
+      isOpen
+      onOpenChange={(open) => (!open ? onClose() : undefined)}
+      size="medium"
+      testId="event-dialog"
+    >
+      <form className="form calendar-form" onSubmit={submit} noValidate data-testid="event-form">
+        {joins.length || editing?.patientId || recurring ? (
+          <div className="event-facts">
+            {joins.map((j) => (
+              <a
+                key={j.url}
+                className="button button-primary join-link"
+                href={j.url}
+                target="_blank"
+                rel="noreferrer"
+                data-testid="join-link"
+              >
+                {j.label}
+              </a>
+            ))}
+            {editing?.patientId ? (
+              <Link to="/patients/$patientId" params={{ patientId: editing.patientId }} className="patient-link">
+                Open patient record
+              </Link>
+            ) : null}
+            {recurring ? (
+              <span className="muted">
+                {describeRecurrence(editing?.recurrence ?? null) ?? 'Part of a repeating series'}
+              </span>
+            ) : null}
+          </div>
+        ) : null}
+        <div className="field">
+          <label htmlFor={ids.title}>
+            Title <span className="required">*</span>
+          </label>
+          <input
+            id={ids.title}
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            maxLength={500}
+            required
+            data-testid="event-title"
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.calendar}>Calendar</label>
+          <select
+            id={ids.calendar}
+            value={calendarId}
+            onChange={(e) => setCalendarId(e.target.value)}
+            disabled={Boolean(editing)}
+            data-testid="event-calendar"
+          >
+            {calendars.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name === c.accountEmail ? c.name : `${c.name} (${c.accountEmail})`} · {PROVIDER_LABEL[c.provider]}
+              </option>
+            ))}
+          </select>
+        </div>
+        {recurring ? (
+          <fieldset className="field scope-choice" data-testid="scope-choice">
+            <legend>Apply changes to</legend>
+            <label>
+              <input
+                type="radio"
+                name="scope"
+                checked={scope === 'occurrence'}
+                onChange={() => setScope('occurrence')}
+              />{' '}
+              This event only
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="scope"
+                checked={scope === 'series'}
+                onChange={() => setScope('series')}
+                data-testid="scope-series"
+              />{' '}
+              All events in the series
+            </label>
+            {seriesScope ? (
+              <p className="field-hint">
+                Times change one event at a time; the other details change for the whole series.
+              </p>
+            ) : null}
+          </fieldset>
+        ) : null}
+        <div className="form-row calendar-when">
+          <div className="field">
+            <label htmlFor={ids.date}>Date</label>
+            <input
+              id={ids.date}
+              type="date"
+              value={date}
+              onChange={(e) => setDate(e.target.value)}
+              disabled={seriesScope}
+              data-testid="event-date"
+            />
+          </div>
+          {!allDay ? (
+            <>
+              <div className="field">
+                <label htmlFor={ids.start}>Starts</label>
+                <input
+                  id={ids.start}
+                  type="time"
+                  value={startTime}
+                  onChange={(e) => setStartTime(e.target.value)}
+                  disabled={seriesScope}
+                  data-testid="event-start"
+                />
+              </div>
+              <div className="field">
+                <label htmlFor={ids.end}>Ends</label>
+                <input
+                  id={ids.end}
+                  type="time"
+                  value={endTime}
+                  onChange={(e) => setEndTime(e.target.value)}
+                  disabled={seriesScope}
+                  data-testid="event-end"
+                />
+              </div>
+            </>
+          ) : null}
+        </div>
+        <Check isSelected={allDay} onChange={setAllDay} testId="event-all-day">
+          All day
+        </Check>
+        {!editing ? (
+          <div className="field">
+            <label htmlFor={ids.repeat}>Repeat</label>
+            <select
+              id={ids.repeat}
+              value={repeat}
+              onChange={(e) => setRepeat(e.target.value as Repeat)}
+              data-testid="event-repeat"
+            >
+              {Object.entries(REPEATS).map(([key, r]) => (
+                <option key={key} value={key}>
+                  {r.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : null}
+        <div className="field">
+          <label htmlFor={ids.video}>Video call</label>
+          <select
+            id={ids.video}
+            value={video}
+            onChange={(e) => setVideo(e.target.value as Conference | 'none')}
+            data-testid="event-video"
+          >
+            <option value="none">None</option>
+            {choices.map((c) => (
+              <option key={c} value={c}>
+                {CONFERENCE_LABEL[c]}
+              </option>
+            ))}
+            {video !== 'none' && !choices.includes(video) ? (
+              <option value={video}>{CONFERENCE_LABEL[video]}</option>
+            ) : null}
+          </select>
+          {capabilities && !capabilities.allowed.zoom ? (
+            <p className="field-hint">Zoom comes with the Advanced plan.</p>
+          ) : null}
+        </div>
+        <div className="field">
+          <label htmlFor={ids.location}>Location</label>
+          <input id={ids.location} value={location} onChange={(e) => setLocation(e.target.value)} maxLength={1000} />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.attendees}>Guests</label>
+          <input
+            id={ids.attendees}
+            value={attendees}
+            onChange={(e) => setAttendees(e.target.value)}
+            placeholder="name@example.com, …"
+          />
+          <p className="field-hint">E-mail addresses, separated by commas.</p>
+        </div>
+        <div className="field">
+          <label htmlFor={ids.description}>Notes</label>
+          <textarea
+            id={ids.description}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            rows={3}
+            maxLength={8000}
+          />
+        </div>
+        {problem ? (
+          <p className="field-error" role="alert" data-testid="event-error">
+            {problem}
+          </p>
+        ) : null}
+        <div className="form-actions">
+          {editing ? (
+            <Button
+              variant="danger"
+              onPress={() => setConfirmDelete(true)}
+              isDisabled={pending}
+              data-testid="event-delete"
+            >
+              Delete
+            </Button>
+          ) : null}
+          <Button variant="secondary" onPress={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" isDisabled={pending} data-testid="event-save">
+            {pending ? 'Saving…' : editing ? 'Save' : 'Create'}
+          </Button>
+        </div>
+      </form>
+      <ConfirmDialog
+        title={seriesScope ? 'Delete the whole series?' : 'Delete this event?'}
+        description={
+          seriesScope
+            ? `Every event of “${editing?.title ?? ''}” is removed from the calendar.`
+            : `“${editing?.title ?? ''}” is removed from the calendar${recurring ? '; the rest of the series stays' : ''}.`
+        }
+        confirmLabel="Delete"
+        isOpen={confirmDelete}
+        onOpenChange={setConfirmDelete}
+        onConfirm={doDelete}
+        pending={remove.isPending}
+        confirmTestId="confirm-delete-event"
+      />
+    </AppDialog>
+  );
+}
