@@ -80,16 +80,32 @@ async function main() {
   }
   const query = 'timeMin=2026-11-23T00:00:00Z&timeMax=2026-11-30T00:00:00Z';
 
-  // Floor: one provider call with the same delay, straight to the emulator.
-  const mint = await import('../src/emulators/calendar/tokens.js');
-  const direct = mint.mintEmulatorTokens('google', 'demo@google.example').access_token;
+  // Floor: both providers' list calls straight to the emulators, in parallel (the emulators run in
+  // this process, so their own work counts in both figures).
+  const { mintEmulatorTokens } = await import('../src/emulators/calendar/index.js');
+  const google = mintEmulatorTokens('google', 'demo@google.example').access_token;
+  const microsoft = mintEmulatorTokens('microsoft', 'demo@microsoft.example').access_token;
+  const msCalendar = (
+    (await (
+      await fetch(`${t.baseUrl}/_emulators/microsoft/v1.0/me/calendars`, {
+        headers: { authorization: `Bearer ${microsoft}` },
+      })
+    ).json()) as {
+      value: { id: string }[];
+    }
+  ).value[0].id;
   const floor: number[] = [];
   for (let i = 0; i < LISTS; i++) {
     const s = performance.now();
-    await fetch(
-      `${t.baseUrl}/_emulators/google/calendar/v3/calendars/primary/events?singleEvents=true&timeMin=2026-11-23T00:00:00Z&timeMax=2026-11-30T00:00:00Z`,
-      { headers: { authorization: `Bearer ${direct}` } },
-    ).then((r) => r.arrayBuffer());
+    await Promise.all([
+      fetch(`${t.baseUrl}/_emulators/google/calendar/v3/calendars/primary/events?singleEvents=true&${query}`, {
+        headers: { authorization: `Bearer ${google}` },
+      }).then((r) => r.arrayBuffer()),
+      fetch(
+        `${t.baseUrl}/_emulators/microsoft/v1.0/me/calendars/${msCalendar}/calendarView?startDateTime=2026-11-23T00:00:00Z&endDateTime=2026-11-30T00:00:00Z&$top=1000`,
+        { headers: { authorization: `Bearer ${microsoft}`, prefer: 'outlook.timezone="UTC"' } },
+      ).then((r) => r.arrayBuffer()),
+    ]);
     floor.push(performance.now() - s);
   }
 
@@ -109,10 +125,10 @@ async function main() {
   );
   console.log(`calendar: merged week list of ${items} events over 2 connections, provider delay D = ${D} ms`);
   console.log(
-    `calendar: list p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms; floor (one direct provider call) p95 ${f95.toFixed(1)} ms`,
+    `calendar: list p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms; floor (both providers called directly, in parallel) p95 ${f95.toFixed(1)} ms`,
   );
   console.log(
-    `calendar: p95 − D = ${(p95 - D).toFixed(1)} ms (target ≤ 15 ms: ${p95 - D <= 15 ? 'met' : 'NOT met'}); ratio to floor ${(p95 / f95).toFixed(2)}`,
+    `calendar: p95 − D = ${(p95 - D).toFixed(1)} ms (target ≤ 15 ms: ${p95 - D <= 15 ? 'met' : 'NOT met'}); p95 − floor p95 = ${(p95 - f95).toFixed(1)} ms; ratio to floor ${(p95 / f95).toFixed(2)}`,
   );
   await t.close();
 }
