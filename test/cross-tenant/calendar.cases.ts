@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { connectCalendar } from '../helpers/calendar.js';
+import { createPatient } from '../helpers/factories.js';
 import type { CrossTenantCase } from './types.js';
 
 const WINDOW = 'timeMin=2026-11-23T00:00:00Z&timeMax=2026-11-30T00:00:00Z';
@@ -19,13 +20,75 @@ export const calendarCases: CrossTenantCase[] = [
         },
       });
       expect(res.statusCode, res.body).toBe(201);
-      return { connection: cal.connectionId, calendar: cal.calendarId, event: res.json().eventId };
+      const patient = await createPatient(t, owner.admin.token, { givenName: 'Hidden', familyName: 'Patient' });
+      const auth = await t.request({
+        method: 'POST',
+        url: `/api/v1/patients/${patient.id}/authorizations`,
+        token: owner.admin.token,
+        payload: { service: 'pt', units: 5, unitMinutes: 30, validFrom: '2026-01-01', validTo: '2027-12-31' },
+      });
+      expect(auth.statusCode, auth.body).toBe(201);
+      return {
+        connection: cal.connectionId,
+        calendar: cal.calendarId,
+        event: res.json().eventId,
+        patient: patient.id,
+        authorization: auth.json().id,
+      };
     },
     async attackerSetup(t, attacker) {
       const cal = await connectCalendar(t, attacker.admin.token, 'google', `xt-${attacker.id}@google.example`);
-      return { calendar: cal.calendarId };
+      const patient = await createPatient(t, attacker.admin.token, { givenName: 'Own', familyName: 'Patient' });
+      return { calendar: cal.calendarId, patient: patient.id };
     },
-    denied: ({ connection, calendar, event }) => [
+    denied: ({ connection, calendar, event, patient, authorization }, own) => [
+      {
+        method: 'POST',
+        url: '/api/v1/calendar/sessions/from-authorization',
+        payload: {
+          patientId: patient,
+          authorizationId: authorization,
+          calendar: own.calendar,
+          firstStart: '2027-01-05T14:00:00Z',
+          timeZone: 'UTC',
+        },
+      },
+      {
+        method: 'POST',
+        url: '/api/v1/calendar/sessions/from-authorization',
+        payload: {
+          patientId: own.patient,
+          authorizationId: authorization,
+          calendar: own.calendar,
+          firstStart: '2027-01-05T14:00:00Z',
+          timeZone: 'UTC',
+        },
+      },
+      {
+        method: 'POST',
+        url: '/api/v1/calendar/sessions/from-authorization',
+        payload: {
+          patientId: own.patient,
+          authorizationId: 'auth_x',
+          calendar,
+          firstStart: '2027-01-05T14:00:00Z',
+          timeZone: 'UTC',
+        },
+      },
+      { method: 'GET', url: `/api/v1/calendar/sessions?patientId=${patient}` },
+      {
+        method: 'GET',
+        url: `/api/v1/calendar/providers/match?patientId=${patient}&start=2026-12-01T15:00:00Z&end=2026-12-01T16:00:00Z`,
+      },
+      {
+        method: 'POST',
+        url: '/api/v1/calendar/events',
+        payload: {
+          calendar: own.calendar,
+          draft: { title: 'x', start: '2026-11-24T15:00:00Z', end: '2026-11-24T16:00:00Z', patientId: patient },
+        },
+        expect: { status: 422, code: 'invalid_draft' },
+      },
       { method: 'DELETE', url: `/api/v1/calendar/connections/${connection}` },
       {
         method: 'PATCH',

@@ -2,57 +2,11 @@
 // "floating" wall-clock time (the local time of the series' zone written as if it were UTC), then
 // each is placed in the zone: a 09:00 series stays at 09:00 local across daylight-saving changes.
 import rrulePkg from 'rrule';
+import { fromFloating, toFloating } from '../../platform/zoned-time.js';
 
 const { RRule, RRuleSet } = rrulePkg;
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function fmt(timeZone: string) {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-export function isZone(timeZone: string): boolean {
-  try {
-    fmt(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The wall clock of an instant in a zone, as a floating Date (its UTC fields are the local time). */
-export function toFloating(instantMs: number, timeZone: string): number {
-  const p = Object.fromEntries(
-    fmt(timeZone)
-      .formatToParts(new Date(instantMs))
-      .map((x) => [x.type, x.value]),
-  );
-  return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
-}
-
-/** The instant at which the zone's wall clock shows `floatingMs` (the later offset wins in a gap). */
-export function fromFloating(floatingMs: number, timeZone: string): number {
-  let guess = floatingMs;
-  for (let i = 0; i < 3; i++) {
-    const shown = toFloating(guess, timeZone);
-    if (shown === floatingMs) return guess;
-    guess += floatingMs - shown;
-  }
-  return guess;
-}
+export { fromFloating, isTimeZone as isZone, toFloating } from '../../platform/zoned-time.js';
 
 /** `20261124T090000` or `20261124T140000Z` or `20261124` → epoch ms (floating unless Z). */
 function parseStamp(value: string, timeZone: string): number | undefined {

@@ -24,14 +24,16 @@ import { calendarNotFound, decodeEventId, encodeEventId, eventNotFound } from '.
 import { resolveProvider, resolveZoom } from './providers/index.js';
 import type { ConferenceProduct, ProviderDraft, ProviderEvent, ProviderSession } from './providers/types.js';
 import { isTimeZone } from './providers/zoned.js';
+import { checkConflicts } from './scheduling.js';
 import type { CalendarEvent, Draft, ListEventsQuery, PartialDraft, Warning } from './schema.js';
+import { releaseSessions } from './sessions.js';
 import { calendarCalendars } from './tables.js';
 
 const { RRule } = rrulePkg;
 const MAX_WINDOW_MS = 62 * 24 * 3600_000;
 
 type CalendarRow = typeof calendarCalendars.$inferSelect;
-type Target = CalendarRow & { connectionStatus: 'active' | 'reauth_required' };
+export type Target = CalendarRow & { connectionStatus: 'active' | 'reauth_required' };
 
 export const invalidDraft = (detail: string) => new AppError('invalid_draft', 422, detail);
 
@@ -67,7 +69,7 @@ function present(
 }
 
 /** This workspace's calendars with their connection's status; another workspace's never appear. */
-async function targets(deps: AppDeps, ctx: RequestContext): Promise<Target[]> {
+export async function targets(deps: AppDeps, ctx: RequestContext): Promise<Target[]> {
   const [calendars, connections] = await Promise.all([storedCalendars(deps, ctx), listConnections(deps, ctx)]);
   const status = new Map(connections.map((c) => [c.id, c.status]));
   return calendars
@@ -115,39 +117,52 @@ export async function listEvents(
     chosen = chosen.filter((c) => c.id === query.calendar);
     if (chosen.length === 0) throw calendarNotFound();
   }
+  return windowOf(deps, ctx, chosen, window, sessionCache(deps, ctx, 'calendar.events.list'));
+}
+
+/** One provider session per connection for one operation (one token read, one audit row, each). */
+export type SessionCache = (cal: { connectionId: string; provider: string }) => ProviderSession;
+
+export function sessionCache(deps: AppDeps, ctx: RequestContext, reason: string): SessionCache {
+  const sessions = new Map<string, ProviderSession>();
+  return (cal) => {
+    let session = sessions.get(cal.connectionId);
+    if (!session) {
+      session = sessionFor(deps, ctx, { id: cal.connectionId, provider: cal.provider }, reason);
+      sessions.set(cal.connectionId, session);
+    }
+    return session;
+  };
+}
+
+/** Events of `calendars` in the window, merged and sorted; a failing calendar becomes a warning. */
+export async function windowOf(
+  deps: AppDeps,
+  ctx: RequestContext,
+  calendars: Target[],
+  window: { timeMin: string; timeMax: string },
+  sessions: SessionCache,
+): Promise<{ items: CalendarEvent[]; warnings: Warning[] }> {
   const warnings: Warning[] = [];
-  const byConnection = new Map<string, Target[]>();
-  for (const cal of chosen) {
+  const live: Target[] = [];
+  for (const cal of calendars) {
     if (cal.connectionStatus !== 'active') {
       warnings.push({ provider: cal.provider, calendar: cal.id, code: 'reauth_required' });
-      continue;
-    }
-    if (!resolveProvider(deps, cal.provider)) {
+    } else if (!resolveProvider(deps, cal.provider)) {
       warnings.push({ provider: cal.provider, calendar: cal.id, code: 'unavailable' });
-      continue;
-    }
-    byConnection.set(cal.connectionId, [...(byConnection.get(cal.connectionId) ?? []), cal]);
+    } else live.push(cal);
   }
-
   const lists = await Promise.all(
-    [...byConnection.values()].flatMap((cals) => {
-      const session = sessionFor(
-        deps,
-        ctx,
-        { id: cals[0].connectionId, provider: cals[0].provider },
-        'calendar.events.list',
-      );
-      const adapter = resolveProvider(deps, cals[0].provider)!.adapter;
-      return cals.map(async (cal) => {
-        try {
-          return { cal, events: await adapter.listEvents(session, cal.providerCalendarId, window) };
-        } catch (err) {
-          const code = err instanceof AppError ? err.code : 'provider_unavailable';
-          if (!(err instanceof AppError)) ctx.log.warn({ err, provider: cal.provider }, 'calendar list failed');
-          warnings.push({ provider: cal.provider, calendar: cal.id, code });
-          return { cal, events: [] as ProviderEvent[] };
-        }
-      });
+    live.map(async (cal) => {
+      const adapter = resolveProvider(deps, cal.provider)!.adapter;
+      try {
+        return { cal, events: await adapter.listEvents(sessions(cal), cal.providerCalendarId, window) };
+      } catch (err) {
+        const code = err instanceof AppError ? err.code : 'provider_unavailable';
+        if (!(err instanceof AppError)) ctx.log.warn({ err, provider: cal.provider }, 'calendar list failed');
+        warnings.push({ provider: cal.provider, calendar: cal.id, code });
+        return { cal, events: [] as ProviderEvent[] };
+      }
     }),
   );
   const rows = await withTenant(deps.db, ctx, (tx) =>
@@ -277,6 +292,14 @@ export async function createEvent(
   if (input.provider && input.provider !== cal.provider) throw calendarNotFound();
   const product = conferenceFor(ctx, cal.provider, draft);
   await checkPatient(deps, ctx, draft.patientId);
+  const sessions = sessionCache(deps, ctx, 'calendar.events.create');
+  const hostUserId = draft.hostUserId ?? cal.hostUserId;
+  await checkConflicts(
+    deps,
+    ctx,
+    { start: draft.start, end: draft.end, patientId: draft.patientId, hostUserId },
+    sessions,
+  );
 
   const zoom = product === 'zoom' ? await createZoom(deps, ctx, { ...draft, timeZone }) : undefined;
   const providerDraft: ProviderDraft = {
@@ -291,10 +314,9 @@ export async function createEvent(
     recurrence: draft.recurrence?.length ? draft.recurrence : undefined,
     nativeConference: product === 'meet' || product === 'teams' ? true : undefined,
   };
-  const session = sessionFor(deps, ctx, { id: cal.connectionId, provider: cal.provider }, 'calendar.events.create');
   let created: ProviderEvent;
   try {
-    created = await provider.adapter.insertEvent(session, cal.providerCalendarId, providerDraft);
+    created = await provider.adapter.insertEvent(sessions(cal), cal.providerCalendarId, providerDraft);
   } catch (err) {
     if (zoom)
       await resolveZoom(deps)
@@ -302,7 +324,6 @@ export async function createEvent(
         .catch(() => undefined);
     throw err;
   }
-  const hostUserId = draft.hostUserId ?? cal.hostUserId;
   const row = {
     workspaceId: ctx.workspaceId,
     calendarId: cal.id,
@@ -353,7 +374,8 @@ export async function patchEvent(
   checkRecurrence(draft.recurrence);
   const product = conferenceFor(ctx, cal.provider, draft);
   if (draft.patientId) await checkPatient(deps, ctx, draft.patientId);
-  const session = sessionFor(deps, ctx, { id: cal.connectionId, provider: cal.provider }, 'calendar.events.update');
+  const sessions = sessionCache(deps, ctx, 'calendar.events.update');
+  const session = sessions(cal);
 
   if (draft.status === 'cancelled') {
     await deleteResolved(deps, ctx, { cal, provider, providerEventId, session });
@@ -377,6 +399,25 @@ export async function patchEvent(
       : undefined;
   const timeZone = draft.timeZone ?? existing?.timeZone;
   if (existing) checkTimes(draft.start ?? existing.start, draft.end ?? existing.end, draft.timeZone);
+  if (existing && (draft.start !== undefined || draft.end !== undefined || draft.patientId)) {
+    const known = await withTenant(deps.db, ctx, (tx) =>
+      appointmentOf(tx, ctx.workspaceId, cal.id, [providerEventId, existing.recurringEventId]),
+    );
+    const patientId = draft.patientId !== undefined ? draft.patientId : known?.patientId;
+    const self = encodeEventId(cal.id, providerEventId);
+    await checkConflicts(
+      deps,
+      ctx,
+      {
+        start: draft.start ?? existing.start,
+        end: draft.end ?? existing.end,
+        patientId,
+        hostUserId: draft.hostUserId ?? known?.hostUserId ?? cal.hostUserId,
+        exclude: (e) => e.id === self || e.recurringEventId === self,
+      },
+      sessions,
+    );
+  }
 
   let zoom: { meetingId: string; joinUrl: string } | undefined;
   if (product === 'zoom' && existing) {
@@ -478,6 +519,14 @@ async function deleteResolved(
     .catch(() => undefined);
   await t.provider.adapter.deleteEvent(t.session, t.cal.providerCalendarId, t.providerEventId);
   await withTenant(deps.db, ctx, async (tx) => {
+    await releaseSessions(
+      tx,
+      ctx.workspaceId,
+      t.cal.id,
+      current?.recurringEventId
+        ? { seriesEventId: current.recurringEventId, occurrenceStart: current.start }
+        : { seriesEventId: t.providerEventId },
+    );
     const before = await appointmentOf(tx, ctx.workspaceId, t.cal.id, [
       t.providerEventId,
       current?.recurringEventId ?? null,

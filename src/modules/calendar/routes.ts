@@ -8,6 +8,7 @@ import { idParams, noContent, problemResponses } from '../../platform/http-schem
 import { calendarCapabilities } from './capabilities.js';
 import * as connections from './connections.js';
 import * as events from './events.js';
+import { matchProviders } from './scheduling.js';
 import {
   calendarSchema,
   callbackQuery,
@@ -18,10 +19,17 @@ import {
   eventQuery,
   eventSchema,
   listEventsQuery,
+  matchQuery,
+  matchSchema,
   patchEventBody,
+  sessionsBody,
+  sessionsResult,
+  sessionUsageQuery,
+  sessionUsageSchema,
   warningSchema,
   writeResult,
 } from './schema.js';
+import { bookSessions, sessionUsage } from './sessions.js';
 
 const missingEvent = () =>
   new AppError('validation_failed', 400, 'Name the event (body member `event` or query `?event=`)', {
@@ -191,5 +199,49 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
       if (!request.query.event) throw missingEvent();
       return events.deleteEvent(deps, requireCtx(request), request.query.event);
     },
+  );
+
+  app.post(
+    '/calendar/sessions/from-authorization',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags,
+        summary: "Book a patient's sessions from an authorization's remaining units as one recurring series",
+        description:
+          "As many sessions as the remaining units allow (`unitsPerSession` × the unit length each), never past the authorization's end. Concurrent requests cannot overbook. 409 `units_exhausted`; 422 `authorization_expired`. Cancelling a future session gives its units back.",
+        body: sessionsBody,
+        response: { 201: sessionsResult, ...problemResponses },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await bookSessions(deps, requireCtx(request), request.body)),
+  );
+
+  app.get(
+    '/calendar/sessions',
+    {
+      schema: {
+        tags,
+        summary: "A patient's authorizations with units booked and remaining, and the booked sessions",
+        querystring: sessionUsageQuery,
+        response: { 200: sessionUsageSchema, ...problemResponses },
+      },
+    },
+    async (request) => sessionUsage(deps, requireCtx(request), request.query.patientId),
+  );
+
+  app.get(
+    '/calendar/providers/match',
+    {
+      schema: {
+        tags,
+        summary: 'Providers for a slot, free and preferred first (Advanced+)',
+        description:
+          "Free/busy from each provider's connected calendars (read in parallel) and the patient's preferred provider.",
+        querystring: matchQuery,
+        response: { 200: matchSchema, ...problemResponses },
+      },
+    },
+    async (request) => matchProviders(deps, requireCtx(request), request.query),
   );
 }

@@ -125,3 +125,47 @@ export const capabilitiesSchema = z.object({
   allowed: flags,
   matrix: z.object({ free: flags, standard: flags, advanced: flags, enterprise: flags }),
 });
+
+export const sessionsBody = z.object({
+  patientId: text(100).min(1),
+  authorizationId: text(100).min(1),
+  calendar: text(100).min(1),
+  firstStart: rfc3339,
+  timeZone: text(64).min(1),
+  frequency: z.enum(['weekly', 'daily']).optional(),
+  unitsPerSession: z.number().int().min(1).max(100).optional(),
+  conference: z.enum(CONFERENCES).nullable().optional(),
+});
+export const sessionsResult = z.object({
+  eventId: z.string(),
+  sessions: z.array(z.object({ eventId: z.string(), start: z.string(), end: z.string() })),
+  unitsBooked: z.number().int(),
+  unitsRemaining: z.number().int(),
+});
+export const sessionUsageQuery = z.object({ patientId: text(100).min(1) });
+export const sessionUsageSchema = z.object({
+  items: z.array(
+    z.object({
+      authorizationId: z.string(),
+      service: z.string(),
+      units: z.number().int(),
+      unitsBooked: z.number().int(),
+      unitsRemaining: z.number().int(),
+      validTo: z.string(),
+      sessions: z.array(z.object({ start: z.string(), end: z.string(), units: z.number().int() })),
+    }),
+  ),
+});
+export const matchQuery = z.object({ patientId: text(100).min(1), start: rfc3339, end: rfc3339 });
+export const matchSchema = z.object({
+  items: z.array(
+    z.object({
+      userId: z.string(),
+      name: z.string(),
+      calendarId: z.string().nullable(),
+      free: z.boolean(),
+      preferred: z.boolean(),
+      reasons: z.array(z.string()),
+    }),
+  ),
+});

@@ -1,4 +1,4 @@
-import { boolean, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /**
@@ -54,5 +54,33 @@ export const calendarAppointments = pgTable(
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.calendarId, t.providerEventId] }),
     index('calendar_appointments_patient_idx').on(t.workspaceId, t.patientId, t.startAt),
+  ],
+);
+
+/**
+ * Sessions booked from a patient's authorized units: one row per session of the series, so units
+ * come back one session at a time when one is cancelled. Booking takes a per-authorization lock
+ * and counts `reserved` + `booked` units, so concurrent requests cannot overbook.
+ */
+export const calendarSessions = pgTable(
+  'calendar_sessions',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    authorizationId: text('authorization_id').notNull(),
+    patientId: text('patient_id').notNull(),
+    calendarId: text('calendar_id').notNull(),
+    /** The provider's id of the series; null while the booking is only reserved. */
+    seriesEventId: text('series_event_id'),
+    startAt: ts('start_at').notNull(),
+    endAt: ts('end_at').notNull(),
+    units: integer('units').notNull(),
+    status: text('status', { enum: ['reserved', 'booked', 'cancelled'] }).notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    index('calendar_sessions_authorization_idx').on(t.workspaceId, t.authorizationId),
+    index('calendar_sessions_series_idx').on(t.workspaceId, t.calendarId, t.seriesEventId),
   ],
 );

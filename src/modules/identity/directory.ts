@@ -23,3 +23,13 @@ export async function userNames(tx: Tx, userIds: string[]): Promise<Map<string, 
     .where(inArray(users.id, [...new Set(userIds)]));
   return new Map(rows.map((r) => [r.id, r.name]));
 }
+
+/** The workspace's care providers (members marked as providers), with their names. */
+export async function workspaceProviders(tx: Tx, workspaceId: string) {
+  return tx
+    .select({ userId: users.id, name: users.name })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.isProvider, true)))
+    .orderBy(users.name);
+}

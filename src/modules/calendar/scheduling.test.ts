@@ -1,0 +1,221 @@
+// Patient-aware scheduling and sessions from authorized units (contract §5.2), end to end over the
+// emulators: conflicts for the patient and the host, provider matching, unit accounting under
+// concurrency, units given back when a future session is cancelled.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { connectCalendar } from '../../../test/helpers/calendar.js';
+import {
+  addMember,
+  createPatient,
+  createWorkspace,
+  type TestUser,
+  type TestWorkspace,
+} from '../../../test/helpers/factories.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+let drA: TestUser;
+let drB: TestUser;
+let calA: string;
+let calB: string;
+let front: string;
+let patient: { id: string };
+let other: { id: string };
+
+const post = (url: string, payload: unknown, token = ws.admin.token) =>
+  t.request({ method: 'POST', url: `/api/v1${url}`, token, payload: payload as Record<string, unknown> });
+const get = (url: string, token = ws.admin.token) => t.request({ method: 'GET', url: `/api/v1${url}`, token });
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'advanced' });
+  drA = await addMember(t, ws, { isProvider: true, name: 'Dr. Ada Able' });
+  drB = await addMember(t, ws, { isProvider: true, name: 'Dr. Ben Baker' });
+  calA = (await connectCalendar(t, drA.token, 'google', `a-${ws.id}@google.example`)).calendarId;
+  calB = (await connectCalendar(t, drB.token, 'microsoft', `b-${ws.id}@microsoft.example`)).calendarId;
+  front = (await connectCalendar(t, ws.admin.token, 'google', `desk-${ws.id}@google.example`)).calendarId;
+  patient = await createPatient(t, ws.admin.token, {
+    givenName: 'Pat',
+    familyName: 'Patient',
+    preferredProviderId: drB.userId,
+  });
+  other = await createPatient(t, ws.admin.token, { givenName: 'Olly', familyName: 'Other' });
+}, 90_000);
+afterAll(async () => t?.close());
+
+const appt = (calendar: string, start: string, end: string, patientId?: string) =>
+  post('/calendar/events', { calendar, draft: { title: 'Visit', start, end, patientId } });
+
+describe('conflicts', () => {
+  it("refuses an appointment over the patient's or the host's other appointment, with the conflicts", async () => {
+    const first = await appt(calA, '2026-12-01T15:00:00Z', '2026-12-01T16:00:00Z', patient.id);
+    expect(first.statusCode, first.body).toBe(201);
+    const samePatient = await appt(front, '2026-12-01T15:30:00Z', '2026-12-01T16:00:00Z', patient.id);
+    expect(samePatient.statusCode).toBe(409);
+    expect(samePatient.json()).toMatchObject({
+      code: 'scheduling_conflict',
+      conflicts: [
+        { eventId: first.json().eventId, start: '2026-12-01T15:00:00.000Z', end: '2026-12-01T16:00:00.000Z' },
+      ],
+    });
+    const sameHost = await appt(calA, '2026-12-01T15:45:00Z', '2026-12-01T16:15:00Z', other.id);
+    expect(sameHost.statusCode).toBe(409);
+    const elsewhere = await appt(calB, '2026-12-01T15:30:00Z', '2026-12-01T16:00:00Z', other.id);
+    expect(elsewhere.statusCode, elsewhere.body).toBe(201);
+    const later = await appt(calA, '2026-12-01T16:00:00Z', '2026-12-01T16:30:00Z', patient.id);
+    expect(later.statusCode, later.body).toBe(201);
+
+    // Moving into the first one is refused; moving next to it is fine.
+    const move = (start: string, end: string) =>
+      t.request({
+        method: 'PATCH',
+        url: '/api/v1/calendar/events',
+        token: ws.admin.token,
+        payload: { event: later.json().eventId, draft: { start, end } },
+      });
+    expect((await move('2026-12-01T15:30:00Z', '2026-12-01T16:00:00Z')).json().code).toBe('scheduling_conflict');
+    expect((await move('2026-12-01T16:15:00Z', '2026-12-01T16:45:00Z')).statusCode).toBe(200);
+  });
+
+  it('does not check below Advanced', async () => {
+    const standard = await createWorkspace(t, { tier: 'standard' });
+    const cal = (await connectCalendar(t, standard.admin.token, 'google', `std-${standard.id}@google.example`))
+      .calendarId;
+    const p = await createPatient(t, standard.admin.token, { givenName: 'S', familyName: 'Tandard' });
+    for (let i = 0; i < 2; i++) {
+      const res = await post(
+        '/calendar/events',
+        {
+          calendar: cal,
+          draft: { title: 'Twice', start: '2026-12-01T15:00:00Z', end: '2026-12-01T16:00:00Z', patientId: p.id },
+        },
+        standard.admin.token,
+      );
+      expect(res.statusCode).toBe(201);
+    }
+    const match = await get(
+      `/calendar/providers/match?patientId=${p.id}&start=2026-12-01T15:00:00Z&end=2026-12-01T16:00:00Z`,
+      standard.admin.token,
+    );
+    expect(match.statusCode).toBe(403);
+    expect(match.json().code).toBe('tier_required');
+  });
+
+  it('ranks providers: free first, then the patient’s preferred one', async () => {
+    const res = await get(
+      `/calendar/providers/match?patientId=${patient.id}&start=2026-12-01T15:00:00Z&end=2026-12-01T15:30:00Z`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const items = res.json().items as {
+      userId: string;
+      free: boolean;
+      preferred: boolean;
+      calendarId: string;
+      reasons: string[];
+    }[];
+    expect(items.map((i) => [i.userId, i.free, i.preferred])).toEqual([
+      [drB.userId, true, true],
+      [drA.userId, false, false],
+    ]);
+    expect(items[1].reasons[0]).toMatch(/^Busy/);
+    const free = await get(
+      `/calendar/providers/match?patientId=${patient.id}&start=2026-12-02T15:00:00Z&end=2026-12-02T15:30:00Z`,
+    );
+    expect(free.json().items.map((i: { userId: string; free: boolean }) => [i.userId, i.free])).toEqual([
+      [drB.userId, true],
+      [drA.userId, true],
+    ]);
+    expect(free.json().items[0]).toMatchObject({ calendarId: calB, preferred: true });
+    expect(free.json().items[0].reasons).toContain("The patient's preferred provider");
+  });
+});
+
+describe('sessions from authorized units', () => {
+  const authorize = async (units: number, validFrom: string, validTo: string) => {
+    const res = await post(`/patients/${patient.id}/authorizations`, {
+      service: 'physical-therapy',
+      units,
+      unitMinutes: 45,
+      validFrom,
+      validTo,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+  const book = (authorizationId: string, extra: Record<string, unknown> = {}) =>
+    post('/calendar/sessions/from-authorization', {
+      patientId: patient.id,
+      authorizationId,
+      calendar: calB,
+      firstStart: '2027-01-05T14:00:00Z',
+      timeZone: 'America/New_York',
+      ...extra,
+    });
+
+  it('books as many weekly sessions as the units allow, then refuses with units_exhausted; a cancelled future session gives its units back', async () => {
+    const id = await authorize(4, '2027-01-01', '2027-06-30');
+    const res = await book(id);
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json();
+    expect(body).toMatchObject({ unitsBooked: 4, unitsRemaining: 0 });
+    expect(body.sessions.map((s: { start: string }) => s.start)).toEqual([
+      '2027-01-05T14:00:00.000Z',
+      '2027-01-12T14:00:00.000Z',
+      '2027-01-19T14:00:00.000Z',
+      '2027-01-26T14:00:00.000Z',
+    ]);
+    expect(body.sessions[0].end).toBe('2027-01-05T14:45:00.000Z');
+    expect(new Set(body.sessions.map((s: { eventId: string }) => s.eventId)).size).toBe(4);
+
+    const again = await book(id, { firstStart: '2027-03-02T14:00:00Z' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('units_exhausted');
+
+    const cancel = await t.request({
+      method: 'DELETE',
+      url: `/api/v1/calendar/events?event=${encodeURIComponent(body.sessions[2].eventId)}`,
+      token: ws.admin.token,
+    });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    const usage = (await get(`/calendar/sessions?patientId=${patient.id}`))
+      .json()
+      .items.find((a: { authorizationId: string }) => a.authorizationId === id);
+    expect(usage).toMatchObject({ units: 4, unitsBooked: 3, unitsRemaining: 1 });
+    const refill = await book(id, { firstStart: '2027-03-02T14:00:00Z' });
+    expect(refill.statusCode, refill.body).toBe(201);
+    expect(refill.json()).toMatchObject({ unitsBooked: 1, unitsRemaining: 0 });
+  });
+
+  it('never books past the end of the authorization; an ended one is 422 authorization_expired', async () => {
+    const id = await authorize(10, '2027-01-01', '2027-01-20');
+    const res = await book(id, { unitsPerSession: 2, firstStart: '2027-01-06T14:00:00Z' });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ unitsBooked: 6, unitsRemaining: 4 });
+    expect(res.json().sessions.map((s: { start: string }) => s.start.slice(0, 10))).toEqual([
+      '2027-01-06',
+      '2027-01-13',
+      '2027-01-20',
+    ]);
+    expect(res.json().sessions[0].end).toBe('2027-01-06T15:30:00.000Z');
+    const ended = await authorize(5, '2026-01-01', '2026-02-01');
+    const late = await book(ended);
+    expect(late.statusCode).toBe(422);
+    expect(late.json().code).toBe('authorization_expired');
+  });
+
+  it('cannot overbook under concurrent requests', async () => {
+    const id = await authorize(3, '2027-01-01', '2027-12-31');
+    const results = await Promise.all([
+      book(id, { firstStart: '2027-04-06T14:00:00Z' }),
+      book(id, { firstStart: '2027-05-04T14:00:00Z' }),
+      book(id, { firstStart: '2027-06-01T14:00:00Z' }),
+    ]);
+    const booked = results.filter((r) => r.statusCode === 201).reduce((n, r) => n + r.json().unitsBooked, 0);
+    expect(booked).toBe(3);
+    expect(results.filter((r) => r.statusCode === 409).every((r) => r.json().code === 'units_exhausted')).toBe(true);
+    const usage = (await get(`/calendar/sessions?patientId=${patient.id}`))
+      .json()
+      .items.find((a: { authorizationId: string }) => a.authorizationId === id);
+    expect(usage).toMatchObject({ unitsBooked: 3, unitsRemaining: 0 });
+  });
+});

@@ -1,0 +1,109 @@
+// Patient-aware scheduling (Advanced+, contract §5.2): an appointment may not overlap another
+// appointment of its patient or anything on its host provider's calendars, and providers can be
+// ranked for a slot by free/busy (their calendars, read in parallel) and the patient's preference.
+import type { RequestContext } from '../../platform/context.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { AppError } from '../../platform/errors.js';
+import { hasFeature, requireFeature } from '../../platform/tiers.js';
+import type { AppDeps } from '../../platform/types.js';
+import { workspaceProviders } from '../identity/index.js';
+import { getPatient } from '../patients/index.js';
+import { invalidDraft, type SessionCache, sessionCache, targets, windowOf } from './events.js';
+import type { CalendarEvent } from './schema.js';
+
+export interface Slot {
+  start: string;
+  end: string;
+  patientId: string | null | undefined;
+  hostUserId: string;
+  /** The event being moved (and, for a series, its instances) is not its own conflict. */
+  exclude?: (e: CalendarEvent) => boolean;
+}
+
+const busy = (e: CalendarEvent) => e.status !== 'cancelled' && !e.allDay;
+
+/** 409 `scheduling_conflict` with `conflicts: [{eventId, start, end}]` when the slot overlaps. Advanced+ only. */
+export async function checkConflicts(deps: AppDeps, ctx: RequestContext, slot: Slot, sessions: SessionCache) {
+  if (!slot.patientId || !hasFeature(ctx.tier, 'patient_aware_scheduling')) return;
+  const { items } = await windowOf(
+    deps,
+    ctx,
+    await targets(deps, ctx),
+    { timeMin: slot.start, timeMax: slot.end },
+    sessions,
+  );
+  const conflicts = items
+    .filter(busy)
+    .filter((e) => !slot.exclude?.(e))
+    .filter((e) => e.start < slot.end && e.end > slot.start)
+    .filter((e) => e.patientId === slot.patientId || e.hostUserId === slot.hostUserId)
+    .map((e) => ({ eventId: e.id, start: e.start, end: e.end }));
+  if (conflicts.length) {
+    throw new AppError(
+      'scheduling_conflict',
+      409,
+      `This time overlaps ${conflicts.length === 1 ? 'another appointment' : `${conflicts.length} other events`} of the patient or the provider`,
+      { conflicts },
+    );
+  }
+}
+
+export interface ProviderMatch {
+  userId: string;
+  name: string;
+  calendarId: string | null;
+  free: boolean;
+  preferred: boolean;
+  reasons: string[];
+}
+
+/** Providers for a slot: free and preferred first (Advanced+). */
+export async function matchProviders(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: { patientId: string; start: string; end: string },
+): Promise<{ items: ProviderMatch[] }> {
+  requireFeature(ctx, 'patient_aware_scheduling');
+  if (!(Date.parse(query.start) < Date.parse(query.end))) throw invalidDraft('The slot must end after it starts');
+  const patient = await getPatient(deps, ctx, query.patientId);
+  const [providers, calendars] = await Promise.all([
+    withTenant(deps.db, ctx, (tx) => workspaceProviders(tx, ctx.workspaceId)),
+    targets(deps, ctx),
+  ]);
+  const { items, warnings } = await windowOf(
+    deps,
+    ctx,
+    calendars.filter((c) => providers.some((p) => p.userId === c.hostUserId)),
+    { timeMin: query.start, timeMax: query.end },
+    sessionCache(deps, ctx, 'calendar.events.list'),
+  );
+  const out = providers.map((p): ProviderMatch => {
+    const own = calendars.filter((c) => c.hostUserId === p.userId);
+    const calendar = own.find((c) => c.primary) ?? own[0];
+    const unknown = own.some((c) => warnings.some((w) => w.calendar === c.id));
+    const clashes = items.filter(
+      (e) => busy(e) && e.hostUserId === p.userId && e.start < query.end && e.end > query.start,
+    );
+    const preferred = patient.preferredProviderId === p.userId;
+    const reasons: string[] = [];
+    if (!calendar) reasons.push('No connected calendar');
+    else if (unknown) reasons.push('Calendar could not be read');
+    else if (clashes.length)
+      reasons.push(`Busy: ${clashes.length === 1 ? '1 event' : `${clashes.length} events`} at this time`);
+    else reasons.push('Free at this time');
+    if (preferred) reasons.push("The patient's preferred provider");
+    return {
+      userId: p.userId,
+      name: p.name,
+      calendarId: calendar?.id ?? null,
+      free: Boolean(calendar) && !unknown && clashes.length === 0,
+      preferred,
+      reasons,
+    };
+  });
+  out.sort(
+    (a, b) =>
+      Number(b.free) - Number(a.free) || Number(b.preferred) - Number(a.preferred) || a.name.localeCompare(b.name),
+  );
+  return { items: out };
+}

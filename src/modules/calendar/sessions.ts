@@ -1,0 +1,230 @@
+// Sessions from authorized units (contract §5.2): one recurring series as long as the units allow
+// and never past the authorization's end. Units are reserved under a per-authorization lock before
+// the provider is called (no transaction spans the call), so concurrent requests cannot overbook;
+// a failed calendar write gives the reservation back; cancelling a future session returns its units.
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import rrulePkg from 'rrule';
+import type { RequestContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/client.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { AppError, notFound } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { AppDeps } from '../../platform/types.js';
+import { fromFloating, isTimeZone, toFloating } from '../../platform/zoned-time.js';
+import { getPatient, listAuthorizations } from '../patients/index.js';
+import { createEvent, invalidDraft, sessionCache, targets, windowOf } from './events.js';
+import { decodeEventId } from './ids.js';
+import { calendarSessions } from './tables.js';
+
+const { RRule, Frequency } = rrulePkg;
+
+export interface SessionsInput {
+  patientId: string;
+  authorizationId: string;
+  calendar: string;
+  firstStart: string;
+  timeZone: string;
+  frequency?: 'weekly' | 'daily';
+  unitsPerSession?: number;
+  conference?: 'auto' | 'meet' | 'teams' | 'zoom' | null;
+}
+
+const held = (tx: Tx, workspaceId: string, authorizationId: string) =>
+  tx
+    .select({ units: sql<number>`coalesce(sum(${calendarSessions.units}), 0)::int` })
+    .from(calendarSessions)
+    .where(
+      and(
+        eq(calendarSessions.workspaceId, workspaceId),
+        eq(calendarSessions.authorizationId, authorizationId),
+        inArray(calendarSessions.status, ['reserved', 'booked']),
+      ),
+    );
+
+/** Session starts from `first`, every day or week in `timeZone` (wall clock kept across DST), up to `max`, none after `lastDay`. */
+function sessionStarts(
+  first: string,
+  timeZone: string,
+  frequency: 'weekly' | 'daily',
+  max: number,
+  lastDay: string,
+): number[] {
+  if (max <= 0) return [];
+  const rule = new RRule({
+    freq: frequency === 'daily' ? Frequency.DAILY : Frequency.WEEKLY,
+    dtstart: new Date(toFloating(Date.parse(first), timeZone)),
+    until: new Date(`${lastDay}T23:59:59Z`),
+    count: max,
+  });
+  return rule.all().map((d) => fromFloating(d.getTime(), timeZone));
+}
+
+export async function bookSessions(deps: AppDeps, ctx: RequestContext, input: SessionsInput) {
+  const unitsPerSession = input.unitsPerSession ?? 1;
+  const frequency = input.frequency ?? 'weekly';
+  if (!isTimeZone(input.timeZone)) throw invalidDraft(`Unknown time zone ${input.timeZone}`);
+  const patient = await getPatient(deps, ctx, input.patientId);
+  const authorization = (await listAuthorizations(deps, ctx, input.patientId)).find(
+    (a) => a.id === input.authorizationId,
+  );
+  if (!authorization) throw notFound('Authorization');
+  const firstDay = new Date(toFloating(Date.parse(input.firstStart), input.timeZone)).toISOString().slice(0, 10);
+  if (firstDay > authorization.validTo) {
+    throw new AppError('authorization_expired', 422, `The authorization ended on ${authorization.validTo}`);
+  }
+  if (firstDay < authorization.validFrom) throw invalidDraft(`The authorization starts on ${authorization.validFrom}`);
+  const cal = (await targets(deps, ctx)).find((c) => c.id === input.calendar);
+  if (!cal) throw new AppError('calendar_not_found', 404, 'Calendar not found');
+  const minutes = unitsPerSession * authorization.unitMinutes;
+
+  // Reserve under the authorization's lock: whoever comes second sees the first one's units.
+  const reservation = `pending:${randomUUID()}`;
+  const reserved = await withTenant(deps.db, ctx, async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`${ctx.workspaceId}:${authorization.id}`}))`);
+    const [{ units }] = await held(tx, ctx.workspaceId, authorization.id);
+    const remaining = authorization.units - units;
+    if (remaining < unitsPerSession) {
+      throw new AppError('units_exhausted', 409, 'No authorized units are left for another session', {
+        unitsRemaining: remaining,
+      });
+    }
+    const starts = sessionStarts(
+      input.firstStart,
+      input.timeZone,
+      frequency,
+      Math.floor(remaining / unitsPerSession),
+      authorization.validTo,
+    );
+    if (starts.length === 0)
+      throw new AppError('authorization_expired', 422, `The authorization ended on ${authorization.validTo}`);
+    await tx.insert(calendarSessions).values(
+      starts.map((start) => ({
+        workspaceId: ctx.workspaceId,
+        id: newId('ses'),
+        authorizationId: authorization.id,
+        patientId: patient.id,
+        calendarId: cal.id,
+        seriesEventId: reservation,
+        startAt: new Date(start),
+        endAt: new Date(start + minutes * 60_000),
+        units: unitsPerSession,
+        status: 'reserved' as const,
+      })),
+    );
+    return { starts, remaining };
+  });
+  const release = () =>
+    withTenant(deps.db, ctx, (tx) =>
+      tx
+        .delete(calendarSessions)
+        .where(and(eq(calendarSessions.workspaceId, ctx.workspaceId), eq(calendarSessions.seriesEventId, reservation))),
+    );
+
+  let created: Awaited<ReturnType<typeof createEvent>>;
+  try {
+    const first = new Date(reserved.starts[0]).toISOString();
+    created = await createEvent(deps, ctx, {
+      calendar: cal.id,
+      draft: {
+        title: `${authorization.service}: ${patient.givenName} ${patient.familyName}`,
+        start: first,
+        end: new Date(reserved.starts[0] + minutes * 60_000).toISOString(),
+        timeZone: input.timeZone,
+        recurrence:
+          reserved.starts.length > 1
+            ? [`RRULE:FREQ=${frequency === 'daily' ? 'DAILY' : 'WEEKLY'};COUNT=${reserved.starts.length}`]
+            : undefined,
+        patientId: patient.id,
+        conference: input.conference,
+      },
+    });
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  const seriesEventId = decodeEventId(created.eventId).providerEventId;
+  await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .update(calendarSessions)
+      .set({ seriesEventId, status: 'booked' })
+      .where(and(eq(calendarSessions.workspaceId, ctx.workspaceId), eq(calendarSessions.seriesEventId, reservation))),
+  );
+
+  // The instances' own ids, from the provider (each is changed or cancelled one at a time).
+  const last = reserved.starts[reserved.starts.length - 1] + minutes * 60_000;
+  const listed = await windowOf(
+    deps,
+    ctx,
+    [cal],
+    { timeMin: new Date(reserved.starts[0]).toISOString(), timeMax: new Date(last).toISOString() },
+    sessionCache(deps, ctx, 'calendar.events.list'),
+  ).catch(() => ({ items: [] }));
+  const instances = listed.items.filter((e) => e.recurringEventId === created.eventId || e.id === created.eventId);
+  const unitsBooked = reserved.starts.length * unitsPerSession;
+  return {
+    eventId: created.eventId,
+    sessions: reserved.starts.map((start) => {
+      const at = new Date(start).toISOString();
+      return {
+        eventId: instances.find((e) => e.start === at)?.id ?? created.eventId,
+        start: at,
+        end: new Date(start + minutes * 60_000).toISOString(),
+      };
+    }),
+    unitsBooked,
+    unitsRemaining: reserved.remaining - unitsBooked,
+  };
+}
+
+/** Gives back the units of cancelled sessions that had not happened yet (a whole series, or one occurrence). */
+export async function releaseSessions(
+  tx: Tx,
+  workspaceId: string,
+  calendarId: string,
+  target: { seriesEventId: string; occurrenceStart?: string },
+): Promise<void> {
+  await tx
+    .update(calendarSessions)
+    .set({ status: 'cancelled' })
+    .where(
+      and(
+        eq(calendarSessions.workspaceId, workspaceId),
+        eq(calendarSessions.calendarId, calendarId),
+        eq(calendarSessions.seriesEventId, target.seriesEventId),
+        eq(calendarSessions.status, 'booked'),
+        target.occurrenceStart
+          ? eq(calendarSessions.startAt, new Date(target.occurrenceStart))
+          : sql`${calendarSessions.startAt} > now()`,
+      ),
+    );
+}
+
+/** Units per authorization of a patient: authorized, booked (not cancelled), remaining; and the sessions. */
+export async function sessionUsage(deps: AppDeps, ctx: RequestContext, patientId: string) {
+  const authorizations = await listAuthorizations(deps, ctx, patientId);
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select()
+      .from(calendarSessions)
+      .where(and(eq(calendarSessions.workspaceId, ctx.workspaceId), eq(calendarSessions.patientId, patientId)))
+      .orderBy(calendarSessions.startAt),
+  );
+  return {
+    items: authorizations.map((a) => {
+      const mine = rows.filter((r) => r.authorizationId === a.id);
+      const booked = mine.filter((r) => r.status !== 'cancelled').reduce((n, r) => n + r.units, 0);
+      return {
+        authorizationId: a.id,
+        service: a.service,
+        units: a.units,
+        unitsBooked: booked,
+        unitsRemaining: a.units - booked,
+        validTo: a.validTo,
+        sessions: mine
+          .filter((r) => r.status === 'booked')
+          .map((r) => ({ start: r.startAt.toISOString(), end: r.endAt.toISOString(), units: r.units })),
+      };
+    }),
+  };
+}
