@@ -28,7 +28,15 @@ export const calendarCases: CrossTenantCase[] = [
         payload: { service: 'pt', units: 5, unitMinutes: 30, validFrom: '2026-01-01', validTo: '2027-12-31' },
       });
       expect(auth.statusCode, auth.body).toBe(201);
+      const task = await t.request({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        token: owner.admin.token,
+        payload: { title: 'secretword task', eventId: res.json().eventId },
+      });
+      expect(task.statusCode, task.body).toBe(201);
       return {
+        task: task.json().id,
         connection: cal.connectionId,
         calendar: cal.calendarId,
         event: res.json().eventId,
@@ -41,7 +49,15 @@ export const calendarCases: CrossTenantCase[] = [
       const patient = await createPatient(t, attacker.admin.token, { givenName: 'Own', familyName: 'Patient' });
       return { calendar: cal.calendarId, patient: patient.id };
     },
-    denied: ({ connection, calendar, event, patient, authorization }, own) => [
+    denied: ({ connection, calendar, event, patient, authorization, task }, own) => [
+      { method: 'PATCH', url: `/api/v1/tasks/${task}`, payload: { done: true } },
+      { method: 'DELETE', url: `/api/v1/tasks/${task}` },
+      {
+        method: 'POST',
+        url: '/api/v1/tasks',
+        payload: { title: 'x', eventId: event },
+        expect: { status: 422, code: 'unknown_event' },
+      },
       {
         method: 'POST',
         url: '/api/v1/calendar/sessions/from-authorization',
@@ -119,9 +135,12 @@ export const calendarCases: CrossTenantCase[] = [
         expect: { status: 404, code: 'calendar_not_found' },
       },
     ],
-    lists: () => [
+    lists: ({ event }) => [
       { method: 'GET', url: '/api/v1/calendar/connections' },
       { method: 'GET', url: '/api/v1/calendar/calendars' },
+      { method: 'GET', url: '/api/v1/tasks' },
+      { method: 'GET', url: `/api/v1/tasks?eventId=${event}` },
+      { method: 'GET', url: '/api/v1/calendar/day?date=2026-11-24' },
       { method: 'GET', url: `/api/v1/calendar/events?${WINDOW}` },
     ],
     unchanged: () => [{ method: 'GET', url: '/api/v1/calendar/connections' }],

@@ -3,11 +3,15 @@ import { defineModule } from '../../platform/module.js';
 import { calendarRoutes } from './routes.js';
 import { seedCalendar } from './seed.js';
 import * as tables from './tables.js';
+import { taskRoutes } from './tasks-routes.js';
 
 export const calendarModule = defineModule({
   name: 'calendar',
   tags: [{ name: 'calendar', description: 'Google and Microsoft calendars, Meet/Teams/Zoom, one events API' }],
-  routes: calendarRoutes,
+  routes: async (app) => {
+    await calendarRoutes(app);
+    await taskRoutes(app);
+  },
   tables,
   emulators: { google: googleEmulator, microsoft: microsoftEmulator, zoom: zoomEmulator },
   seed: seedCalendar,

@@ -169,3 +169,38 @@ export const matchSchema = z.object({
     }),
   ),
 });
+
+export const taskSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  eventId: z.string().nullable(),
+  dueAt: z.string().nullable(),
+  assigneeUserId: z.string().nullable(),
+  done: z.boolean(),
+  createdAt: z.string(),
+});
+export const createTaskBody = z.object({
+  title: text(500).trim().min(1),
+  eventId: text(2000).nullable().optional(),
+  dueAt: rfc3339.nullable().optional(),
+  assigneeUserId: text(100).nullable().optional(),
+});
+export const updateTaskBody = z.object({
+  title: text(500).trim().min(1).optional(),
+  dueAt: rfc3339.nullable().optional(),
+  done: z.boolean().optional(),
+  assigneeUserId: text(100).nullable().optional(),
+});
+export const listTasksQuery = z.object({
+  eventId: text(2000).optional(),
+  assignee: text(100).optional(),
+  done: z.enum(['true', 'false']).optional(),
+});
+export const dayQuery = z.object({ date: z.iso.date(), timeZone: text(64).optional() });
+export const daySchema = z.object({
+  date: z.string(),
+  timeZone: z.string(),
+  events: z.array(eventSchema),
+  tasks: z.array(taskSchema),
+  warnings: z.array(warningSchema),
+});

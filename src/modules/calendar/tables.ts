@@ -84,3 +84,25 @@ export const calendarSessions = pgTable(
     index('calendar_sessions_series_idx').on(t.workspaceId, t.calendarId, t.seriesEventId),
   ],
 );
+
+/** Tasks (contract §5.3): to-dos of the workspace, optionally for an event, assignable, due or not. */
+export const calendarTasks = pgTable(
+  'calendar_tasks',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    id: text('id').notNull(),
+    title: text('title').notNull(),
+    eventId: text('event_id'),
+    dueAt: ts('due_at'),
+    assigneeUserId: text('assignee_user_id'),
+    done: boolean('done').notNull().default(false),
+    createdBy: text('created_by').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    index('calendar_tasks_event_idx').on(t.workspaceId, t.eventId),
+    index('calendar_tasks_due_idx').on(t.workspaceId, t.dueAt),
+  ],
+);

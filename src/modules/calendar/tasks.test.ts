@@ -1,0 +1,76 @@
+// Tasks and the day view (contract §5.3) over the emulators.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { connectCalendar } from '../../../test/helpers/calendar.js';
+import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+let calendar: string;
+
+const req = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, token = ws.admin.token) =>
+  t.request({ method, url: `/api/v1${url}`, token, payload: payload as Record<string, unknown> });
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'standard' });
+  calendar = (await connectCalendar(t, ws.admin.token, 'google', `tasks-${ws.id}@google.example`)).calendarId;
+}, 60_000);
+afterAll(async () => t?.close());
+
+describe('tasks and the day view', () => {
+  it("shows a local day's events with their tasks and the tasks due that day; ticking one done sticks", async () => {
+    // 23:30 in New York on Dec 3 is Dec 4 in UTC: it belongs to New York's Dec 3.
+    const late = await req('POST', '/calendar/events', {
+      calendar,
+      draft: { title: 'Late call', start: '2026-12-04T04:30:00Z', end: '2026-12-04T05:00:00Z' },
+    });
+    const morning = await req('POST', '/calendar/events', {
+      calendar,
+      draft: { title: 'Morning visit', start: '2026-12-03T15:00:00Z', end: '2026-12-03T15:30:00Z' },
+    });
+    const other = await req('POST', '/calendar/events', {
+      calendar,
+      draft: { title: 'Next day', start: '2026-12-04T15:00:00Z', end: '2026-12-04T15:30:00Z' },
+    });
+    const colleague = await addMember(t, ws, { name: 'Nurse Noor' });
+    const prep = await req('POST', '/tasks', {
+      title: 'Print intake forms',
+      eventId: morning.json().eventId,
+      assigneeUserId: colleague.userId,
+    });
+    expect(prep.statusCode, prep.body).toBe(201);
+    expect(prep.json()).toMatchObject({ done: false, assigneeUserId: colleague.userId });
+    const due = await req('POST', '/tasks', { title: 'Call the lab', dueAt: '2026-12-03T20:00:00Z' });
+    await req('POST', '/tasks', { title: 'For tomorrow', eventId: other.json().eventId });
+
+    const day = await req('GET', '/calendar/day?date=2026-12-03&timeZone=America/New_York');
+    expect(day.statusCode, day.body).toBe(200);
+    expect(day.json().events.map((e: { title: string }) => e.title)).toEqual(['Morning visit', 'Late call']);
+    expect(
+      day
+        .json()
+        .tasks.map((x: { title: string }) => x.title)
+        .sort(),
+    ).toEqual(['Call the lab', 'Print intake forms']);
+    expect(late.statusCode).toBe(201);
+
+    const ticked = await req('PATCH', `/tasks/${due.json().id}`, { done: true });
+    expect(ticked.json().done).toBe(true);
+    const open = await req('GET', '/tasks?done=false');
+    expect(open.json().items.some((x: { id: string }) => x.id === due.json().id)).toBe(false);
+    const mine = await req('GET', '/tasks?assignee=me', undefined, colleague.token);
+    expect(mine.json().items.map((x: { title: string }) => x.title)).toEqual(['Print intake forms']);
+    expect((await req('DELETE', `/tasks/${due.json().id}`)).statusCode).toBe(204);
+    expect((await req('DELETE', `/tasks/${due.json().id}`)).statusCode).toBe(404);
+  });
+
+  it('refuses an unknown event or assignee and a bad day', async () => {
+    const bad = await req('POST', '/tasks', { title: 'x', eventId: 'cev_nope' });
+    expect([bad.statusCode, bad.json().code]).toEqual([422, 'unknown_event']);
+    const who = await req('POST', '/tasks', { title: 'x', assigneeUserId: 'usr_nobody' });
+    expect([who.statusCode, who.json().code]).toEqual([422, 'unknown_assignee']);
+    expect((await req('POST', '/tasks', { title: '   ' })).statusCode).toBe(400);
+    expect((await req('GET', '/calendar/day?date=2026-12-03&timeZone=Mars/Olympus')).statusCode).toBe(422);
+  });
+});

@@ -1,0 +1,172 @@
+// Tasks (contract §5.3) and the day view: a local day's events with, for the sidebar, the tasks of
+// those events and the tasks due that day. An event id of another workspace is refused like an
+// unknown one, without a provider call (ids.ts).
+import { and, asc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
+import type { RequestContext } from '../../platform/context.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { AppError, notFound } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { AppDeps } from '../../platform/types.js';
+import { fromFloating, isTimeZone } from '../../platform/zoned-time.js';
+import { isMember } from '../identity/index.js';
+import { sessionCache, targets, windowOf } from './events.js';
+import { decodeEventId } from './ids.js';
+import type { CalendarEvent, Warning } from './schema.js';
+import { calendarTasks } from './tables.js';
+
+export interface Task {
+  id: string;
+  title: string;
+  eventId: string | null;
+  dueAt: string | null;
+  assigneeUserId: string | null;
+  done: boolean;
+  createdAt: string;
+}
+
+type Row = typeof calendarTasks.$inferSelect;
+const present = (r: Row): Task => ({
+  id: r.id,
+  title: r.title,
+  eventId: r.eventId,
+  dueAt: r.dueAt?.toISOString() ?? null,
+  assigneeUserId: r.assigneeUserId,
+  done: r.done,
+  createdAt: r.createdAt.toISOString(),
+});
+
+/** The event must be one of this workspace's calendars (422 `unknown_event` otherwise; nothing is read upstream). */
+async function checkEvent(deps: AppDeps, ctx: RequestContext, eventId: string | null | undefined) {
+  if (!eventId) return;
+  let calendarId: string;
+  try {
+    calendarId = decodeEventId(eventId).calendarId;
+  } catch {
+    throw new AppError('unknown_event', 422, 'That event is not in this workspace');
+  }
+  if (!(await targets(deps, ctx)).some((c) => c.id === calendarId)) {
+    throw new AppError('unknown_event', 422, 'That event is not in this workspace');
+  }
+}
+
+async function checkAssignee(deps: AppDeps, ctx: RequestContext, userId: string | null | undefined) {
+  if (!userId) return;
+  const ok = await withTenant(deps.db, ctx, (tx) => isMember(tx, ctx.workspaceId, userId));
+  if (!ok) throw new AppError('unknown_assignee', 422, 'That person is not a member of this workspace');
+}
+
+export async function createTask(
+  deps: AppDeps,
+  ctx: RequestContext,
+  input: { title: string; eventId?: string | null; dueAt?: string | null; assigneeUserId?: string | null },
+): Promise<Task> {
+  await checkEvent(deps, ctx, input.eventId);
+  await checkAssignee(deps, ctx, input.assigneeUserId);
+  const [row] = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .insert(calendarTasks)
+      .values({
+        workspaceId: ctx.workspaceId,
+        id: newId('tsk'),
+        title: input.title,
+        eventId: input.eventId ?? null,
+        dueAt: input.dueAt ? new Date(input.dueAt) : null,
+        assigneeUserId: input.assigneeUserId ?? null,
+        createdBy: ctx.userId,
+      })
+      .returning(),
+  );
+  return present(row);
+}
+
+export async function listTasks(
+  deps: AppDeps,
+  ctx: RequestContext,
+  filter: { eventId?: string; assignee?: string; done?: boolean },
+): Promise<{ items: Task[]; nextCursor: null }> {
+  const where: SQL[] = [eq(calendarTasks.workspaceId, ctx.workspaceId)];
+  if (filter.eventId) where.push(eq(calendarTasks.eventId, filter.eventId));
+  if (filter.assignee)
+    where.push(eq(calendarTasks.assigneeUserId, filter.assignee === 'me' ? ctx.userId : filter.assignee));
+  if (filter.done !== undefined) where.push(eq(calendarTasks.done, filter.done));
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select()
+      .from(calendarTasks)
+      .where(and(...where))
+      .orderBy(asc(calendarTasks.done), asc(calendarTasks.dueAt), asc(calendarTasks.id))
+      .limit(500),
+  );
+  return { items: rows.map(present), nextCursor: null };
+}
+
+export async function updateTask(
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: string,
+  patch: { title?: string; dueAt?: string | null; done?: boolean; assigneeUserId?: string | null },
+): Promise<Task> {
+  await checkAssignee(deps, ctx, patch.assigneeUserId);
+  const set: Partial<typeof calendarTasks.$inferInsert> = { updatedAt: new Date() };
+  if (patch.title !== undefined) set.title = patch.title;
+  if (patch.dueAt !== undefined) set.dueAt = patch.dueAt ? new Date(patch.dueAt) : null;
+  if (patch.done !== undefined) set.done = patch.done;
+  if (patch.assigneeUserId !== undefined) set.assigneeUserId = patch.assigneeUserId;
+  const [row] = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .update(calendarTasks)
+      .set(set)
+      .where(and(eq(calendarTasks.workspaceId, ctx.workspaceId), eq(calendarTasks.id, id)))
+      .returning(),
+  );
+  if (!row) throw notFound('Task');
+  return present(row);
+}
+
+export async function deleteTask(deps: AppDeps, ctx: RequestContext, id: string): Promise<void> {
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .delete(calendarTasks)
+      .where(and(eq(calendarTasks.workspaceId, ctx.workspaceId), eq(calendarTasks.id, id)))
+      .returning({ id: calendarTasks.id }),
+  );
+  if (rows.length === 0) throw notFound('Task');
+}
+
+/** The local day `date` in `timeZone`: its events, and the tasks of those events or due that day. */
+export async function dayView(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: { date: string; timeZone?: string },
+): Promise<{ date: string; timeZone: string; events: CalendarEvent[]; tasks: Task[]; warnings: Warning[] }> {
+  const timeZone = query.timeZone ?? 'UTC';
+  if (!isTimeZone(timeZone)) throw new AppError('invalid_time_zone', 422, `Unknown time zone ${timeZone}`);
+  const midnight = Date.parse(`${query.date}T00:00:00Z`);
+  if (!Number.isFinite(midnight)) throw new AppError('invalid_date', 422, 'Use a date like 2026-11-24');
+  const from = new Date(fromFloating(midnight, timeZone));
+  const to = new Date(fromFloating(midnight + 24 * 3600_000, timeZone));
+  const { items, warnings } = await windowOf(
+    deps,
+    ctx,
+    await targets(deps, ctx),
+    { timeMin: from.toISOString(), timeMax: to.toISOString() },
+    sessionCache(deps, ctx, 'calendar.events.list'),
+  );
+  const ids = [...new Set(items.flatMap((e) => [e.id, e.recurringEventId].filter((v): v is string => Boolean(v))))];
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select()
+      .from(calendarTasks)
+      .where(
+        and(
+          eq(calendarTasks.workspaceId, ctx.workspaceId),
+          or(
+            ids.length ? inArray(calendarTasks.eventId, ids) : undefined,
+            and(gte(calendarTasks.dueAt, from), lt(calendarTasks.dueAt, to)),
+          ),
+        ),
+      )
+      .orderBy(asc(calendarTasks.done), asc(calendarTasks.dueAt), asc(calendarTasks.id)),
+  );
+  return { date: query.date, timeZone, events: items, tasks: rows.map(present), warnings };
+}
