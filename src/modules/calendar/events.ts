@@ -10,6 +10,7 @@ import { AppError } from '../../platform/errors.js';
 import { listConnections } from '../../platform/oauth/index.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
+import { organizationWorkspacesOf } from '../identity/index.js';
 import { patientExists } from '../patients/index.js';
 import {
   type AppointmentRow,
@@ -111,6 +112,7 @@ export async function listEvents(
   if (query.scope === 'organization') requireFeature(ctx, 'hq_calendar');
   const window = { timeMin: new Date(from).toISOString(), timeMax: new Date(to).toISOString() };
 
+  if (query.scope === 'organization') return organizationWindow(deps, ctx, query, window);
   let chosen = await targets(deps, ctx);
   if (query.provider) chosen = chosen.filter((c) => c.provider === query.provider);
   if (query.calendar) {
@@ -118,6 +120,45 @@ export async function listEvents(
     if (chosen.length === 0) throw calendarNotFound();
   }
   return windowOf(deps, ctx, chosen, window, sessionCache(deps, ctx, 'calendar.events.list'));
+}
+
+/**
+ * The HQ view (Enterprise): every workspace of the caller's organization where the caller is a
+ * member, each read as that workspace (its own calendars, its tokens audited there), merged.
+ */
+async function organizationWindow(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: ListEventsQuery,
+  window: { timeMin: string; timeMax: string },
+): Promise<{ items: CalendarEvent[]; warnings: Warning[] }> {
+  const workspaces = await organizationWorkspacesOf(deps, ctx);
+  const parts = await Promise.all(
+    workspaces.map(async (w) => {
+      const there: RequestContext = {
+        ...ctx,
+        workspaceId: w.workspaceId,
+        tier: w.tier,
+        role: w.role,
+        isProvider: w.isProvider,
+      };
+      let chosen = await targets(deps, there);
+      if (query.provider) chosen = chosen.filter((c) => c.provider === query.provider);
+      if (query.calendar) chosen = chosen.filter((c) => c.id === query.calendar);
+      return windowOf(deps, there, chosen, window, sessionCache(deps, there, 'calendar.events.list'));
+    }),
+  );
+  if (query.calendar && parts.every((p) => p.items.length === 0 && p.warnings.length === 0)) {
+    const known = await Promise.all(
+      workspaces.map(async (w) =>
+        (await targets(deps, { ...ctx, workspaceId: w.workspaceId })).some((c) => c.id === query.calendar),
+      ),
+    );
+    if (!known.some(Boolean)) throw calendarNotFound();
+  }
+  const items = parts.flatMap((p) => p.items);
+  items.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.id < b.id ? -1 : 1));
+  return { items, warnings: parts.flatMap((p) => p.warnings) };
 }
 
 /** One provider session per connection for one operation (one token read, one audit row, each). */

@@ -3,5 +3,12 @@ export { memberNames, userNames, workspaceProviders } from './directory.js';
 export { identityModule } from './module.js';
 export type { CreateWorkspaceInput, MemberInput } from './schema.js';
 export { DEMO_PASSWORD, DEMO_USERS, type DemoTenancy, demoTenancy } from './seed.js';
-export { addMember, adminEmails, createOrganization, createWorkspace, isMember } from './service.js';
+export {
+  addMember,
+  adminEmails,
+  createOrganization,
+  createWorkspace,
+  isMember,
+  organizationWorkspacesOf,
+} from './service.js';
 export { workspaceIdColumn } from './tables.js';

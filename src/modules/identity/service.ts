@@ -704,3 +704,15 @@ export async function changePassword(
     await revokeEverything(tx, deps, user.id, sessionId ?? '-');
   });
 }
+
+/**
+ * The workspaces of the caller's organization where the caller is a member (their own role and tier
+ * in each): what an organization-wide view may read, and nothing else.
+ */
+export async function organizationWorkspacesOf(deps: AppDeps, ctx: Pick<RequestContext, 'userId' | 'organizationId'>) {
+  if (!ctx.organizationId) return [];
+  const all = await withSystem(deps.db, (tx) => repo.membershipsOfUser(tx, ctx.userId));
+  return all
+    .filter((m) => m.organizationId === ctx.organizationId)
+    .map((m) => ({ workspaceId: m.id, name: m.name, tier: m.tier, role: m.role, isProvider: m.isProvider }));
+}
