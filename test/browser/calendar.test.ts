@@ -170,6 +170,42 @@ describe('Calendar page', () => {
     await fetch(`${harness.baseUrl}/_emulators/microsoft/faults`, { method: 'DELETE' });
   });
 
+  it('day view: the tasks sidebar adds tasks for an event or the day and ticks them done; Join opens the call', async () => {
+    await page.goto('/calendar?date=2026-12-09&view=day');
+    const sidebar = page.getByTestId('tasks-sidebar');
+    await sidebar.waitFor();
+    await chip('Team call').waitFor();
+    await page.getByTestId('task-title').fill('Send the agenda');
+    const teamCall = await page
+      .getByTestId('task-event')
+      .locator('option')
+      .filter({ hasText: 'Team call' })
+      .getAttribute('value');
+    await page.getByTestId('task-event').selectOption(teamCall ?? '');
+    await page.getByTestId('task-add').click();
+    await sidebar.getByText('Send the agenda').waitFor();
+    await page.getByTestId('task-title').fill('Call the lab');
+    await page.getByTestId('task-add').click();
+    await sidebar.getByText('Call the lab').waitFor();
+    await expect.poll(() => page.getByTestId('task').count()).toBe(2);
+    await sidebar.getByText('Call the lab').click();
+    await page.reload();
+    await sidebar.getByText('Call the lab').waitFor();
+    expect(await page.getByTestId('task').filter({ hasText: 'Call the lab' }).locator('[data-selected]').count()).toBe(
+      1,
+    );
+    expect(await page.getByTestId('task').filter({ hasText: 'Send the agenda' }).textContent()).toContain('Team call');
+
+    await chip('Team call').click();
+    const join = page.getByTestId('join-link');
+    expect(await join.textContent()).toContain('Join Microsoft Teams');
+    const [popup] = await Promise.all([page.waitForEvent('popup'), join.click()]);
+    await popup.waitForLoadState();
+    expect(popup.url()).toContain('/_emulators/microsoft/teams/');
+    await popup.close();
+    await page.keyboard.press('Escape');
+  });
+
   it('is a day list at 390 px, without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/calendar?date=2026-12-09');

@@ -17,6 +17,7 @@ export const PAGES: PageEntry[] = [
   { name: 'new patient', path: '/patients/new', ready: { role: 'heading', name: 'New patient' } },
   { name: 'patient record', path: '/patients/:patientId', ready: { testId: 'patient-record' } },
   { name: 'calendar', path: '/calendar', ready: { testId: 'connection' } },
+  { name: 'calendar day', path: '/calendar?view=day', ready: { testId: 'tasks-sidebar' } },
   { name: 'messages', path: '/messages', ready: { testId: 'thread-list' } },
   { name: 'marketplace', path: '/marketplace', ready: { testId: 'install-count' } },
   { name: 'webhooks', path: '/admin/webhooks', ready: { role: 'heading', name: 'Endpoints' } },

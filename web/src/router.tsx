@@ -58,6 +58,8 @@ const calendarSearch = z.object({
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/)
     .optional(),
+  view: z.enum(['week', 'day']).optional(),
+  scope: z.literal('organization').optional(),
 });
 
 const calendarRoute = createRoute({
@@ -69,7 +71,7 @@ const calendarRoute = createRoute({
     return parsed.success ? parsed.data : {};
   },
   component: function CalendarRoute() {
-    return <CalendarPage date={calendarRoute.useSearch().date} />;
+    return <CalendarPage {...calendarRoute.useSearch()} />;
   },
 });
 

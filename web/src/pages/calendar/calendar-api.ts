@@ -45,6 +45,17 @@ export interface CalendarEvent {
   patientId: string | null;
   hostUserId: string | null;
   status: 'confirmed' | 'cancelled' | 'completed';
+  workspaceId: string;
+}
+
+export interface Task {
+  id: string;
+  title: string;
+  eventId: string | null;
+  dueAt: string | null;
+  assigneeUserId: string | null;
+  done: boolean;
+  createdAt: string;
 }
 
 export interface Warning {
@@ -106,13 +117,53 @@ export const useCapabilities = () =>
     staleTime: 5 * 60_000,
   });
 
-export const useEvents = (timeMin: string, timeMax: string) =>
+export const useEvents = (
+  timeMin: string,
+  timeMax: string,
+  options: { scope?: 'organization'; enabled?: boolean } = {},
+) =>
   useQuery({
-    queryKey: [...KEY, 'events', timeMin, timeMax],
+    queryKey: [...KEY, 'events', timeMin, timeMax, options.scope ?? 'workspace'],
     queryFn: ({ signal }) =>
-      api.get<{ items: CalendarEvent[]; warnings: Warning[] }>('/calendar/events', { timeMin, timeMax }, signal),
+      api.get<{ items: CalendarEvent[]; warnings: Warning[] }>(
+        '/calendar/events',
+        { timeMin, timeMax, scope: options.scope },
+        signal,
+      ),
     placeholderData: keepPreviousData,
+    enabled: options.enabled ?? true,
   });
+
+/** One local day: its events and, for the sidebar, the tasks of those events and those due that day. */
+export const useDay = (date: string, timeZone: string, enabled: boolean) =>
+  useQuery({
+    queryKey: [...KEY, 'day', date, timeZone],
+    queryFn: ({ signal }) =>
+      api.get<{ date: string; events: CalendarEvent[]; tasks: Task[]; warnings: Warning[] }>(
+        '/calendar/day',
+        { date, timeZone },
+        signal,
+      ),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
+
+export function useCreateTask() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (input: { title: string; eventId?: string; dueAt?: string }) =>
+      apiRequest<Task>('/tasks', { method: 'POST', body: input, headers: { 'Idempotency-Key': idempotencyKey() } }),
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdateTask() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (input: { id: string; done: boolean }) => api.patch<Task>(`/tasks/${input.id}`, { done: input.done }),
+    onSuccess: invalidate,
+  });
+}
 
 function useInvalidate() {
   const client = useQueryClient();

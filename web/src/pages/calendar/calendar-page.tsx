@@ -9,10 +9,12 @@ import interactionPlugin, { type DateClickArg } from '@fullcalendar/interaction'
 import listPlugin from '@fullcalendar/list';
 import FullCalendar from '@fullcalendar/react';
 import timeGridPlugin from '@fullcalendar/timegrid';
-import { useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { Check } from '../../components/ui/form.js';
+import { useCurrentMe } from '../../me-context.js';
 import {
   type CalendarEvent,
   colorOf,
@@ -21,10 +23,12 @@ import {
   useCapabilities,
   useConnect,
   useConnections,
+  useDay,
   useEvents,
 } from './calendar-api.js';
 import { ConnectionsPanel } from './connections-panel.js';
 import { EventDialog, type EventDialogState } from './event-dialog.js';
+import { TasksSidebar } from './tasks-sidebar.js';
 import { addDays, dateInput, formatDay, formatRange, localZone, mondayOf, parseDateParam } from './time.js';
 import './calendar.css';
 
@@ -65,13 +69,32 @@ function EventChip({ arg }: { arg: EventContentArg }) {
   );
 }
 
-export function CalendarPage({ date }: { date?: string }) {
+export interface CalendarSearch {
+  date?: string;
+  view?: 'week' | 'day';
+  scope?: 'organization';
+}
+
+const WORKSPACE_COLORS = ['#2557d6', '#b54708', '#1a7f4b', '#7a2bb5', '#0e7490', '#be123c'];
+
+export function CalendarPage({ date, view, scope }: CalendarSearch) {
   const navigate = useNavigate();
+  const me = useCurrentMe();
   const phone = usePhone();
+  const dayMode = phone || view === 'day';
   const anchor = parseDateParam(date);
-  const from = phone ? new Date(anchor.getFullYear(), anchor.getMonth(), anchor.getDate()) : mondayOf(anchor);
-  const to = addDays(from, phone ? 1 : 7);
-  const events = useEvents(from.toISOString(), to.toISOString());
+  const from = dayMode ? new Date(anchor.getFullYear(), anchor.getMonth(), anchor.getDate()) : mondayOf(anchor);
+  const to = addDays(from, dayMode ? 1 : 7);
+  const zone = localZone();
+  const hq = scope === 'organization' && !dayMode;
+  const week = useEvents(from.toISOString(), to.toISOString(), {
+    scope: hq ? 'organization' : undefined,
+    enabled: !dayMode,
+  });
+  const day = useDay(dateInput(from), zone, dayMode);
+  const events = dayMode
+    ? { ...day, data: day.data ? { items: day.data.events, warnings: day.data.warnings } : undefined }
+    : week;
   const calendars = useCalendars();
   const connections = useConnections();
   const capabilities = useCapabilities();
@@ -79,40 +102,44 @@ export function CalendarPage({ date }: { date?: string }) {
   const [dialog, setDialog] = useState<EventDialogState | null>(null);
   const [dismissed, setDismissed] = useState<string | null>(null);
   const ref = useRef<FullCalendar>(null);
-  const zone = localZone();
 
   const cals = calendars.data?.items ?? [];
   const fromMs = from.getTime();
   useEffect(() => {
-    ref.current?.getApi().changeView(phone ? 'listDay' : 'timeGridWeek', new Date(fromMs));
-  }, [fromMs, phone]);
+    ref.current?.getApi().changeView(phone ? 'listDay' : dayMode ? 'timeGridDay' : 'timeGridWeek', new Date(fromMs));
+  }, [fromMs, phone, dayMode]);
 
-  const go = (d: Date) => navigate({ to: '/calendar', search: { date: dateInput(d) } });
-  const step = phone ? 1 : 7;
+  const search = (d: Date) => ({
+    date: dateInput(d),
+    view: view === 'day' ? ('day' as const) : undefined,
+    scope: hq ? ('organization' as const) : undefined,
+  });
+  const go = (d: Date) => navigate({ to: '/calendar', search: search(d) });
+  const step = dayMode ? 1 : 7;
+  const workspaceIds = [...new Set((events.data?.items ?? []).map((e) => e.workspaceId))].sort();
+  const workspaceColor = (id: string) =>
+    WORKSPACE_COLORS[Math.max(0, workspaceIds.indexOf(id)) % WORKSPACE_COLORS.length];
+  const workspaceName = (id: string) => me.workspaces.find((w) => w.id === id)?.name ?? 'Another location';
 
-  const items: EventInput[] = useMemo(
-    () =>
-      (events.data?.items ?? []).map((e) => ({
-        id: e.id,
-        title: e.title || '(no title)',
-        start: e.start,
-        end: e.end,
-        allDay: e.allDay,
-        borderColor: colorOf(cals, e.calendar),
-        backgroundColor: 'var(--event-bg)',
-        textColor: 'var(--text)',
-        classNames: [`event-${e.provider}`, e.status === 'completed' ? 'event-completed' : ''],
-        extendedProps: { source: e },
-      })),
-    [events.data, cals],
-  );
+  const items: EventInput[] = (events.data?.items ?? []).map((e) => ({
+    id: e.id,
+    title: e.title || '(no title)',
+    start: e.start,
+    end: e.end,
+    allDay: e.allDay,
+    borderColor: hq ? workspaceColor(e.workspaceId) : colorOf(cals, e.calendar),
+    backgroundColor: 'var(--event-bg)',
+    textColor: 'var(--text)',
+    classNames: [`event-${e.provider}`, e.status === 'completed' ? 'event-completed' : ''],
+    extendedProps: { source: e },
+  }));
 
   // Working hours by default, widened so that no event falls outside the grid.
   const hours = useMemo(() => {
     let min = 7;
     let max = 20;
     const first = new Date(fromMs);
-    const last = addDays(first, phone ? 1 : 7);
+    const last = addDays(first, dayMode ? 1 : 7);
     for (const e of events.data?.items ?? []) {
       if (e.allDay) continue;
       const start = new Date(e.start);
@@ -123,7 +150,7 @@ export function CalendarPage({ date }: { date?: string }) {
     }
     const pad = (h: number) => `${String(h).padStart(2, '0')}:00:00`;
     return { min: pad(min), max: pad(Math.min(24, max)) };
-  }, [events.data, fromMs, phone]);
+  }, [events.data, fromMs, dayMode]);
 
   const warnings = events.data?.warnings ?? [];
   const warningKey = warnings.map((w) => `${w.provider}:${w.code}`).join(',');
@@ -168,15 +195,49 @@ export function CalendarPage({ date }: { date?: string }) {
         <div>
           <h1 id="page-title">Calendar</h1>
           <p className="muted" data-testid="calendar-range">
-            {phone ? formatDay(from) : formatRange(from, to)} · <span data-testid="time-zone">{zone}</span>
+            {dayMode ? formatDay(from) : formatRange(from, to)} · <span data-testid="time-zone">{zone}</span>
           </p>
         </div>
         <nav className="calendar-nav" aria-label="Choose dates">
+          {!phone ? (
+            <span className="calendar-views">
+              <Link
+                to="/calendar"
+                search={{ date: dateInput(from), scope }}
+                aria-current={dayMode ? undefined : 'page'}
+                data-testid="view-week"
+              >
+                Week
+              </Link>
+              <Link
+                to="/calendar"
+                search={{ date: dateInput(from), view: 'day' }}
+                aria-current={dayMode ? 'page' : undefined}
+                data-testid="view-day"
+              >
+                Day
+              </Link>
+            </span>
+          ) : null}
+          {capabilities.data?.allowed.hqView && !dayMode ? (
+            <Check
+              isSelected={hq}
+              onChange={(all) =>
+                navigate({
+                  to: '/calendar',
+                  search: { date: dateInput(from), scope: all ? 'organization' : undefined },
+                })
+              }
+              testId="all-locations"
+            >
+              All locations
+            </Check>
+          ) : null}
           <Button
             variant="secondary"
             size="small"
             onPress={() => go(addDays(from, -step))}
-            aria-label={phone ? 'Previous day' : 'Previous week'}
+            aria-label={dayMode ? 'Previous day' : 'Previous week'}
             data-testid="calendar-prev"
           >
             ‹
@@ -188,7 +249,7 @@ export function CalendarPage({ date }: { date?: string }) {
             variant="secondary"
             size="small"
             onPress={() => go(addDays(from, step))}
-            aria-label={phone ? 'Next day' : 'Next week'}
+            aria-label={dayMode ? 'Next day' : 'Next week'}
             data-testid="calendar-next"
           >
             ›
@@ -240,7 +301,7 @@ export function CalendarPage({ date }: { date?: string }) {
             <FullCalendar
               ref={ref}
               plugins={[timeGridPlugin, interactionPlugin, listPlugin]}
-              initialView={phone ? 'listDay' : 'timeGridWeek'}
+              initialView={phone ? 'listDay' : dayMode ? 'timeGridDay' : 'timeGridWeek'}
               initialDate={from}
               headerToolbar={false}
               firstDay={1}
@@ -263,10 +324,19 @@ export function CalendarPage({ date }: { date?: string }) {
           </div>
         </div>
         <aside className="calendar-side">
+          {dayMode && day.data ? <TasksSidebar day={from} tasks={day.data.tasks} events={day.data.events} /> : null}
           <section className="card" aria-labelledby="legend-title">
-            <h2 id="legend-title">Calendars</h2>
+            <h2 id="legend-title">{hq ? 'Locations' : 'Calendars'}</h2>
             <ul className="legend" data-testid="calendar-legend">
-              {cals.map((c) => (
+              {hq
+                ? workspaceIds.map((id) => (
+                    <li key={id}>
+                      <span className="legend-swatch" style={{ background: workspaceColor(id) }} aria-hidden="true" />
+                      <span>{workspaceName(id)}</span>
+                    </li>
+                  ))
+                : null}
+              {(hq ? [] : cals).map((c) => (
                 <li key={c.id}>
                   <span className="legend-swatch" style={{ background: colorOf(cals, c.id) }} aria-hidden="true" />
                   <span>
@@ -283,7 +353,17 @@ export function CalendarPage({ date }: { date?: string }) {
         </aside>
       </div>
       {dialog ? (
-        <EventDialog state={dialog} calendars={cals} capabilities={capabilities.data} onClose={() => setDialog(null)} />
+        <EventDialog
+          state={dialog}
+          calendars={cals}
+          capabilities={capabilities.data}
+          readOnlyFrom={
+            dialog.mode === 'edit' && dialog.event.workspaceId !== me.workspace.id
+              ? workspaceName(dialog.event.workspaceId)
+              : undefined
+          }
+          onClose={() => setDialog(null)}
+        />
       ) : null}
     </section>
   );

@@ -55,11 +55,14 @@ export function EventDialog({
   calendars,
   capabilities,
   onClose,
+  readOnlyFrom,
 }: {
   state: EventDialogState;
   calendars: CalendarInfo[];
   capabilities: Capabilities | undefined;
   onClose: () => void;
+  /** The event belongs to another location (the HQ view): shown, not changed here. */
+  readOnlyFrom?: string;
 }) {
   const ids = {
     title: useId(),
@@ -215,6 +218,11 @@ export function EventDialog({
               </span>
             ) : null}
           </div>
+        ) : null}
+        {readOnlyFrom ? (
+          <p className="notice notice-info readonly-note" data-testid="readonly-note">
+            This event belongs to {readOnlyFrom}. Switch to that workspace to change it.
+          </p>
         ) : null}
         <div className="field">
           <label htmlFor={ids.title}>
@@ -385,7 +393,7 @@ export function EventDialog({
           </p>
         ) : null}
         <div className="form-actions">
-          {editing ? (
+          {editing && !readOnlyFrom ? (
             <Button
               variant="danger"
               onPress={() => setConfirmDelete(true)}
@@ -398,7 +406,7 @@ export function EventDialog({
           <Button variant="secondary" onPress={onClose}>
             Cancel
           </Button>
-          <Button type="submit" isDisabled={pending} data-testid="event-save">
+          <Button type="submit" isDisabled={pending || Boolean(readOnlyFrom)} data-testid="event-save">
             {pending ? 'Saving…' : editing ? 'Save' : 'Create'}
           </Button>
         </div>

@@ -1,0 +1,90 @@
+/** The day view's sidebar: that day's tasks (tick to complete) and a way to add one, for an event or the day. */
+import { type FormEvent, useId, useState } from 'react';
+import { describeError } from '../../api.js';
+import { Button } from '../../components/ui/button.js';
+import { Check } from '../../components/ui/form.js';
+import { notifyError } from '../../components/ui/toast.js';
+import { type CalendarEvent, type Task, useCreateTask, useUpdateTask } from './calendar-api.js';
+import { formatTime } from './time.js';
+
+export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[]; events: CalendarEvent[] }) {
+  const titleId = useId();
+  const eventId = useId();
+  const [title, setTitle] = useState('');
+  const [forEvent, setForEvent] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const create = useCreateTask();
+  const update = useUpdateTask();
+  const titleOf = (id: string | null) => events.find((e) => e.id === id || e.recurringEventId === id)?.title;
+
+  const add = (e: FormEvent) => {
+    e.preventDefault();
+    if (!title.trim()) return setProblem('Say what needs doing.');
+    setProblem(null);
+    // A task for the day without an event is due at the end of the working day.
+    const due = new Date(day.getFullYear(), day.getMonth(), day.getDate(), 17, 0);
+    create.mutate(
+      forEvent ? { title: title.trim(), eventId: forEvent } : { title: title.trim(), dueAt: due.toISOString() },
+      {
+        onSuccess: () => {
+          setTitle('');
+          setForEvent('');
+        },
+        onError: (error) => setProblem(describeError(error)),
+      },
+    );
+  };
+
+  return (
+    <section className="card" aria-labelledby="tasks-title" data-testid="tasks-sidebar">
+      <h2 id="tasks-title">Tasks for the day</h2>
+      {tasks.length === 0 ? <p className="muted">Nothing to do yet.</p> : null}
+      <ul className="task-list">
+        {tasks.map((task) => (
+          <li key={task.id} className={task.done ? 'task task-done' : 'task'} data-testid="task">
+            <Check
+              isSelected={task.done}
+              onChange={(done) => update.mutate({ id: task.id, done }, { onError: (error) => notifyError(error) })}
+            >
+              {task.title}
+            </Check>
+            <span className="muted task-meta">
+              {task.eventId ? (titleOf(task.eventId) ?? 'Event') : task.dueAt ? `Due ${formatTime(task.dueAt)}` : ''}
+            </span>
+          </li>
+        ))}
+      </ul>
+      <form className="form task-form" onSubmit={add} noValidate>
+        <div className="field">
+          <label htmlFor={titleId}>New task</label>
+          <input
+            id={titleId}
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            maxLength={500}
+            data-testid="task-title"
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={eventId}>For</label>
+          <select id={eventId} value={forEvent} onChange={(e) => setForEvent(e.target.value)} data-testid="task-event">
+            <option value="">The day</option>
+            {events.map((e) => (
+              <option key={e.id} value={e.id}>
+                {formatTime(e.start)} {e.title}
+              </option>
+            ))}
+          </select>
+        </div>
+        {problem ? (
+          <p className="field-error" role="alert">
+            {problem}
+          </p>
+        ) : null}
+        <Button type="submit" size="small" isDisabled={create.isPending} data-testid="task-add">
+          Add task
+        </Button>
+      </form>
+    </section>
+  );
+}
