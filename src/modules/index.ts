@@ -12,6 +12,7 @@ import { marketplaceModule } from './marketplace/index.js';
 import { notesModule } from './notes/index.js';
 import { patientsModule } from './patients/index.js';
 import { skillsModule } from './skills/index.js';
+import { telehealthModule } from './telehealth/index.js';
 import { webhooksModule } from './webhooks/index.js';
 
 export const MODULES: readonly ModuleDefinition[] = [
@@ -25,5 +26,6 @@ export const MODULES: readonly ModuleDefinition[] = [
   directMessagesModule,
   marketplaceModule,
   skillsModule,
+  telehealthModule,
   calendarModule,
 ];

@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
+import { queryRows, withSystem } from '../../src/platform/db/tenant.js';
 import { connectCalendar } from '../helpers/calendar.js';
 import { createPatient } from '../helpers/factories.js';
 import type { CrossTenantCase } from './types.js';
@@ -16,7 +18,12 @@ export const calendarCases: CrossTenantCase[] = [
         token: owner.admin.token,
         payload: {
           calendar: cal.calendarId,
-          draft: { title: 'secretword', start: '2026-11-24T15:00:00Z', end: '2026-11-24T16:00:00Z' },
+          draft: {
+            title: 'secretword',
+            start: '2026-11-24T15:00:00Z',
+            end: '2026-11-24T16:00:00Z',
+            conference: 'meet',
+          },
         },
       });
       expect(res.statusCode, res.body).toBe(201);
@@ -35,7 +42,11 @@ export const calendarCases: CrossTenantCase[] = [
         payload: { title: 'secretword task', eventId: res.json().eventId },
       });
       expect(task.statusCode, task.body).toBe(201);
+      const room = await withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ id: string }>(tx, sql`SELECT id FROM telehealth_rooms WHERE workspace_id = ${owner.id}`),
+      );
       return {
+        room: room[0].id,
         task: task.json().id,
         connection: cal.connectionId,
         calendar: cal.calendarId,
@@ -49,7 +60,10 @@ export const calendarCases: CrossTenantCase[] = [
       const patient = await createPatient(t, attacker.admin.token, { givenName: 'Own', familyName: 'Patient' });
       return { calendar: cal.calendarId, patient: patient.id };
     },
-    denied: ({ connection, calendar, event, patient, authorization, task }, own) => [
+    denied: ({ connection, calendar, event, patient, authorization, task, room }, own) => [
+      { method: 'GET', url: `/api/v1/telehealth/rooms/${room}` },
+      { method: 'POST', url: `/api/v1/telehealth/rooms/${room}/start` },
+      { method: 'POST', url: `/api/v1/telehealth/rooms/${room}/end` },
       { method: 'PATCH', url: `/api/v1/tasks/${task}`, payload: { done: true } },
       { method: 'DELETE', url: `/api/v1/tasks/${task}` },
       {

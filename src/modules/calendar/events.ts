@@ -12,6 +12,7 @@ import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { organizationWorkspacesOf } from '../identity/index.js';
 import { patientExists } from '../patients/index.js';
+import { requestRoom, roomsForEvents } from '../telehealth/index.js';
 import {
   type AppointmentRow,
   appointmentOf,
@@ -224,6 +225,14 @@ export async function windowOf(
       ),
     ),
   );
+  const ids = [...new Set(items.flatMap((e) => (e.recurringEventId ? [e.id, e.recurringEventId] : [e.id])))];
+  const rooms = ids.length
+    ? await withTenant(deps.db, ctx, (tx) => roomsForEvents(tx, ctx.workspaceId, ids))
+    : new Map();
+  for (const item of items) {
+    item.telehealth =
+      rooms.get(item.id) ?? (item.recurringEventId ? rooms.get(item.recurringEventId) : undefined) ?? null;
+  }
   items.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.id < b.id ? -1 : 1));
   return { items, warnings };
 }
@@ -378,9 +387,11 @@ export async function createEvent(
     endAt: new Date(created.end),
   };
   const event = present(ctx, cal, created, row as AppointmentRow);
-  if (draft.patientId || zoom || draft.hostUserId) {
+  if (draft.patientId || zoom || draft.hostUserId || product) {
     await withTenant(deps.db, ctx, async (tx) => {
       await saveAppointment(tx, row);
+      // A visit with video gets a telehealth room, prepared in the background (never blocks this write).
+      if (product) await requestRoom(tx, ctx.workspaceId, event.id);
       if (draft.patientId) {
         await emitAppointment(tx, ctx.workspaceId, 'appointment.created', {
           eventId: event.id,

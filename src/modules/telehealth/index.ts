@@ -1,0 +1,4 @@
+// The telehealth module's public entry: the only file other code imports from this module.
+
+export { telehealthModule } from './module.js';
+export { type Room, requestRoom, roomsForEvents } from './service.js';

@@ -1,0 +1,100 @@
+// Telehealth rooms end to end: a calendar event with video asks for a room in its own transaction,
+// the pre-warm job makes it at the video emulator (retried after a failure, never failing the
+// calendar write), the event shows the join link, start and end emit meeting.started/ended.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { connectCalendar } from '../../../test/helpers/calendar.js';
+import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
+import { runDueJobs } from '../../platform/jobs/index.js';
+import { prewarmRoomJob } from './service.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+let calendar: string;
+
+const prewarm = () => runDueJobs({ deps: t.app.atrium, log: t.app.log, jobs: [prewarmRoomJob] });
+const req = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+  t.request({ method, url: `/api/v1${url}`, token: ws.admin.token, payload: payload as Record<string, unknown> });
+const listed = async (eventId: string) =>
+  (await req('GET', '/calendar/events?timeMin=2026-12-14T00:00:00Z&timeMax=2026-12-21T00:00:00Z'))
+    .json()
+    .items.find((e: { id: string }) => e.id === eventId);
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'advanced' });
+  calendar = (await connectCalendar(t, ws.admin.token, 'google', `tele-${ws.id}@google.example`)).calendarId;
+}, 60_000);
+afterAll(async () => t?.close());
+
+describe('telehealth rooms', () => {
+  it('pre-warms a room for a video visit, shows its link on the event, starts and ends it', async () => {
+    await fetch(`${t.baseUrl}/_emulators/video/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'rooms.create', status: 503 }),
+    });
+    const made = await req('POST', '/calendar/events', {
+      calendar,
+      draft: { title: 'Video visit', start: '2026-12-15T15:00:00Z', end: '2026-12-15T15:30:00Z', conference: 'meet' },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const eventId = made.json().eventId;
+    expect((await listed(eventId)).telehealth).toBeNull();
+
+    // First attempt meets the injected failure; the job is retried later and succeeds.
+    await prewarm();
+    expect((await listed(eventId)).telehealth).toBeNull();
+    await withSystem(t.app.atrium.db, (tx) =>
+      tx.execute(sql`UPDATE jobs SET run_at = now() WHERE type = 'telehealth.prewarm-room'`),
+    );
+    await prewarm();
+    const { telehealth } = await listed(eventId);
+    expect(telehealth.joinUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_emulators\/video\/r\/[0-9a-f]+$/);
+
+    const room = await req('GET', `/telehealth/rooms/${telehealth.roomId}`);
+    expect(room.json()).toMatchObject({ id: telehealth.roomId, eventId, status: 'warm' });
+    const started = await req('POST', `/telehealth/rooms/${telehealth.roomId}/start`);
+    expect(started.json()).toMatchObject({ status: 'live' });
+    expect(started.json().startedAt).toBeTruthy();
+    const ended = await req('POST', `/telehealth/rooms/${telehealth.roomId}/end`);
+    expect(ended.json()).toMatchObject({ status: 'ended' });
+    expect((await req('POST', `/telehealth/rooms/${telehealth.roomId}/start`)).json().code).toBe('room_ended');
+
+    const events = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ type: string; data: { roomId: string; eventId: string } }>(
+        tx,
+        sql`SELECT type, data FROM domain_events WHERE workspace_id = ${ws.id} AND type LIKE 'meeting.%' ORDER BY id`,
+      ),
+    );
+    expect(events.map((e) => [e.type, e.data.roomId, e.data.eventId])).toEqual([
+      ['meeting.started', telehealth.roomId, eventId],
+      ['meeting.ended', telehealth.roomId, eventId],
+    ]);
+  });
+
+  it('a room still being prepared cannot start yet; an event without video gets none', async () => {
+    const made = await req('POST', '/calendar/events', {
+      calendar,
+      draft: { title: 'Video visit 2', start: '2026-12-16T15:00:00Z', end: '2026-12-16T15:30:00Z', conference: 'meet' },
+    });
+    const [room] = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ id: string }>(
+        tx,
+        sql`SELECT id FROM telehealth_rooms WHERE workspace_id = ${ws.id} AND status = 'pending'`,
+      ),
+    );
+    const early = await req('POST', `/telehealth/rooms/${room.id}/start`);
+    expect([early.statusCode, early.json().code]).toEqual([409, 'room_not_ready']);
+    expect(made.statusCode).toBe(201);
+    const plain = await req('POST', '/calendar/events', {
+      calendar,
+      draft: { title: 'In person', start: '2026-12-17T15:00:00Z', end: '2026-12-17T15:30:00Z' },
+    });
+    await prewarm();
+    expect((await listed(plain.json().eventId)).telehealth).toBeNull();
+    expect((await req('GET', '/telehealth/rooms/room_unknown')).statusCode).toBe(404);
+  });
+});
