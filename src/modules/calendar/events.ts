@@ -23,6 +23,7 @@ import {
 } from './appointments.js';
 import { providerUnavailable, sessionFor, storedCalendars } from './connections.js';
 import { calendarNotFound, decodeEventId, encodeEventId, eventNotFound } from './ids.js';
+import { notifyGuests } from './invitations.js';
 import { resolveProvider, resolveZoom } from './providers/index.js';
 import type { ConferenceProduct, ProviderDraft, ProviderEvent, ProviderSession } from './providers/types.js';
 import { isTimeZone } from './providers/zoned.js';
@@ -387,9 +388,10 @@ export async function createEvent(
     endAt: new Date(created.end),
   };
   const event = present(ctx, cal, created, row as AppointmentRow);
-  if (draft.patientId || zoom || draft.hostUserId || product) {
+  if (draft.patientId || zoom || draft.hostUserId || product || draft.attendees?.length) {
     await withTenant(deps.db, ctx, async (tx) => {
       await saveAppointment(tx, row);
+      await notifyGuests(tx, ctx.workspaceId, event, cal.accountEmail, 'created');
       // A visit with video gets a telehealth room, prepared in the background (never blocks this write).
       if (product) await requestRoom(tx, ctx.workspaceId, event.id);
       if (draft.patientId) {
@@ -530,6 +532,20 @@ export async function patchEvent(
     };
     if (touched) await saveAppointment(tx, row);
     const event = present(ctx, cal, updated, row as AppointmentRow);
+    // Guests hear about changes to what they were invited to (an occurrence's own change is not sent yet).
+    const guestsCare = [
+      'title',
+      'start',
+      'end',
+      'location',
+      'description',
+      'attendees',
+      'recurrence',
+      'timeZone',
+      'allDay',
+    ].some((k) => (draft as Record<string, unknown>)[k] !== undefined);
+    if (guestsCare && !updated.recurringEventId)
+      await notifyGuests(tx, ctx.workspaceId, event, cal.accountEmail, 'updated');
     if (patientId && draft.status === 'completed' && before?.status !== 'completed') {
       await emitAppointment(tx, ctx.workspaceId, 'appointment.completed', {
         eventId: event.id,
@@ -571,6 +587,9 @@ async function deleteResolved(
     .catch(() => undefined);
   await t.provider.adapter.deleteEvent(t.session, t.cal.providerCalendarId, t.providerEventId);
   await withTenant(deps.db, ctx, async (tx) => {
+    if (current && !current.recurringEventId) {
+      await notifyGuests(tx, ctx.workspaceId, present(ctx, t.cal, current), t.cal.accountEmail, 'cancelled');
+    }
     await releaseSessions(
       tx,
       ctx.workspaceId,

@@ -106,3 +106,25 @@ export const calendarTasks = pgTable(
     index('calendar_tasks_due_idx').on(t.workspaceId, t.dueAt),
   ],
 );
+
+/**
+ * iMIP invitations sent for an event (RFC 6047): the stable UID, the SEQUENCE of the last message,
+ * and who was invited (so a change tells removed guests, and a REPLY is matched by UID + address).
+ */
+export const calendarInvitations = pgTable(
+  'calendar_invitations',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    uid: text('uid').notNull(),
+    eventId: text('event_id').notNull(),
+    sequence: integer('sequence').notNull().default(0),
+    attendees: text('attendees').array().notNull(),
+    cancelled: boolean('cancelled').notNull().default(false),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.uid] }),
+    index('calendar_invitations_event_idx').on(t.workspaceId, t.eventId),
+  ],
+);

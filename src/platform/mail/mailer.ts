@@ -18,6 +18,8 @@ export interface OutgoingMail {
   text: string;
   html?: string;
   attachments?: MailAttachment[];
+  /** An iMIP part (RFC 6047): sent as a `text/calendar; method=…` alternative (nodemailer's icalEvent). */
+  icalEvent?: { method: 'REQUEST' | 'CANCEL' | 'REPLY'; content: string };
 }
 
 export interface MailTransport {
@@ -30,6 +32,7 @@ const mailSchema = z.object({
   text: z.string(),
   html: z.string().optional(),
   attachments: z.array(z.object({ filename: z.string(), contentType: z.string(), content: z.string() })).optional(),
+  icalEvent: z.object({ method: z.enum(['REQUEST', 'CANCEL', 'REPLY']), content: z.string() }).optional(),
 });
 
 /**

@@ -1,0 +1,124 @@
+// iMIP invitations end to end: the event's guests get REQUEST messages with an invite.ics through
+// the mail queue and the mail emulator; SEQUENCE grows with each change, removed guests and a
+// deleted event get CANCEL; the UID stays; required RFC 5545 properties are present.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { connectCalendar } from '../../../test/helpers/calendar.js';
+import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
+import { runDueJobs } from '../../platform/jobs/index.js';
+import { sendMailJob } from '../../platform/mail/mailer.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+let calendar: string;
+
+const req = (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+  t.request({ method, url: `/api/v1${url}`, token: ws.admin.token, payload: payload as Record<string, unknown> });
+
+interface Sent {
+  subject: string;
+  attachments: { filename: string; contentType: string; content: string }[];
+}
+
+async function inbox(to: string): Promise<Sent[]> {
+  await runDueJobs({ deps: t.app.atrium, log: t.app.log, jobs: [sendMailJob] });
+  const res = await fetch(`${t.baseUrl}/_emulators/mail/messages?to=${encodeURIComponent(to)}`);
+  return ((await res.json()) as { items: Sent[] }).items;
+}
+
+const icsOf = (mail: Sent) => {
+  const part = mail.attachments.find((a) => a.filename === 'invite.ics');
+  expect(part, JSON.stringify(mail.attachments.map((a) => a.filename))).toBeTruthy();
+  const raw = part!.content.includes('BEGIN:VCALENDAR')
+    ? part!.content
+    : Buffer.from(part!.content, 'base64').toString('utf8');
+  return raw.replace(/\r\n /g, '');
+};
+/** A property of the VCALENDAR or, past the VTIMEZONE, of the VEVENT. */
+const prop = (ics: string, name: string) => {
+  const event = ics.slice(ics.indexOf('BEGIN:VEVENT'));
+  return new RegExp(`^${name}[;:](.*)$`, 'm').exec(event)?.[1] ?? new RegExp(`^${name}[;:](.*)$`, 'm').exec(ics)?.[1];
+};
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'standard' });
+  calendar = (await connectCalendar(t, ws.admin.token, 'google', `imip-${ws.id}@google.example`)).calendarId;
+}, 60_000);
+afterAll(async () => t?.close());
+
+describe('iMIP invitations', () => {
+  it('REQUEST on create, a higher SEQUENCE on change, CANCEL to removed guests and on delete; UID stable', async () => {
+    const ann = `ann-${ws.id}@example.test`;
+    const bob = `bob-${ws.id}@example.test`;
+    const made = await req('POST', '/calendar/events', {
+      calendar,
+      draft: {
+        title: 'Family meeting',
+        start: '2026-10-20T13:00:00Z',
+        end: '2026-10-20T14:00:00Z',
+        timeZone: 'America/New_York',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+        attendees: [{ email: ann, name: 'Ann' }, { email: bob }],
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const eventId = made.json().eventId;
+
+    const [first] = await inbox(ann);
+    expect(first.subject).toBe('Invitation: Family meeting');
+    const ics = icsOf(first);
+    for (const required of ['VERSION', 'PRODID', 'METHOD', 'UID', 'DTSTAMP', 'DTSTART', 'ORGANIZER', 'SEQUENCE']) {
+      expect(prop(ics, required), `${required} in\n${ics}`).toBeDefined();
+    }
+    expect(prop(ics, 'METHOD')).toBe('REQUEST');
+    expect(prop(ics, 'SEQUENCE')).toBe('0');
+    expect(prop(ics, 'DTSTAMP')).toMatch(/Z$/);
+    // The wall clock in the event's zone, with that zone defined: 09:00 New York every week.
+    expect(prop(ics, 'DTSTART')).toBe('TZID=America/New_York:20261020T090000');
+    expect(ics).toContain('BEGIN:VTIMEZONE');
+    expect(ics).toContain('TZID:America/New_York');
+    expect(prop(ics, 'RRULE')).toBe('FREQ=WEEKLY;COUNT=3');
+    expect(ics).toMatch(/ATTENDEE;[^\n]*RSVP=TRUE[^\n]*:MAILTO:ann-/i);
+    const uid = prop(ics, 'UID');
+    // The iMIP part itself (RFC 6047 §2.4): a text/calendar alternative carrying the method.
+    const [raw] = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ raw: string }>(
+        tx,
+        sql`SELECT raw FROM emulator_mail WHERE "to"::text LIKE ${`%${ann}%`} ORDER BY sent_at LIMIT 1`,
+      ),
+    );
+    expect(raw.raw).toMatch(/Content-Type: text\/calendar; charset=utf-8; method=REQUEST/i);
+
+    const moved = await req('PATCH', '/calendar/events', {
+      event: eventId,
+      draft: { title: 'Family meeting (new room)', attendees: [{ email: ann }] },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const annMail = await inbox(ann);
+    const update = annMail.find((m) => m.subject.startsWith('Updated invitation'));
+    expect(update).toBeTruthy();
+    expect(prop(icsOf(update!), 'SEQUENCE')).toBe('1');
+    expect(prop(icsOf(update!), 'UID')).toBe(uid);
+    const bobCancel = (await inbox(bob)).find((m) => m.subject.startsWith('Cancelled'));
+    expect(prop(icsOf(bobCancel!), 'METHOD')).toBe('CANCEL');
+
+    expect((await req('DELETE', `/calendar/events?event=${encodeURIComponent(eventId)}`)).statusCode).toBe(200);
+    const cancel = (await inbox(ann)).find((m) => m.subject === 'Cancelled: Family meeting (new room)');
+    expect(cancel).toBeTruthy();
+    expect(prop(icsOf(cancel!), 'METHOD')).toBe('CANCEL');
+    expect(prop(icsOf(cancel!), 'SEQUENCE')).toBe('2');
+    expect(prop(icsOf(cancel!), 'UID')).toBe(uid);
+  });
+
+  it('sends nothing for an event without guests', async () => {
+    const solo = `solo-${ws.id}@example.test`;
+    await req('POST', '/calendar/events', {
+      calendar,
+      draft: { title: 'Paperwork', start: '2026-10-21T13:00:00Z', end: '2026-10-21T14:00:00Z' },
+    });
+    expect(await inbox(solo)).toEqual([]);
+  });
+});

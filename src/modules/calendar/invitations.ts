@@ -1,0 +1,138 @@
+// iMIP invitations (RFC 5545 + RFC 6047): guests get a `text/calendar; method=REQUEST` part and an
+// invite.ics attachment through the mail queue (sent after commit); changes send a new REQUEST with
+// a higher SEQUENCE, cancellations (and removed guests) a CANCEL. The UID is stable per event.
+// Times are in the event's zone with its VTIMEZONE, so a repeating visit keeps its local time.
+import { getVtimezoneComponent } from '@touch4it/ical-timezones';
+import { and, eq, sql } from 'drizzle-orm';
+import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod } from 'ical-generator';
+import type { Tx } from '../../platform/db/client.js';
+import { enqueueMail } from '../../platform/mail/mailer.js';
+import { toFloating } from '../../platform/zoned-time.js';
+import type { CalendarEvent } from './schema.js';
+import { calendarInvitations } from './tables.js';
+
+export const uidOf = (eventId: string) => `${eventId.slice(4)}@atrium`;
+
+type Method = 'REQUEST' | 'CANCEL';
+
+/** The iCalendar text of one message about `event` (exported for tests and the REPLY matcher's peers). */
+export function buildIcs(
+  event: CalendarEvent,
+  method: Method,
+  sequence: number,
+  attendees: string[],
+  organizer: string,
+): string {
+  const cal = ical({ prodId: { company: 'Atrium', product: 'Calendar', language: 'EN' } });
+  cal.method(method === 'REQUEST' ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL);
+  const zoned = event.timeZone && event.timeZone !== 'UTC' && !event.allDay;
+  // ical-generator writes a zoned time from the Date's UTC fields: hand it the wall clock.
+  const at = (iso: string) => (zoned ? new Date(toFloating(Date.parse(iso), event.timeZone)) : new Date(iso));
+  const rrule = event.recurrence?.find((l) => l.startsWith('RRULE:'));
+  cal.createEvent({
+    id: uidOf(event.id),
+    sequence,
+    start: at(event.start),
+    end: at(event.end),
+    allDay: event.allDay,
+    timezone: zoned ? event.timeZone : undefined,
+    summary: event.title,
+    description: event.description ?? undefined,
+    location: event.location ?? event.conference?.joinUrl ?? undefined,
+    url: event.conference?.joinUrl ?? event.telehealth?.joinUrl ?? undefined,
+    organizer: { name: organizer, email: organizer },
+    attendees: attendees.map((email) => ({
+      email,
+      rsvp: method === 'REQUEST',
+      role: ICalAttendeeRole.REQ,
+      status: ICalAttendeeStatus.NEEDSACTION,
+    })),
+    repeating: rrule ?? undefined,
+    status: method === 'CANCEL' ? ('CANCELLED' as never) : undefined,
+  });
+  let text = cal.toString();
+  if (zoned) {
+    // RFC 5545 wants the zone defined in the object: add its VTIMEZONE before the event.
+    const vtimezone = getVtimezoneComponent(event.timeZone);
+    if (vtimezone) text = text.replace('BEGIN:VEVENT', `${vtimezone.trim().replace(/\r?\n/g, '\r\n')}\r\nBEGIN:VEVENT`);
+  }
+  return text;
+}
+
+function mailFor(
+  event: CalendarEvent,
+  method: Method,
+  sequence: number,
+  to: string[],
+  all: string[],
+  organizer: string,
+) {
+  const ics = buildIcs(event, method, sequence, all, organizer);
+  const when = new Date(event.start).toUTCString();
+  return {
+    to,
+    subject:
+      method === 'REQUEST'
+        ? `${sequence === 0 ? 'Invitation' : 'Updated invitation'}: ${event.title}`
+        : `Cancelled: ${event.title}`,
+    text:
+      method === 'REQUEST'
+        ? `You are invited to "${event.title}" (${when}).${event.location ? `\nWhere: ${event.location}` : ''}${event.conference ? `\nJoin: ${event.conference.joinUrl}` : ''}\n\nOpen the attached invitation to add it to your calendar and reply.`
+        : `"${event.title}" (${when}) was cancelled.`,
+    icalEvent: { method, content: ics },
+    attachments: [
+      { filename: 'invite.ics', contentType: `text/calendar; charset=utf-8; method=${method}`, content: ics },
+    ],
+  };
+}
+
+/**
+ * Sends what the event's guests need to hear, in the caller's transaction: the first REQUEST, an
+ * updated REQUEST (SEQUENCE + 1) to the current guests and a CANCEL to removed ones, or a CANCEL to
+ * everyone when the event is cancelled. Nothing is sent for an event that never had guests.
+ */
+export async function notifyGuests(
+  tx: Tx,
+  workspaceId: string,
+  event: CalendarEvent,
+  organizer: string,
+  change: 'created' | 'updated' | 'cancelled',
+): Promise<void> {
+  const uid = uidOf(event.id);
+  const guests = [
+    ...new Set(event.attendees.map((a) => a.email.toLowerCase()).filter((e) => e !== organizer.toLowerCase())),
+  ];
+  const [known] = await tx
+    .select()
+    .from(calendarInvitations)
+    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)))
+    .for('update');
+  if (!known) {
+    if (change === 'cancelled' || guests.length === 0) return;
+    await tx
+      .insert(calendarInvitations)
+      .values({ workspaceId, uid, eventId: event.id, sequence: 0, attendees: guests });
+    await enqueueMail(tx, workspaceId, mailFor(event, 'REQUEST', 0, guests, guests, organizer));
+    return;
+  }
+  if (known.cancelled) return;
+  const sequence = known.sequence + 1;
+  if (change === 'cancelled') {
+    await enqueueMail(tx, workspaceId, mailFor(event, 'CANCEL', sequence, known.attendees, known.attendees, organizer));
+  } else {
+    const removed = known.attendees.filter((a) => !guests.includes(a));
+    if (guests.length)
+      await enqueueMail(tx, workspaceId, mailFor(event, 'REQUEST', sequence, guests, guests, organizer));
+    if (removed.length)
+      await enqueueMail(tx, workspaceId, mailFor(event, 'CANCEL', sequence, removed, removed, organizer));
+  }
+  await tx
+    .update(calendarInvitations)
+    .set({
+      sequence,
+      attendees: change === 'cancelled' ? known.attendees : guests,
+      cancelled: change === 'cancelled',
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)));
+}
