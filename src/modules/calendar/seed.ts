@@ -3,13 +3,17 @@
 // Meet, Teams or Zoom). The seed runs before the server listens, so it talks to the emulators
 // through app.inject with tokens the emulators mint, in each provider's own wire format.
 import type { FastifyInstance } from 'fastify';
+import rrulePkg from 'rrule';
 import { mintEmulatorTokens } from '../../emulators/calendar/index.js';
 import type { RequestContext } from '../../platform/context.js';
 import { withTenant } from '../../platform/db/tenant.js';
+import { newId } from '../../platform/ids.js';
 import type { SeedState } from '../../platform/module.js';
 import { saveConnection } from '../../platform/oauth/index.js';
+import { fromFloating, toFloating } from '../../platform/zoned-time.js';
 import { demoTenancy } from '../identity/index.js';
-import { listPatients } from '../patients/index.js';
+import { listAuthorizations, listPatients } from '../patients/index.js';
+import { requestRoom } from '../telehealth/index.js';
 import { emitAppointment, saveAppointment } from './appointments.js';
 import { storeCalendars, storedCalendars } from './connections.js';
 import { encodeEventId } from './ids.js';
@@ -18,7 +22,9 @@ import { oauthDeps, resolveProvider } from './providers/index.js';
 import { readGraphEvent, toGraph } from './providers/microsoft.js';
 import type { ProviderDraft, ProviderEvent } from './providers/types.js';
 import { localDateTime } from './providers/zoned.js';
+import { calendarSessions, calendarTasks } from './tables.js';
 
+const { RRule } = rrulePkg;
 const ZONE = 'America/New_York';
 
 interface DemoEvent {
@@ -29,6 +35,10 @@ interface DemoEvent {
   patient?: string;
   recurrence?: string[];
   conference?: 'native' | 'zoom';
+  /** Booked from the patient's authorization: one unit per occurrence. */
+  sessions?: boolean;
+  /** Tasks for this visit (the day view's sidebar). */
+  tasks?: string[];
   location?: string;
   description?: string;
 }
@@ -41,10 +51,19 @@ const GOOGLE_WEEK: DemoEvent[] = [
     minutes: 45,
     title: 'Physical therapy: Eleanor Vance',
     patient: 'RC-1001',
-    recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO,TH;COUNT=12'],
+    recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO,TH;COUNT=8'],
+    sessions: true,
     location: 'Room 2',
   },
-  { day: 1, at: '10:00', minutes: 30, title: 'Follow-up: Marcus Okafor', patient: 'RC-1002', conference: 'native' },
+  {
+    day: 1,
+    at: '10:00',
+    minutes: 30,
+    title: 'Follow-up: Marcus Okafor',
+    patient: 'RC-1002',
+    conference: 'native',
+    tasks: ['Send the telehealth link by text'],
+  },
   {
     day: 2,
     at: '14:00',
@@ -53,7 +72,14 @@ const GOOGLE_WEEK: DemoEvent[] = [
     patient: 'RC-1003',
     conference: 'native',
   },
-  { day: 4, at: '11:00', minutes: 45, title: 'Case review', description: 'Discharge plans for the week' },
+  {
+    day: 4,
+    at: '11:00',
+    minutes: 45,
+    title: 'Case review',
+    description: 'Discharge plans for the week',
+    tasks: ['Bring discharge summaries'],
+  },
 ];
 
 const MICROSOFT_WEEK: DemoEvent[] = [
@@ -76,6 +102,15 @@ const MICROSOFT_WEEK: DemoEvent[] = [
     conference: 'zoom',
   },
 ];
+
+/** The starts of a demo series (its RRULE from `start`, in the clinic's zone). */
+function occurrenceStarts(lines: string[], start: string): number[] {
+  const rule = lines.find((l) => l.startsWith('RRULE:'));
+  if (!rule) return [];
+  return new RRule({ ...RRule.parseString(rule.slice(6)), dtstart: new Date(toFloating(Date.parse(start), ZONE)) })
+    .all()
+    .map((d) => fromFloating(d.getTime(), ZONE));
+}
 
 /** Monday 00:00 of this week in the clinic's zone, as a local date. */
 function mondayOfThisWeek(): string {
@@ -132,6 +167,11 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
   const patients = await listPatients(deps, ctx, { limit: 200 });
   const byMrn = new Map(patients.items.map((p) => [p.mrn, p.id]));
   const monday = mondayOfThisWeek();
+  const authorizationOf = new Map<string, string>();
+  for (const id of byMrn.values()) {
+    const [first] = await listAuthorizations(deps, ctx, id);
+    if (first) authorizationOf.set(id, first.id);
+  }
 
   const inject = async (method: 'GET' | 'POST', url: string, token: string, body?: unknown) => {
     const res = await app.inject({
@@ -228,7 +268,40 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
       const created: ProviderEvent | undefined =
         account.provider === 'google' ? readGoogleEvent(raw, ZONE) : readGraphEvent(raw);
       const patientId = e.patient ? byMrn.get(e.patient) : undefined;
-      if (!created || (!patientId && !zoom)) continue;
+      if (!created) continue;
+      const eventId = encodeEventId(calendar.id, created.providerEventId);
+      await withTenant(deps.db, ctx, async (tx) => {
+        for (const title of e.tasks ?? []) {
+          await tx.insert(calendarTasks).values({
+            workspaceId: ctx.workspaceId,
+            id: newId('tsk'),
+            title,
+            eventId,
+            assigneeUserId: account.userId,
+            createdBy: ctx.userId,
+          });
+        }
+        if (e.conference === 'native') await requestRoom(tx, ctx.workspaceId, eventId);
+        const authorization = patientId ? authorizationOf.get(patientId) : undefined;
+        if (e.sessions && patientId && authorization) {
+          const minutes = e.minutes;
+          for (const start of occurrenceStarts(e.recurrence ?? [], created.start)) {
+            await tx.insert(calendarSessions).values({
+              workspaceId: ctx.workspaceId,
+              id: newId('ses'),
+              authorizationId: authorization,
+              patientId,
+              calendarId: calendar.id,
+              seriesEventId: created.providerEventId,
+              startAt: new Date(start),
+              endAt: new Date(start + minutes * 60_000),
+              units: 1,
+              status: 'booked',
+            });
+          }
+        }
+      });
+      if (!patientId && !zoom) continue;
       await withTenant(deps.db, ctx, async (tx) => {
         await saveAppointment(tx, {
           workspaceId: ctx.workspaceId,
@@ -243,7 +316,7 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
         });
         if (patientId) {
           await emitAppointment(tx, ctx.workspaceId, 'appointment.created', {
-            eventId: encodeEventId(calendar.id, created.providerEventId),
+            eventId,
             calendarId: calendar.id,
             patientId,
             start: created.start,
