@@ -115,7 +115,7 @@ describe('Calendar page', () => {
     await page.getByTestId('event-save').click();
     await chip('Team call').waitFor();
     await chip('Team call').click();
-    const join = page.getByTestId('join-link');
+    const join = page.getByTestId('join-link').first();
     expect(await join.textContent()).toContain('Teams');
     expect(await join.getAttribute('href')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_emulators\/microsoft\/teams\//);
     await page.keyboard.press('Escape');
@@ -197,13 +197,48 @@ describe('Calendar page', () => {
     expect(await page.getByTestId('task').filter({ hasText: 'Send the agenda' }).textContent()).toContain('Team call');
 
     await chip('Team call').click();
-    const join = page.getByTestId('join-link');
+    const join = page.getByTestId('join-link').filter({ hasText: 'Teams' });
     expect(await join.textContent()).toContain('Join Microsoft Teams');
     const [popup] = await Promise.all([page.waitForEvent('popup'), join.click()]);
     await popup.waitForLoadState();
     expect(popup.url()).toContain('/_emulators/microsoft/teams/');
     await popup.close();
     await page.keyboard.press('Escape');
+  });
+
+  it("schedules sessions from a patient's authorization on the patient record", async () => {
+    const patientId = await page.evaluate(async () => {
+      const headers = { 'content-type': 'application/json', 'x-requested-with': 'fetch' };
+      const patient = await (
+        await fetch('/api/v1/patients', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ givenName: 'Sue', familyName: 'Sessions' }),
+        })
+      ).json();
+      await fetch(`/api/v1/patients/${patient.id}/authorizations`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          service: 'speech-therapy',
+          units: 3,
+          unitMinutes: 30,
+          validFrom: '2026-01-01',
+          validTo: '2027-12-31',
+        }),
+      });
+      return patient.id as string;
+    });
+    await page.goto(`/patients/${patientId}?tab=authorizations`);
+    await page.getByTestId('schedule-sessions').click();
+    await page.getByTestId('schedule-sessions-dialog').waitFor();
+    await page.getByTestId('sessions-date').fill('2027-01-04');
+    await page.getByTestId('sessions-time').fill('10:00');
+    await page.getByTestId('sessions-book').click();
+    await page.getByTestId('schedule-sessions-dialog').waitFor({ state: 'detached' });
+    await expect.poll(() => page.getByTestId('units-remaining').textContent()).toBe('0');
+    await page.goto('/calendar?date=2027-01-11');
+    await chip('speech-therapy: Sue Sessions').waitFor();
   });
 
   it('is a day list at 390 px, without sideways scrolling', async () => {

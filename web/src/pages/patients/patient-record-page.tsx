@@ -3,6 +3,7 @@
  * demographics, insurance coverage, authorizations, SOAP notes, claims and (admins) the audit trail.
  * The tab is in the URL (`?tab=notes`), so a link or a reload lands on the same section.
  */
+
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
@@ -34,6 +35,7 @@ import {
   useSignNote,
   useSubmitClaim,
 } from './record-api.js';
+import { ScheduleSessionsDialog, type SessionUsage, useSessionUsage } from './schedule-sessions.js';
 
 export const RECORD_TABS = ['demographics', 'coverage', 'authorizations', 'notes', 'claims', 'audit'] as const;
 export type RecordTab = (typeof RECORD_TABS)[number];
@@ -347,6 +349,7 @@ const authorizationForm = z
 
 function Authorizations({ patientId }: { patientId: string }) {
   const list = useAuthorizations(patientId);
+  const usage = useSessionUsage(patientId);
   const [adding, setAdding] = useState(false);
   if (list.isPending) return <Loading label="Loading authorizations…" />;
   if (list.isError) return <ErrorNotice error={list.error} onRetry={() => list.refetch()} />;
@@ -362,7 +365,12 @@ function Authorizations({ patientId }: { patientId: string }) {
       ) : (
         <ul className="card-list" data-testid="authorization-list">
           {list.data.items.map((a) => (
-            <AuthorizationCard key={a.id} authorization={a} />
+            <AuthorizationCard
+              key={a.id}
+              authorization={a}
+              patientId={patientId}
+              usage={usage.data?.items.find((u) => u.authorizationId === a.id)}
+            />
           ))}
         </ul>
       )}
@@ -371,9 +379,19 @@ function Authorizations({ patientId }: { patientId: string }) {
   );
 }
 
-function AuthorizationCard({ authorization: a }: { authorization: Authorization }) {
-  const used = a.unitsUsed ?? 0;
+function AuthorizationCard({
+  authorization: a,
+  patientId,
+  usage,
+}: {
+  authorization: Authorization;
+  patientId: string;
+  usage?: SessionUsage;
+}) {
+  // Units count as used once booked as sessions (the calendar keeps the count); a cancelled future session gives its unit back.
+  const used = usage?.unitsBooked ?? a.unitsUsed ?? 0;
   const remaining = Math.max(0, a.units - used);
+  const [scheduling, setScheduling] = useState(false);
   const today = new Date().toISOString().slice(0, 10);
   const expired = a.validTo < today;
   return (
@@ -397,9 +415,35 @@ function AuthorizationCard({ authorization: a }: { authorization: Authorization 
       </p>
       <p className="muted">
         Valid {formatDate(a.validFrom)} to {formatDate(a.validTo)}
+        {usage?.sessions.length ? ` · next session ${nextSession(usage.sessions)}` : ''}
       </p>
+      {!expired && remaining > 0 ? (
+        <div className="section-actions">
+          <Button variant="secondary" size="small" onPress={() => setScheduling(true)} data-testid="schedule-sessions">
+            Schedule sessions
+          </Button>
+        </div>
+      ) : null}
+      {scheduling ? (
+        <ScheduleSessionsDialog
+          patientId={patientId}
+          authorizationId={a.id}
+          service={a.service}
+          unitMinutes={a.unitMinutes}
+          remaining={remaining}
+          isOpen={scheduling}
+          onOpenChange={setScheduling}
+        />
+      ) : null}
     </li>
   );
+}
+
+function nextSession(sessions: { start: string }[]): string {
+  const next = sessions.find((s) => s.start > new Date().toISOString());
+  return next
+    ? new Date(next.start).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+    : 'none booked';
 }
 
 function AddAuthorizationDialog({
