@@ -67,6 +67,7 @@ const envSchema = z.object({
   ATRIUM_AI_MODEL: z.string().default('gpt-4o-mini'),
   ATRIUM_AI_TIMEOUT: duration('30s'),
   ATRIUM_CALENDAR_TIMEOUT: duration('10s'),
+  ATRIUM_INBOUND_MAIL_SECRET: z.string().min(16).optional(),
   ATRIUM_GOOGLE_CLIENT_ID: z.string().optional(),
   ATRIUM_GOOGLE_CLIENT_SECRET: z.string().optional(),
   ATRIUM_MICROSOFT_CLIENT_ID: z.string().optional(),
@@ -113,6 +114,8 @@ export interface Config {
    * Calendar providers. A provider with credentials talks to the real service; without, it uses its
    * emulator when emulators are on, and is disabled otherwise (production never points at an emulator).
    */
+  /** Credential of POST /mail/inbound besides the operator token (contract §5.3). */
+  inboundMailSecret?: string;
   calendar: {
     timeoutMs: number;
     google?: ProviderCredentials;
@@ -246,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       model: e.ATRIUM_AI_MODEL,
       timeoutMs: e.ATRIUM_AI_TIMEOUT,
     },
+    inboundMailSecret: e.ATRIUM_INBOUND_MAIL_SECRET || undefined,
     calendar: {
       timeoutMs: e.ATRIUM_CALENDAR_TIMEOUT,
       google: credentials(e.ATRIUM_GOOGLE_CLIENT_ID, e.ATRIUM_GOOGLE_CLIENT_SECRET),

@@ -8,6 +8,7 @@ import { claimsModule } from './claims/index.js';
 import { directMessagesModule } from './direct-messages/index.js';
 import { healthModule } from './health/index.js';
 import { identityModule } from './identity/index.js';
+import { mailModule } from './mail/index.js';
 import { marketplaceModule } from './marketplace/index.js';
 import { notesModule } from './notes/index.js';
 import { patientsModule } from './patients/index.js';
@@ -28,4 +29,5 @@ export const MODULES: readonly ModuleDefinition[] = [
   skillsModule,
   telehealthModule,
   calendarModule,
+  mailModule,
 ];

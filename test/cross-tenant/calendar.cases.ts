@@ -45,7 +45,15 @@ export const calendarCases: CrossTenantCase[] = [
       const room = await withSystem(t.app.atrium.db, (tx) =>
         queryRows<{ id: string }>(tx, sql`SELECT id FROM telehealth_rooms WHERE workspace_id = ${owner.id}`),
       );
+      const mail = await t.request({
+        method: 'POST',
+        url: '/api/v1/mail/inbound',
+        headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${t.config.operatorToken}` },
+        payload: `From: lab@example.test\r\nTo: ${owner.id}@inbound.atrium.local\r\nSubject: secretword\r\n\r\nresults\r\n`,
+      });
+      expect(mail.statusCode, mail.body).toBe(201);
       return {
+        mail: mail.json().id,
         room: room[0].id,
         task: task.json().id,
         connection: cal.connectionId,
@@ -60,7 +68,8 @@ export const calendarCases: CrossTenantCase[] = [
       const patient = await createPatient(t, attacker.admin.token, { givenName: 'Own', familyName: 'Patient' });
       return { calendar: cal.calendarId, patient: patient.id };
     },
-    denied: ({ connection, calendar, event, patient, authorization, task, room }, own) => [
+    denied: ({ connection, calendar, event, patient, authorization, task, room, mail }, own) => [
+      { method: 'GET', url: `/api/v1/mail/messages/${mail}` },
       { method: 'GET', url: `/api/v1/telehealth/rooms/${room}` },
       { method: 'POST', url: `/api/v1/telehealth/rooms/${room}/start` },
       { method: 'POST', url: `/api/v1/telehealth/rooms/${room}/end` },
@@ -153,6 +162,7 @@ export const calendarCases: CrossTenantCase[] = [
       { method: 'GET', url: '/api/v1/calendar/connections' },
       { method: 'GET', url: '/api/v1/calendar/calendars' },
       { method: 'GET', url: '/api/v1/tasks' },
+      { method: 'GET', url: '/api/v1/mail/messages' },
       { method: 'GET', url: `/api/v1/tasks?eventId=${event}` },
       { method: 'GET', url: '/api/v1/calendar/day?date=2026-11-24' },
       { method: 'GET', url: `/api/v1/calendar/events?${WINDOW}` },

@@ -23,7 +23,7 @@ import {
 } from './appointments.js';
 import { providerUnavailable, sessionFor, storedCalendars } from './connections.js';
 import { calendarNotFound, decodeEventId, encodeEventId, eventNotFound } from './ids.js';
-import { notifyGuests } from './invitations.js';
+import { applyReplies, notifyGuests } from './invitations.js';
 import { resolveProvider, resolveZoom } from './providers/index.js';
 import type { ConferenceProduct, ProviderDraft, ProviderEvent, ProviderSession } from './providers/types.js';
 import { isTimeZone } from './providers/zoned.js';
@@ -228,7 +228,10 @@ export async function windowOf(
   );
   const ids = [...new Set(items.flatMap((e) => (e.recurringEventId ? [e.id, e.recurringEventId] : [e.id])))];
   const rooms = ids.length
-    ? await withTenant(deps.db, ctx, (tx) => roomsForEvents(tx, ctx.workspaceId, ids))
+    ? await withTenant(deps.db, ctx, async (tx) => {
+        await applyReplies(tx, ctx.workspaceId, items);
+        return roomsForEvents(tx, ctx.workspaceId, ids);
+      })
     : new Map();
   for (const item of items) {
     item.telehealth =

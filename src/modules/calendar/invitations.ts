@@ -3,15 +3,17 @@
 // a higher SEQUENCE, cancellations (and removed guests) a CANCEL. The UID is stable per event.
 // Times are in the event's zone with its VTIMEZONE, so a repeating visit keeps its local time.
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod } from 'ical-generator';
 import type { Tx } from '../../platform/db/client.js';
+import { inboundAddress } from '../../platform/mail/inbound-address.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { toFloating } from '../../platform/zoned-time.js';
 import type { CalendarEvent } from './schema.js';
 import { calendarInvitations } from './tables.js';
 
 export const uidOf = (eventId: string) => `${eventId.slice(4)}@atrium`;
+const workspaceIdOf = (event: CalendarEvent) => event.workspaceId;
 
 type Method = 'REQUEST' | 'CANCEL';
 
@@ -40,7 +42,8 @@ export function buildIcs(
     description: event.description ?? undefined,
     location: event.location ?? event.conference?.joinUrl ?? undefined,
     url: event.conference?.joinUrl ?? event.telehealth?.joinUrl ?? undefined,
-    organizer: { name: organizer, email: organizer },
+    // Replies go to the workspace's inbound address, so any guest's mail client can answer.
+    organizer: { name: organizer, email: inboundAddress(workspaceIdOf(event)) },
     attendees: attendees.map((email) => ({
       email,
       rsvp: method === 'REQUEST',
@@ -135,4 +138,56 @@ export async function notifyGuests(
       updatedAt: sql`now()`,
     })
     .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)));
+}
+
+const PARTSTAT: Record<string, 'accepted' | 'declined' | 'tentative'> = {
+  ACCEPTED: 'accepted',
+  DECLINED: 'declined',
+  TENTATIVE: 'tentative',
+};
+
+/**
+ * A guest's iMIP REPLY (matched by UID and the guest's address among those invited): their answer is
+ * kept and shown as the attendee's `responseStatus`. Returns false when nothing matched.
+ */
+export async function recordInvitationReply(
+  tx: Tx,
+  workspaceId: string,
+  reply: { uid: string; attendee: string; partstat: string },
+): Promise<boolean> {
+  const status = PARTSTAT[reply.partstat.toUpperCase()];
+  const attendee = reply.attendee.replace(/^mailto:/i, '').toLowerCase();
+  if (!status) return false;
+  const [known] = await tx
+    .select()
+    .from(calendarInvitations)
+    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, reply.uid)))
+    .for('update');
+  if (!known || !known.attendees.includes(attendee)) return false;
+  await tx
+    .update(calendarInvitations)
+    .set({ replies: { ...known.replies, [attendee]: status }, updatedAt: sql`now()` })
+    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, reply.uid)));
+  return true;
+}
+
+/** Guests' replies over the provider's attendee status, for events that sent invitations. */
+export async function applyReplies(tx: Tx, workspaceId: string, events: CalendarEvent[]): Promise<void> {
+  const uids = [
+    ...new Set(events.flatMap((e) => [e.id, e.recurringEventId].filter((v): v is string => Boolean(v)).map(uidOf))),
+  ];
+  if (uids.length === 0) return;
+  const rows = await tx
+    .select({ uid: calendarInvitations.uid, replies: calendarInvitations.replies })
+    .from(calendarInvitations)
+    .where(and(eq(calendarInvitations.workspaceId, workspaceId), inArray(calendarInvitations.uid, uids)));
+  const byUid = new Map(rows.map((r) => [r.uid, r.replies]));
+  for (const e of events) {
+    const replies = byUid.get(uidOf(e.id)) ?? (e.recurringEventId ? byUid.get(uidOf(e.recurringEventId)) : undefined);
+    if (!replies) continue;
+    e.attendees = e.attendees.map((a) => ({
+      ...a,
+      responseStatus: replies[a.email.toLowerCase()] ?? a.responseStatus,
+    }));
+  }
 }

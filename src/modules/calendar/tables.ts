@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /**
@@ -120,6 +120,8 @@ export const calendarInvitations = pgTable(
     sequence: integer('sequence').notNull().default(0),
     attendees: text('attendees').array().notNull(),
     cancelled: boolean('cancelled').notNull().default(false),
+    /** Guests' iMIP REPLYs by address: shown over the provider's own attendee status. */
+    replies: jsonb('replies').$type<Record<string, 'accepted' | 'declined' | 'tentative'>>().notNull().default({}),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

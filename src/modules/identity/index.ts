@@ -10,5 +10,6 @@ export {
   createWorkspace,
   isMember,
   organizationWorkspacesOf,
+  workspaceExists,
 } from './service.js';
 export { workspaceIdColumn } from './tables.js';

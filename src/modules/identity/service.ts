@@ -716,3 +716,9 @@ export async function organizationWorkspacesOf(deps: AppDeps, ctx: Pick<RequestC
     .filter((m) => m.organizationId === ctx.organizationId)
     .map((m) => ({ workspaceId: m.id, name: m.name, tier: m.tier, role: m.role, isProvider: m.isProvider }));
 }
+
+/** Whether a workspace with this id exists (inbound mail finds its workspace from the address). */
+export async function workspaceExists(deps: AppDeps, workspaceId: string): Promise<boolean> {
+  if (!/^ws_[0-9a-z]{10,40}$/.test(workspaceId)) return false;
+  return Boolean(await withSystem(deps.db, (tx) => repo.findWorkspace(tx, workspaceId)));
+}

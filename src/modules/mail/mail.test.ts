@@ -1,0 +1,159 @@
+// Inbound mail and the iMIP round trip: REQUEST out through the mail queue, the guest's REPLY back
+// through POST /mail/inbound, their answer on the event; refusals store nothing.
+import { sql } from 'drizzle-orm';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { connectCalendar } from '../../../test/helpers/calendar.js';
+import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
+import { runDueJobs } from '../../platform/jobs/index.js';
+import { sendMailJob } from '../../platform/mail/mailer.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+let address: string;
+
+const inbound = (raw: Buffer | string, token: string | undefined = t.config.operatorToken) =>
+  t.request({
+    method: 'POST',
+    url: '/api/v1/mail/inbound',
+    headers: { 'content-type': 'message/rfc822', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    payload: raw,
+  });
+
+const compose = async (mail: Record<string, unknown>) => Buffer.from(await new MailComposer(mail).compile().build());
+
+const stored = () =>
+  withSystem(t.app.atrium.db, (tx) =>
+    queryRows<{ id: string }>(tx, sql`SELECT id FROM mail_messages WHERE workspace_id = ${ws.id}`),
+  );
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'standard' });
+  address = (await t.request({ method: 'GET', url: '/api/v1/mail/address', token: ws.admin.token })).json().address;
+});
+afterAll(async () => t?.close());
+
+describe('inbound mail', () => {
+  it('answers the workspace address, stores a message and emits mail.received', async () => {
+    expect(address).toBe(`${ws.id}@inbound.atrium.local`);
+    const res = await inbound(
+      await compose({ from: 'lab@example.test', to: address, subject: 'Results ready', text: 'Please call.' }),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({
+      workspaceId: ws.id,
+      from: 'lab@example.test',
+      subject: 'Results ready',
+      replyMatched: false,
+    });
+    const list = await t.request({ method: 'GET', url: '/api/v1/mail/messages', token: ws.admin.token });
+    expect(list.json().items[0]).toMatchObject({ id: res.json().id, text: expect.stringContaining('Please call.') });
+    const events = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ data: { messageId: string } }>(
+        tx,
+        sql`SELECT data FROM domain_events WHERE workspace_id = ${ws.id} AND type = 'mail.received'`,
+      ),
+    );
+    expect(events.map((e) => e.data.messageId)).toContain(res.json().id);
+  });
+
+  it('refuses without the credential, malformed, unknown recipients and oversize, storing nothing', async () => {
+    const before = (await stored()).length;
+    const ok = await compose({ from: 'a@example.test', to: address, subject: 's', text: 't' });
+    expect((await inbound(ok, '')).statusCode).toBe(401);
+    expect((await inbound(ok, 'wrong-token-wrong-token')).statusCode).toBe(401);
+    expect((await inbound('')).statusCode).toBeGreaterThanOrEqual(400);
+    const nobody = await inbound(
+      await compose({ from: 'a@example.test', to: 'someone@example.test', subject: 's', text: 't' }),
+    );
+    expect([nobody.statusCode, nobody.json().code]).toEqual([422, 'unknown_recipient']);
+    const forged = await inbound(
+      await compose({
+        from: 'a@example.test',
+        to: 'ws_00000000000000000000000000@inbound.atrium.local',
+        subject: 's',
+        text: 't',
+      }),
+    );
+    expect(forged.json().code).toBe('unknown_recipient');
+    const huge = await inbound(Buffer.alloc(26 * 1024 * 1024, 97));
+    expect(huge.statusCode).toBe(413);
+    expect((await stored()).length).toBe(before);
+  });
+
+  it("round trip: the guest's iMIP REPLY from their mail client marks them accepted on the event", async () => {
+    const calendar = (await connectCalendar(t, ws.admin.token, 'google', `mail-${ws.id}@google.example`)).calendarId;
+    const ann = `ann-${ws.id}@example.test`;
+    const made = await t.request({
+      method: 'POST',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: {
+        calendar,
+        draft: {
+          title: 'Consult',
+          start: '2026-12-10T15:00:00Z',
+          end: '2026-12-10T16:00:00Z',
+          attendees: [{ email: ann }],
+        },
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    await runDueJobs({ deps: t.app.atrium, log: t.app.log, jobs: [sendMailJob] });
+    const sent = (await (await fetch(`${t.baseUrl}/_emulators/mail/messages?to=${encodeURIComponent(ann)}`)).json())
+      .items[0];
+    const ics: string = sent.attachments.find((a: { filename: string }) => a.filename === 'invite.ics').content;
+    const invite = ics.includes('BEGIN:VCALENDAR') ? ics : Buffer.from(ics, 'base64').toString('utf8');
+    expect(invite).toContain(`ORGANIZER`);
+    expect(invite.replace(/\r?\n /g, '')).toContain(`mailto:${address}`);
+
+    const uid = /^UID:(.*)$/m.exec(invite.replace(/\r?\n /g, ''))![1].trim();
+    const replyIcs = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//Example Mail//EN',
+      'METHOD:REPLY',
+      'BEGIN:VEVENT',
+      `UID:${uid}`,
+      'DTSTAMP:20261125T100000Z',
+      `ATTENDEE;PARTSTAT=ACCEPTED:mailto:${ann}`,
+      `ORGANIZER:mailto:${address}`,
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n');
+    // Someone else cannot answer for Ann.
+    const spoof = await inbound(
+      await compose({
+        from: 'mallory@example.test',
+        to: address,
+        subject: 'Accepted: Consult',
+        text: 'yes',
+        icalEvent: { method: 'REPLY', content: replyIcs },
+      }),
+    );
+    expect(spoof.json().replyMatched).toBe(false);
+    const reply = await inbound(
+      await compose({
+        from: ann,
+        to: address,
+        subject: 'Accepted: Consult',
+        text: 'See you then',
+        icalEvent: { method: 'REPLY', content: replyIcs },
+      }),
+    );
+    expect(reply.statusCode, reply.body).toBe(201);
+    expect(reply.json()).toMatchObject({ calendarMethod: 'REPLY', replyMatched: true });
+
+    const events = await t.request({
+      method: 'GET',
+      url: '/api/v1/calendar/events?timeMin=2026-12-10T00:00:00Z&timeMax=2026-12-11T00:00:00Z',
+      token: ws.admin.token,
+    });
+    const event = events.json().items.find((e: { id: string }) => e.id === made.json().eventId);
+    expect(event.attendees).toEqual([expect.objectContaining({ email: ann, responseStatus: 'accepted' })]);
+  });
+});

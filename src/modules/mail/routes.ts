@@ -1,0 +1,104 @@
+// Mail: the workspace's inbound address, receiving raw messages (iMIP replies update calendar guests), the inbox.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireCtx } from '../../platform/auth/authenticate.js';
+import { safeEqual } from '../../platform/crypto.js';
+import { AppError } from '../../platform/errors.js';
+import { idParams, problemResponses } from '../../platform/http-schemas.js';
+import { listOf, pageQuery } from '../../platform/pagination.js';
+import * as service from './service.js';
+
+const INBOUND_LIMIT = 25 * 1024 * 1024;
+
+const messageSchema = z.object({
+  id: z.string(),
+  from: z.string(),
+  to: z.array(z.string()),
+  subject: z.string(),
+  text: z.string(),
+  calendarMethod: z.string().nullable(),
+  receivedAt: z.string(),
+});
+
+export async function mailRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const deps = fastify.atrium;
+  const tags = ['mail'];
+  fastify.addContentTypeParser('message/rfc822', { parseAs: 'buffer', bodyLimit: INBOUND_LIMIT }, (_req, body, done) =>
+    done(null, body),
+  );
+
+  /** The inbound credential: ATRIUM_INBOUND_MAIL_SECRET or the operator token. */
+  const authorizeInbound = (request: FastifyRequest) => {
+    const token = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    const { inboundMailSecret, operatorToken } = deps.config;
+    const ok =
+      token &&
+      (safeEqual(token, operatorToken) || (inboundMailSecret !== undefined && safeEqual(token, inboundMailSecret)));
+    if (!ok) throw new AppError('unauthenticated', 401, 'Send the inbound mail secret as a bearer token');
+  };
+
+  app.post(
+    '/mail/inbound',
+    {
+      config: { auth: 'public' },
+      bodyLimit: INBOUND_LIMIT,
+      schema: {
+        tags,
+        summary: 'Receive one raw RFC 5322 message (message/rfc822, up to 25 MiB) for the workspace it is addressed to',
+        description:
+          'Authenticated by `Authorization: Bearer $ATRIUM_INBOUND_MAIL_SECRET` (or the operator token). Emits mail.received. An iMIP REPLY from an invited guest updates their responseStatus on the event. 422 `malformed_message` / `unknown_recipient`; nothing is stored then.',
+        response: {
+          201: messageSchema.extend({ workspaceId: z.string(), replyMatched: z.boolean() }),
+          ...problemResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      authorizeInbound(request);
+      if (!Buffer.isBuffer(request.body)) {
+        throw new AppError('unsupported_media_type', 415, 'Send the message as Content-Type: message/rfc822');
+      }
+      return reply.status(201).send(await service.receiveMail(deps, request.body, request.id));
+    },
+  );
+
+  app.get(
+    '/mail/address',
+    {
+      schema: {
+        tags,
+        summary: "The workspace's inbound address",
+        response: { 200: z.object({ address: z.string() }), ...problemResponses },
+      },
+    },
+    async (request) => ({ address: service.addressOf(requireCtx(request).workspaceId) }),
+  );
+
+  app.get(
+    '/mail/messages',
+    {
+      schema: {
+        tags,
+        summary: 'Mail received, newest first',
+        querystring: pageQuery,
+        response: { 200: listOf(messageSchema), ...problemResponses },
+      },
+    },
+    async (request) => service.listMail(deps, requireCtx(request), request.query),
+  );
+
+  app.get(
+    '/mail/messages/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One received message',
+        params: idParams,
+        response: { 200: messageSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.getMail(deps, requireCtx(request), request.params.id),
+  );
+}

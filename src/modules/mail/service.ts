@@ -1,0 +1,152 @@
+// Inbound mail (contract §5.3): one raw RFC 5322 message per request, parsed with postal-mime; the
+// workspace comes from the recipient address; every accepted message is stored and emits
+// mail.received; an iMIP REPLY (RFC 6047) updates the guest's answer on the calendar event.
+import { and, desc, eq, lt } from 'drizzle-orm';
+import ICAL from 'ical.js';
+import PostalMime from 'postal-mime';
+import { z } from 'zod';
+import type { RequestContext } from '../../platform/context.js';
+import { withTenant } from '../../platform/db/tenant.js';
+import { AppError, notFound } from '../../platform/errors.js';
+import { publishEvent } from '../../platform/events/events.js';
+import { newId } from '../../platform/ids.js';
+import { workspaceOfAddress } from '../../platform/mail/inbound-address.js';
+import { decodeCursor, toPage } from '../../platform/pagination.js';
+import type { AppDeps } from '../../platform/types.js';
+import { recordInvitationReply } from '../calendar/index.js';
+import { workspaceExists } from '../identity/index.js';
+import { mailMessages } from './tables.js';
+
+export { inboundAddress as addressOf } from '../../platform/mail/inbound-address.js';
+
+export interface MailMessage {
+  id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  calendarMethod: string | null;
+  receivedAt: string;
+}
+
+type Row = typeof mailMessages.$inferSelect;
+const present = (r: Row): MailMessage => ({
+  id: r.id,
+  from: r.from,
+  to: r.to,
+  subject: r.subject,
+  text: r.text,
+  calendarMethod: r.calendarMethod,
+  receivedAt: r.receivedAt.toISOString(),
+});
+
+const malformed = (detail: string) => new AppError('malformed_message', 422, detail);
+
+/** The calendar part of a message: its METHOD, and for a REPLY the UID and each attendee's PARTSTAT. */
+function readCalendar(text: string) {
+  try {
+    const root = new ICAL.Component(ICAL.parse(text));
+    const method = String(root.getFirstPropertyValue('method') ?? '').toUpperCase() || null;
+    const event = root.getFirstSubcomponent('vevent');
+    const uid = event ? String(event.getFirstPropertyValue('uid') ?? '') : '';
+    const attendees = event
+      ? event
+          .getAllProperties('attendee')
+          .map((p) => ({ address: String(p.getFirstValue()), partstat: String(p.getParameter('partstat') ?? '') }))
+      : [];
+    return { method, uid, attendees };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Accepts one raw message: 201 with what was stored, or a problem and nothing stored. */
+export async function receiveMail(deps: AppDeps, raw: Buffer, requestId: string) {
+  if (raw.length === 0) throw malformed('The message is empty');
+  let parsed: Awaited<ReturnType<typeof PostalMime.parse>>;
+  try {
+    parsed = await PostalMime.parse(raw);
+  } catch {
+    throw malformed('The message could not be read as RFC 5322 mail');
+  }
+  if (!parsed.from?.address) throw malformed('The message has no From address');
+  const recipients = [...(parsed.to ?? []), ...(parsed.cc ?? [])]
+    .map((a) => a.address?.toLowerCase())
+    .filter((a): a is string => Boolean(a));
+  const local = recipients.map(workspaceOfAddress).find(Boolean);
+  if (!local || !(await workspaceExists(deps, local))) {
+    throw new AppError(
+      'unknown_recipient',
+      422,
+      `No workspace receives mail at ${recipients.join(', ') || 'these addresses'}`,
+    );
+  }
+  const workspaceId = local;
+  const calendarPart = parsed.attachments.find((a) => a.mimeType.toLowerCase().startsWith('text/calendar'));
+  const calendarText = calendarPart
+    ? typeof calendarPart.content === 'string'
+      ? calendarPart.content
+      : new TextDecoder().decode(calendarPart.content as ArrayBuffer)
+    : undefined;
+  const ics = calendarText ? readCalendar(calendarText) : undefined;
+  const from = parsed.from.address.toLowerCase();
+  const id = newId('eml');
+  const ctx = { workspaceId, userId: null, requestId };
+  const stored = await withTenant(deps.db, ctx, async (tx) => {
+    const [row] = await tx
+      .insert(mailMessages)
+      .values({
+        workspaceId,
+        id,
+        from,
+        to: recipients,
+        subject: (parsed.subject ?? '').slice(0, 998),
+        text: (parsed.text ?? '').slice(0, 100_000),
+        calendarMethod: ics?.method ?? null,
+        sizeBytes: raw.length,
+      })
+      .returning();
+    let replyMatched = false;
+    if (ics?.method === 'REPLY' && ics.uid) {
+      // Only the sender's own answer counts: a REPLY cannot change someone else's status.
+      for (const a of ics.attendees.filter((x) => x.address.replace(/^mailto:/i, '').toLowerCase() === from)) {
+        replyMatched =
+          (await recordInvitationReply(tx, workspaceId, { uid: ics.uid, attendee: a.address, partstat: a.partstat })) ||
+          replyMatched;
+      }
+    }
+    await publishEvent(tx, { workspaceId }, 'mail.received', {
+      messageId: id,
+      from,
+      subject: row.subject,
+      calendarMethod: row.calendarMethod,
+    });
+    return { row, replyMatched };
+  });
+  return { ...present(stored.row), workspaceId, replyMatched: stored.replyMatched };
+}
+
+export async function listMail(deps: AppDeps, ctx: RequestContext, query: { limit: number; cursor?: string }) {
+  const after = decodeCursor(query.cursor, z.string());
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select()
+      .from(mailMessages)
+      .where(and(eq(mailMessages.workspaceId, ctx.workspaceId), after ? lt(mailMessages.id, after) : undefined))
+      .orderBy(desc(mailMessages.id))
+      .limit(query.limit + 1),
+  );
+  const page = toPage(rows, query.limit, (r) => r.id);
+  return { items: page.items.map(present), nextCursor: page.nextCursor };
+}
+
+export async function getMail(deps: AppDeps, ctx: RequestContext, id: string) {
+  const [row] = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select()
+      .from(mailMessages)
+      .where(and(eq(mailMessages.workspaceId, ctx.workspaceId), eq(mailMessages.id, id))),
+  );
+  if (!row) throw notFound('Message');
+  return present(row);
+}
