@@ -46,6 +46,12 @@ describe('accessibility and small screens', () => {
         body: JSON.stringify({ recipients: [userId], body: 'Morning huddle at 8:15' }),
       });
     }, colleague.userId);
+    // A received message, so the Mail page shows its list and reading pane.
+    await fetch(`${harness.baseUrl}/api/v1/mail/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${harness.operatorToken}` },
+      body: `From: lab@example.test\r\nTo: ${workspace.id}@inbound.atrium.local\r\nSubject: Results\r\n\r\nAll in range.\r\n`,
+    });
     // A connected calendar with an event this week, so the calendar shows its grid, legend and events.
     const { authorizeUrl } = await page.evaluate(async () => {
       const response = await fetch('/api/v1/calendar/connections', {
@@ -148,6 +154,7 @@ describe('accessibility and small screens', () => {
       'Patients',
       'Calendar',
       'Messages',
+      'Mail',
       'Marketplace',
       'Members',
       'API tokens',
@@ -192,7 +199,7 @@ describe('accessibility and small screens', () => {
     await page.goto('/patients');
     await page.getByTestId('patient-row').first().waitFor();
     const reached = new Set<string>();
-    for (let i = 0; i < 40 && reached.size < 10; i++) {
+    for (let i = 0; i < 60 && reached.size < 11; i++) {
       await page.keyboard.press('Tab');
       const focused = await page.evaluate(() => {
         const el = document.activeElement as HTMLElement | null;
@@ -217,6 +224,7 @@ describe('accessibility and small screens', () => {
         'nav-admin-tokens',
         'nav-admin-webhooks',
         'nav-calendar',
+        'nav-mail',
         'nav-marketplace',
         'nav-messages',
         'nav-patients',

@@ -241,6 +241,22 @@ describe('Calendar page', () => {
     await chip('speech-therapy: Sue Sessions').waitFor();
   });
 
+  it('Mail lists what arrived at the workspace address and opens a message', async () => {
+    const address = await page.evaluate(
+      async () => (await (await fetch('/api/v1/mail/address')).json()).address as string,
+    );
+    const sent = await fetch(`${harness.baseUrl}/api/v1/mail/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${harness.operatorToken}` },
+      body: `From: lab@example.test\r\nTo: ${address}\r\nSubject: Lab results for Sue\r\n\r\nAll values in range.\r\n`,
+    });
+    expect(sent.status).toBe(201);
+    await page.goto('/mail');
+    await page.getByTestId('mail-row').filter({ hasText: 'Lab results for Sue' }).click();
+    await expect.poll(() => page.getByTestId('mail-address').textContent()).toBe(address);
+    await page.getByTestId('mail-read').getByText('All values in range.').waitFor();
+  });
+
   it('is a day list at 390 px, without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/calendar?date=2026-12-09');

@@ -15,6 +15,7 @@ import { SettingsPage } from './pages/admin/settings-page.js';
 import { AdminTokensPage } from './pages/admin/tokens-page.js';
 import { CalendarPage } from './pages/calendar/calendar-page.js';
 import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
+import { MailPage } from './pages/mail/mail-page.js';
 import { MarketplacePage } from './pages/marketplace/marketplace-page.js';
 import { MessagesPage } from './pages/messages/messages-page.js';
 import { NotFoundPage } from './pages/not-found/not-found-page.js';
@@ -73,6 +74,13 @@ const calendarRoute = createRoute({
   component: function CalendarRoute() {
     return <CalendarPage {...calendarRoute.useSearch()} />;
   },
+});
+
+const mailRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/mail',
+  staticData: { title: 'Mail' },
+  component: MailPage,
 });
 
 const messagesRoute = createRoute({
@@ -242,6 +250,7 @@ const routeTree = rootRoute.addChildren([
   calendarRoute,
   messagesRoute,
   messageThreadRoute,
+  mailRoute,
   marketplaceRoute,
   patientsRoute,
   newPatientRoute,

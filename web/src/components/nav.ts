@@ -8,6 +8,7 @@ export interface NavItem {
     | '/patients'
     | '/calendar'
     | '/messages'
+    | '/mail'
     | '/marketplace'
     | '/admin/members'
     | '/admin/tokens'
@@ -30,6 +31,7 @@ export const NAV_ITEMS: NavItem[] = [
   { to: '/patients', label: 'Patients', section: 'main', icon: 'patients' },
   { to: '/calendar', label: 'Calendar', section: 'main', icon: 'calendar' },
   { to: '/messages', label: 'Messages', section: 'main', icon: 'messages' },
+  { to: '/mail', label: 'Mail', section: 'main', icon: 'mail' },
   { to: '/marketplace', label: 'Marketplace', section: 'main', icon: 'marketplace' },
   { to: '/admin/members', label: 'Members', section: 'admin', icon: 'members', adminOnly: true },
   { to: '/admin/tokens', label: 'API tokens', section: 'admin', icon: 'key', adminOnly: true },
