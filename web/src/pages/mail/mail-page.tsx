@@ -41,8 +41,11 @@ export function MailPage() {
         <div>
           <h1 id="page-title">Mail</h1>
           <p className="muted">
-            Mail sent to <strong className="mail-address" data-testid="mail-address">{address.data?.address ?? '…'}</strong>. Guests’ replies to
-            calendar invitations update their events by themselves.
+            Mail sent to{' '}
+            <strong className="mail-address" data-testid="mail-address">
+              {address.data?.address ?? '…'}
+            </strong>
+            . Guests’ replies to calendar invitations update their events by themselves.
           </p>
         </div>
       </header>
