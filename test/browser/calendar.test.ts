@@ -255,6 +255,36 @@ describe('Calendar page', () => {
     await page.getByTestId('mail-row').filter({ hasText: 'Lab results for Sue' }).click();
     await expect.poll(() => page.getByTestId('mail-address').textContent()).toBe(address);
     await page.getByTestId('mail-read').getByText('All values in range.').waitFor();
+
+    // With the spam filter skill installed, the job worker labels what arrives next.
+    const installed = await page.evaluate(
+      async () =>
+        (
+          await fetch('/api/v1/marketplace/install', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+            body: JSON.stringify({ slug: 'mail-spam-filter', scopes: ['mail:read'] }),
+          })
+        ).status,
+    );
+    expect(installed).toBeLessThan(300);
+    await fetch(`${harness.baseUrl}/api/v1/mail/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${harness.operatorToken}` },
+      body: `From: winner@prizes.example\r\nTo: ${address}\r\nSubject: You WON a free gift card\r\n\r\nCongratulations! Claim your free gift card prize now, click here!!!\r\n`,
+    });
+    const junk = page.getByTestId('mail-row').filter({ hasText: 'You WON a free gift card' });
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return junk.getByTestId('mail-spam').count();
+        },
+        { timeout: 20_000, interval: 1_000 },
+      )
+      .toBe(1);
+    await junk.click();
+    await page.getByTestId('mail-read').getByText('marked this message as spam').waitFor();
   });
 
   it('is a day list at 390 px, without sideways scrolling', async () => {

@@ -9,6 +9,7 @@ import { createWorkspace, type TestWorkspace } from '../../../test/helpers/facto
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { sendMailJob } from '../../platform/mail/mailer.js';
+import { classifyMailJob } from './service.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -58,6 +59,56 @@ describe('inbound mail', () => {
       ),
     );
     expect(events.map((e) => e.data.messageId)).toContain(res.json().id);
+  });
+
+  it('labels spam with the installed spam skill through the dispatcher (audited), and only where it is installed', async () => {
+    const classify = () => runDueJobs({ deps: t.app.atrium, log: t.app.log, jobs: [classifyMailJob] });
+    const junk = {
+      from: 'promo@prizes.example',
+      to: address,
+      subject: 'You WON',
+      text: 'Congratulations! Claim your free gift card prize now, click here!!!',
+    };
+    // Without the skill: the message stays unlabelled and nothing is audited.
+    const before = await inbound(await compose(junk));
+    await classify();
+    const unlabelled = await t.request({
+      method: 'GET',
+      url: `/api/v1/mail/messages/${before.json().id}`,
+      token: ws.admin.token,
+    });
+    expect(unlabelled.json().spam).toBeNull();
+    const audits = async () =>
+      (await t.request({ method: 'GET', url: '/api/v1/audit?kind=skill_invocation', token: ws.admin.token })).json()
+        .items as { slug: string; via: string; outcome: string }[];
+    expect((await audits()).filter((a) => a.via === 'mail')).toEqual([]);
+
+    const installed = await t.request({
+      method: 'POST',
+      url: '/api/v1/marketplace/install',
+      token: ws.admin.token,
+      payload: { slug: 'mail-spam-filter', scopes: ['mail:read'] },
+    });
+    expect(installed.statusCode, installed.body).toBeLessThan(300);
+    const spam = await inbound(await compose(junk));
+    const ham = await inbound(
+      await compose({
+        from: 'dr.okafor@referrals.example',
+        to: address,
+        subject: 'Referral for Mr. Diaz',
+        text: 'Can you move the patient follow-up appointment to Thursday afternoon?',
+      }),
+    );
+    await classify();
+    const list = (await t.request({ method: 'GET', url: '/api/v1/mail/messages', token: ws.admin.token })).json()
+      .items as { id: string; spam: { label: string; probability: number } | null }[];
+    const byId = new Map(list.map((m) => [m.id, m.spam]));
+    expect(byId.get(spam.json().id)).toMatchObject({ label: 'spam' });
+    expect(byId.get(spam.json().id)!.probability).toBeGreaterThan(0.9);
+    expect(byId.get(ham.json().id)).toMatchObject({ label: 'ham' });
+    const viaMail = (await audits()).filter((a) => a.via === 'mail');
+    expect(viaMail).toHaveLength(2);
+    expect(viaMail.every((a) => a.slug === 'mail-spam-filter' && a.outcome === 'ok')).toBe(true);
   });
 
   it('refuses without the credential, malformed, unknown recipients and oversize, storing nothing', async () => {

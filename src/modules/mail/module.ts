@@ -1,5 +1,7 @@
 import { defineModule } from '../../platform/module.js';
 import { mailRoutes } from './routes.js';
+import { seedMail } from './seed.js';
+import { classifyMailJob } from './service.js';
 import * as tables from './tables.js';
 
 export const mailModule = defineModule({
@@ -7,4 +9,6 @@ export const mailModule = defineModule({
   tags: [{ name: 'mail', description: 'Inbound mail: the workspace address, received messages, iMIP replies' }],
   routes: mailRoutes,
   tables,
+  seed: seedMail,
+  jobTypes: [classifyMailJob],
 });

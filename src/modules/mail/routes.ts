@@ -18,6 +18,10 @@ const messageSchema = z.object({
   subject: z.string(),
   text: z.string(),
   calendarMethod: z.string().nullable(),
+  spam: z
+    .object({ label: z.enum(['spam', 'ham']), probability: z.number() })
+    .nullable()
+    .describe('The spam skill’s label, when the workspace has it installed (null until classified)'),
   receivedAt: z.string(),
 });
 

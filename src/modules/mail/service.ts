@@ -1,6 +1,8 @@
 // Inbound mail (contract §5.3): one raw RFC 5322 message per request, parsed with postal-mime; the
 // workspace comes from the recipient address; every accepted message is stored and emits
-// mail.received; an iMIP REPLY (RFC 6047) updates the guest's answer on the calendar event.
+// mail.received; an iMIP REPLY (RFC 6047) updates the guest's answer on the calendar event. When
+// the workspace has the spam skill installed, a background job labels the message through the
+// skills dispatcher (audited as a skill_invocation, via `mail`).
 import { and, desc, eq, lt } from 'drizzle-orm';
 import ICAL from 'ical.js';
 import PostalMime from 'postal-mime';
@@ -10,11 +12,13 @@ import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
+import { defineJob, enqueueJob } from '../../platform/jobs/index.js';
 import { workspaceOfAddress } from '../../platform/mail/inbound-address.js';
 import { decodeCursor, toPage } from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
 import { recordInvitationReply } from '../calendar/index.js';
 import { workspaceExists } from '../identity/index.js';
+import { invokeIfInstalled } from '../skills/index.js';
 import { mailMessages } from './tables.js';
 
 export { inboundAddress as addressOf } from '../../platform/mail/inbound-address.js';
@@ -26,6 +30,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   calendarMethod: string | null;
+  /** The spam skill's verdict, or null (skill not installed, or not classified yet). */
+  spam: { label: 'spam' | 'ham'; probability: number } | null;
   receivedAt: string;
 }
 
@@ -37,7 +43,69 @@ const present = (r: Row): MailMessage => ({
   subject: r.subject,
   text: r.text,
   calendarMethod: r.calendarMethod,
+  spam:
+    r.spamLabel === 'spam' || r.spamLabel === 'ham'
+      ? { label: r.spamLabel, probability: Math.round((r.spamProbability ?? 0) * 1000) / 1000 }
+      : null,
   receivedAt: r.receivedAt.toISOString(),
+});
+
+export const SPAM_SKILL = { slug: 'mail-spam-filter', tool: 'classify_message' } as const;
+
+/**
+ * Labels one received message with the spam skill, if the workspace has it installed with
+ * `mail:read` granted (otherwise nothing happens and nothing is audited). The dispatcher runs the
+ * tool and writes the skill_invocation audit row; the job retries if the label cannot be stored.
+ */
+export const classifyMailJob = defineJob({
+  type: 'mail.classify',
+  schema: z.object({ messageId: z.string() }),
+  maxAttempts: 5,
+  backoff: { baseMs: 2_000, maxMs: 60_000 },
+  async handler(job, payload) {
+    const workspaceId = job.workspaceId!;
+    const [row] = await withTenant(job.deps.db, { workspaceId }, (tx) =>
+      tx
+        .select()
+        .from(mailMessages)
+        .where(and(eq(mailMessages.workspaceId, workspaceId), eq(mailMessages.id, payload.messageId))),
+    );
+    if (!row || row.spamLabel || !job.tier) return;
+    const ctx: RequestContext = {
+      workspaceId,
+      organizationId: job.organizationId,
+      tier: job.tier,
+      userId: 'system:mail',
+      role: 'admin',
+      isProvider: false,
+      requestId: job.requestId,
+      log: job.log,
+      via: 'system',
+    };
+    const outcome = await invokeIfInstalled(
+      job.deps,
+      ctx,
+      {
+        slug: SPAM_SKILL.slug,
+        tool: SPAM_SKILL.tool,
+        input: {
+          from: row.from.slice(0, 320),
+          subject: row.subject.slice(0, 1000),
+          // The tool reads at most 50,000 characters of body and needs at least one.
+          body: (row.text.trim() || row.subject || '(empty)').slice(0, 50_000),
+        },
+      },
+      'mail',
+    );
+    const result = outcome?.result as { label?: string; spamProbability?: number } | undefined;
+    if (result?.label !== 'spam' && result?.label !== 'ham') return;
+    await withTenant(job.deps.db, { workspaceId }, (tx) =>
+      tx
+        .update(mailMessages)
+        .set({ spamLabel: result.label, spamProbability: result.spamProbability ?? null })
+        .where(and(eq(mailMessages.workspaceId, workspaceId), eq(mailMessages.id, row.id))),
+    );
+  },
 });
 
 const malformed = (detail: string) => new AppError('malformed_message', 422, detail);
@@ -115,6 +183,8 @@ export async function receiveMail(deps: AppDeps, raw: Buffer, requestId: string)
           replyMatched;
       }
     }
+    // Calendar answers are machine mail: they update the event and are never spam-labelled.
+    if (!ics?.method) await enqueueJob(tx, classifyMailJob, { messageId: id }, { workspaceId });
     await publishEvent(tx, { workspaceId }, 'mail.received', {
       messageId: id,
       from,

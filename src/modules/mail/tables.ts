@@ -1,4 +1,4 @@
-import { index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, primaryKey, real, text } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /** Mail received for a workspace at its inbound address (contract §5.3). */
@@ -14,6 +14,9 @@ export const mailMessages = pgTable(
     /** The iMIP method of a text/calendar part, when there is one (REPLY updates an attendee). */
     calendarMethod: text('calendar_method'),
     sizeBytes: integer('size_bytes').notNull(),
+    /** The spam skill's label (`spam` | `ham`), when the workspace has it installed; null until classified. */
+    spamLabel: text('spam_label'),
+    spamProbability: real('spam_probability'),
     receivedAt: ts('received_at').notNull().defaultNow(),
   },
   (t) => [

@@ -24,7 +24,8 @@ import { callPrivateTool } from './private-executor.js';
 import { toolValidators } from './validators.js';
 
 export type Outcome = 'ok' | 'denied' | 'error';
-export type InvokeVia = 'api' | 'chat';
+/** Who asked: the API, the assistant's chat, or a module acting on arrived data (e.g. `mail`). */
+export type InvokeVia = 'api' | 'chat' | 'mail';
 
 export interface InvokeRequest {
   slug: string;
@@ -229,4 +230,20 @@ export async function availableTools(deps: AppDeps, ctx: RequestContext) {
     }
     return out;
   });
+}
+
+/**
+ * Runs a tool only if the workspace has it now (installed, active, its scopes granted); otherwise
+ * `undefined`, with no audit row: a module offering an optional skill (mail's spam label) asks
+ * this instead of recording a refusal for every workspace that never installed the skill.
+ */
+export async function invokeIfInstalled(
+  deps: AppDeps,
+  ctx: RequestContext,
+  req: InvokeRequest,
+  via: InvokeVia,
+): Promise<InvokeOutcome | undefined> {
+  const available = await availableTools(deps, ctx);
+  const has = available.some((s) => s.slug === req.slug && s.tools.some((t) => t.name === req.tool));
+  return has ? invokeTool(deps, ctx, req, via) : undefined;
 }

@@ -15,6 +15,7 @@ interface MailMessage {
   subject: string;
   text: string;
   calendarMethod: string | null;
+  spam: { label: 'spam' | 'ham'; probability: number } | null;
   receivedAt: string;
 }
 
@@ -70,6 +71,11 @@ export function MailPage() {
                   <span className="mail-subject">{m.subject || '(no subject)'}</span>
                   <span className="muted mail-when">
                     {when(m.receivedAt)}
+                    {m.spam?.label === 'spam' ? (
+                      <span className="mail-tag mail-tag-spam" data-testid="mail-spam">
+                        Spam
+                      </span>
+                    ) : null}
                     {m.calendarMethod ? (
                       <span className="mail-tag">{LABELS[m.calendarMethod] ?? 'Calendar'}</span>
                     ) : null}
@@ -85,6 +91,12 @@ export function MailPage() {
                 <p className="muted">
                   From {open.from} · {when(open.receivedAt)}
                 </p>
+                {open.spam?.label === 'spam' ? (
+                  <p className="notice notice-error" role="note">
+                    The spam filter skill marked this message as spam ({Math.round(open.spam.probability * 100)}%
+                    likely). Don’t open links or attachments you weren’t expecting.
+                  </p>
+                ) : null}
                 <pre className="mail-text">{open.text}</pre>
               </>
             ) : (
