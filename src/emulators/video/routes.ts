@@ -1,7 +1,12 @@
 // Video emulator: rooms created, read and ended over HTTP, with a join page per room, bearer API
-// key, fault injection (`rooms.create`, `rooms.end`). Rooms are kept in the database (emulator_state).
+// key, fault injection (`rooms.create`, `rooms.end`, `stun.binding`). Rooms are kept in the database
+// (emulator_state). It also runs a STUN responder (RFC 5389 Binding over UDP on 127.0.0.1, an
+// ephemeral port) standing in for the TURN relay: `GET /_emulators/video/stun` names its URL, which
+// is the default of ATRIUM_TURN_URL for the relay probe.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { startStunResponder } from '../../platform/net/stun.js';
+import type { AppDeps } from '../../platform/types.js';
 import { readDoc, updateDoc } from '../calendar/store.js';
 import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
 
@@ -17,12 +22,27 @@ interface VideoDoc {
 }
 
 const KEY = 'rooms';
+
+const stunUrls = new WeakMap<AppDeps, string>();
+
+/** The `stun:` URL of this app's emulated relay, once the video emulator is listening. */
+export function localStunUrl(deps: AppDeps): string | undefined {
+  return stunUrls.get(deps);
+}
 const initial = (): VideoDoc => ({ rooms: [] });
 
 export async function videoEmulator(fastify: FastifyInstance): Promise<void> {
   const faults = new FaultBook();
   registerFaultRoutes(fastify, faults);
   const db = () => fastify.atrium.db;
+  // A `stun.binding` fault (status or delay) drops that many Binding requests unanswered.
+  const stun = await startStunResponder({ drop: () => Boolean(faults.take('stun.binding')) });
+  stunUrls.set(fastify.atrium, stun.url);
+  fastify.addHook('onClose', async () => {
+    stunUrls.delete(fastify.atrium);
+    await stun.close();
+  });
+  fastify.get('/stun', { schema: { hide: true } }, async () => ({ url: stun.url }));
   const origin = (request: FastifyRequest) => `${request.protocol}://${request.headers.host}`;
   const present = (request: FastifyRequest, room: Room) => ({
     ...room,

@@ -1,4 +1,5 @@
 // The telehealth module's public entry: the only file other code imports from this module.
 
+export { localStunUrl } from '../../emulators/video/routes.js';
 export { telehealthModule } from './module.js';
 export { type Room, requestRoom, roomsForEvents } from './service.js';

@@ -8,6 +8,8 @@ import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
+import { stunBinding } from '../../platform/net/stun.js';
+import { localStunUrl } from './index.js';
 import { prewarmRoomJob } from './service.js';
 
 let t: TestApp;
@@ -96,5 +98,20 @@ describe('telehealth rooms', () => {
     await prewarm();
     expect((await listed(plain.json().eventId)).telehealth).toBeNull();
     expect((await req('GET', '/telehealth/rooms/room_unknown')).statusCode).toBe(404);
+  });
+
+  it("the video emulator's STUN responder answers Binding requests; a stun.binding fault drops them", async () => {
+    const url = (await t.request({ method: 'GET', url: '/_emulators/video/stun' })).json().url as string;
+    expect(url).toBe(localStunUrl(t.app.atrium));
+    expect(await stunBinding(url, { timeoutMs: 2_000 })).toMatchObject({ address: '127.0.0.1' });
+    const fault = await t.request({
+      method: 'POST',
+      url: '/_emulators/video/faults',
+      payload: { operation: 'stun.binding', status: 503, times: 100 },
+    });
+    expect(fault.statusCode).toBe(201);
+    await expect(stunBinding(url, { timeoutMs: 500 })).rejects.toThrow(/No STUN answer/);
+    await t.request({ method: 'DELETE', url: '/_emulators/video/faults' });
+    expect((await stunBinding(url, { timeoutMs: 2_000 })).address).toBe('127.0.0.1');
   });
 });
