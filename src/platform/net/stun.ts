@@ -103,7 +103,7 @@ function ipv6Bytes(address: string): Buffer {
   const part = (s: string) => (s ? s.split(':') : []);
   const groups = [...part(head), ...Array(8 - part(head).length - part(tail).length).fill('0'), ...part(tail)];
   const out = Buffer.alloc(16);
-  groups.forEach((g, i) => out.writeUInt16BE(Number.parseInt(g, 16), i * 2));
+  for (const [i, g] of groups.entries()) out.writeUInt16BE(Number.parseInt(g, 16), i * 2);
   return out;
 }
 
