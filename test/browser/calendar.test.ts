@@ -206,6 +206,46 @@ describe('Calendar page', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('new appointment: picking a patient shows which providers are free, and the chosen one hosts it', async () => {
+    const colleague = await harness.addMember(workspace.id, {
+      email: `dr-okafor-${workspace.id}@example.test`,
+      name: 'Dr. Amara Okafor',
+      role: 'member',
+      isProvider: true,
+    });
+    expect(colleague.userId).toBeTruthy();
+    await page.evaluate(async (userId) => {
+      const headers = { 'content-type': 'application/json', 'x-requested-with': 'fetch' };
+      await fetch(`/api/v1/members/${userId}`, { method: 'PATCH', headers, body: JSON.stringify({ isProvider: true }) });
+      await fetch('/api/v1/patients', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ givenName: 'Pia', familyName: 'Picker' }),
+      });
+    }, workspace.admin.userId);
+    await page.goto('/calendar?date=2027-02-01');
+    await page.getByTestId('new-event').click();
+    await page.getByTestId('event-title').fill('Initial consult');
+    await page.getByTestId('event-date').fill('2027-02-02');
+    await page.getByTestId('event-start').fill('10:00');
+    await page.getByTestId('event-end').fill('10:30');
+    await page.getByTestId('event-patient').getByRole('combobox').fill('Picker');
+    await page.getByTestId('event-patient-option').filter({ hasText: 'Picker, Pia' }).click();
+    const options = page.getByTestId('provider-option');
+    await expect.poll(() => options.count()).toBe(2);
+    // Free providers first: the admin (with connected calendars) is free, Dr. Okafor has no calendar.
+    expect(await options.nth(0).textContent()).toContain('Free at this time');
+    expect(await options.nth(1).textContent()).toContain('Dr. Amara Okafor');
+    expect(await options.nth(1).textContent()).toContain('No connected calendar');
+    expect(await options.nth(1).locator('input').isDisabled()).toBe(true);
+    await options.nth(0).locator('input').check();
+    await page.getByTestId('event-save').click();
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await chip('Initial consult').first().click();
+    await page.getByRole('link', { name: 'Open patient record' }).waitFor();
+    await page.keyboard.press('Escape');
+  });
+
   it("schedules sessions from a patient's authorization on the patient record", async () => {
     const patientId = await page.evaluate(async () => {
       const headers = { 'content-type': 'application/json', 'x-requested-with': 'fetch' };

@@ -1,7 +1,7 @@
 /** Workspace administration (contract §2a): members, invitations, tokens, audit log; and the account. */
 import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { API_BASE, ApiError, api, type Page } from '../../api.js';
-import { fullName, type Patient, patientKeys } from '../patients/patients-api.js';
+import { fullName, patientNameQuery } from '../patients/patients-api.js';
 
 const enc = encodeURIComponent;
 
@@ -171,29 +171,10 @@ export function auditCsvUrl(filter: AuditFilter): string {
   return `${API_BASE}/audit?${params.toString()}`;
 }
 
-/** A patient's name for the audit log (reading a record by id writes no audit row); null when gone. */
-function patientQuery(id: string) {
-  return {
-    queryKey: [...patientKeys.all, 'name', id],
-    queryFn: ({ signal }: { signal: AbortSignal }) =>
-      api.get<Patient>(`/patients/${enc(id)}`, undefined, signal).catch((error: unknown) => {
-        if (error instanceof ApiError && error.status === 404) return null;
-        throw error;
-      }),
-    staleTime: 5 * 60_000,
-    retry: false,
-  };
-}
-
-export function usePatientName(id: string | undefined): { name: string | null } {
-  const query = useQuery({ ...patientQuery(id ?? ''), enabled: Boolean(id) });
-  return { name: query.data ? fullName(query.data) : null };
-}
-
 /** Names of the patients the rows mention, by id (missing while loading or when the patient is gone). */
 export function usePatientNames(ids: string[]): Map<string, string> {
   const unique = [...new Set(ids)];
-  const results = useQueries({ queries: unique.map((id) => patientQuery(id)) });
+  const results = useQueries({ queries: unique.map((id) => patientNameQuery(id)) });
   const names = new Map<string, string>();
   unique.forEach((id, i) => {
     const patient = results[i]?.data;

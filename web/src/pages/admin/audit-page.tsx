@@ -3,6 +3,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useId } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { PatientPicker } from '../patients/patient-picker.js';
 import { formatDateTime } from '../patients/patients-api.js';
 import {
   AUDIT_KIND_LABELS,
@@ -14,7 +15,6 @@ import {
   useMembers,
   usePatientNames,
 } from './admin-api.js';
-import { PatientFilter } from './patient-filter.js';
 
 export function AuditPage({ filter }: { filter: AuditFilter }) {
   const navigate = useNavigate();
@@ -68,7 +68,12 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
               ))}
             </select>
           </div>
-          <PatientFilter patientId={filter.patientId} onChange={(patientId) => set({ patientId })} />
+          <PatientPicker
+            patientId={filter.patientId}
+            onChange={(patientId) => set({ patientId })}
+            testId="audit-patient-filter"
+            optionTestId="audit-patient-option"
+          />
           <div className="field">
             <label htmlFor={ids.from}>From</label>
             <input

@@ -85,6 +85,7 @@ export interface Draft {
   conference?: Conference | null;
   preferredConference?: 'zoom';
   patientId?: string | null;
+  hostUserId?: string | null;
   status?: 'confirmed' | 'cancelled' | 'completed';
 }
 
@@ -146,6 +147,26 @@ export const useDay = (date: string, timeZone: string, enabled: boolean) =>
       ),
     placeholderData: keepPreviousData,
     enabled,
+  });
+
+export interface ProviderMatch {
+  userId: string;
+  name: string;
+  calendarId: string | null;
+  free: boolean;
+  preferred: boolean;
+  reasons: string[];
+}
+
+/** Who can see this patient in this slot: free and preferred providers first (Advanced+). */
+export const useProviderMatch = (slot: { patientId: string; start: string; end: string } | null) =>
+  useQuery({
+    queryKey: [...KEY, 'match', slot],
+    enabled: slot !== null,
+    queryFn: ({ signal }) =>
+      api.get<{ items: ProviderMatch[] }>('/calendar/providers/match', slot ?? undefined, signal),
+    placeholderData: keepPreviousData,
+    staleTime: 15_000,
   });
 
 export function useCreateTask() {

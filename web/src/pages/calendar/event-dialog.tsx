@@ -9,6 +9,7 @@ import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
 import { Check } from '../../components/ui/form.js';
 import { notifyError, notifySuccess } from '../../components/ui/toast.js';
+import { PatientPicker } from '../patients/patient-picker.js';
 import {
   type CalendarEvent,
   type CalendarInfo,
@@ -20,6 +21,7 @@ import {
   useCreateEvent,
   useDeleteEvent,
   usePatchEvent,
+  useProviderMatch,
 } from './calendar-api.js';
 import { dateInput, describeRecurrence, fromInputs, localZone, REPEATS, type Repeat, timeInput } from './time.js';
 
@@ -93,6 +95,8 @@ export function EventDialog({
   const [location, setLocation] = useState(editing?.location ?? '');
   const [description, setDescription] = useState(editing?.description ?? '');
   const [attendees, setAttendees] = useState(editing?.attendees.map((a) => a.email).join(', ') ?? '');
+  const [patientId, setPatientId] = useState(editing?.patientId ?? '');
+  const [hostUserId, setHostUserId] = useState<string | null>(editing?.hostUserId ?? null);
   const [scope, setScope] = useState<'occurrence' | 'series'>('occurrence');
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
@@ -105,6 +109,19 @@ export function EventDialog({
     [capabilities, calendar?.provider],
   );
   const recurring = Boolean(editing?.recurringEventId);
+  // Who is free for this patient in this slot (Advanced+): a new appointment only.
+  const slotStart = fromInputs(date, allDay ? '00:00' : startTime);
+  const slotEnd = fromInputs(date, allDay ? '23:59' : endTime);
+  const matchSlot =
+    !editing && patientId && capabilities?.allowed.patientAware && slotStart && slotEnd && slotEnd > slotStart
+      ? { patientId, start: slotStart.toISOString(), end: slotEnd.toISOString() }
+      : null;
+  const match = useProviderMatch(matchSlot);
+  const pickProvider = (userId: string) => {
+    const found = match.data?.items.find((m) => m.userId === userId);
+    setHostUserId(userId);
+    if (found?.calendarId && calendars.some((c) => c.id === found.calendarId)) setCalendarId(found.calendarId);
+  };
   const seriesScope = recurring && scope === 'series';
   const pending = create.isPending || patch.isPending || remove.isPending;
 
@@ -129,6 +146,11 @@ export function EventDialog({
       description: description.trim() || null,
       attendees: emails.map((email) => ({ email })),
     };
+    if (!editing && patientId) {
+      draft.patientId = patientId;
+      const host = hostUserId ?? calendar?.hostUserId;
+      if (host) draft.hostUserId = host;
+    }
     if (!seriesScope)
       Object.assign(draft, { start: start.toISOString(), end: end.toISOString(), allDay, timeZone: localZone() });
     const currentVideo = editing?.conference?.product ?? 'none';
@@ -237,6 +259,41 @@ export function EventDialog({
             data-testid="event-title"
           />
         </div>
+        {!editing && !readOnlyFrom ? (
+          <PatientPicker
+            label="Patient (optional)"
+            patientId={patientId || undefined}
+            onChange={(id) => {
+              setPatientId(id);
+              setHostUserId(null);
+            }}
+            testId="event-patient"
+            optionTestId="event-patient-option"
+          />
+        ) : null}
+        {matchSlot ? (
+          <fieldset className="field provider-match" data-testid="provider-match">
+            <legend>Provider</legend>
+            {match.isPending ? <p className="muted">Checking who is free…</p> : null}
+            {match.isError ? <p className="field-error">{describeError(match.error)}</p> : null}
+            {match.data?.items.length === 0 ? <p className="muted">No providers in this workspace yet.</p> : null}
+            {match.data?.items.map((m) => (
+              <label key={m.userId} className="provider-option" data-testid="provider-option">
+                <input
+                  type="radio"
+                  name="provider"
+                  checked={hostUserId === m.userId}
+                  onChange={() => pickProvider(m.userId)}
+                  disabled={!m.calendarId}
+                />
+                <span className="provider-name">{m.name}</span>
+                <span className={m.free ? 'badge match-free' : 'badge badge-free'}>{m.free ? 'Free' : 'Busy'}</span>
+                {m.preferred ? <span className="badge">Preferred</span> : null}
+                <span className="muted provider-reasons">{m.reasons.join(' · ')}</span>
+              </label>
+            ))}
+          </fieldset>
+        ) : null}
         <div className="field">
           <label htmlFor={ids.calendar}>Calendar</label>
           <select

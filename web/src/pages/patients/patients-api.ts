@@ -1,6 +1,6 @@
 /** Patients API calls and their TanStack Query hooks. */
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, apiRequest, idempotencyKey, type Page } from '../../api.js';
+import { ApiError, api, apiRequest, idempotencyKey, type Page } from '../../api.js';
 
 export interface Patient {
   id: string;
@@ -89,4 +89,23 @@ export function formatDate(value: string | null): string {
 export function formatDateTime(value: string): string {
   const at = new Date(value);
   return Number.isNaN(at.getTime()) ? value : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** A patient read by id for showing their name (reading a record by id writes no audit row); null when gone. */
+export function patientNameQuery(id: string) {
+  return {
+    queryKey: [...patientKeys.all, 'name', id],
+    queryFn: ({ signal }: { signal: AbortSignal }) =>
+      api.get<Patient>(`/patients/${encodeURIComponent(id)}`, undefined, signal).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }),
+    staleTime: 5 * 60_000,
+    retry: false,
+  };
+}
+
+export function usePatientName(id: string | undefined): { name: string | null } {
+  const query = useQuery({ ...patientNameQuery(id ?? ''), enabled: Boolean(id) });
+  return { name: query.data ? fullName(query.data) : null };
 }

@@ -1,20 +1,27 @@
 /**
- * The audit log's patient filter: type a name, date of birth or MRN and pick the patient (React Aria
- * ComboBox over `GET /patients?q=`); the URL keeps the patient's id, the field shows the name.
+ * Pick a patient by typing a name, date of birth or MRN (React Aria ComboBox over `GET /patients?q=`).
+ * The caller keeps the patient's id; the field shows the name. Used by the audit log's filter and
+ * the calendar's new-event dialog.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { ComboBox, Input, Label, ListBox, ListBoxItem, Popover } from 'react-aria-components';
 import { api, type Page } from '../../api.js';
-import { formatDate, fullName, type Patient } from '../patients/patients-api.js';
-import { usePatientName } from './admin-api.js';
+import { formatDate, fullName, type Patient, usePatientName } from './patients-api.js';
 
-export function PatientFilter({
+export function PatientPicker({
   patientId,
   onChange,
+  label = 'Patient',
+  testId,
+  optionTestId,
 }: {
   patientId: string | undefined;
+  /** The chosen id, or '' when the field is cleared. */
   onChange: (patientId: string) => void;
+  label?: string;
+  testId: string;
+  optionTestId: string;
 }) {
   const selected = usePatientName(patientId);
   const [text, setText] = useState('');
@@ -28,7 +35,7 @@ export function PatientFilter({
     return () => clearTimeout(timer);
   }, [text]);
   const results = useQuery({
-    queryKey: ['patients', 'audit-filter', q],
+    queryKey: ['patients', 'picker', q],
     enabled: q.length > 0 && q !== selected.name,
     queryFn: ({ signal }) => api.get<Page<Patient>>('/patients', { q, limit: 8 }, signal),
     placeholderData: keepPreviousData,
@@ -53,9 +60,9 @@ export function PatientFilter({
       menuTrigger="input"
       allowsEmptyCollection
       allowsCustomValue
-      data-testid="audit-patient-filter"
+      data-testid={testId}
     >
-      <Label>Patient</Label>
+      <Label>{label}</Label>
       <Input placeholder="Name or MRN" />
       <Popover className="popover combo-popover" placement="bottom start">
         <ListBox
@@ -65,12 +72,7 @@ export function PatientFilter({
           )}
         >
           {(patient: Patient) => (
-            <ListBoxItem
-              id={patient.id}
-              className="menu-item"
-              textValue={fullName(patient)}
-              data-testid="audit-patient-option"
-            >
+            <ListBoxItem id={patient.id} className="menu-item" textValue={fullName(patient)} data-testid={optionTestId}>
               <span className="menu-title">
                 {patient.familyName}, {patient.givenName}
               </span>
