@@ -216,7 +216,11 @@ describe('Calendar page', () => {
     expect(colleague.userId).toBeTruthy();
     await page.evaluate(async (userId) => {
       const headers = { 'content-type': 'application/json', 'x-requested-with': 'fetch' };
-      await fetch(`/api/v1/members/${userId}`, { method: 'PATCH', headers, body: JSON.stringify({ isProvider: true }) });
+      await fetch(`/api/v1/members/${userId}`, {
+        method: 'PATCH',
+        headers,
+        body: JSON.stringify({ isProvider: true }),
+      });
       await fetch('/api/v1/patients', {
         method: 'POST',
         headers,
@@ -238,7 +242,8 @@ describe('Calendar page', () => {
     expect(await options.nth(1).textContent()).toContain('Dr. Amara Okafor');
     expect(await options.nth(1).textContent()).toContain('No connected calendar');
     expect(await options.nth(1).locator('input').isDisabled()).toBe(true);
-    await options.nth(0).locator('input').check();
+    // The free provider is chosen until someone picks another.
+    await expect.poll(() => options.nth(0).locator('input').isChecked()).toBe(true);
     await page.getByTestId('event-save').click();
     await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
     await chip('Initial consult').first().click();

@@ -3,7 +3,7 @@
  * event asks whether a change or a deletion is for this occurrence or the whole series.
  */
 import { Link } from '@tanstack/react-router';
-import { type FormEvent, useId, useMemo, useState } from 'react';
+import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
 import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
@@ -122,6 +122,12 @@ export function EventDialog({
     setHostUserId(userId);
     if (found?.calendarId && calendars.some((c) => c.id === found.calendarId)) setCalendarId(found.calendarId);
   };
+  // Until someone chooses, the best free provider (the patient's preferred one first) is chosen.
+  const best = match.data?.items.find((m) => m.free && m.calendarId)?.userId;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: picks once per new answer, not on every render
+  useEffect(() => {
+    if (!hostUserId && best) pickProvider(best);
+  }, [best]);
   const seriesScope = recurring && scope === 'series';
   const pending = create.isPending || patch.isPending || remove.isPending;
 
@@ -288,7 +294,7 @@ export function EventDialog({
                 />
                 <span className="provider-name">{m.name}</span>
                 <span className={m.free ? 'badge match-free' : 'badge badge-free'}>{m.free ? 'Free' : 'Busy'}</span>
-                {m.preferred ? <span className="badge">Preferred</span> : null}
+                {m.preferred ? <span className="badge provider-preferred">Preferred</span> : null}
                 <span className="muted provider-reasons">{m.reasons.join(' · ')}</span>
               </label>
             ))}
