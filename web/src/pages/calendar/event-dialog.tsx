@@ -48,6 +48,8 @@ const FRIENDLY: Record<string, string> = {
   provider_timeout: 'The calendar provider did not answer in time. Try again.',
   provider_unavailable: 'The calendar provider is unavailable right now. Try again shortly.',
   event_not_found: 'This event no longer exists. It may have been deleted elsewhere.',
+  scheduling_conflict:
+    'The provider or the patient already has an appointment at this time. Choose another time or provider.',
 };
 const messageOf = (error: unknown) =>
   error instanceof ApiError && FRIENDLY[error.code] ? FRIENDLY[error.code] : describeError(error);
