@@ -23,7 +23,7 @@ import {
 } from './appointments.js';
 import { providerUnavailable, sessionFor, storedCalendars } from './connections.js';
 import { calendarNotFound, decodeEventId, encodeEventId, eventNotFound } from './ids.js';
-import { applyReplies, notifyGuests } from './invitations.js';
+import { applyReplies, notifyGuests, notifyOccurrence } from './invitations.js';
 import { resolveProvider, resolveZoom } from './providers/index.js';
 import type { ConferenceProduct, ProviderDraft, ProviderEvent, ProviderSession } from './providers/types.js';
 import { isTimeZone } from './providers/zoned.js';
@@ -62,6 +62,7 @@ function present(
     organizer: e.organizer,
     recurrence: e.recurrence,
     recurringEventId: e.recurringEventId ? encodeEventId(cal.id, e.recurringEventId) : null,
+    originalStart: e.originalStart,
     conference: e.conference ?? zoom,
     telehealth: null,
     patientId: row?.patientId ?? null,
@@ -535,7 +536,7 @@ export async function patchEvent(
     };
     if (touched) await saveAppointment(tx, row);
     const event = present(ctx, cal, updated, row as AppointmentRow);
-    // Guests hear about changes to what they were invited to (an occurrence's own change is not sent yet).
+    // Guests hear about changes to what they were invited to (one occurrence: that date alone).
     const guestsCare = [
       'title',
       'start',
@@ -549,6 +550,7 @@ export async function patchEvent(
     ].some((k) => (draft as Record<string, unknown>)[k] !== undefined);
     if (guestsCare && !updated.recurringEventId)
       await notifyGuests(tx, ctx.workspaceId, event, cal.accountEmail, 'updated');
+    else if (guestsCare) await notifyOccurrence(tx, ctx.workspaceId, event, cal.accountEmail, 'updated');
     if (patientId && draft.status === 'completed' && before?.status !== 'completed') {
       await emitAppointment(tx, ctx.workspaceId, 'appointment.completed', {
         eventId: event.id,
@@ -592,6 +594,8 @@ async function deleteResolved(
   await withTenant(deps.db, ctx, async (tx) => {
     if (current && !current.recurringEventId) {
       await notifyGuests(tx, ctx.workspaceId, present(ctx, t.cal, current), t.cal.accountEmail, 'cancelled');
+    } else if (current) {
+      await notifyOccurrence(tx, ctx.workspaceId, present(ctx, t.cal, current), t.cal.accountEmail, 'cancelled');
     }
     await releaseSessions(
       tx,

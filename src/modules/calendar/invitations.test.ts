@@ -113,6 +113,65 @@ describe('iMIP invitations', () => {
     expect(prop(icsOf(cancel!), 'UID')).toBe(uid);
   });
 
+  for (const provider of ['google', 'microsoft'] as const) {
+    it(`${provider}: one occurrence moved or cancelled goes out with the series UID and its RECURRENCE-ID`, async () => {
+      const cal =
+        provider === 'google'
+          ? calendar
+          : (await connectCalendar(t, ws.admin.token, 'microsoft', `imip-${ws.id}@microsoft.example`)).calendarId;
+      const guest = `occ-${provider}-${ws.id}@example.test`;
+      const made = await req('POST', '/calendar/events', {
+        calendar: cal,
+        draft: {
+          title: `Group therapy ${provider}`,
+          start: '2026-10-20T13:00:00Z',
+          end: '2026-10-20T14:00:00Z',
+          timeZone: 'America/New_York',
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+          attendees: [{ email: guest }],
+        },
+      });
+      expect(made.statusCode, made.body).toBe(201);
+      const seriesUid = prop(icsOf((await inbox(guest))[0]), 'UID');
+      const listed = await t.request({
+        method: 'GET',
+        url: `/api/v1/calendar/events?timeMin=2026-10-19T00:00:00Z&timeMax=2026-11-10T00:00:00Z&calendar=${encodeURIComponent(cal)}`,
+        token: ws.admin.token,
+      });
+      const occurrences = (listed.json().items as { id: string; title: string; start: string; originalStart: string }[])
+        .filter((e) => e.title === `Group therapy ${provider}`)
+        .sort((a, b) => a.start.localeCompare(b.start));
+      expect(occurrences).toHaveLength(3);
+      expect(occurrences[1].originalStart).toBe('2026-10-27T13:00:00.000Z');
+
+      // The second week moves an hour later: only that date changes for the guest.
+      const moved = await req('PATCH', '/calendar/events', {
+        event: occurrences[1].id,
+        draft: { start: '2026-10-27T14:00:00Z', end: '2026-10-27T15:00:00Z' },
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+      const update = (await inbox(guest)).find((m) => m.subject.startsWith('Updated invitation'));
+      expect(update).toBeTruthy();
+      const updateIcs = icsOf(update!);
+      expect(prop(updateIcs, 'UID')).toBe(seriesUid);
+      expect(prop(updateIcs, 'RECURRENCE-ID')).toBe('TZID=America/New_York:20261027T090000');
+      expect(prop(updateIcs, 'DTSTART')).toBe('TZID=America/New_York:20261027T100000');
+      expect(updateIcs.slice(updateIcs.indexOf('BEGIN:VEVENT'))).not.toMatch(/^RRULE/m);
+      expect(prop(updateIcs, 'SEQUENCE')).toBe('1');
+
+      // The third week is cancelled (after the DST change, still 09:00 in New York).
+      const deleted = await req('DELETE', `/calendar/events?event=${encodeURIComponent(occurrences[2].id)}`);
+      expect(deleted.statusCode, deleted.body).toBe(200);
+      const cancel = (await inbox(guest)).find((m) => m.subject.startsWith('Cancelled'));
+      expect(cancel).toBeTruthy();
+      const cancelIcs = icsOf(cancel!);
+      expect(prop(cancelIcs, 'METHOD')).toBe('CANCEL');
+      expect(prop(cancelIcs, 'UID')).toBe(seriesUid);
+      expect(prop(cancelIcs, 'RECURRENCE-ID')).toBe('TZID=America/New_York:20261103T090000');
+      expect(prop(cancelIcs, 'SEQUENCE')).toBe('2');
+    });
+  }
+
   it('sends nothing for an event without guests', async () => {
     const solo = `solo-${ws.id}@example.test`;
     await req('POST', '/calendar/events', {

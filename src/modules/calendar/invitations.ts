@@ -2,6 +2,8 @@
 // invite.ics attachment through the mail queue (sent after commit); changes send a new REQUEST with
 // a higher SEQUENCE, cancellations (and removed guests) a CANCEL. The UID is stable per event.
 // Times are in the event's zone with its VTIMEZONE, so a repeating visit keeps its local time.
+// A change to one occurrence of a series is sent with the series' UID and that occurrence's
+// RECURRENCE-ID (RFC 5545 §3.8.4.4), so guests' calendars change that one date and keep the rest.
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod } from 'ical-generator';
@@ -25,6 +27,7 @@ export function buildIcs(
   attendees: string[],
   organizer: string,
 ): string {
+  const occurrence = Boolean(event.recurringEventId && event.originalStart);
   const cal = ical({ prodId: { company: 'Atrium', product: 'Calendar', language: 'EN' } });
   cal.method(method === 'REQUEST' ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL);
   const zoned = event.timeZone && event.timeZone !== 'UTC' && !event.allDay;
@@ -32,7 +35,8 @@ export function buildIcs(
   const at = (iso: string) => (zoned ? new Date(toFloating(Date.parse(iso), event.timeZone)) : new Date(iso));
   const rrule = event.recurrence?.find((l) => l.startsWith('RRULE:'));
   cal.createEvent({
-    id: uidOf(event.id),
+    id: uidOf(occurrence ? event.recurringEventId! : event.id),
+    recurrenceId: occurrence ? at(event.originalStart!) : undefined,
     sequence,
     start: at(event.start),
     end: at(event.end),
@@ -50,7 +54,7 @@ export function buildIcs(
       role: ICalAttendeeRole.REQ,
       status: ICalAttendeeStatus.NEEDSACTION,
     })),
-    repeating: rrule ?? undefined,
+    repeating: occurrence ? undefined : (rrule ?? undefined),
     status: method === 'CANCEL' ? ('CANCELLED' as never) : undefined,
   });
   let text = cal.toString();
@@ -76,8 +80,8 @@ function mailFor(
     to,
     subject:
       method === 'REQUEST'
-        ? `${sequence === 0 ? 'Invitation' : 'Updated invitation'}: ${event.title}`
-        : `Cancelled: ${event.title}`,
+        ? `${sequence === 0 ? 'Invitation' : 'Updated invitation'}: ${event.title}${event.originalStart ? ` (${when})` : ''}`
+        : `Cancelled: ${event.title}${event.originalStart ? ` (${when})` : ''}`,
     text:
       method === 'REQUEST'
         ? `You are invited to "${event.title}" (${when}).${event.location ? `\nWhere: ${event.location}` : ''}${event.conference ? `\nJoin: ${event.conference.joinUrl}` : ''}\n\nOpen the attached invitation to add it to your calendar and reply.`
@@ -137,6 +141,40 @@ export async function notifyGuests(
       cancelled: change === 'cancelled',
       updatedAt: sql`now()`,
     })
+    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)));
+}
+
+/**
+ * One occurrence of an invited series changed or was cancelled: the series' guests get a REQUEST
+ * (or CANCEL) for that occurrence alone (series UID + RECURRENCE-ID), with the series' next SEQUENCE.
+ * Nothing is sent when the series never had guests, was cancelled, or the provider did not say
+ * which occurrence this is.
+ */
+export async function notifyOccurrence(
+  tx: Tx,
+  workspaceId: string,
+  occurrence: CalendarEvent,
+  organizer: string,
+  change: 'updated' | 'cancelled',
+): Promise<void> {
+  if (!occurrence.recurringEventId || !occurrence.originalStart) return;
+  const uid = uidOf(occurrence.recurringEventId);
+  const [known] = await tx
+    .select()
+    .from(calendarInvitations)
+    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)))
+    .for('update');
+  if (!known || known.cancelled) return;
+  const sequence = known.sequence + 1;
+  const guests = [
+    ...new Set(occurrence.attendees.map((a) => a.email.toLowerCase()).filter((e) => e !== organizer.toLowerCase())),
+  ];
+  const to = change === 'cancelled' || guests.length === 0 ? known.attendees : guests;
+  const method = change === 'cancelled' ? 'CANCEL' : 'REQUEST';
+  await enqueueMail(tx, workspaceId, mailFor(occurrence, method, sequence, to, to, organizer));
+  await tx
+    .update(calendarInvitations)
+    .set({ sequence, updatedAt: sql`now()` })
     .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)));
 }
 

@@ -52,6 +52,10 @@ export const eventSchema = z.object({
   organizer: z.string().nullable(),
   recurrence: z.array(z.string()).nullable(),
   recurringEventId: z.string().nullable(),
+  originalStart: z
+    .string()
+    .nullable()
+    .describe('For one occurrence of a series: when it was due before any change (UTC; the RECURRENCE-ID)'),
   conference: z.object({ product: z.enum(['meet', 'teams', 'zoom']), joinUrl: z.string() }).nullable(),
   telehealth: z.object({ roomId: z.string(), joinUrl: z.string() }).nullable(),
   patientId: z.string().nullable(),

@@ -42,6 +42,7 @@ const googleEvent = z.object({
   end: dateTime,
   recurrence: z.array(z.string()).optional(),
   recurringEventId: z.string().optional(),
+  originalStartTime: dateTime.optional(),
   attendees: z
     .array(z.object({ email: z.string(), displayName: z.string().optional(), responseStatus: z.string().optional() }))
     .optional(),
@@ -87,6 +88,7 @@ export function fromGoogle(e: GoogleEvent, calendarTimeZone: string): ProviderEv
     organizer: e.organizer?.email ?? null,
     recurrence: e.recurrence ?? null,
     recurringEventId: e.recurringEventId ?? null,
+    originalStart: e.recurringEventId && e.originalStartTime ? instant(e.originalStartTime) : null,
     conference: video ? { product: 'meet', joinUrl: video } : null,
     cancelled: e.status === 'cancelled',
   };

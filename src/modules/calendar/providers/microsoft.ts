@@ -58,6 +58,7 @@ const graphEvent = z.object({
   isOnlineMeeting: z.boolean().optional(),
   onlineMeeting: z.object({ joinUrl: z.string().nullish() }).nullish(),
   originalStartTimeZone: z.string().nullish(),
+  originalStart: z.string().nullish(),
 });
 type GraphEvent = z.infer<typeof graphEvent>;
 
@@ -96,9 +97,17 @@ export function fromGraph(e: GraphEvent): ProviderEvent {
     organizer: e.organizer?.emailAddress.address ?? null,
     recurrence: e.recurrence ? fromGraphRecurrence(e.recurrence as GraphRecurrence) : null,
     recurringEventId: e.type === 'occurrence' || e.type === 'exception' ? (e.seriesMasterId ?? null) : null,
+    originalStart: e.type === 'occurrence' || e.type === 'exception' ? graphInstant(e.originalStart) : null,
     conference: joinUrl ? { product: 'teams', joinUrl } : null,
     cancelled: e.isCancelled === true,
   };
+}
+
+/** Graph's `originalStart` is an ISO instant, with or without its `Z`; null when absent or unreadable. */
+function graphInstant(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const ms = Date.parse(/(Z|[+-]\d\d:\d\d)$/.test(value) ? value : `${value}Z`);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
 export function toGraph(d: ProviderDraft): Record<string, unknown> {

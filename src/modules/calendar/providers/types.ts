@@ -35,6 +35,8 @@ export interface ProviderEvent {
   recurrence: string[] | null;
   /** The series' provider id when this is an instance. */
   recurringEventId: string | null;
+  /** For an instance: its start in the series before any change (iCalendar's RECURRENCE-ID), UTC. */
+  originalStart: string | null;
   conference: { product: ConferenceProduct; joinUrl: string } | null;
   cancelled: boolean;
 }
