@@ -47,7 +47,19 @@ describe('the module list', () => {
   });
 
   it('mounts the platform’s and the modules’ emulators, and refuses two with one name', async () => {
-    expect(Object.keys(emulatorsOf(MODULES))).toEqual(['mail', 'ai', 'payer', 'video', 'google', 'microsoft', 'zoom']);
+    expect(Object.keys(emulatorsOf(MODULES))).toEqual([
+      'mail',
+      'ai',
+      'payer',
+      'video',
+      'google',
+      'microsoft',
+      'zoom',
+      'telegram',
+      'meta',
+      'viber',
+      'twilio',
+    ]);
     const clash = defineModule({ name: 'x', emulators: { payer: async () => undefined } });
     expect(() => emulatorsOf([...MODULES, clash])).toThrow(/Two emulators are named payer/);
   });

@@ -4,6 +4,7 @@
 import type { ModuleDefinition } from '../platform/module.js';
 import { auditModule } from './audit/index.js';
 import { calendarModule } from './calendar/index.js';
+import { channelsModule } from './channels/index.js';
 import { claimsModule } from './claims/index.js';
 import { directMessagesModule } from './direct-messages/index.js';
 import { healthModule } from './health/index.js';
@@ -30,4 +31,5 @@ export const MODULES: readonly ModuleDefinition[] = [
   telehealthModule,
   calendarModule,
   mailModule,
+  channelsModule,
 ];

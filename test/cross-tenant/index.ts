@@ -1,4 +1,5 @@
 import { calendarCases } from './calendar.cases.js';
+import { channelCases } from './channels.cases.js';
 import { directMessageCases } from './direct-messages.cases.js';
 import { foundationCases } from './foundation.cases.js';
 import { identityAdminCases } from './identity-admin.cases.js';
@@ -16,4 +17,5 @@ export const ALL_CASES: CrossTenantCase[] = [
   ...marketplaceCases,
   ...patientCoverageCases,
   ...calendarCases,
+  ...channelCases,
 ];

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'claim.paid',
   'claim.denied',
   'mail.received',
+  'channel.message.received',
   'meeting.started',
   'meeting.ended',
   'auth.signed_in',

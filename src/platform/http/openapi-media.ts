@@ -28,6 +28,14 @@ export function alsoDocumentedAs<T extends z.ZodType>(schema: T, mediaType: stri
   return schema.meta({ [ALSO_AS]: { [mediaType]: description } }) as T;
 }
 
+/** Schema member naming the one media type a success response is sent as, when it is not JSON. */
+const SENT_AS = 'x-sent-as';
+
+/** A success response sent as another media type than JSON (a provider's handshake text, TwiML). */
+export function sentAs<T extends z.ZodType>(schema: T, mediaType: string): T {
+  return schema.meta({ [SENT_AS]: mediaType }) as T;
+}
+
 function isErrorStatus(status: string): boolean {
   return /^[45]/.test(status);
 }
@@ -57,6 +65,11 @@ export function documentMediaTypes<T extends { paths?: Record<string, Record<str
           for (const [type, description] of Object.entries(also)) {
             response.content[type] = { schema: { type: 'string', description } as MediaObject['schema'] };
           }
+        }
+        const sent = (media?.schema as Record<string, unknown> | undefined)?.[SENT_AS];
+        if (media?.schema && typeof sent === 'string') {
+          delete (media.schema as Record<string, unknown>)[SENT_AS];
+          renameContent(response, sent);
         }
         if (media?.schema?.description === EVENT_STREAM_MEDIA_TYPE) {
           renameContent(response, EVENT_STREAM_MEDIA_TYPE);

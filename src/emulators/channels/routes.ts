@@ -1,0 +1,304 @@
+// Channel emulators (contract §11): Telegram Bot API, Meta Graph (WhatsApp, Messenger, Instagram),
+// Viber REST bot API and Twilio Messaging, speaking each provider's paths, bodies and error shapes.
+// Each records what was sent (`GET /sent` → {items: [{to, text, at, …}]}) in the database and takes
+// faults (`messages.send`; Telegram also `setWebhook`). Telegram keeps the webhook a bot registered
+// and can deliver a user's message to it (`POST /simulate`), signed as Telegram signs it; Twilio
+// reports delivery to the StatusCallback, signed with the account's token, as Twilio does.
+import { createHmac, randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { readDoc, updateDoc } from '../calendar/store.js';
+import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
+
+interface Sent {
+  id: string;
+  to: string;
+  text: string;
+  at: string;
+  account?: string;
+}
+interface SentDoc {
+  items: Sent[];
+}
+const SENT = 'sent';
+const initialSent = (): SentDoc => ({ items: [] });
+
+async function record(fastify: FastifyInstance, emulator: string, sent: Sent): Promise<void> {
+  await updateDoc(fastify.atrium.db, emulator, SENT, initialSent, (doc: SentDoc) => {
+    doc.items = [...doc.items.slice(-999), sent];
+  });
+}
+
+function common(fastify: FastifyInstance, emulator: string): FaultBook {
+  const faults = new FaultBook();
+  registerFaultRoutes(fastify, faults);
+  fastify.get('/sent', { schema: { hide: true } }, async (request) => {
+    const to = (request.query as { to?: string }).to;
+    const doc = await readDoc<SentDoc>(fastify.atrium.db, emulator, SENT);
+    const items = [...(doc?.items ?? [])].reverse();
+    return { items: to ? items.filter((i) => i.to === to) : items };
+  });
+  fastify.delete('/sent', { schema: { hide: true } }, async (_request, reply) => {
+    await updateDoc(fastify.atrium.db, emulator, SENT, initialSent, (doc: SentDoc) => {
+      doc.items = [];
+    });
+    return reply.status(204).send();
+  });
+  return faults;
+}
+
+const text = (v: unknown, max = 4096) => (typeof v === 'string' ? v.slice(0, max) : '');
+
+// ---------------------------------------------------------------- Telegram
+
+interface Hook {
+  url: string;
+  secret: string;
+  nextUpdate: number;
+}
+
+export async function telegramEmulator(fastify: FastifyInstance): Promise<void> {
+  const faults = common(fastify, 'telegram');
+  const db = () => fastify.atrium.db;
+  const refuse = (reply: FastifyReply, status: number, description: string) =>
+    reply.status(status).send({ ok: false, error_code: status, description });
+  const tokenOf = (params: unknown) => {
+    const raw = (params as { token: string }).token;
+    return /^bot\d+:[\w-]{10,}$/.test(raw) ? raw.slice(3) : undefined;
+  };
+
+  fastify.post('/:token/setWebhook', { schema: { hide: true } }, async (request, reply) => {
+    const token = tokenOf(request.params);
+    if (!token) return refuse(reply, 401, 'Unauthorized');
+    const f = await applyFault(faults, 'setWebhook');
+    if (f) return refuse(reply, f.status!, 'Bad Request: injected fault');
+    const body = (request.body ?? {}) as { url?: unknown; secret_token?: unknown };
+    if (!text(body.url).startsWith('http'))
+      return refuse(reply, 400, 'Bad Request: bad webhook: An HTTPS URL must be provided');
+    await updateDoc(
+      db(),
+      'telegram',
+      `hook:${token}`,
+      () => ({ url: '', secret: '', nextUpdate: 1 }),
+      (hook: Hook) => {
+        hook.url = text(body.url, 2000);
+        hook.secret = text(body.secret_token, 256);
+      },
+    );
+    return { ok: true, result: true, description: 'Webhook was set' };
+  });
+
+  fastify.post('/:token/sendMessage', { schema: { hide: true } }, async (request, reply) => {
+    const token = tokenOf(request.params);
+    if (!token) return refuse(reply, 401, 'Unauthorized');
+    const f = await applyFault(faults, 'messages.send');
+    if (f)
+      return refuse(
+        reply,
+        f.status!,
+        (f.body as { description?: string })?.description ?? 'Forbidden: bot was blocked by the user',
+      );
+    const body = (request.body ?? {}) as { chat_id?: unknown; text?: unknown };
+    if (body.chat_id === undefined || !text(body.text)) return refuse(reply, 400, 'Bad Request: message text is empty');
+    const messageId = Number.parseInt(randomBytes(3).toString('hex'), 16);
+    await record(fastify, 'telegram', {
+      id: String(messageId),
+      to: String(body.chat_id),
+      text: text(body.text),
+      at: new Date().toISOString(),
+      account: token.split(':')[0],
+    });
+    return {
+      ok: true,
+      result: {
+        message_id: messageId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: body.chat_id },
+        text: body.text,
+      },
+    };
+  });
+
+  /** A user writes to the bot: the emulator posts the Update to the bot's webhook with its secret. */
+  fastify.post('/simulate', { schema: { hide: true } }, async (request, reply) => {
+    const body = (request.body ?? {}) as {
+      botToken?: string;
+      chatId?: number;
+      firstName?: string;
+      lastName?: string;
+      text?: string;
+    };
+    const token = text(body.botToken, 200);
+    const hook = await readDoc<Hook>(db(), 'telegram', `hook:${token}`);
+    if (!hook?.url) return reply.status(404).send({ ok: false, description: 'No webhook set for this bot' });
+    const updateId = await updateDoc(
+      db(),
+      'telegram',
+      `hook:${token}`,
+      () => hook,
+      (h: Hook) => h.nextUpdate++,
+    );
+    const chatId = Number(body.chatId ?? 100200300);
+    const update = {
+      update_id: updateId,
+      message: {
+        message_id: updateId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: chatId, type: 'private', first_name: body.firstName },
+        from: { id: chatId, is_bot: false, first_name: body.firstName ?? 'Telegram', last_name: body.lastName },
+        text: text(body.text) || 'Hello',
+      },
+    };
+    const res = await fetch(hook.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': hook.secret },
+      body: JSON.stringify(update),
+    });
+    return { delivered: res.ok, status: res.status, update };
+  });
+}
+
+// ---------------------------------------------------------------- Meta Graph
+
+export async function metaEmulator(fastify: FastifyInstance): Promise<void> {
+  const faults = common(fastify, 'meta');
+  const oauthError = (reply: FastifyReply, status: number, message: string, code = 190) =>
+    reply
+      .status(status)
+      .send({ error: { message, type: 'OAuthException', code, fbtrace_id: randomBytes(6).toString('hex') } });
+  const authed = (authorization: string | undefined) => /^Bearer \S{8,}/.test(authorization ?? '');
+
+  fastify.post('/:version/:node/messages', { schema: { hide: true } }, async (request, reply) => {
+    const { node } = request.params as { version: string; node: string };
+    if (!authed(request.headers.authorization))
+      return oauthError(reply, 401, 'Invalid OAuth access token - Cannot parse access token');
+    const f = await applyFault(faults, 'messages.send');
+    if (f) {
+      return reply
+        .status(f.status!)
+        .send(
+          f.body ?? { error: { message: '(#131026) Message undeliverable', type: 'OAuthException', code: 131026 } },
+        );
+    }
+    const body = (request.body ?? {}) as {
+      messaging_product?: string;
+      to?: string;
+      text?: { body?: string };
+      recipient?: { id?: string };
+      message?: { text?: string };
+    };
+    if (node === 'me') {
+      const to = text(body.recipient?.id, 100);
+      const messageText = text(body.message?.text);
+      if (!to || !messageText) return oauthError(reply, 400, '(#100) The parameter recipient is required', 100);
+      const id = `m_${randomBytes(16).toString('base64url')}`;
+      await record(fastify, 'meta', { id, to, text: messageText, at: new Date().toISOString() });
+      return { recipient_id: to, message_id: id };
+    }
+    if (body.messaging_product !== 'whatsapp' || !body.to || !text(body.text?.body)) {
+      return oauthError(reply, 400, '(#100) Invalid parameter', 100);
+    }
+    const id = `wamid.${randomBytes(24).toString('base64url')}`;
+    await record(fastify, 'meta', {
+      id,
+      to: text(body.to, 30),
+      text: text(body.text?.body),
+      at: new Date().toISOString(),
+      account: node,
+    });
+    return { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] };
+  });
+}
+
+// ---------------------------------------------------------------- Viber
+
+export async function viberEmulator(fastify: FastifyInstance): Promise<void> {
+  const faults = common(fastify, 'viber');
+  // Message tokens are 64-bit: past 2^53, as Viber's are, so a client that parses them as doubles loses digits.
+  let next = 5741311803571721087n;
+  fastify.post('/pa/send_message', { schema: { hide: true } }, async (request, reply) => {
+    const token = request.headers['x-viber-auth-token'];
+    if (typeof token !== 'string' || token.length < 16) return { status: 2, status_message: 'invalidAuthToken' };
+    const f = await applyFault(faults, 'messages.send');
+    if (f) return reply.status(f.status!).send(f.body ?? { status: 6, status_message: 'receiverNotSubscribed' });
+    const body = (request.body ?? {}) as { receiver?: string; text?: string; type?: string };
+    if (!body.receiver || body.type !== 'text' || !text(body.text)) return { status: 3, status_message: 'badData' };
+    next += 1n + BigInt(Number.parseInt(randomBytes(2).toString('hex'), 16));
+    const messageToken = next.toString();
+    await record(fastify, 'viber', {
+      id: messageToken,
+      to: text(body.receiver, 100),
+      text: text(body.text),
+      at: new Date().toISOString(),
+    });
+    return reply
+      .type('application/json')
+      .send(`{"status":0,"status_message":"ok","message_token":${messageToken},"chat_hostname":"SN-CHAT-05_"}`);
+  });
+}
+
+// ---------------------------------------------------------------- Twilio
+
+export async function twilioEmulator(fastify: FastifyInstance): Promise<void> {
+  const faults = common(fastify, 'twilio');
+  const twilioError = (reply: FastifyReply, status: number, code: number, message: string) =>
+    reply.status(status).send({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
+
+  fastify.post(
+    '/2010-04-01/Accounts/:sid/Messages.json',
+    { schema: { hide: true }, config: { formBody: true } },
+    async (request, reply) => {
+      const { sid } = request.params as { sid: string };
+      const basic = /^Basic (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      const [user, token] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
+      if (user !== sid || !token) return twilioError(reply, 401, 20003, 'Authenticate');
+      const f = await applyFault(faults, 'messages.send');
+      if (f)
+        return reply
+          .status(f.status!)
+          .send(f.body ?? { code: 21610, message: 'Attempt to send to unsubscribed recipient', status: f.status });
+      const form = (request.body ?? {}) as Record<string, string>;
+      if (!form.To || !form.From) return twilioError(reply, 400, 21604, "A 'To' phone number is required.");
+      if (!form.Body) return twilioError(reply, 400, 21602, 'Message body is required.');
+      const messageSid = `SM${randomBytes(16).toString('hex')}`;
+      await record(fastify, 'twilio', {
+        id: messageSid,
+        to: form.To,
+        text: text(form.Body, 1600),
+        at: new Date().toISOString(),
+        account: sid,
+      });
+      const callback = form.StatusCallback;
+      if (callback?.startsWith('http')) {
+        // Twilio reports delivery a moment later, signed with the account's auth token.
+        setTimeout(() => {
+          const params: Record<string, string> = {
+            AccountSid: sid,
+            MessageSid: messageSid,
+            MessageStatus: 'delivered',
+            To: form.To,
+            From: form.From,
+          };
+          let data = callback;
+          for (const key of Object.keys(params).sort()) data += key + params[key];
+          const signature = createHmac('sha1', token).update(data).digest('base64');
+          fetch(callback, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+            body: new URLSearchParams(params).toString(),
+          }).catch(() => {});
+        }, 50).unref();
+      }
+      return reply.status(201).send({
+        sid: messageSid,
+        account_sid: sid,
+        to: form.To,
+        from: form.From,
+        body: form.Body,
+        status: 'queued',
+        direction: 'outbound-api',
+        date_created: new Date().toUTCString(),
+        uri: `/2010-04-01/Accounts/${sid}/Messages/${messageSid}.json`,
+      });
+    },
+  );
+}

@@ -1,0 +1,356 @@
+// The six channel receivers as their providers call them (contract §8): valid, tampered, unsigned,
+// replayed, concurrent duplicates and unknown connections; replies through each provider's send API
+// (emulated) with statuses; exact large ids; Meta's handshake; the patient link; Twilio's own example.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import {
+  CHANNELS,
+  type Connected,
+  connectChannel,
+  deliver,
+  providerId,
+  senderId,
+} from '../../../test/helpers/channels.js';
+import { createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
+import { twilioSignature } from './providers/index.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+const connections = new Map<string, Connected>();
+
+const api = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, token = ws.admin.token) =>
+  t.request({ method, url: `/api/v1${url}`, token, payload: payload as Record<string, unknown> });
+
+const storedCount = async (providerMessageId: string) =>
+  (
+    await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ n: number }>(
+        tx,
+        sql`SELECT count(*)::int AS n FROM channel_messages WHERE provider_message_id = ${providerMessageId}`,
+      ),
+    )
+  )[0].n;
+
+const totalMessages = async () =>
+  (
+    await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM channel_messages WHERE workspace_id = ${ws.id}`),
+    )
+  )[0].n;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'standard' });
+  for (const channel of CHANNELS) connections.set(channel, await connectChannel(t, ws.admin.token, channel));
+}, 60_000);
+afterAll(async () => t?.close());
+
+describe('Twilio request signature', () => {
+  it("matches Twilio's published example", () => {
+    const params = {
+      CallSid: 'CA1234567890ABCDE',
+      Caller: '+14158675309',
+      Digits: '1234',
+      From: '+14158675309',
+      To: '+18005551212',
+    };
+    expect(twilioSignature('12345', 'https://mycompany.com/myapp.php?foo=1&bar=2', params)).toBe(
+      'RSOYDt4T1cUTdK1PDd93/VVr8B8=',
+    );
+  });
+});
+
+describe('connections', () => {
+  it('lists without secrets, with the webhook URL to paste; Free is refused; bad credentials change nothing', async () => {
+    const list = await api('GET', '/channels');
+    expect(list.statusCode).toBe(200);
+    expect(list.json().items).toHaveLength(6);
+    expect(list.body).not.toContain(connections.get('viber')!.credentials.authToken);
+    const tg = list.json().items.find((c: { channel: string }) => c.channel === 'telegram');
+    expect(tg.webhookUrl).toBe(`${t.app.atrium.selfUrl()}/api/v1/telegram/webhook?connection=${tg.id}`);
+    const free = await createWorkspace(t, { tier: 'free' });
+    const refused = await api(
+      'POST',
+      '/channels',
+      { channel: 'viber', name: 'x', credentials: { authToken: 'x'.repeat(20) } },
+      free.admin.token,
+    );
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('tier_required');
+    const bad = await api('POST', '/channels', { channel: 'sms', name: 'x', credentials: { accountSid: 'nope' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors.map((e: { path: string }) => e.path)).toContain('body.credentials.accountSid');
+    expect((await api('GET', '/channels')).json().items).toHaveLength(6);
+  });
+
+  it('Telegram is registered with the bot at once: setWebhook with the secret, and a user message arrives through it', async () => {
+    const tg = connections.get('telegram')!;
+    const simulated = await t.request({
+      method: 'POST',
+      url: '/_emulators/telegram/simulate',
+      payload: {
+        botToken: tg.credentials.botToken,
+        chatId: 987654321,
+        firstName: 'Grace',
+        text: 'Is the clinic open Saturday?',
+      },
+    });
+    expect(simulated.json()).toMatchObject({ delivered: true, status: 200 });
+    const conversations = (await api('GET', '/channels/conversations?channel=telegram')).json().items;
+    expect(
+      conversations.find((c: { contact: { externalId: string } }) => c.contact.externalId === '987654321'),
+    ).toMatchObject({
+      contact: { name: 'Grace' },
+      lastMessage: { text: 'Is the clinic open Saturday?' },
+      unreadCount: 1,
+    });
+  });
+});
+
+describe.each(CHANNELS)('%s webhook', (channel) => {
+  it('stores a verified message once: replays and concurrent duplicates are acknowledged, not stored again', async () => {
+    const connection = connections.get(channel)!;
+    const m = { id: providerId(channel), from: senderId(channel), text: `Hello from ${channel}`, name: 'Ada Lovelace' };
+    const first = await deliver(t, connection, m);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(await storedCount(m.id)).toBe(1);
+    const replay = await deliver(t, connection, m);
+    expect(replay.statusCode).toBe(200);
+    const burst = await Promise.all(Array.from({ length: 8 }, () => deliver(t, connection, m)));
+    expect(burst.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+    expect(await storedCount(m.id)).toBe(1);
+    const messages = (await api('GET', `/channels/messages?channel=${channel}`)).json().items;
+    const stored = messages.find((x: { providerMessageId: string }) => x.providerMessageId === m.id);
+    // The provider's id exactly: Viber's 64-bit tokens keep every digit.
+    expect(stored).toMatchObject({
+      direction: 'in',
+      text: `Hello from ${channel}`,
+      status: 'received',
+      providerMessageId: m.id,
+    });
+    const conversation = (await api('GET', `/channels/conversations?channel=${channel}`))
+      .json()
+      .items.find((c: { id: string }) => c.id === stored.conversationId);
+    expect(conversation.unreadCount).toBe(1);
+  });
+
+  it('refuses tampered, unsigned and unknown-connection requests with 401 and stores nothing', async () => {
+    const connection = connections.get(channel)!;
+    const before = await totalMessages();
+    const m = () => ({ id: providerId(channel), from: senderId(channel), text: 'Forged hello' });
+    for (const res of [
+      await deliver(t, connection, m(), { tamper: true }),
+      await deliver(t, connection, m(), { sign: false }),
+      await deliver(t, connection, m(), { connectionId: 'chn_01m8doesnotexist0000000000' }),
+      await deliver(t, connection, m(), { connectionId: connections.get(channel === 'sms' ? 'viber' : 'sms')!.id }),
+    ]) {
+      expect(res.statusCode, res.body).toBe(401);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(res.json().code).toBe('invalid_signature');
+    }
+    expect(await totalMessages()).toBe(before);
+  });
+
+  it('answers malformed payloads (signed) with 4xx, never 5xx, and stores nothing', async () => {
+    const connection = connections.get(channel)!;
+    const before = await totalMessages();
+    const { signatureHeaders } = await import('../../../test/helpers/channels.js');
+    const bodies = [
+      '',
+      '{',
+      'null',
+      '[]',
+      '{"object":"page","entry":"nope"}',
+      '{"update_id":"x"}',
+      '{"event":"message","message_token":1}',
+      `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      '{"update_id":1,"update_id":2}',
+      'MessageSid=&From=',
+      '\u0000\u0001\u0002',
+      JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [{ changes: [{ field: 'messages', value: { messages: [{ id: 1 }] } }] }],
+      }),
+    ];
+    for (const body of bodies) {
+      const path = `/api/v1/${channel}/webhook?connection=${connection.id}`;
+      const contentType = channel === 'sms' ? 'application/x-www-form-urlencoded' : 'application/json';
+      const res = await t.request({
+        method: 'POST',
+        url: path,
+        headers: {
+          'content-type': contentType,
+          ...signatureHeaders(channel, `${t.app.atrium.selfUrl()}${path}`, body, connection.credentials),
+        },
+        payload: body,
+      });
+      expect(res.statusCode, `${JSON.stringify(body.slice(0, 40))} → ${res.body}`).toBeLessThan(500);
+      if (res.statusCode >= 400) expect(res.headers['content-type']).toContain('application/problem+json');
+    }
+    expect(await totalMessages()).toBe(before);
+  });
+});
+
+describe('replies and statuses', () => {
+  it.each(CHANNELS)('%s: a reply goes out through the provider API and is stored as sent', async (channel) => {
+    const connection = connections.get(channel)!;
+    const from = senderId(channel);
+    await deliver(t, connection, { id: providerId(channel), from, text: 'Can I book a visit?' });
+    const conversation = (await api('GET', `/channels/conversations?channel=${channel}`))
+      .json()
+      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const sent = await api('POST', `/channels/conversations/${conversation.id}/messages`, {
+      text: 'Yes, Tuesday 10:00?',
+    });
+    expect(sent.statusCode, sent.body).toBe(201);
+    expect(sent.json()).toMatchObject({ direction: 'out', status: 'sent', text: 'Yes, Tuesday 10:00?' });
+    const emulator = {
+      telegram: 'telegram',
+      whatsapp: 'meta',
+      messenger: 'meta',
+      instagram: 'meta',
+      viber: 'viber',
+      sms: 'twilio',
+    }[channel];
+    const outbox = (
+      await t.request({ method: 'GET', url: `/_emulators/${emulator}/sent?to=${encodeURIComponent(from)}` })
+    ).json().items;
+    expect(outbox[0]).toMatchObject({ to: from, text: 'Yes, Tuesday 10:00?', id: sent.json().providerMessageId });
+  });
+
+  it('a provider refusal stores the reply as failed with its words; delivery and read reports move statuses forward', async () => {
+    const wa = connections.get('whatsapp')!;
+    const from = senderId('whatsapp');
+    await deliver(t, wa, { id: providerId('whatsapp'), from, text: 'Hi' });
+    const conversation = (await api('GET', '/channels/conversations?channel=whatsapp'))
+      .json()
+      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    await t.request({
+      method: 'POST',
+      url: '/_emulators/meta/faults',
+      payload: { operation: 'messages.send', status: 400 },
+    });
+    const failed = await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Hello?' });
+    expect(failed.statusCode).toBe(201);
+    expect(failed.json()).toMatchObject({ status: 'failed' });
+    expect(failed.json().error).toContain('131026');
+
+    const ok = (
+      await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Hello again' })
+    ).json();
+    const { signatureHeaders } = await import('../../../test/helpers/channels.js');
+    const report = async (status: string) => {
+      const body = JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: '1',
+            changes: [
+              {
+                field: 'messages',
+                value: { statuses: [{ id: ok.providerMessageId, status, timestamp: '1', recipient_id: from }] },
+              },
+            ],
+          },
+        ],
+      });
+      const path = `/api/v1/whatsapp/webhook?connection=${wa.id}`;
+      return t.request({
+        method: 'POST',
+        url: path,
+        headers: {
+          'content-type': 'application/json',
+          ...signatureHeaders('whatsapp', `${t.app.atrium.selfUrl()}${path}`, body, wa.credentials),
+        },
+        payload: body,
+      });
+    };
+    const statusOf = async () =>
+      (await api('GET', `/channels/messages?conversationId=${conversation.id}`))
+        .json()
+        .items.find((m: { id: string }) => m.id === ok.id).status;
+    expect((await report('read')).statusCode).toBe(200);
+    expect(await statusOf()).toBe('read');
+    await report('delivered');
+    expect(await statusOf()).toBe('read');
+  });
+
+  it('Twilio reports delivery to the status callback, signed; the reply becomes delivered', async () => {
+    const sms = connections.get('sms')!;
+    const from = senderId('sms');
+    await deliver(t, sms, { id: providerId('sms'), from, text: 'Running late' });
+    const conversation = (await api('GET', '/channels/conversations?channel=sms'))
+      .json()
+      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const sent = (
+      await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'No problem' })
+    ).json();
+    await expect
+      .poll(
+        async () =>
+          (await api('GET', `/channels/messages?conversationId=${conversation.id}`))
+            .json()
+            .items.find((m: { id: string }) => m.id === sent.id).status,
+        { timeout: 5_000 },
+      )
+      .toBe('delivered');
+  });
+
+  it('a disconnected channel refuses webhooks (401) and replies (409), and keeps its conversations', async () => {
+    const extra = await connectChannel(t, ws.admin.token, 'viber', 'Second Viber');
+    const from = senderId('viber');
+    expect((await deliver(t, extra, { id: providerId('viber'), from, text: 'before' })).statusCode).toBe(200);
+    expect((await api('DELETE', `/channels/${extra.id}`)).statusCode).toBe(204);
+    expect((await deliver(t, extra, { id: providerId('viber'), from, text: 'after' })).statusCode).toBe(401);
+    const conversation = (await api('GET', '/channels/conversations?channel=viber'))
+      .json()
+      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    expect(conversation).toBeTruthy();
+    const refused = await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'x' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().code).toBe('channel_disconnected');
+  });
+});
+
+describe('Meta handshake', () => {
+  it.each(['whatsapp', 'messenger', 'instagram'] as const)(
+    '%s echoes hub.challenge only for the right verify token',
+    async (channel) => {
+      const c = connections.get(channel)!;
+      const url = (token: string) =>
+        `/api/v1/${channel}/webhook?connection=${c.id}&hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=1158201444`;
+      const ok = await t.request({ method: 'GET', url: url(c.credentials.verifyToken) });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.headers['content-type']).toContain('text/plain');
+      expect(ok.body).toBe('1158201444');
+      expect((await t.request({ method: 'GET', url: url('wrong-token-here') })).statusCode).toBe(403);
+    },
+  );
+});
+
+describe('patients and the inbox', () => {
+  it('linking a contact to a patient writes phi_access; the patient filter then finds the thread; mark read clears unread', async () => {
+    const patient = await createPatient(t, ws.admin.token, { givenName: 'Grace', familyName: 'Hopper' });
+    const sms = connections.get('sms')!;
+    const from = senderId('sms');
+    await deliver(t, sms, { id: providerId('sms'), from, text: 'This is Grace' });
+    const conversation = (await api('GET', '/channels/conversations?channel=sms'))
+      .json()
+      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const unknown = await api('PUT', `/channels/contacts/${conversation.contact.id}/patient`, {
+      patientId: 'pat_unknown',
+    });
+    expect(unknown.statusCode).toBe(422);
+    const linked = await api('PUT', `/channels/contacts/${conversation.contact.id}/patient`, { patientId: patient.id });
+    expect(linked.statusCode, linked.body).toBe(200);
+    const audit = (await api('GET', `/audit?kind=phi_access&patientId=${patient.id}`)).json().items;
+    expect(audit.some((a: { context?: string }) => a.context === 'channels.contact_linked')).toBe(true);
+    const forPatient = (await api('GET', `/channels/conversations?patientId=${patient.id}`)).json().items;
+    expect(forPatient.map((c: { id: string }) => c.id)).toEqual([conversation.id]);
+    expect((await api('POST', `/channels/conversations/${conversation.id}/read`)).statusCode).toBe(204);
+    const after = (await api('GET', `/channels/conversations?patientId=${patient.id}`)).json().items[0];
+    expect(after.unreadCount).toBe(0);
+  });
+});

@@ -1,0 +1,12 @@
+import { metaEmulator, telegramEmulator, twilioEmulator, viberEmulator } from '../../emulators/channels/routes.js';
+import { defineModule } from '../../platform/module.js';
+import { channelRoutes } from './routes.js';
+import * as tables from './tables.js';
+
+export const channelsModule = defineModule({
+  name: 'channels',
+  tags: [{ name: 'channels', description: 'Inbound messaging channels: connections, webhooks, the patient inbox' }],
+  routes: channelRoutes,
+  tables,
+  emulators: { telegram: telegramEmulator, meta: metaEmulator, viber: viberEmulator, twilio: twilioEmulator },
+});

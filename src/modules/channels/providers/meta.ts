@@ -1,0 +1,264 @@
+// Meta's Graph webhooks (WhatsApp Cloud API, Messenger, Instagram): `X-Hub-Signature-256:
+// sha256=<HMAC-SHA256(appSecret, raw body)>`, the `hub.challenge` handshake with the verify token,
+// and replies through the Graph API (`/{phone-number-id}/messages`, `/me/messages`).
+import { z } from 'zod';
+import type { ChannelAdapter, ChannelEvent, ChannelName, StatusUpdate } from './types.js';
+import { SendFailed } from './types.js';
+import { header, hmacHex, idText, MalformedPayload, parseJsonExact, sameText, sendCall, upstreamFor } from './wire.js';
+
+export const GRAPH_VERSION = 'v21.0';
+
+const secret = z.string().trim().min(8).max(200);
+const whatsappCredentials = z.object({
+  appSecret: secret,
+  verifyToken: secret,
+  accessToken: z.string().trim().min(8).max(1000),
+  phoneNumberId: z
+    .string()
+    .trim()
+    .regex(/^\d{5,30}$/, 'The phone number id is the number Meta shows, digits only'),
+});
+const pageCredentials = z.object({
+  appSecret: secret,
+  verifyToken: secret,
+  accessToken: z.string().trim().min(8).max(1000),
+  pageId: z
+    .string()
+    .trim()
+    .regex(/^\d{5,30}$/, 'The page id is the number Meta shows, digits only'),
+});
+type WhatsAppCredentials = z.infer<typeof whatsappCredentials>;
+type PageCredentials = z.infer<typeof pageCredentials>;
+
+const id = z.union([z.string(), z.number(), z.bigint()]).transform(idText);
+const seconds = z.union([z.string(), z.number()]).transform((v) => new Date(Number(v) * 1000));
+
+/** HMAC-SHA256 of the raw bytes with the app secret, compared in constant time. */
+function verifyHub(raw: Buffer, signature: string | undefined, appSecret: string): boolean {
+  if (!signature?.startsWith('sha256=')) return false;
+  return sameText(signature.slice(7).toLowerCase(), hmacHex('sha256', appSecret, raw));
+}
+
+const waPayload = z.object({
+  object: z.literal('whatsapp_business_account'),
+  entry: z.array(
+    z.object({
+      changes: z.array(
+        z.object({
+          field: z.string(),
+          value: z.object({
+            contacts: z
+              .array(z.object({ wa_id: id, profile: z.object({ name: z.string() }).partial().optional() }))
+              .optional(),
+            messages: z
+              .array(
+                z.object({
+                  id: z.string(),
+                  from: id,
+                  timestamp: seconds,
+                  type: z.string(),
+                  text: z.object({ body: z.string() }).optional(),
+                  image: z
+                    .object({ id: z.string(), mime_type: z.string().optional(), caption: z.string().optional() })
+                    .optional(),
+                  document: z
+                    .object({ id: z.string(), mime_type: z.string().optional(), filename: z.string().optional() })
+                    .optional(),
+                }),
+              )
+              .optional(),
+            statuses: z
+              .array(
+                z.object({
+                  id: z.string(),
+                  status: z.string(),
+                  errors: z
+                    .array(z.object({ title: z.string().optional(), message: z.string().optional() }))
+                    .optional(),
+                }),
+              )
+              .optional(),
+          }),
+        }),
+      ),
+    }),
+  ),
+});
+
+const STATUS: Record<string, StatusUpdate['status']> = {
+  sent: 'sent',
+  delivered: 'delivered',
+  read: 'read',
+  failed: 'failed',
+};
+
+const pagePayload = (object: 'page' | 'instagram') =>
+  z.object({
+    object: z.literal(object),
+    entry: z.array(
+      z.object({
+        messaging: z
+          .array(
+            z.object({
+              sender: z.object({ id }),
+              recipient: z.object({ id }),
+              timestamp: z.number().optional(),
+              message: z
+                .object({
+                  mid: z.string(),
+                  text: z.string().optional(),
+                  is_echo: z.boolean().optional(),
+                  attachments: z
+                    .array(z.object({ type: z.string(), payload: z.object({ url: z.string().optional() }).nullish() }))
+                    .optional(),
+                })
+                .optional(),
+              delivery: z.object({ mids: z.array(z.string()).optional(), watermark: z.number() }).optional(),
+              read: z.object({ watermark: z.number() }).optional(),
+            }),
+          )
+          .optional(),
+      }),
+    ),
+  });
+
+const graph = upstreamFor('meta');
+
+const graphError = (service: string) => (status: number, body: unknown) => {
+  const error = (body as { error?: { message?: string; code?: number } })?.error;
+  return `${service} refused the message (${status}${error?.code ? `, code ${error.code}` : ''}: ${error?.message ?? 'no reason given'})`;
+};
+
+export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {
+  channel: 'whatsapp',
+  realBaseUrl: 'https://graph.facebook.com',
+  emulator: 'meta',
+  credentials: whatsappCredentials,
+  verify: (request, creds) => verifyHub(request.raw, header(request, 'x-hub-signature-256'), creds.appSecret),
+  verifyToken: (creds) => creds.verifyToken,
+  parse(request): ChannelEvent[] {
+    const parsed = waPayload.safeParse(parseJsonExact(request.raw));
+    if (!parsed.success) throw new MalformedPayload('Not a WhatsApp Cloud API notification');
+    const out: ChannelEvent[] = [];
+    for (const change of parsed.data.entry.flatMap((e) => e.changes)) {
+      if (change.field !== 'messages') continue;
+      const names = new Map((change.value.contacts ?? []).map((c) => [c.wa_id, c.profile?.name ?? null]));
+      for (const m of change.value.messages ?? []) {
+        const media = m.image ?? m.document;
+        out.push({
+          kind: 'message',
+          dedupKey: m.id,
+          providerMessageId: m.id,
+          contact: { externalId: m.from, name: names.get(m.from) ?? null, phone: `+${m.from}` },
+          text: m.text?.body ?? m.image?.caption ?? '',
+          attachments: media
+            ? [{ type: m.type, mimeType: media.mime_type, name: m.document?.filename ?? media.id }]
+            : [],
+          at: m.timestamp,
+        });
+      }
+      for (const s of change.value.statuses ?? []) {
+        const status = STATUS[s.status];
+        if (!status) continue;
+        const error = s.errors
+          ?.map((e) => e.message ?? e.title)
+          .filter(Boolean)
+          .join('; ');
+        out.push({ kind: 'status', status, providerMessageIds: [s.id], error: error || undefined });
+      }
+    }
+    return out;
+  },
+  async send(context, creds, to, text) {
+    const body = await sendCall<{ messages?: { id: string }[] }>(
+      () =>
+        graph.request({
+          method: 'POST',
+          url: `${context.baseUrl}/${GRAPH_VERSION}/${creds.phoneNumberId}/messages`,
+          headers: { authorization: `Bearer ${creds.accessToken}` },
+          json: {
+            messaging_product: 'whatsapp',
+            recipient_type: 'individual',
+            to: to.externalId,
+            type: 'text',
+            text: { body: text },
+          },
+          requestId: context.requestId,
+          breakerKey: context.breakerKey,
+        }),
+      graphError('WhatsApp'),
+    );
+    const messageId = body.messages?.[0]?.id;
+    if (!messageId) throw new SendFailed('WhatsApp answered without a message id');
+    return { providerMessageId: messageId };
+  },
+};
+
+function pageAdapter(channel: Extract<ChannelName, 'messenger' | 'instagram'>): ChannelAdapter<PageCredentials> {
+  const payload = pagePayload(channel === 'messenger' ? 'page' : 'instagram');
+  const service = channel === 'messenger' ? 'Messenger' : 'Instagram';
+  return {
+    channel,
+    realBaseUrl: 'https://graph.facebook.com',
+    emulator: 'meta',
+    credentials: pageCredentials,
+    verify: (request, creds) => verifyHub(request.raw, header(request, 'x-hub-signature-256'), creds.appSecret),
+    verifyToken: (creds) => creds.verifyToken,
+    parse(request): ChannelEvent[] {
+      const parsed = payload.safeParse(parseJsonExact(request.raw));
+      if (!parsed.success) throw new MalformedPayload(`Not a ${service} webhook notification`);
+      const out: ChannelEvent[] = [];
+      for (const event of parsed.data.entry.flatMap((e) => e.messaging ?? [])) {
+        // Our own replies come back as echoes: they are already stored.
+        if (event.message && !event.message.is_echo) {
+          out.push({
+            kind: 'message',
+            dedupKey: event.message.mid,
+            providerMessageId: event.message.mid,
+            contact: { externalId: event.sender.id, name: null, phone: null },
+            text: event.message.text ?? '',
+            attachments: (event.message.attachments ?? []).map((a) => ({ type: a.type, url: a.payload?.url })),
+            at: new Date(event.timestamp ?? Date.now()),
+          });
+        }
+        if (event.delivery) {
+          out.push({
+            kind: 'status',
+            status: 'delivered',
+            ...(event.delivery.mids?.length
+              ? { providerMessageIds: event.delivery.mids }
+              : { contactExternalId: event.sender.id, watermark: new Date(event.delivery.watermark) }),
+          });
+        }
+        if (event.read) {
+          out.push({
+            kind: 'status',
+            status: 'read',
+            contactExternalId: event.sender.id,
+            watermark: new Date(event.read.watermark),
+          });
+        }
+      }
+      return out;
+    },
+    async send(context, creds, to, text) {
+      const body = await sendCall<{ message_id?: string }>(
+        () =>
+          graph.request({
+            method: 'POST',
+            url: `${context.baseUrl}/${GRAPH_VERSION}/me/messages`,
+            headers: { authorization: `Bearer ${creds.accessToken}` },
+            json: { recipient: { id: to.externalId }, messaging_type: 'RESPONSE', message: { text } },
+            requestId: context.requestId,
+            breakerKey: context.breakerKey,
+          }),
+        graphError(service),
+      );
+      if (!body.message_id) throw new SendFailed(`${service} answered without a message id`);
+      return { providerMessageId: body.message_id };
+    },
+  };
+}
+
+export const messenger = pageAdapter('messenger');
+export const instagram = pageAdapter('instagram');

@@ -1,0 +1,109 @@
+// Telegram Bot API: webhooks carry `X-Telegram-Bot-Api-Secret-Token` (the secret given to
+// setWebhook); an `Update` holds at most one message; replies via `sendMessage`.
+import { z } from 'zod';
+import { type ChannelAdapter, type ChannelEvent, SendFailed } from './types.js';
+import { header, idText, MalformedPayload, parseJsonExact, sameText, sendCall, upstreamFor } from './wire.js';
+
+const credentials = z.object({
+  botToken: z
+    .string()
+    .trim()
+    .min(20)
+    .max(200)
+    .regex(/^\d+:[\w-]+$/, 'A bot token looks like 123456:ABC-def…'),
+  secretToken: z
+    .string()
+    .min(16)
+    .max(256)
+    .regex(/^[A-Za-z0-9_-]+$/, 'Telegram allows letters, digits, _ and - in the secret token'),
+});
+type Credentials = z.infer<typeof credentials>;
+
+const id = z.union([z.number(), z.bigint()]).transform(idText);
+const message = z.object({
+  message_id: id,
+  date: z.number(),
+  chat: z.object({ id }),
+  from: z
+    .object({
+      id,
+      first_name: z.string().optional(),
+      last_name: z.string().optional(),
+      username: z.string().optional(),
+    })
+    .optional(),
+  text: z.string().optional(),
+  caption: z.string().optional(),
+  photo: z.array(z.object({ file_id: z.string() })).optional(),
+  document: z
+    .object({ file_id: z.string(), file_name: z.string().optional(), mime_type: z.string().optional() })
+    .optional(),
+  contact: z.object({ phone_number: z.string() }).optional(),
+});
+const update = z.object({ update_id: id, message: message.optional(), edited_message: message.optional() });
+
+const api = upstreamFor('telegram');
+
+export const telegram: ChannelAdapter<Credentials> = {
+  channel: 'telegram',
+  realBaseUrl: 'https://api.telegram.org',
+  emulator: 'telegram',
+  credentials,
+  verify: (request, creds) => sameText(header(request, 'x-telegram-bot-api-secret-token') ?? '', creds.secretToken),
+  parse(request): ChannelEvent[] {
+    const parsed = update.safeParse(parseJsonExact(request.raw));
+    if (!parsed.success) throw new MalformedPayload('Not a Telegram Update');
+    const m = parsed.data.message;
+    // Edits, channel posts, callbacks and the rest are acknowledged and not stored.
+    if (!m) return [];
+    const name = [m.from?.first_name, m.from?.last_name].filter(Boolean).join(' ') || m.from?.username || null;
+    const attachments = [
+      ...(m.photo?.length ? [{ type: 'image', name: m.photo[m.photo.length - 1].file_id }] : []),
+      ...(m.document
+        ? [{ type: 'file', name: m.document.file_name ?? m.document.file_id, mimeType: m.document.mime_type }]
+        : []),
+    ];
+    return [
+      {
+        kind: 'message',
+        dedupKey: `update:${parsed.data.update_id}`,
+        providerMessageId: m.message_id,
+        contact: { externalId: m.chat.id, name, phone: m.contact?.phone_number ?? null },
+        text: m.text ?? m.caption ?? '',
+        attachments,
+        at: new Date(m.date * 1000),
+      },
+    ];
+  },
+  async send(context, creds, to, text) {
+    const body = await sendCall<{ ok: boolean; result?: { message_id: number | string } }>(
+      () =>
+        api.request({
+          method: 'POST',
+          url: `${context.baseUrl}/bot${creds.botToken}/sendMessage`,
+          json: { chat_id: to.externalId, text },
+          requestId: context.requestId,
+          breakerKey: context.breakerKey,
+        }),
+      (status, b) =>
+        `Telegram refused the message (${status}: ${(b as { description?: string })?.description ?? 'no reason given'})`,
+    );
+    if (!body.ok || body.result?.message_id === undefined)
+      throw new SendFailed('Telegram answered without a message id');
+    return { providerMessageId: String(body.result.message_id) };
+  },
+  async register(context, creds, webhookUrl) {
+    await sendCall(
+      () =>
+        api.request({
+          method: 'POST',
+          url: `${context.baseUrl}/bot${creds.botToken}/setWebhook`,
+          json: { url: webhookUrl, secret_token: creds.secretToken, allowed_updates: ['message'] },
+          requestId: context.requestId,
+          breakerKey: context.breakerKey,
+        }),
+      (status, b) =>
+        `Telegram refused the webhook (${status}: ${(b as { description?: string })?.description ?? 'no reason given'})`,
+    );
+  },
+};

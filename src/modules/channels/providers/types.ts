@@ -1,0 +1,87 @@
+// One adapter per provider behind one interface: how its webhooks are verified (on the raw bytes,
+// constant-time), what its payloads mean (messages and delivery/read statuses), and how a reply is
+// sent through its API (platform/upstream).
+import type { z } from 'zod';
+
+export const CHANNELS = ['telegram', 'whatsapp', 'messenger', 'instagram', 'viber', 'sms'] as const;
+export type ChannelName = (typeof CHANNELS)[number];
+
+export interface Attachment {
+  type: string;
+  url?: string;
+  mimeType?: string;
+  name?: string;
+}
+
+/** A message a contact sent. */
+export interface InboundMessage {
+  kind: 'message';
+  /** What makes a provider's retry recognisable (Telegram `update:<update_id>`, else the message id). */
+  dedupKey: string;
+  /** The provider's id of the message, exactly (a string: Viber's tokens exceed 2^53). */
+  providerMessageId: string;
+  contact: { externalId: string; name: string | null; phone: string | null };
+  text: string;
+  attachments: Attachment[];
+  at: Date;
+}
+
+/** A delivery or read report about messages we sent. */
+export interface StatusUpdate {
+  kind: 'status';
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  /** The messages it is about, by provider id… */
+  providerMessageIds?: string[];
+  /** …or every message to this contact up to `watermark` (Messenger/Instagram read and delivery). */
+  contactExternalId?: string;
+  watermark?: Date;
+  error?: string;
+}
+
+export type ChannelEvent = InboundMessage | StatusUpdate;
+
+export interface WebhookRequest {
+  /** The body exactly as received. */
+  raw: Buffer;
+  /** Lower-case header names. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The full public URL the provider called (Twilio signs it). */
+  url: string;
+  contentType: string;
+}
+
+export interface SendTarget {
+  externalId: string;
+  phone: string | null;
+}
+
+export interface SendContext {
+  /** The provider API's base URL (the emulator's by default). */
+  baseUrl: string;
+  requestId: string;
+  /** Where the provider should report delivery statuses (Twilio's StatusCallback). */
+  statusCallbackUrl: string;
+  /** Splits the circuit breaker per connection, so one workspace's bad token trips only its own. */
+  breakerKey: string;
+}
+
+/** The provider refused or could not be reached: the message is stored as `failed` with this. */
+export class SendFailed extends Error {}
+
+export interface ChannelAdapter<C = Record<string, string>> {
+  channel: ChannelName;
+  /** The provider's API (used when emulators are off). */
+  realBaseUrl: string;
+  /** The emulator that stands in for it (`/_emulators/<name>`). */
+  emulator: 'telegram' | 'meta' | 'viber' | 'twilio';
+  credentials: z.ZodType<C>;
+  /** Whether the request is from the provider (constant-time, over the raw bytes). */
+  verify(request: WebhookRequest, credentials: C): boolean;
+  /** What the verified request says; throws on a payload that is not the provider's shape. */
+  parse(request: WebhookRequest): ChannelEvent[];
+  send(context: SendContext, credentials: C, to: SendTarget, text: string): Promise<{ providerMessageId: string }>;
+  /** Registers the webhook at the provider when connecting (Telegram setWebhook). */
+  register?(context: SendContext, credentials: C, webhookUrl: string): Promise<void>;
+  /** Meta's subscription handshake: the verify token to compare with `hub.verify_token`. */
+  verifyToken?(credentials: C): string;
+}

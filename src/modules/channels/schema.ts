@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { pageQuery } from '../../platform/pagination.js';
+import { CHANNELS } from './providers/types.js';
+
+export const channelSchema = z.enum(CHANNELS);
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), 'Must not contain NUL characters');
+
+export const connectBody = z.object({
+  channel: channelSchema,
+  name: text(100).trim().min(1),
+  credentials: z.record(z.string().max(50), z.string().max(2000)).describe('Per channel, as contract §8 lists'),
+});
+
+export const connectionSchema = z.object({
+  id: z.string(),
+  channel: channelSchema,
+  name: z.string(),
+  webhookUrl: z.string().describe('Paste into the provider’s console (Telegram is registered for you)'),
+  createdAt: z.string(),
+});
+
+export const conversationSchema = z.object({
+  id: z.string(),
+  channel: channelSchema,
+  connectionId: z.string(),
+  contact: z.object({
+    id: z.string(),
+    externalId: z.string(),
+    name: z.string().nullable(),
+    phone: z.string().nullable(),
+    patientId: z.string().nullable(),
+  }),
+  lastMessage: z.object({ text: z.string(), at: z.string() }).nullable(),
+  unreadCount: z.number().int(),
+  updatedAt: z.string(),
+});
+
+export const messageSchema = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  channel: channelSchema,
+  direction: z.enum(['in', 'out']),
+  providerMessageId: z.string().nullable().describe('The provider’s id exactly (Viber’s tokens exceed 2^53)'),
+  text: z.string(),
+  attachments: z.array(
+    z.object({
+      type: z.string(),
+      url: z.string().optional(),
+      mimeType: z.string().optional(),
+      name: z.string().optional(),
+    }),
+  ),
+  status: z.enum(['received', 'sending', 'sent', 'delivered', 'read', 'failed']),
+  error: z.string().nullable(),
+  at: z.string(),
+});
+
+const id = z.string().min(1).max(100);
+export const conversationsQuery = pageQuery.extend({ channel: channelSchema.optional(), patientId: id.optional() });
+export const messagesQuery = pageQuery.extend({ conversationId: id.optional(), channel: channelSchema.optional() });
+export const replyBody = z.object({ text: text(4000).trim().min(1) });
+export const linkBody = z.object({ patientId: id.nullable() });
+export const webhookQuery = z.object({ connection: z.string().max(100).optional() });
+export const handshakeQuery = z.object({
+  connection: z.string().max(100).optional(),
+  'hub.mode': z.string().max(50).optional(),
+  'hub.verify_token': z.string().max(500).optional(),
+  'hub.challenge': z.string().max(500).optional(),
+});

@@ -1,0 +1,649 @@
+// Inbound messaging channels (contract §8): connections with sealed credentials, webhook receipt
+// (verified on the raw bytes before anything is read or stored, deduplicated by the provider's id
+// under a unique constraint), the inbox (conversations, messages, unread counts, statuses),
+// replies through each provider's send API, and linking a contact to a patient (audited).
+import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { writeAudit } from '../../platform/audit/audit.js';
+import type { RequestContext } from '../../platform/context.js';
+import { decryptSecret, encryptSecret, safeEqual } from '../../platform/crypto.js';
+import type { Tx } from '../../platform/db/client.js';
+import { withSystem, withTenant } from '../../platform/db/tenant.js';
+import { AppError, notFound, validationFailed } from '../../platform/errors.js';
+import { publishEvent } from '../../platform/events/events.js';
+import { newId } from '../../platform/ids.js';
+import { decodeCursor, encodeCursor } from '../../platform/pagination.js';
+import { requireFeature } from '../../platform/tiers.js';
+import type { AppDeps } from '../../platform/types.js';
+import { patientExists } from '../patients/index.js';
+import {
+  ADAPTERS,
+  type ChannelAdapter,
+  type ChannelName,
+  type InboundMessage,
+  MalformedPayload,
+  SendFailed,
+  type StatusUpdate,
+  type WebhookRequest,
+} from './providers/index.js';
+import { channelConnections, channelContacts, channelConversations, channelMessages } from './tables.js';
+
+export const CHANNELS_NOTIFY = 'atrium_channels';
+export interface ChannelNotice {
+  /** workspace id */
+  w: string;
+  /** conversation id */
+  c: string;
+}
+
+const aad = (workspaceId: string, id: string) => `channel:${workspaceId}:${id}`;
+const keys = (deps: AppDeps) => [{ id: deps.config.encryptionKeyId, key: deps.config.encryptionKey }];
+
+/** Where a provider reaches this workspace's connection. */
+export const webhookUrlOf = (deps: AppDeps, channel: string, id: string) =>
+  `${deps.selfUrl()}/api/v1/${channel}/webhook?connection=${id}`;
+
+const baseUrlOf = (deps: AppDeps, adapter: ChannelAdapter<Record<string, string>>) =>
+  deps.config.emulators ? `${deps.selfUrl()}/_emulators/${adapter.emulator}` : adapter.realBaseUrl;
+
+// ---------------------------------------------------------------- receipt counters (health probes)
+
+/** Verified and refused webhook requests per channel since start (the channels' acceptance rate). */
+export const webhookCounters: Record<ChannelName, { accepted: number; refused: number }> = {
+  telegram: { accepted: 0, refused: 0 },
+  whatsapp: { accepted: 0, refused: 0 },
+  messenger: { accepted: 0, refused: 0 },
+  instagram: { accepted: 0, refused: 0 },
+  viber: { accepted: 0, refused: 0 },
+  sms: { accepted: 0, refused: 0 },
+};
+
+// ---------------------------------------------------------------- connections
+
+type ConnectionRow = typeof channelConnections.$inferSelect;
+const presentConnection = (deps: AppDeps, r: ConnectionRow) => ({
+  id: r.id,
+  channel: r.channel as ChannelName,
+  name: r.name,
+  webhookUrl: webhookUrlOf(deps, r.channel, r.id),
+  createdAt: r.createdAt.toISOString(),
+});
+
+export async function connect(
+  deps: AppDeps,
+  ctx: RequestContext,
+  input: { channel: ChannelName; name: string; credentials: Record<string, unknown> },
+) {
+  requireFeature(ctx, 'inbound_channels');
+  const adapter = ADAPTERS[input.channel];
+  const parsed = adapter.credentials.safeParse(input.credentials);
+  if (!parsed.success) {
+    throw validationFailed(
+      parsed.error.issues.map((i) => ({ path: ['body', 'credentials', ...i.path].join('.'), message: i.message })),
+      `These are not ${input.channel} credentials`,
+    );
+  }
+  const id = newId('chn');
+  const webhookUrl = webhookUrlOf(deps, input.channel, id);
+  // Telegram learns its webhook from us: connecting is one step. A refusal stores nothing.
+  if (adapter.register) {
+    try {
+      await adapter.register(
+        { baseUrl: baseUrlOf(deps, adapter), requestId: ctx.requestId, statusCallbackUrl: webhookUrl, breakerKey: id },
+        parsed.data,
+        webhookUrl,
+      );
+    } catch (err) {
+      if (err instanceof SendFailed)
+        throw new AppError('provider_refused', 502, err.message, { provider: input.channel });
+      throw err;
+    }
+  }
+  const [row] = await withTenant(deps.db, ctx, async (tx) => {
+    const inserted = await tx
+      .insert(channelConnections)
+      .values({
+        workspaceId: ctx.workspaceId,
+        id,
+        channel: input.channel,
+        name: input.name,
+        credentialsEnc: encryptSecret(keys(deps)[0], JSON.stringify(parsed.data), aad(ctx.workspaceId, id)),
+        createdBy: ctx.userId,
+      })
+      .returning();
+    await writeAudit(tx, ctx, 'admin_action', {
+      action: 'channel.connected',
+      connectionId: id,
+      channel: input.channel,
+    });
+    return inserted;
+  });
+  return presentConnection(deps, row);
+}
+
+export async function listConnections(deps: AppDeps, ctx: RequestContext) {
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select()
+      .from(channelConnections)
+      .where(and(eq(channelConnections.workspaceId, ctx.workspaceId), isNull(channelConnections.deletedAt)))
+      .orderBy(channelConnections.createdAt),
+  );
+  return { items: rows.map((r) => presentConnection(deps, r)) };
+}
+
+export async function disconnect(deps: AppDeps, ctx: RequestContext, id: string): Promise<void> {
+  await withTenant(deps.db, ctx, async (tx) => {
+    const done = await tx
+      .update(channelConnections)
+      .set({ deletedAt: sql`now()`, credentialsEnc: '' })
+      .where(
+        and(
+          eq(channelConnections.workspaceId, ctx.workspaceId),
+          eq(channelConnections.id, id),
+          isNull(channelConnections.deletedAt),
+        ),
+      )
+      .returning({ id: channelConnections.id, channel: channelConnections.channel });
+    if (!done[0]) throw notFound('Channel connection');
+    await writeAudit(tx, ctx, 'admin_action', {
+      action: 'channel.disconnected',
+      connectionId: id,
+      channel: done[0].channel,
+    });
+  });
+}
+
+async function liveConnection(tx: Tx, workspaceId: string, id: string) {
+  const [row] = await tx
+    .select()
+    .from(channelConnections)
+    .where(
+      and(
+        eq(channelConnections.workspaceId, workspaceId),
+        eq(channelConnections.id, id),
+        isNull(channelConnections.deletedAt),
+      ),
+    );
+  return row;
+}
+
+function credentialsOf(deps: AppDeps, row: ConnectionRow): Record<string, string> {
+  return JSON.parse(decryptSecret(keys(deps), row.credentialsEnc, aad(row.workspaceId, row.id)));
+}
+
+// ---------------------------------------------------------------- webhooks
+
+const unverified = () =>
+  new AppError('invalid_signature', 401, 'The request is not signed by the provider for this connection');
+
+/** Finds a live connection of the channel by id, across workspaces (the provider does not sign in). */
+async function connectionForWebhook(deps: AppDeps, channel: ChannelName, id: string | undefined) {
+  if (!id || !/^chn_[0-9a-z]{10,40}$/.test(id)) return undefined;
+  // Cross-tenant by design: the webhook names only the connection; its workspace comes from here.
+  const [row] = await withSystem(deps.db, (tx) =>
+    tx
+      .select()
+      .from(channelConnections)
+      .where(
+        and(
+          eq(channelConnections.id, id),
+          eq(channelConnections.channel, channel),
+          isNull(channelConnections.deletedAt),
+        ),
+      ),
+  );
+  return row;
+}
+
+/** Meta's subscription handshake: the challenge when the verify token matches, else 403. */
+export async function metaHandshake(
+  deps: AppDeps,
+  channel: ChannelName,
+  query: { connection?: string; 'hub.mode'?: string; 'hub.verify_token'?: string; 'hub.challenge'?: string },
+): Promise<string> {
+  const row = await connectionForWebhook(deps, channel, query.connection);
+  const adapter = ADAPTERS[channel];
+  const expected = row && adapter.verifyToken ? adapter.verifyToken(credentialsOf(deps, row)) : undefined;
+  if (
+    query['hub.mode'] !== 'subscribe' ||
+    !expected ||
+    !query['hub.challenge'] ||
+    !safeEqual(query['hub.verify_token'] ?? '', expected)
+  ) {
+    throw new AppError('forbidden', 403, 'The verify token does not match this connection');
+  }
+  return query['hub.challenge'];
+}
+
+/**
+ * One provider callback: verified first (401 and nothing stored otherwise), then parsed (400 for a
+ * payload that is not the provider's shape), then stored in one transaction. A message the
+ * provider sends again is acknowledged and stored once.
+ */
+export async function receiveWebhook(
+  deps: AppDeps,
+  channel: ChannelName,
+  connectionId: string | undefined,
+  request: WebhookRequest,
+): Promise<{ stored: number; statuses: number }> {
+  const row = await connectionForWebhook(deps, channel, connectionId);
+  const adapter = ADAPTERS[channel];
+  if (!row || !adapter.verify(request, credentialsOf(deps, row))) {
+    webhookCounters[channel].refused += 1;
+    throw unverified();
+  }
+  let events: ReturnType<typeof adapter.parse>;
+  try {
+    events = adapter.parse(request);
+  } catch (err) {
+    if (err instanceof MalformedPayload) throw new AppError('malformed_payload', 400, err.message);
+    throw err;
+  }
+  webhookCounters[channel].accepted += 1;
+  const workspaceId = row.workspaceId;
+  return withTenant(deps.db, { workspaceId }, async (tx) => {
+    let stored = 0;
+    let statuses = 0;
+    for (const event of events) {
+      if (event.kind === 'message') stored += (await storeInbound(tx, row, event)) ? 1 : 0;
+      else statuses += await applyStatus(tx, row, event);
+    }
+    return { stored, statuses };
+  });
+}
+
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+/** Text as stored: well-formed UTF-16, C0 controls (but tab and newlines) and DEL removed, at most 8,000 characters. */
+function clean(text: string): string {
+  const wellFormed = (text as string & { toWellFormed(): string }).toWellFormed();
+  let out = '';
+  for (const ch of wellFormed) {
+    const c = ch.codePointAt(0) ?? 0;
+    if ((c >= 0x20 && c !== 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d) out += ch;
+  }
+  return clip(out, 8000);
+}
+
+async function storeInbound(tx: Tx, connection: ConnectionRow, m: InboundMessage): Promise<boolean> {
+  const { workspaceId } = connection;
+  const name = m.contact.name ? clip(clean(m.contact.name), 200) : null;
+  const phone = m.contact.phone ? clip(clean(m.contact.phone), 40) : null;
+  const [contact] = await tx
+    .insert(channelContacts)
+    .values({
+      workspaceId,
+      id: newId('ctc'),
+      connectionId: connection.id,
+      channel: connection.channel,
+      externalId: clip(m.contact.externalId, 200),
+      name,
+      phone,
+    })
+    .onConflictDoUpdate({
+      target: [channelContacts.workspaceId, channelContacts.connectionId, channelContacts.externalId],
+      set: {
+        name: sql`coalesce(excluded.name, ${channelContacts.name})`,
+        phone: sql`coalesce(excluded.phone, ${channelContacts.phone})`,
+      },
+    })
+    .returning({ id: channelContacts.id });
+  const [conversation] = await tx
+    .insert(channelConversations)
+    .values({
+      workspaceId,
+      id: newId('cnv'),
+      connectionId: connection.id,
+      channel: connection.channel,
+      contactId: contact.id,
+    })
+    .onConflictDoUpdate({
+      target: [channelConversations.workspaceId, channelConversations.contactId],
+      set: { connectionId: sql`excluded.connection_id` },
+    })
+    .returning({ id: channelConversations.id });
+  const text = clean(m.text);
+  const inserted = await tx
+    .insert(channelMessages)
+    .values({
+      workspaceId,
+      id: newId('chm'),
+      conversationId: conversation.id,
+      connectionId: connection.id,
+      channel: connection.channel,
+      direction: 'in',
+      providerMessageId: clip(m.providerMessageId, 200),
+      dedupKey: clip(m.dedupKey, 220),
+      text,
+      attachments: m.attachments.slice(0, 10).map((a) => ({
+        type: clip(clean(a.type), 40),
+        ...(a.url ? { url: clip(a.url, 2000) } : {}),
+        ...(a.mimeType ? { mimeType: clip(clean(a.mimeType), 100) } : {}),
+        ...(a.name ? { name: clip(clean(a.name), 300) } : {}),
+      })),
+      status: 'received',
+      at: Number.isNaN(m.at.getTime()) ? new Date() : m.at,
+    })
+    .onConflictDoNothing()
+    .returning({ id: channelMessages.id, at: channelMessages.at });
+  if (!inserted[0]) return false;
+  const preview = text || (m.attachments.length ? `[${m.attachments[0].type}]` : '');
+  await tx
+    .update(channelConversations)
+    .set({
+      lastMessageText: clip(preview, 200),
+      lastMessageAt: inserted[0].at,
+      unreadCount: sql`${channelConversations.unreadCount} + 1`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(channelConversations.workspaceId, workspaceId), eq(channelConversations.id, conversation.id)));
+  await publishEvent(tx, { workspaceId }, 'channel.message.received', {
+    messageId: inserted[0].id,
+    conversationId: conversation.id,
+    channel: connection.channel,
+    contactId: contact.id,
+  });
+  await notify(tx, { w: workspaceId, c: conversation.id });
+  return true;
+}
+
+const RANK = { sending: 0, sent: 1, delivered: 2, read: 3, failed: 4, received: 0 } as const;
+
+/** A delivery/read report moves our messages forward only (a late `delivered` never undoes `read`). */
+async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate): Promise<number> {
+  const lower = (Object.keys(RANK) as (keyof typeof RANK)[]).filter(
+    (k) => k !== 'received' && RANK[k] < RANK[s.status] && k !== 'failed',
+  );
+  if (lower.length === 0) return 0;
+  const base = and(
+    eq(channelMessages.workspaceId, connection.workspaceId),
+    eq(channelMessages.connectionId, connection.id),
+    eq(channelMessages.direction, 'out'),
+    inArray(channelMessages.status, lower),
+  );
+  let where = base;
+  if (s.providerMessageIds?.length) {
+    where = and(base, inArray(channelMessages.providerMessageId, s.providerMessageIds.slice(0, 100)));
+  } else if (s.contactExternalId && s.watermark && !Number.isNaN(s.watermark.getTime())) {
+    const conversations = tx
+      .select({ id: channelConversations.id })
+      .from(channelConversations)
+      .innerJoin(
+        channelContacts,
+        and(
+          eq(channelContacts.workspaceId, channelConversations.workspaceId),
+          eq(channelContacts.id, channelConversations.contactId),
+        ),
+      )
+      .where(
+        and(
+          eq(channelConversations.workspaceId, connection.workspaceId),
+          eq(channelContacts.connectionId, connection.id),
+          eq(channelContacts.externalId, s.contactExternalId),
+        ),
+      );
+    where = and(base, inArray(channelMessages.conversationId, conversations), lte(channelMessages.at, s.watermark));
+  } else {
+    return 0;
+  }
+  const updated = await tx
+    .update(channelMessages)
+    .set({ status: s.status, error: s.error ? clip(clean(s.error), 500) : null })
+    .where(where)
+    .returning({ conversationId: channelMessages.conversationId });
+  for (const c of new Set(updated.map((u) => u.conversationId))) await notify(tx, { w: connection.workspaceId, c });
+  return updated.length;
+}
+
+async function notify(tx: Tx, notice: ChannelNotice) {
+  await tx.execute(sql`SELECT pg_notify(${CHANNELS_NOTIFY}, ${JSON.stringify(notice)})`);
+}
+
+// ---------------------------------------------------------------- the inbox
+
+type MessageRow = typeof channelMessages.$inferSelect;
+export const presentMessage = (r: MessageRow) => ({
+  id: r.id,
+  conversationId: r.conversationId,
+  channel: r.channel as ChannelName,
+  direction: r.direction,
+  providerMessageId: r.providerMessageId,
+  text: r.text,
+  attachments: r.attachments as { type: string; url?: string; mimeType?: string; name?: string }[],
+  status: r.status,
+  error: r.error,
+  at: r.at.toISOString(),
+});
+
+const cursorSchema = z.tuple([z.string(), z.string()]);
+
+export async function listConversations(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: { channel?: ChannelName; patientId?: string; limit: number; cursor?: string },
+) {
+  requireFeature(ctx, 'inbound_channels');
+  const after = decodeCursor(query.cursor, cursorSchema);
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select({ conversation: channelConversations, contact: channelContacts })
+      .from(channelConversations)
+      .innerJoin(
+        channelContacts,
+        and(
+          eq(channelContacts.workspaceId, channelConversations.workspaceId),
+          eq(channelContacts.id, channelConversations.contactId),
+        ),
+      )
+      .where(
+        and(
+          eq(channelConversations.workspaceId, ctx.workspaceId),
+          query.channel ? eq(channelConversations.channel, query.channel) : undefined,
+          query.patientId ? eq(channelContacts.patientId, query.patientId) : undefined,
+          after
+            ? or(
+                lt(channelConversations.updatedAt, new Date(after[0])),
+                and(eq(channelConversations.updatedAt, new Date(after[0])), lt(channelConversations.id, after[1])),
+              )
+            : undefined,
+        ),
+      )
+      .orderBy(desc(channelConversations.updatedAt), desc(channelConversations.id))
+      .limit(query.limit + 1),
+  );
+  const items = rows.slice(0, query.limit).map(({ conversation: c, contact }) => ({
+    id: c.id,
+    channel: c.channel as ChannelName,
+    connectionId: c.connectionId,
+    contact: {
+      id: contact.id,
+      externalId: contact.externalId,
+      name: contact.name,
+      phone: contact.phone,
+      patientId: contact.patientId,
+    },
+    lastMessage: c.lastMessageAt ? { text: c.lastMessageText ?? '', at: c.lastMessageAt.toISOString() } : null,
+    unreadCount: c.unreadCount,
+    updatedAt: c.updatedAt.toISOString(),
+  }));
+  const last = rows.length > query.limit ? rows[query.limit - 1].conversation : undefined;
+  return { items, nextCursor: last ? encodeCursor([last.updatedAt.toISOString(), last.id]) : null };
+}
+
+async function requireConversation(tx: Tx, workspaceId: string, id: string) {
+  const [row] = await tx
+    .select({ conversation: channelConversations, contact: channelContacts })
+    .from(channelConversations)
+    .innerJoin(
+      channelContacts,
+      and(
+        eq(channelContacts.workspaceId, channelConversations.workspaceId),
+        eq(channelContacts.id, channelConversations.contactId),
+      ),
+    )
+    .where(and(eq(channelConversations.workspaceId, workspaceId), eq(channelConversations.id, id)));
+  if (!row) throw notFound('Conversation');
+  return row;
+}
+
+export async function listMessages(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: { conversationId?: string; channel?: ChannelName; limit: number; cursor?: string },
+) {
+  requireFeature(ctx, 'inbound_channels');
+  const after = decodeCursor(query.cursor, cursorSchema);
+  const rows = await withTenant(deps.db, ctx, async (tx) => {
+    if (query.conversationId) await requireConversation(tx, ctx.workspaceId, query.conversationId);
+    return tx
+      .select()
+      .from(channelMessages)
+      .where(
+        and(
+          eq(channelMessages.workspaceId, ctx.workspaceId),
+          query.conversationId ? eq(channelMessages.conversationId, query.conversationId) : undefined,
+          query.channel ? eq(channelMessages.channel, query.channel) : undefined,
+          after
+            ? or(
+                lt(channelMessages.at, new Date(after[0])),
+                and(eq(channelMessages.at, new Date(after[0])), lt(channelMessages.id, after[1])),
+              )
+            : undefined,
+        ),
+      )
+      .orderBy(desc(channelMessages.at), desc(channelMessages.id))
+      .limit(query.limit + 1);
+  });
+  const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
+  return {
+    items: rows.slice(0, query.limit).map(presentMessage),
+    nextCursor: last ? encodeCursor([last.at.toISOString(), last.id]) : null,
+  };
+}
+
+export async function markRead(deps: AppDeps, ctx: RequestContext, id: string): Promise<void> {
+  requireFeature(ctx, 'inbound_channels');
+  await withTenant(deps.db, ctx, async (tx) => {
+    await requireConversation(tx, ctx.workspaceId, id);
+    await tx
+      .update(channelConversations)
+      .set({ unreadCount: 0 })
+      .where(and(eq(channelConversations.workspaceId, ctx.workspaceId), eq(channelConversations.id, id)));
+    await notify(tx, { w: ctx.workspaceId, c: id });
+  });
+}
+
+/**
+ * A reply: stored first as `sending` (so a crash mid-call leaves a visible message, never a lost
+ * one), then sent through the provider, then `sent` with its id or `failed` with its words.
+ */
+export async function reply(deps: AppDeps, ctx: RequestContext, conversationId: string, text: string) {
+  requireFeature(ctx, 'inbound_channels');
+  const prepared = await withTenant(deps.db, ctx, async (tx) => {
+    const { conversation, contact } = await requireConversation(tx, ctx.workspaceId, conversationId);
+    const connection = await liveConnection(tx, ctx.workspaceId, conversation.connectionId);
+    if (!connection) {
+      throw new AppError(
+        'channel_disconnected',
+        409,
+        'This conversation’s channel is disconnected; reconnect it to reply',
+      );
+    }
+    const [row] = await tx
+      .insert(channelMessages)
+      .values({
+        workspaceId: ctx.workspaceId,
+        id: newId('chm'),
+        conversationId,
+        connectionId: connection.id,
+        channel: connection.channel,
+        direction: 'out',
+        text: clean(text),
+        status: 'sending',
+        sentBy: ctx.userId,
+      })
+      .returning();
+    await writeAudit(tx, ctx, 'message_send', {
+      channel: connection.channel,
+      conversationId,
+      messageId: row.id,
+      ...(contact.patientId ? { patientId: contact.patientId } : {}),
+    });
+    return { connection, contact, row };
+  });
+  const adapter = ADAPTERS[prepared.connection.channel as ChannelName];
+  let outcome: { status: 'sent'; providerMessageId: string } | { status: 'failed'; error: string };
+  try {
+    const sent = await adapter.send(
+      {
+        baseUrl: baseUrlOf(deps, adapter),
+        requestId: ctx.requestId,
+        statusCallbackUrl: webhookUrlOf(deps, prepared.connection.channel, prepared.connection.id),
+        breakerKey: prepared.connection.id,
+      },
+      credentialsOf(deps, prepared.connection),
+      { externalId: prepared.contact.externalId, phone: prepared.contact.phone },
+      prepared.row.text,
+    );
+    outcome = { status: 'sent', providerMessageId: sent.providerMessageId };
+  } catch (err) {
+    if (!(err instanceof SendFailed)) ctx.log.error({ err }, 'channel send crashed');
+    outcome = { status: 'failed', error: err instanceof SendFailed ? err.message : 'The message could not be sent' };
+  }
+  const [row] = await withTenant(deps.db, ctx, async (tx) => {
+    const updated = await tx
+      .update(channelMessages)
+      .set(
+        outcome.status === 'sent'
+          ? // A delivery report that raced ahead of this answer is kept (status only moves forward).
+            {
+              providerMessageId: outcome.providerMessageId,
+              status: sql`CASE WHEN ${channelMessages.status} = 'sending' THEN 'sent' ELSE ${channelMessages.status} END`,
+            }
+          : { status: 'failed', error: outcome.error },
+      )
+      .where(and(eq(channelMessages.workspaceId, ctx.workspaceId), eq(channelMessages.id, prepared.row.id)))
+      .returning();
+    await tx
+      .update(channelConversations)
+      .set({ lastMessageText: clip(prepared.row.text, 200), lastMessageAt: prepared.row.at, updatedAt: sql`now()` })
+      .where(and(eq(channelConversations.workspaceId, ctx.workspaceId), eq(channelConversations.id, conversationId)));
+    await notify(tx, { w: ctx.workspaceId, c: conversationId });
+    return updated;
+  });
+  return presentMessage(row);
+}
+
+/** Links (or unlinks, with null) a contact to a patient; the thread then shows on the patient's record. */
+export async function linkContact(deps: AppDeps, ctx: RequestContext, contactId: string, patientId: string | null) {
+  requireFeature(ctx, 'inbound_channels');
+  return withTenant(deps.db, ctx, async (tx) => {
+    const [contact] = await tx
+      .select()
+      .from(channelContacts)
+      .where(and(eq(channelContacts.workspaceId, ctx.workspaceId), eq(channelContacts.id, contactId)));
+    if (!contact) throw notFound('Contact');
+    if (patientId && !(await patientExists(tx, ctx.workspaceId, patientId))) {
+      throw new AppError('unknown_patient', 422, 'No such patient in this workspace');
+    }
+    await tx
+      .update(channelContacts)
+      .set({ patientId })
+      .where(and(eq(channelContacts.workspaceId, ctx.workspaceId), eq(channelContacts.id, contactId)));
+    const audited = patientId ?? contact.patientId;
+    if (audited) {
+      await writeAudit(tx, ctx, 'phi_access', {
+        patientId: audited,
+        context: patientId ? 'channels.contact_linked' : 'channels.contact_unlinked',
+        contactId,
+        channel: contact.channel,
+      });
+    }
+    const conversations = await tx
+      .select({ id: channelConversations.id })
+      .from(channelConversations)
+      .where(and(eq(channelConversations.workspaceId, ctx.workspaceId), eq(channelConversations.contactId, contactId)));
+    for (const c of conversations) await notify(tx, { w: ctx.workspaceId, c: c.id });
+    return { id: contact.id, patientId };
+  });
+}
