@@ -1,6 +1,7 @@
 import { metaEmulator, telegramEmulator, twilioEmulator, viberEmulator } from '../../emulators/channels/routes.js';
 import { defineModule } from '../../platform/module.js';
 import { channelRoutes } from './routes.js';
+import { seedChannels } from './seed.js';
 import * as tables from './tables.js';
 
 export const channelsModule = defineModule({
@@ -8,5 +9,6 @@ export const channelsModule = defineModule({
   tags: [{ name: 'channels', description: 'Inbound messaging channels: connections, webhooks, the patient inbox' }],
   routes: channelRoutes,
   tables,
+  seed: seedChannels,
   emulators: { telegram: telegramEmulator, meta: metaEmulator, viber: viberEmulator, twilio: twilioEmulator },
 });

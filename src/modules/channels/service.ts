@@ -399,6 +399,70 @@ async function notify(tx: Tx, notice: ChannelNotice) {
   await tx.execute(sql`SELECT pg_notify(${CHANNELS_NOTIFY}, ${JSON.stringify(notice)})`);
 }
 
+/**
+ * The demo seed's door: a connection stored without calling the provider (the server is not
+ * listening yet), and events stored as if a verified webhook had brought them.
+ */
+export async function seedConnection(
+  deps: AppDeps,
+  ctx: RequestContext,
+  input: { channel: ChannelName; name: string; credentials: Record<string, string> },
+  events: (InboundMessage | (InboundMessage & { reply: string }))[],
+): Promise<{ contacts: Map<string, string> }> {
+  const id = newId('chn');
+  return withTenant(deps.db, ctx, async (tx) => {
+    const [row] = await tx
+      .insert(channelConnections)
+      .values({
+        workspaceId: ctx.workspaceId,
+        id,
+        channel: input.channel,
+        name: input.name,
+        credentialsEnc: encryptSecret(keys(deps)[0], JSON.stringify(input.credentials), aad(ctx.workspaceId, id)),
+        createdBy: ctx.userId,
+      })
+      .returning();
+    const contacts = new Map<string, string>();
+    for (const event of events) {
+      await storeInbound(tx, row, event);
+      const [conversation] = await tx
+        .select({ id: channelConversations.id, contactId: channelConversations.contactId })
+        .from(channelConversations)
+        .innerJoin(channelContacts, eq(channelContacts.id, channelConversations.contactId))
+        .where(
+          and(
+            eq(channelContacts.workspaceId, ctx.workspaceId),
+            eq(channelContacts.externalId, event.contact.externalId),
+          ),
+        );
+      contacts.set(event.contact.externalId, conversation.contactId);
+      if ('reply' in event) {
+        const at = new Date(event.at.getTime() + 4 * 60_000);
+        await tx.insert(channelMessages).values({
+          workspaceId: ctx.workspaceId,
+          id: newId('chm'),
+          conversationId: conversation.id,
+          connectionId: id,
+          channel: input.channel,
+          direction: 'out',
+          providerMessageId: `demo-${newId('out')}`,
+          text: event.reply,
+          status: 'read',
+          sentBy: ctx.userId,
+          at,
+        });
+        await tx
+          .update(channelConversations)
+          .set({ lastMessageText: event.reply, lastMessageAt: at, unreadCount: 0 })
+          .where(
+            and(eq(channelConversations.workspaceId, ctx.workspaceId), eq(channelConversations.id, conversation.id)),
+          );
+      }
+    }
+    return { contacts };
+  });
+}
+
 // ---------------------------------------------------------------- the inbox
 
 type MessageRow = typeof channelMessages.$inferSelect;
