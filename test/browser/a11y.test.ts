@@ -52,6 +52,24 @@ describe('accessibility and small screens', () => {
       headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${harness.operatorToken}` },
       body: `From: lab@example.test\r\nTo: ${workspace.id}@inbound.atrium.local\r\nSubject: Results\r\n\r\nAll in range.\r\n`,
     });
+    // A connected channel with a patient's message, so the Inbox shows its list.
+    await page.evaluate(async () => {
+      const botToken = `${Date.now() % 1e9}:AAa11yInboxBotToken`;
+      await fetch('/api/v1/channels', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({
+          channel: 'telegram',
+          name: 'Clinic bot',
+          credentials: { botToken, secretToken: 'a11y-secret-token-123' },
+        }),
+      });
+      await fetch('/_emulators/telegram/simulate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ botToken, chatId: 5550001, firstName: 'Ada', text: 'Can I reschedule?' }),
+      });
+    });
     // A connected calendar with an event this week, so the calendar shows its grid, legend and events.
     const { authorizeUrl } = await page.evaluate(async () => {
       const response = await fetch('/api/v1/calendar/connections', {
@@ -153,6 +171,7 @@ describe('accessibility and small screens', () => {
     for (const label of [
       'Patients',
       'Calendar',
+      'Inbox',
       'Messages',
       'Mail',
       'Marketplace',
@@ -199,7 +218,7 @@ describe('accessibility and small screens', () => {
     await page.goto('/patients');
     await page.getByTestId('patient-row').first().waitFor();
     const reached = new Set<string>();
-    for (let i = 0; i < 60 && reached.size < 11; i++) {
+    for (let i = 0; i < 70 && reached.size < 12; i++) {
       await page.keyboard.press('Tab');
       const focused = await page.evaluate(() => {
         const el = document.activeElement as HTMLElement | null;
@@ -225,6 +244,7 @@ describe('accessibility and small screens', () => {
         'nav-admin-webhooks',
         'nav-calendar',
         'nav-mail',
+        'nav-inbox',
         'nav-marketplace',
         'nav-messages',
         'nav-patients',

@@ -20,6 +20,7 @@ export const PAGES: PageEntry[] = [
   { name: 'calendar day', path: '/calendar?view=day', ready: { testId: 'tasks-sidebar' } },
   { name: 'messages', path: '/messages', ready: { testId: 'thread-list' } },
   { name: 'mail', path: '/mail', ready: { testId: 'mail-list' } },
+  { name: 'inbox', path: '/inbox', ready: { testId: 'conversation-list' } },
   { name: 'marketplace', path: '/marketplace', ready: { testId: 'install-count' } },
   { name: 'webhooks', path: '/admin/webhooks', ready: { role: 'heading', name: 'Endpoints' } },
   { name: 'health', path: '/admin/health', ready: { testId: 'coming-soon' } },

@@ -15,6 +15,8 @@ import { SettingsPage } from './pages/admin/settings-page.js';
 import { AdminTokensPage } from './pages/admin/tokens-page.js';
 import { CalendarPage } from './pages/calendar/calendar-page.js';
 import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
+import { CHANNEL_LIST, type Channel } from './pages/inbox/inbox-api.js';
+import { InboxPage } from './pages/inbox/inbox-page.js';
 import { MailPage } from './pages/mail/mail-page.js';
 import { MarketplacePage } from './pages/marketplace/marketplace-page.js';
 import { MessagesPage } from './pages/messages/messages-page.js';
@@ -99,6 +101,20 @@ export const messageThreadRoute = createRoute({
   component: function MessageThreadRoute() {
     const { threadId } = messageThreadRoute.useParams();
     return <MessagesPage me={useCurrentMe()} threadId={threadId} />;
+  },
+});
+
+const inboxRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/inbox',
+  staticData: { title: 'Inbox' },
+  validateSearch: (search: Record<string, unknown>): { c?: string; channel?: Channel } => ({
+    c: typeof search.c === 'string' && search.c.length <= 100 ? search.c : undefined,
+    channel: CHANNEL_LIST.includes(search.channel as Channel) ? (search.channel as Channel) : undefined,
+  }),
+  component: function InboxRoute() {
+    const { c, channel } = inboxRoute.useSearch();
+    return <InboxPage me={useCurrentMe()} conversationId={c} channel={channel} />;
   },
 });
 
@@ -251,6 +267,7 @@ const routeTree = rootRoute.addChildren([
   messagesRoute,
   messageThreadRoute,
   mailRoute,
+  inboxRoute,
   marketplaceRoute,
   patientsRoute,
   newPatientRoute,

@@ -436,6 +436,13 @@ export async function seedConnection(
           ),
         );
       contacts.set(event.contact.externalId, conversation.contactId);
+      // The demo's messages are from earlier today: the inbox is ordered by when they came.
+      await tx
+        .update(channelConversations)
+        .set({ updatedAt: event.at })
+        .where(
+          and(eq(channelConversations.workspaceId, ctx.workspaceId), eq(channelConversations.id, conversation.id)),
+        );
       if ('reply' in event) {
         const at = new Date(event.at.getTime() + 4 * 60_000);
         await tx.insert(channelMessages).values({
@@ -453,7 +460,7 @@ export async function seedConnection(
         });
         await tx
           .update(channelConversations)
-          .set({ lastMessageText: event.reply, lastMessageAt: at, unreadCount: 0 })
+          .set({ lastMessageText: event.reply, lastMessageAt: at, unreadCount: 0, updatedAt: at })
           .where(
             and(eq(channelConversations.workspaceId, ctx.workspaceId), eq(channelConversations.id, conversation.id)),
           );

@@ -9,6 +9,7 @@ export interface NavItem {
     | '/calendar'
     | '/messages'
     | '/mail'
+    | '/inbox'
     | '/marketplace'
     | '/admin/members'
     | '/admin/tokens'
@@ -30,6 +31,7 @@ export const NAV_SECTIONS: { id: NavSection; label: string }[] = [
 export const NAV_ITEMS: NavItem[] = [
   { to: '/patients', label: 'Patients', section: 'main', icon: 'patients' },
   { to: '/calendar', label: 'Calendar', section: 'main', icon: 'calendar' },
+  { to: '/inbox', label: 'Inbox', section: 'main', icon: 'inbox' },
   { to: '/messages', label: 'Messages', section: 'main', icon: 'messages' },
   { to: '/mail', label: 'Mail', section: 'main', icon: 'mail' },
   { to: '/marketplace', label: 'Marketplace', section: 'main', icon: 'marketplace' },

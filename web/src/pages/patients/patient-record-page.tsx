@@ -16,6 +16,7 @@ import { AppDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
+import { PatientConversations } from '../inbox/patient-conversations.js';
 import { formatDate, formatDateTime, fullName, type Patient, usePatient, useUpdatePatient } from './patients-api.js';
 import {
   type Authorization,
@@ -37,7 +38,15 @@ import {
 } from './record-api.js';
 import { ScheduleSessionsDialog, type SessionUsage, useSessionUsage } from './schedule-sessions.js';
 
-export const RECORD_TABS = ['demographics', 'coverage', 'authorizations', 'notes', 'claims', 'audit'] as const;
+export const RECORD_TABS = [
+  'demographics',
+  'coverage',
+  'authorizations',
+  'notes',
+  'claims',
+  'messages',
+  'audit',
+] as const;
 export type RecordTab = (typeof RECORD_TABS)[number];
 
 const TAB_LABELS: Record<RecordTab, string> = {
@@ -46,6 +55,7 @@ const TAB_LABELS: Record<RecordTab, string> = {
   authorizations: 'Authorizations',
   notes: 'Notes',
   claims: 'Claims',
+  messages: 'Messages',
   audit: 'Audit trail',
 };
 
@@ -73,7 +83,10 @@ export function PatientRecordPage({ patientId, tab }: { patientId: string; tab: 
     );
   }
   const p = patient.data;
-  const tabs = RECORD_TABS.filter((t) => t !== 'audit' || isAdmin);
+  // The audit trail is for admins; channel messages come with Standard and above.
+  const tabs = RECORD_TABS.filter(
+    (t) => (t !== 'audit' || isAdmin) && (t !== 'messages' || me.workspace.tier !== 'free'),
+  );
   const selected = tabs.includes(tab) ? tab : 'demographics';
   return (
     <section className="page patient-record" aria-labelledby="page-title" data-testid="patient-record">
@@ -131,6 +144,11 @@ export function PatientRecordPage({ patientId, tab }: { patientId: string; tab: 
         <TabPanel id="claims" className="tab-panel">
           <Claims patientId={p.id} isAdmin={isAdmin} />
         </TabPanel>
+        {tabs.includes('messages') ? (
+          <TabPanel id="messages" className="tab-panel">
+            <PatientConversations patientId={p.id} />
+          </TabPanel>
+        ) : null}
         {isAdmin ? (
           <TabPanel id="audit" className="tab-panel">
             <AuditTrail patientId={p.id} />

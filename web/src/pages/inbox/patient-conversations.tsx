@@ -1,0 +1,63 @@
+/** A patient's conversations on the messaging channels (contacts linked to the record), newest first. */
+import { Link } from '@tanstack/react-router';
+import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { formatTime } from '../messages/messages-api.js';
+import { ChannelBadge } from './channel-badge.js';
+import {
+  type Conversation,
+  contactName,
+  STATUS_LABEL,
+  useConversationMessages,
+  useConversations,
+} from './inbox-api.js';
+import '../messages/messages.css';
+import './inbox.css';
+
+function Thread({ conversation }: { conversation: Conversation }) {
+  const messages = useConversationMessages(conversation.id);
+  const recent = [...(messages.data?.items ?? [])].slice(0, 20).reverse();
+  return (
+    <article className="card patient-conversation" data-testid="patient-conversation">
+      <header className="inbox-thread-header">
+        <h3>
+          <ChannelBadge channel={conversation.channel} /> {contactName(conversation.contact)}
+        </h3>
+        <Link to="/inbox" search={{ c: conversation.id }} className="button button-secondary button-small">
+          Open in Inbox
+        </Link>
+      </header>
+      {messages.isPending ? <Loading label="Loading messages…" /> : null}
+      <ol className="message-list" aria-label={`Messages with ${contactName(conversation.contact)}`}>
+        {recent.map((m) => (
+          <li key={m.id} className={`message ${m.direction === 'out' ? 'message-mine' : ''}`}>
+            <p className="message-body">{m.text}</p>
+            <p className="message-meta">
+              <span>{formatTime(m.at)}</span>
+              {m.direction === 'out' ? <span>{STATUS_LABEL[m.status]}</span> : null}
+            </p>
+          </li>
+        ))}
+      </ol>
+    </article>
+  );
+}
+
+export function PatientConversations({ patientId }: { patientId: string }) {
+  const conversations = useConversations({ patientId });
+  if (conversations.isPending) return <Loading label="Loading conversations…" />;
+  if (conversations.isError) return <ErrorNotice error={conversations.error} onRetry={() => conversations.refetch()} />;
+  if (conversations.data.items.length === 0) {
+    return (
+      <EmptyState title="No linked conversations">
+        Link a contact to this patient from the Inbox and their messages show here.
+      </EmptyState>
+    );
+  }
+  return (
+    <div className="patient-conversations">
+      {conversations.data.items.map((c) => (
+        <Thread key={c.id} conversation={c} />
+      ))}
+    </div>
+  );
+}
