@@ -204,13 +204,13 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
               <p className="message-body">{m.text || (m.attachments[0] ? `[${m.attachments[0].type}]` : '')}</p>
               {m.attachments.length ? (
                 <p className="message-meta">
-                  {m.attachments.map((a, i) =>
+                  {m.attachments.map((a) =>
                     a.url ? (
-                      <a key={`${a.url}-${i}`} href={a.url} target="_blank" rel="noreferrer">
+                      <a key={`${m.id}-${a.url}`} href={a.url} target="_blank" rel="noreferrer">
                         {a.name ?? a.type}
                       </a>
                     ) : (
-                      <span key={`${a.type}-${i}`}>{a.name ?? a.type}</span>
+                      <span key={`${m.id}-${a.name ?? a.type}`}>{a.name ?? a.type}</span>
                     ),
                   )}
                 </p>
@@ -300,7 +300,8 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
           </Button>
         ) : null}
       </header>
-      <div className="inbox-filters" role="group" aria-label="Filter by channel">
+      <fieldset className="inbox-filters">
+        <legend className="visually-hidden">Filter by channel</legend>
         <button type="button" className="filter-chip" aria-pressed={!channel} onClick={() => setChannel(undefined)}>
           All
         </button>
@@ -316,7 +317,7 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
             {CHANNEL_LABEL[c]}
           </button>
         ))}
-      </div>
+      </fieldset>
       <div className={`messages-layout card${conversationId ? ' has-thread' : ''}`}>
         <aside className="messages-sidebar" aria-label="Conversations">
           {conversations.isPending ? <Loading label="Loading conversations…" /> : null}
