@@ -28,7 +28,8 @@ beforeAll(async () => {
     ['authorized-units', ['patients:read']],
   ] as const) {
     const install = await call('POST', '/api/v1/marketplace/install', { slug, scopes: [...scopes] });
-    expect(install.statusCode, install.body).toBe(201);
+    // The demo already has the spam filter installed (the Mail page's labels): installing again is 200.
+    expect([200, 201], install.body).toContain(install.statusCode);
   }
 });
 afterAll(async () => t?.close());
