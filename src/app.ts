@@ -92,6 +92,7 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
     scheduler,
     principals: new PrincipalCache(),
     probes: MODULES.flatMap((module) => module.probes ?? []),
+    monitors: MODULES.flatMap((module) => module.monitors ?? []),
     routes: [],
     selfUrl: () => {
       if (config.publicUrl) return config.publicUrl;

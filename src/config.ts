@@ -46,6 +46,13 @@ const envSchema = z.object({
   ATRIUM_HEALTH_INTERVAL: duration('60s'),
   ATRIUM_HEALTH_TTL: duration('30d'),
   ATRIUM_CRON_SECRET: z.string().optional(),
+  ATRIUM_TURN_URL: z
+    .string()
+    .regex(
+      /^(stun|turn):(\[[0-9a-fA-F:.]+\]|[^:?/\s]+)(:\d{1,5})?(\?transport=udp)?$/i,
+      'a stun: or turn: URL over UDP',
+    )
+    .optional(),
   ATRIUM_ADMIN_ALERT_EMAILS: z.string().default(''),
   SMTP_URL: z.string().optional(),
   ATRIUM_MAIL_FROM: z.string().default('Atrium <no-reply@atrium.local>'),
@@ -94,6 +101,8 @@ export interface Config {
   webhooks: { retryDelaysMs: number[]; timeoutMs: number; allowCidrs: string[] };
   health: { intervalMs: number; ttlMs: number };
   cronSecret?: string;
+  /** The relay the video probe sends a STUN binding to; unset: the video emulator's responder. */
+  turnUrl?: string;
   adminAlertEmails: string[];
   smtpUrl?: string;
   mailFrom: string;
@@ -227,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     health: { intervalMs: e.ATRIUM_HEALTH_INTERVAL, ttlMs: e.ATRIUM_HEALTH_TTL },
     cronSecret: e.ATRIUM_CRON_SECRET || undefined,
+    turnUrl: e.ATRIUM_TURN_URL || undefined,
     adminAlertEmails: e.ATRIUM_ADMIN_ALERT_EMAILS.split(',')
       .map((s) => s.trim())
       .filter(Boolean),

@@ -27,7 +27,8 @@ export async function startBackground(app: FastifyInstance): Promise<Background>
   for (const module of MODULES) {
     for (const job of module.jobs ?? []) workers.push(await job.start(app));
     for (const { name, intervalMs, run } of module.schedules ?? []) {
-      app.atrium.scheduler.every({ name, intervalMs, run: () => run(app.atrium) });
+      const every = typeof intervalMs === 'function' ? intervalMs(app.atrium) : intervalMs;
+      app.atrium.scheduler.every({ name, intervalMs: every, run: () => run(app.atrium) });
     }
   }
   app.atrium.scheduler.every({

@@ -17,7 +17,8 @@ export interface ModuleJob {
 /** Periodic work run on one instance per interval (a lease row of the scheduler). */
 export interface ModuleSchedule {
   name: string;
-  intervalMs: number;
+  /** A number, or read from the configuration when the schedule starts. */
+  intervalMs: number | ((deps: AppDeps) => number);
   run(deps: AppDeps): Promise<void>;
 }
 
@@ -25,6 +26,34 @@ export interface ModuleSchedule {
 export interface HealthProbe {
   name: string;
   check(deps: AppDeps): Promise<void>;
+}
+
+export type ProbeStatus = 'pass' | 'warn' | 'fail';
+
+/** One measurement of a dependency (contract §9), as the health+json `checks` entries carry it. */
+export interface ProbeResult {
+  status: ProbeStatus;
+  observedValue: number | string | boolean;
+  observedUnit: string;
+  output?: string;
+}
+
+/**
+ * A dependency probe a module declares (contract §9): run every ATRIUM_HEALTH_INTERVAL on one
+ * instance, written to service_health_checks; 3 failing runs of any of a component's measurements
+ * open an incident, 2 passing runs of all of them close it.
+ */
+export interface DependencyProbe {
+  /** `<component>:<measurement>`, e.g. `oauth-google:token-refresh`. */
+  id: string;
+  /** The user-facing feature it affects (banners, status page): `calendar`, `telehealth`, `mail`, `channels`, … */
+  feature: string;
+  /** The objective, in words (shown on the dashboard). */
+  slo: string;
+  /** Default 5 s; a probe that does not answer in time fails with a timeout. */
+  timeoutMs?: number;
+  /** `deep` for the nightly run (a fuller check where the probe has one). */
+  measure(deps: AppDeps, context: { signal: AbortSignal; deep: boolean }): Promise<ProbeResult>;
 }
 
 /** What the demo seed of earlier modules created, for the ones after them (modules seed in list order). */
@@ -48,6 +77,8 @@ export interface ModuleDefinition {
   jobTypes?: readonly JobDefinition<any>[];
   schedules?: ModuleSchedule[];
   probes?: HealthProbe[];
+  /** Dependency probes for health monitoring (contract §9). */
+  monitors?: DependencyProbe[];
   /** Local stand-ins of the providers its adapters call, mounted at /_emulators/<key> when emulators are on. */
   emulators?: Record<string, RoutePlugin>;
   /** Registers the module's implementations of platform or other modules' interfaces; runs before any route. */

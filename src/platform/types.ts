@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { PrincipalCache } from './auth/principal-cache.js';
 import type { RequestContext } from './context.js';
 import type { Database, Db } from './db/client.js';
-import type { HealthProbe } from './module.js';
+import type { DependencyProbe, HealthProbe } from './module.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 
 export type AuthMode = 'user' | 'admin' | 'operator' | 'cron' | 'public';
@@ -18,6 +18,8 @@ export interface AppDeps {
   principals: PrincipalCache;
   /** Readiness checks the modules declared (defineModule `probes`); /readyz runs them after the database's. */
   probes: HealthProbe[];
+  /** Dependency probes the modules declared (defineModule `monitors`), run by the health module. */
+  monitors: DependencyProbe[];
   /** Every route registered on the app (for docs and the cross-tenant coverage test). */
   routes: { method: string; url: string; auth?: AuthMode }[];
   /** Base URL this instance is reachable at (public URL, or the actual listening address). */

@@ -1,5 +1,6 @@
 import { googleEmulator, microsoftEmulator, zoomEmulator } from '../../emulators/calendar/index.js';
 import { defineModule } from '../../platform/module.js';
+import { calendarMonitors } from './monitors.js';
 import { calendarRoutes } from './routes.js';
 import { seedCalendar } from './seed.js';
 import * as tables from './tables.js';
@@ -13,6 +14,7 @@ export const calendarModule = defineModule({
     await taskRoutes(app);
   },
   tables,
+  monitors: calendarMonitors,
   emulators: { google: googleEmulator, microsoft: microsoftEmulator, zoom: zoomEmulator },
   seed: seedCalendar,
 });

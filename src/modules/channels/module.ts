@@ -1,5 +1,6 @@
 import { metaEmulator, telegramEmulator, twilioEmulator, viberEmulator } from '../../emulators/channels/routes.js';
 import { defineModule } from '../../platform/module.js';
+import { channelMonitors } from './monitors.js';
 import { channelRoutes } from './routes.js';
 import { seedChannels } from './seed.js';
 import * as tables from './tables.js';
@@ -9,6 +10,7 @@ export const channelsModule = defineModule({
   tags: [{ name: 'channels', description: 'Inbound messaging channels: connections, webhooks, the patient inbox' }],
   routes: channelRoutes,
   tables,
+  monitors: channelMonitors,
   seed: seedChannels,
   emulators: { telegram: telegramEmulator, meta: metaEmulator, viber: viberEmulator, twilio: twilioEmulator },
 });

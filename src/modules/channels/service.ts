@@ -4,6 +4,7 @@
 // replies through each provider's send API, and linking a contact to a patient (audited).
 import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { AcceptanceCounter } from '../../platform/acceptance.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { decryptSecret, encryptSecret, safeEqual } from '../../platform/crypto.js';
@@ -48,14 +49,14 @@ const baseUrlOf = (deps: AppDeps, adapter: ChannelAdapter<Record<string, string>
 
 // ---------------------------------------------------------------- receipt counters (health probes)
 
-/** Verified and refused webhook requests per channel since start (the channels' acceptance rate). */
-export const webhookCounters: Record<ChannelName, { accepted: number; refused: number }> = {
-  telegram: { accepted: 0, refused: 0 },
-  whatsapp: { accepted: 0, refused: 0 },
-  messenger: { accepted: 0, refused: 0 },
-  instagram: { accepted: 0, refused: 0 },
-  viber: { accepted: 0, refused: 0 },
-  sms: { accepted: 0, refused: 0 },
+/** Verified and refused webhook requests per channel since the last probe run (acceptance rate). */
+export const webhookCounters: Record<ChannelName, AcceptanceCounter> = {
+  telegram: new AcceptanceCounter(),
+  whatsapp: new AcceptanceCounter(),
+  messenger: new AcceptanceCounter(),
+  instagram: new AcceptanceCounter(),
+  viber: new AcceptanceCounter(),
+  sms: new AcceptanceCounter(),
 };
 
 // ---------------------------------------------------------------- connections
@@ -230,17 +231,20 @@ export async function receiveWebhook(
   const row = await connectionForWebhook(deps, channel, connectionId);
   const adapter = ADAPTERS[channel];
   if (!row || !adapter.verify(request, credentialsOf(deps, row))) {
-    webhookCounters[channel].refused += 1;
+    webhookCounters[channel].refuse();
     throw unverified();
   }
   let events: ReturnType<typeof adapter.parse>;
   try {
     events = adapter.parse(request);
   } catch (err) {
-    if (err instanceof MalformedPayload) throw new AppError('malformed_payload', 400, err.message);
+    if (err instanceof MalformedPayload) {
+      webhookCounters[channel].refuse();
+      throw new AppError('malformed_payload', 400, err.message);
+    }
     throw err;
   }
-  webhookCounters[channel].accepted += 1;
+  webhookCounters[channel].accept();
   const workspaceId = row.workspaceId;
   return withTenant(deps.db, { workspaceId }, async (tx) => {
     let stored = 0;

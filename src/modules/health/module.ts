@@ -1,8 +1,28 @@
 import { defineModule } from '../../platform/module.js';
+import { recordRun, runProbes, sweep } from './monitor.js';
+import { monitorRoutes } from './monitor-routes.js';
+import { databaseProbes } from './probes.js';
 import { healthRoutes } from './routes.js';
+import * as tables from './tables.js';
 
 export const healthModule = defineModule({
   name: 'health',
-  tags: [{ name: 'health', description: 'Liveness, readiness and Prometheus metrics (outside /api/v1)' }],
+  tags: [
+    {
+      name: 'health',
+      description: 'Liveness, readiness, Prometheus metrics; dependency probes, incidents and the health dashboard',
+    },
+  ],
   rootRoutes: healthRoutes,
+  routes: monitorRoutes,
+  tables,
+  monitors: databaseProbes,
+  schedules: [
+    {
+      name: 'health.probes',
+      intervalMs: (deps) => deps.config.health.intervalMs,
+      run: async (deps) => recordRun(deps, await runProbes(deps, deps.monitors)),
+    },
+    { name: 'health.sweep', intervalMs: 60 * 60_000, run: async (deps) => void (await sweep(deps)) },
+  ],
 });

@@ -1,7 +1,7 @@
 import { defineModule } from '../../platform/module.js';
 import { mailRoutes } from './routes.js';
 import { seedMail } from './seed.js';
-import { classifyMailJob } from './service.js';
+import { classifyMailJob, inboundCounter } from './service.js';
 import * as tables from './tables.js';
 
 export const mailModule = defineModule({
@@ -11,4 +11,12 @@ export const mailModule = defineModule({
   tables,
   seed: seedMail,
   jobTypes: [classifyMailJob],
+  monitors: [
+    {
+      id: 'mail:acceptance-rate',
+      feature: 'mail',
+      slo: '≥ 95 % of inbound messages accepted',
+      measure: async () => inboundCounter.measure(),
+    },
+  ],
 });

@@ -60,11 +60,18 @@ export async function mailRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      authorizeInbound(request);
-      if (!Buffer.isBuffer(request.body)) {
-        throw new AppError('unsupported_media_type', 415, 'Send the message as Content-Type: message/rfc822');
+      try {
+        authorizeInbound(request);
+        if (!Buffer.isBuffer(request.body)) {
+          throw new AppError('unsupported_media_type', 415, 'Send the message as Content-Type: message/rfc822');
+        }
+        const received = await service.receiveMail(deps, request.body, request.id);
+        service.inboundCounter.accept();
+        return reply.status(201).send(received);
+      } catch (err) {
+        if (err instanceof AppError && err.status < 500) service.inboundCounter.refuse();
+        throw err;
       }
-      return reply.status(201).send(await service.receiveMail(deps, request.body, request.id));
     },
   );
 

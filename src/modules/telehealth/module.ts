@@ -1,5 +1,6 @@
 import { videoEmulator } from '../../emulators/video/routes.js';
 import { defineModule } from '../../platform/module.js';
+import { telehealthMonitors } from './monitors.js';
 import { telehealthRoutes } from './routes.js';
 import { prewarmRoomJob } from './service.js';
 import * as tables from './tables.js';
@@ -9,6 +10,7 @@ export const telehealthModule = defineModule({
   tags: [{ name: 'telehealth', description: 'Video rooms for visits: pre-warmed, started, ended' }],
   routes: telehealthRoutes,
   tables,
+  monitors: telehealthMonitors,
   jobTypes: [prewarmRoomJob],
   emulators: { video: videoEmulator },
 });

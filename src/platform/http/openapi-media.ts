@@ -52,7 +52,9 @@ export function documentMediaTypes<T extends { paths?: Record<string, Record<str
     for (const operation of Object.values(item) as OperationObject[]) {
       if (!operation || typeof operation !== 'object' || !operation.responses) continue;
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (isErrorStatus(status)) {
+        const declared = response.content ? Object.values(response.content)[0] : undefined;
+        const sentAsType = (declared?.schema as Record<string, unknown> | undefined)?.[SENT_AS];
+        if (isErrorStatus(status) && typeof sentAsType !== 'string') {
           renameContent(response, PROBLEM_MEDIA_TYPE);
           continue;
         }

@@ -1,0 +1,108 @@
+// Health probes of the calendar's providers (contract §9): each OAuth token endpoint answers a
+// small real request every run, directly (not through the circuit breaker), so a recovery shows at
+// the next run. Google and Microsoft: a refresh with a token that cannot be valid must come back as
+// a well-formed `invalid_grant`; Zoom (a server-to-server app): a real account_credentials token.
+import { performance } from 'node:perf_hooks';
+import type { DependencyProbe, ProbeResult } from '../../platform/module.js';
+import type { AppDeps } from '../../platform/types.js';
+import { resolveProvider } from './providers/index.js';
+
+const SLOW_MS = 2_000;
+
+const elapsed = (started: number) => Math.round((performance.now() - started) * 10) / 10;
+
+const timed = (ms: number, output?: string): ProbeResult => ({
+  status: ms <= SLOW_MS ? 'pass' : 'warn',
+  observedValue: ms,
+  observedUnit: 'ms',
+  ...(output ? { output } : {}),
+});
+
+const disabled = (name: string): ProbeResult => ({
+  status: 'warn',
+  observedValue: 'disabled',
+  observedUnit: 'n/a',
+  output: `${name} has no credentials configured (and emulators are off): its features answer unavailable`,
+});
+
+function refreshProbe(name: 'google' | 'microsoft'): DependencyProbe {
+  const label = name === 'google' ? 'Google' : 'Microsoft';
+  return {
+    id: `oauth-${name}:token-refresh`,
+    feature: `calendar-${name}`,
+    slo: `${label}'s token endpoint answers a refresh within ${SLOW_MS} ms`,
+    async measure(deps: AppDeps, { signal }) {
+      const provider = resolveProvider(deps, name);
+      if (!provider) return disabled(label);
+      const { oauth } = provider;
+      const started = performance.now();
+      const res = await fetch(oauth.tokenUrl, {
+        method: 'POST',
+        signal,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: 'atrium-health-probe-not-a-token',
+          client_id: oauth.clientId,
+          client_secret: oauth.clientSecret,
+        }),
+      });
+      const ms = elapsed(started);
+      const body = (await res.json().catch(() => undefined)) as { error?: string } | undefined;
+      if (res.status >= 500 || !body || (typeof body.error !== 'string' && !res.ok)) {
+        return {
+          status: 'fail',
+          observedValue: res.status,
+          observedUnit: 'http status',
+          output: `${label}'s token endpoint answered ${res.status}`,
+        };
+      }
+      return timed(ms, res.ok ? undefined : `answered ${res.status} ${body.error} as expected`);
+    },
+  };
+}
+
+const zoomProbe: DependencyProbe = {
+  id: 'oauth-zoom:token-refresh',
+  feature: 'calendar-zoom',
+  slo: `Zoom issues an app token within ${SLOW_MS} ms`,
+  async measure(deps, { signal }) {
+    const credentials = deps.config.calendar.zoom;
+    const base = credentials
+      ? 'https://zoom.us'
+      : deps.config.emulators
+        ? `${deps.selfUrl()}/_emulators/zoom`
+        : undefined;
+    if (!base) return disabled('Zoom');
+    const client = credentials ?? {
+      clientId: 'atrium-local',
+      clientSecret: 'atrium-local-secret',
+      accountId: 'atrium-local',
+    };
+    const url = new URL(`${base}/oauth/token`);
+    url.searchParams.set('grant_type', 'account_credentials');
+    url.searchParams.set('account_id', client.accountId ?? 'atrium-local');
+    const started = performance.now();
+    const res = await fetch(url, {
+      method: 'POST',
+      signal,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+        accept: 'application/json',
+      },
+    });
+    const ms = elapsed(started);
+    const body = (await res.json().catch(() => undefined)) as { access_token?: string } | undefined;
+    if (!res.ok || !body?.access_token) {
+      return {
+        status: 'fail',
+        observedValue: res.status,
+        observedUnit: 'http status',
+        output: `Zoom's token endpoint answered ${res.status}`,
+      };
+    }
+    return timed(ms);
+  },
+};
+
+export const calendarMonitors: DependencyProbe[] = [refreshProbe('google'), refreshProbe('microsoft'), zoomProbe];

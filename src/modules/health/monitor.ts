@@ -1,0 +1,238 @@
+// Health monitoring (contract §9): runs every module's dependency probes (each with its own timeout,
+// so one hanging dependency never stalls the others), writes each result to service_health_checks,
+// and keeps incidents per component with hysteresis: 3 consecutive failing runs of any measurement
+// open one, 2 consecutive passing runs of all of them close it; each opening and closing e-mails
+// ATRIUM_ADMIN_ALERT_EMAILS once.
+import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { withSystem } from '../../platform/db/tenant.js';
+import { newId } from '../../platform/ids.js';
+import { enqueueMail } from '../../platform/mail/mailer.js';
+import type { DependencyProbe, ProbeResult, ProbeStatus } from '../../platform/module.js';
+import type { AppDeps } from '../../platform/types.js';
+import { healthIncidents, serviceHealthChecks } from './tables.js';
+
+export const OPEN_AFTER = 3;
+export const CLOSE_AFTER = 2;
+const DEFAULT_TIMEOUT_MS = 5_000;
+
+export interface ProbeRun extends ProbeResult {
+  id: string;
+  component: string;
+  measurement: string;
+  time: string;
+}
+
+const split = (id: string) => {
+  const at = id.indexOf(':');
+  return { component: id.slice(0, at), measurement: id.slice(at + 1) };
+};
+
+async function measure(deps: AppDeps, probe: DependencyProbe, deep: boolean): Promise<ProbeResult> {
+  const timeoutMs = probe.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ProbeResult>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve({
+        status: 'fail',
+        observedValue: timeoutMs,
+        observedUnit: 'ms',
+        output: `No answer within ${timeoutMs} ms`,
+      });
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([probe.measure(deps, { signal: controller.signal, deep }), timeout]);
+  } catch (err) {
+    return { status: 'fail', observedValue: 0, observedUnit: 'n/a', output: (err as Error).message.slice(0, 500) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs the probes (all at once) and answers their results; nothing is written. */
+export async function runProbes(deps: AppDeps, probes: DependencyProbe[], deep = false): Promise<ProbeRun[]> {
+  return Promise.all(
+    probes.map(async (probe) => {
+      const result = await measure(deps, probe, deep);
+      return { ...result, id: probe.id, ...split(probe.id), time: new Date().toISOString() };
+    }),
+  );
+}
+
+export const worst = (statuses: ProbeStatus[]): ProbeStatus =>
+  statuses.includes('fail') ? 'fail' : statuses.includes('warn') ? 'warn' : 'pass';
+
+/** Writes a run and moves incidents; the scheduler calls this once per interval across instances. */
+export async function recordRun(deps: AppDeps, runs: ProbeRun[]): Promise<void> {
+  const runId = newId('hrun');
+  await withSystem(deps.db, async (tx) => {
+    if (runs.length) {
+      await tx.insert(serviceHealthChecks).values(
+        runs.map((r) => ({
+          id: newId('hck'),
+          runId,
+          component: r.component,
+          measurement: r.measurement,
+          status: r.status,
+          observedValue: String(r.observedValue).slice(0, 200),
+          observedUnit: r.observedUnit,
+          output: r.output?.slice(0, 1000) ?? null,
+          checkedAt: new Date(r.time),
+        })),
+      );
+    }
+    for (const component of new Set(runs.map((r) => r.component))) {
+      const measurements = runs.filter((r) => r.component === component).map((r) => r.measurement);
+      // The last few results of each measurement, newest first.
+      const history = new Map<string, ProbeStatus[]>();
+      for (const m of measurements) {
+        const rows = await tx
+          .select({ status: serviceHealthChecks.status })
+          .from(serviceHealthChecks)
+          .where(and(eq(serviceHealthChecks.component, component), eq(serviceHealthChecks.measurement, m)))
+          .orderBy(desc(serviceHealthChecks.checkedAt))
+          .limit(OPEN_AFTER);
+        history.set(
+          m,
+          rows.map((r) => r.status),
+        );
+      }
+      const [open] = await tx
+        .select()
+        .from(healthIncidents)
+        .where(and(eq(healthIncidents.component, component), eq(healthIncidents.status, 'open')))
+        .for('update');
+      const failing = [...history].filter(
+        ([, s]) => s.length >= OPEN_AFTER && s.slice(0, OPEN_AFTER).every((x) => x === 'fail'),
+      );
+      const recovered = [...history].every(
+        ([, s]) => s.length >= CLOSE_AFTER && s.slice(0, CLOSE_AFTER).every((x) => x === 'pass'),
+      );
+      if (!open && failing.length) {
+        const latest = runs.filter((r) => r.component === component && r.status === 'fail');
+        const summary = latest.map((r) => `${r.id}: ${r.output ?? `${r.observedValue} ${r.observedUnit}`}`).join('; ');
+        const inserted = await tx
+          .insert(healthIncidents)
+          .values({ id: newId('inc'), component, status: 'open', summary: summary.slice(0, 1000) })
+          .onConflictDoNothing()
+          .returning();
+        if (inserted[0]) await alert(tx, deps, 'opened', component, summary);
+      } else if (open && recovered) {
+        await tx
+          .update(healthIncidents)
+          .set({ status: 'closed', closedAt: sql`now()` })
+          .where(eq(healthIncidents.id, open.id));
+        await alert(tx, deps, 'resolved', component, open.summary);
+      }
+    }
+  });
+}
+
+async function alert(
+  tx: Parameters<Parameters<typeof withSystem>[1]>[0],
+  deps: AppDeps,
+  what: 'opened' | 'resolved',
+  component: string,
+  summary: string,
+): Promise<void> {
+  if (deps.config.adminAlertEmails.length === 0) return;
+  await enqueueMail(tx, null, {
+    to: deps.config.adminAlertEmails,
+    subject:
+      what === 'opened' ? `[Atrium] Incident: ${component} is failing` : `[Atrium] Resolved: ${component} recovered`,
+    text:
+      what === 'opened'
+        ? `${component} failed ${OPEN_AFTER} probe runs in a row.\n\n${summary}\n\nYou will get one more e-mail when it recovers.`
+        : `${component} passed ${CLOSE_AFTER} probe runs in a row; the incident is closed.\n\nIt was: ${summary}`,
+  });
+}
+
+/** Deletes results older than ATRIUM_HEALTH_TTL (a scheduled sweep). */
+export async function sweep(deps: AppDeps): Promise<number> {
+  const before = new Date(Date.now() - deps.config.health.ttlMs);
+  const gone = await withSystem(deps.db, (tx) =>
+    tx
+      .delete(serviceHealthChecks)
+      .where(lt(serviceHealthChecks.checkedAt, before))
+      .returning({ id: serviceHealthChecks.id }),
+  );
+  return gone.length;
+}
+
+/** `application/health+json` (draft-inadarei-api-health-check): overall status and every check. */
+export function healthJson(runs: ProbeRun[]) {
+  const checks: Record<
+    string,
+    {
+      componentId: string;
+      status: ProbeStatus;
+      observedValue: number | string | boolean;
+      observedUnit: string;
+      time: string;
+      output?: string;
+    }[]
+  > = {};
+  for (const r of runs) {
+    checks[r.id] = [
+      {
+        componentId: r.component,
+        status: r.status,
+        observedValue: r.observedValue,
+        observedUnit: r.observedUnit,
+        time: r.time,
+        ...(r.output ? { output: r.output } : {}),
+      },
+    ];
+  }
+  return { status: worst(runs.map((r) => r.status)), checks };
+}
+
+/** The dashboard (contract §9 `GET /integrations/chain-health`): per component, 24 h of history. */
+export async function dashboard(deps: AppDeps) {
+  const since = new Date(Date.now() - 24 * 3600_000);
+  return withSystem(deps.db, async (tx) => {
+    const rows = await tx
+      .select()
+      .from(serviceHealthChecks)
+      .where(gte(serviceHealthChecks.checkedAt, since))
+      .orderBy(desc(serviceHealthChecks.checkedAt))
+      .limit(20_000);
+    const incidents = await tx.select().from(healthIncidents).orderBy(desc(healthIncidents.openedAt)).limit(50);
+    const slo = new Map(deps.monitors.map((p) => [p.id, p.slo]));
+    const components = deps.monitors.map((probe) => {
+      const mine = rows.filter((r) => `${r.component}:${r.measurement}` === probe.id);
+      const latest = mine[0];
+      // Since when the current status has held.
+      let since = latest?.checkedAt;
+      for (const r of mine) {
+        if (r.status !== latest.status) break;
+        since = r.checkedAt;
+      }
+      return {
+        name: probe.id,
+        feature: probe.feature,
+        status: (latest?.status ?? 'warn') as ProbeStatus,
+        since: since?.toISOString() ?? null,
+        slo: slo.get(probe.id) ?? '',
+        observed: latest ? `${latest.observedValue} ${latest.observedUnit}` : null,
+        output: latest?.output ?? null,
+        checkedAt: latest?.checkedAt.toISOString() ?? null,
+        history: mine.map((r) => ({ at: r.checkedAt.toISOString(), status: r.status as ProbeStatus })),
+      };
+    });
+    return {
+      status: worst(components.map((c) => c.status)),
+      components,
+      incidents: incidents.map((i) => ({
+        id: i.id,
+        component: i.component,
+        status: i.status,
+        summary: i.summary,
+        openedAt: i.openedAt.toISOString(),
+        closedAt: i.closedAt?.toISOString() ?? null,
+      })),
+    };
+  });
+}

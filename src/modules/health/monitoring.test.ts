@@ -1,0 +1,161 @@
+// Health monitoring (contract §9): the cron endpoints run every probe and answer health+json;
+// probes see faults in their emulators; 3 failing runs open an incident and 2 passing runs close it,
+// with exactly one e-mail each way; the RLS probe names a tenant table without RLS.
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { runDueJobs } from '../../platform/jobs/index.js';
+import { sendMailJob } from '../../platform/mail/mailer.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+const ONCALL = 'oncall@clinic.example';
+
+const cron = (path = 'services-health', token: string | null = t.config.cronSecret ?? null) =>
+  t.request({ method: 'GET', url: `/api/v1/cron/${path}`, headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+type Checks = Record<string, { status: string; output?: string; observedValue: unknown }[]>;
+
+async function alerts(): Promise<{ subject: string }[]> {
+  await runDueJobs({ deps: t.app.atrium, log: t.app.log, jobs: [sendMailJob] });
+  const res = await fetch(`${t.baseUrl}/_emulators/mail/messages?to=${encodeURIComponent(ONCALL)}`);
+  return ((await res.json()) as { items: { subject: string }[] }).items;
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ adminAlertEmails: [ONCALL] });
+  ws = await createWorkspace(t, { tier: 'standard' });
+}, 60_000);
+afterAll(async () => t?.close());
+
+describe('cron endpoints', () => {
+  it('need the cron secret or the operator token', async () => {
+    expect((await cron('services-health', null)).statusCode).toBe(401);
+    expect((await cron('services-health', 'wrong-secret')).statusCode).toBe(401);
+    expect((await cron('services-health', t.config.operatorToken)).statusCode).toBe(200);
+  });
+
+  it('answer application/health+json with every probe, passing against healthy emulators', async () => {
+    const res = await cron();
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toContain('application/health+json');
+    const body = res.json() as { status: string; checks: Checks };
+    expect(Object.keys(body.checks).sort()).toEqual(
+      [
+        'database:reachability',
+        'database:replication-lag',
+        'database:rls-policies',
+        'oauth-google:token-refresh',
+        'oauth-microsoft:token-refresh',
+        'oauth-zoom:token-refresh',
+        'video:relay-reachability',
+        'video:room-creation',
+        'mail:acceptance-rate',
+        'sms:acceptance-rate',
+        'chat-telegram:acceptance-rate',
+        'chat-whatsapp:acceptance-rate',
+        'chat-messenger:acceptance-rate',
+        'chat-instagram:acceptance-rate',
+        'chat-viber:acceptance-rate',
+      ].sort(),
+    );
+    for (const [id, [check]] of Object.entries(body.checks))
+      expect(check.status, `${id}: ${check.output}`).not.toBe('fail');
+    expect(body.checks['video:relay-reachability'][0].output).toMatch(/mapped us to 127\.0\.0\.1/);
+    const nightly = await cron('chain-health-nightly');
+    expect((nightly.json() as { checks: Checks }).checks['video:room-creation'][0].output).toBe(
+      'created and ended a room',
+    );
+  });
+});
+
+describe('probes see failures', () => {
+  it('the RLS probe names a tenant table created without RLS', async () => {
+    // As the owner, the way a careless migration would (the app's own roles cannot create tables).
+    const owner = async (statement: string) => {
+      if (t.testDb.url) {
+        const client = new pg.Client({ connectionString: t.testDb.url });
+        await client.connect();
+        await client.query(statement).finally(() => client.end());
+      } else {
+        // PGlite: one connection, whose session user owns the schema.
+        await t.app.atrium.db.execute(sql`RESET ROLE`);
+        try {
+          await t.app.atrium.db.execute(sql.raw(statement));
+        } finally {
+          await t.app.atrium.db.execute(sql`SET ROLE atrium_app`);
+        }
+      }
+    };
+    await owner('CREATE TABLE probe_without_rls (workspace_id text, note text)');
+    try {
+      const res = await cron();
+      expect(res.statusCode).toBe(503);
+      const [check] = (res.json() as { checks: Checks }).checks['database:rls-policies'];
+      expect(check).toMatchObject({ status: 'fail', observedValue: 1 });
+      expect(check.output).toContain('probe_without_rls');
+    } finally {
+      await owner('DROP TABLE probe_without_rls');
+    }
+  });
+
+  it('an unanswered STUN relay and refused channel webhooks fail their probes', async () => {
+    await t.request({
+      method: 'POST',
+      url: '/_emulators/video/faults',
+      payload: { operation: 'stun.binding', status: 503, times: 50 },
+    });
+    for (let i = 0; i < 3; i++) {
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/telegram/webhook?connection=chn_01m8unknown00000000000000',
+        payload: {},
+      });
+    }
+    const body = (await cron()).json() as { checks: Checks };
+    await t.request({ method: 'DELETE', url: '/_emulators/video/faults' });
+    expect(body.checks['video:relay-reachability'][0].status).toBe('fail');
+    expect(body.checks['chat-telegram:acceptance-rate'][0]).toMatchObject({ status: 'fail', observedValue: 0 });
+  });
+});
+
+describe('incidents', () => {
+  it('3 failing runs open one incident (one e-mail); 2 passing runs close it (one e-mail)', async () => {
+    const before = (await alerts()).length;
+    await t.request({
+      method: 'POST',
+      url: '/_emulators/google/faults',
+      payload: { operation: 'token', status: 503, times: 4 },
+    });
+    for (let run = 0; run < 4; run++) await cron();
+    const opened = (await alerts()).filter((m) => m.subject.includes('oauth-google'));
+    expect(opened.map((m) => m.subject)).toEqual(['[Atrium] Incident: oauth-google is failing']);
+    const admin = await t.request({ method: 'GET', url: '/api/v1/integrations/chain-health', token: ws.admin.token });
+    expect(admin.statusCode).toBe(200);
+    expect(admin.json().incidents[0]).toMatchObject({ component: 'oauth-google', status: 'open' });
+    const google = admin.json().components.find((c: { name: string }) => c.name === 'oauth-google:token-refresh');
+    expect(google.status).toBe('fail');
+    expect(google.history.length).toBeGreaterThanOrEqual(4);
+
+    await cron();
+    expect((await alerts()).filter((m) => m.subject.includes('Resolved'))).toEqual([]);
+    await cron();
+    const all = (await alerts())
+      .slice(before)
+      .map((m) => m.subject)
+      .filter((s) => s.includes('oauth-google'));
+    expect(all.sort()).toEqual(
+      ['[Atrium] Incident: oauth-google is failing', '[Atrium] Resolved: oauth-google recovered'].sort(),
+    );
+    const after = await t.request({ method: 'GET', url: '/api/v1/integrations/chain-health', token: ws.admin.token });
+    expect(after.json().incidents[0]).toMatchObject({ component: 'oauth-google', status: 'closed' });
+  });
+
+  it('the dashboard is for workspace admins only', async () => {
+    const member = await addMember(t, ws, { role: 'member' });
+    const res = await t.request({ method: 'GET', url: '/api/v1/integrations/chain-health', token: member.token });
+    expect(res.statusCode).toBe(403);
+  });
+});

@@ -1,0 +1,93 @@
+// Health probes of video visits (contract §9): the relay answers a real STUN binding request
+// (RFC 5389) at ATRIUM_TURN_URL (default: the video emulator's responder), and rooms get made: the
+// share of rooms asked for in the last 24 h that the provider created; the nightly run also
+// creates and ends one room at the provider.
+import { performance } from 'node:perf_hooks';
+import { sql } from 'drizzle-orm';
+import { localStunUrl } from '../../emulators/video/routes.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
+import type { DependencyProbe } from '../../platform/module.js';
+import { stunBinding } from '../../platform/net/stun.js';
+
+const relay: DependencyProbe = {
+  id: 'video:relay-reachability',
+  feature: 'telehealth',
+  slo: 'the relay answers a STUN binding within 500 ms',
+  timeoutMs: 4_000,
+  async measure(deps, { signal }) {
+    const url = deps.config.turnUrl ?? localStunUrl(deps);
+    if (!url) {
+      return {
+        status: 'warn',
+        observedValue: 'disabled',
+        observedUnit: 'n/a',
+        output: 'No ATRIUM_TURN_URL and no local responder',
+      };
+    }
+    const answer = await stunBinding(url, { timeoutMs: 3_000, signal });
+    return {
+      status: answer.rttMs <= 500 ? 'pass' : 'warn',
+      observedValue: answer.rttMs,
+      observedUnit: 'ms',
+      output: `${url} mapped us to ${answer.address}:${answer.port}`,
+    };
+  },
+};
+
+const rooms: DependencyProbe = {
+  id: 'video:room-creation',
+  feature: 'telehealth',
+  slo: '≥ 95 % of rooms asked for in 24 h were created',
+  timeoutMs: 8_000,
+  async measure(deps, { signal, deep }) {
+    if (deep && deps.config.emulators) {
+      const base = `${deps.selfUrl()}/_emulators/video`;
+      const started = performance.now();
+      const made = await fetch(`${base}/rooms`, {
+        method: 'POST',
+        signal,
+        headers: { authorization: 'Bearer atrium-local', 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'atrium-health-probe' }),
+      });
+      const room = (await made.json().catch(() => undefined)) as { id?: string } | undefined;
+      if (!made.ok || !room?.id) {
+        return {
+          status: 'fail',
+          observedValue: made.status,
+          observedUnit: 'http status',
+          output: 'The provider did not create a room',
+        };
+      }
+      await fetch(`${base}/rooms/${room.id}/end`, {
+        method: 'POST',
+        signal,
+        headers: { authorization: 'Bearer atrium-local' },
+      });
+      return {
+        status: 'pass',
+        observedValue: Math.round(performance.now() - started),
+        observedUnit: 'ms',
+        output: 'created and ended a room',
+      };
+    }
+    const [row] = await withSystem(deps.db, (tx) =>
+      queryRows<{ asked: number; made: number }>(
+        tx,
+        sql`SELECT count(*)::int AS asked, count(*) FILTER (WHERE provider_room_id IS NOT NULL)::int AS made
+              FROM telehealth_rooms
+             WHERE created_at > now() - interval '24 hours' AND created_at < now() - interval '2 minutes'`,
+      ),
+    );
+    if (row.asked === 0)
+      return { status: 'pass', observedValue: 100, observedUnit: '%', output: 'No rooms asked for in 24 h' };
+    const rate = Math.round((row.made / row.asked) * 1000) / 10;
+    return {
+      status: rate >= 95 ? 'pass' : rate >= 80 ? 'warn' : 'fail',
+      observedValue: rate,
+      observedUnit: '%',
+      output: `${row.made} of ${row.asked} rooms created`,
+    };
+  },
+};
+
+export const telehealthMonitors: DependencyProbe[] = [relay, rooms];
