@@ -2,6 +2,7 @@
 // the composition root (src/modules/index.ts) lists the modules once; app.ts, workers.ts, the
 // emulators and the seed iterate that list, so adding a module edits no central file but that list.
 import type { FastifyInstance } from 'fastify';
+import type { Tx } from './db/client.js';
 import type { JobDefinition } from './jobs/jobs.js';
 import type { AppDeps } from './types.js';
 import type { Worker } from './worker.js';
@@ -50,6 +51,10 @@ export interface DependencyProbe {
   feature: string;
   /** The objective, in words (shown on the dashboard). */
   slo: string;
+  /** What users notice while it fails, in their words (the banner). */
+  impact?: string;
+  /** Whether the feature touches this workspace (banners go only there); default: every workspace. */
+  affects?(tx: Tx, workspaceId: string): Promise<boolean>;
   /** Default 5 s; a probe that does not answer in time fails with a timeout. */
   timeoutMs?: number;
   /** `deep` for the nightly run (a fuller check where the probe has one). */

@@ -3,9 +3,12 @@
 // the next run. Google and Microsoft: a refresh with a token that cannot be valid must come back as
 // a well-formed `invalid_grant`; Zoom (a server-to-server app): a real account_credentials token.
 import { performance } from 'node:perf_hooks';
+import { and, eq, isNotNull } from 'drizzle-orm';
 import type { DependencyProbe, ProbeResult } from '../../platform/module.js';
+import { oauthConnections } from '../../platform/oauth/index.js';
 import type { AppDeps } from '../../platform/types.js';
 import { resolveProvider } from './providers/index.js';
+import { calendarAppointments } from './tables.js';
 
 const SLOW_MS = 2_000;
 
@@ -31,6 +34,15 @@ function refreshProbe(name: 'google' | 'microsoft'): DependencyProbe {
     id: `oauth-${name}:token-refresh`,
     feature: `calendar-${name}`,
     slo: `${label}'s token endpoint answers a refresh within ${SLOW_MS} ms`,
+    impact: `${label} Calendar is not answering: your ${label} calendars may not show or save changes.`,
+    affects: async (tx, workspaceId) => {
+      const rows = await tx
+        .select({ id: oauthConnections.id })
+        .from(oauthConnections)
+        .where(and(eq(oauthConnections.workspaceId, workspaceId), eq(oauthConnections.provider, name)))
+        .limit(1);
+      return rows.length > 0;
+    },
     async measure(deps: AppDeps, { signal }) {
       const provider = resolveProvider(deps, name);
       if (!provider) return disabled(label);
@@ -66,6 +78,16 @@ const zoomProbe: DependencyProbe = {
   id: 'oauth-zoom:token-refresh',
   feature: 'calendar-zoom',
   slo: `Zoom issues an app token within ${SLOW_MS} ms`,
+  impact: 'Zoom is not answering: new visits cannot get a Zoom link right now.',
+  // Workspaces that have booked Zoom visits.
+  affects: async (tx, workspaceId) => {
+    const rows = await tx
+      .select({ id: calendarAppointments.providerEventId })
+      .from(calendarAppointments)
+      .where(and(eq(calendarAppointments.workspaceId, workspaceId), isNotNull(calendarAppointments.zoomMeetingId)))
+      .limit(1);
+    return rows.length > 0;
+  },
   async measure(deps, { signal }) {
     const credentials = deps.config.calendar.zoom;
     const base = credentials

@@ -3,11 +3,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { requireCtx } from '../../platform/auth/authenticate.js';
 import { safeEqual } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { sentAs } from '../../platform/http/openapi-media.js';
 import { problemResponses } from '../../platform/http-schemas.js';
-import { dashboard, healthJson, recordRun, runProbes } from './monitor.js';
+import { banners, dashboard, healthJson, publicStatus, recordRun, runProbes } from './monitor.js';
 
 const HEALTH_JSON = 'application/health+json';
 const status = z.enum(['pass', 'warn', 'fail']);
@@ -114,5 +115,56 @@ export async function monitorRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async () => dashboard(deps),
+  );
+
+  app.get(
+    '/health/banners',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Banners for the signed-in user: open incidents of the features that touch their workspace',
+        response: {
+          200: z.object({
+            items: z.array(
+              z.object({
+                feature: z.string(),
+                status: z.enum(['degraded', 'down']),
+                message: z.string(),
+                since: z.string(),
+              }),
+            ),
+          }),
+          ...problemResponses,
+        },
+      },
+    },
+    async (request) => banners(deps, requireCtx(request)),
+  );
+
+  app.get(
+    '/status',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['health'],
+        summary:
+          'The public status page’s data (no sign-in, no tenant data): each feature now and 90 days of daily uptime',
+        response: {
+          200: z.object({
+            status: z.enum(['operational', 'degraded']),
+            features: z.array(
+              z.object({
+                feature: z.string(),
+                status: z.enum(['operational', 'down']),
+                since: z.string().nullable(),
+                uptime: z.array(z.object({ day: z.string(), percent: z.number() })),
+              }),
+            ),
+          }),
+          ...problemResponses,
+        },
+      },
+    },
+    async () => publicStatus(deps),
   );
 }

@@ -4,7 +4,8 @@
 // open one, 2 consecutive passing runs of all of them close it; each opening and closing e-mails
 // ATRIUM_ADMIN_ALERT_EMAILS once.
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
-import { withSystem } from '../../platform/db/tenant.js';
+import type { RequestContext } from '../../platform/context.js';
+import { queryRows, withSystem, withTenant } from '../../platform/db/tenant.js';
 import { newId } from '../../platform/ids.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import type { DependencyProbe, ProbeResult, ProbeStatus } from '../../platform/module.js';
@@ -233,6 +234,95 @@ export async function dashboard(deps: AppDeps) {
         openedAt: i.openedAt.toISOString(),
         closedAt: i.closedAt?.toISOString() ?? null,
       })),
+    };
+  });
+}
+
+/**
+ * The banners one user sees (contract §9 `GET /health/banners`): each open incident's feature, only
+ * where that feature touches the user's workspace (a calendar banner only with a connection to that
+ * provider, a channel banner only where that channel is connected). `down` while every measurement of
+ * the component still fails, `degraded` once some pass again.
+ */
+export async function banners(deps: AppDeps, ctx: RequestContext) {
+  const open = await withSystem(deps.db, (tx) =>
+    tx.select().from(healthIncidents).where(eq(healthIncidents.status, 'open')).orderBy(healthIncidents.openedAt),
+  );
+  if (open.length === 0) return { items: [] };
+  const items: { feature: string; status: 'degraded' | 'down'; message: string; since: string }[] = [];
+  for (const incident of open) {
+    const probes = deps.monitors.filter((p) => p.id.startsWith(`${incident.component}:`));
+    if (probes.length === 0) continue;
+    const touches = await withTenant(deps.db, ctx, async (tx) => {
+      for (const p of probes) if (!p.affects || (await p.affects(tx, ctx.workspaceId))) return true;
+      return false;
+    });
+    if (!touches) continue;
+    const latest = await withSystem(deps.db, (tx) =>
+      tx
+        .select({ measurement: serviceHealthChecks.measurement, status: serviceHealthChecks.status })
+        .from(serviceHealthChecks)
+        .where(eq(serviceHealthChecks.component, incident.component))
+        .orderBy(desc(serviceHealthChecks.checkedAt))
+        .limit(probes.length),
+    );
+    const allFail = latest.length > 0 && latest.every((l) => l.status === 'fail');
+    items.push({
+      feature: probes[0].feature,
+      status: allFail ? 'down' : 'degraded',
+      message: probes.find((p) => p.impact)?.impact ?? `${probes[0].feature} is not working normally.`,
+      since: incident.openedAt.toISOString(),
+    });
+  }
+  return { items };
+}
+
+/**
+ * The public status page (no sign-in, no tenant data): each feature's status now and its daily
+ * uptime (share of passing probe runs) over 90 days.
+ */
+export async function publicStatus(deps: AppDeps) {
+  const features = [...new Set(deps.monitors.map((p) => p.feature))];
+  const since = new Date(Date.now() - 90 * 24 * 3600_000);
+  return withSystem(deps.db, async (tx) => {
+    const daily = await queryRows<{
+      component: string;
+      measurement: string;
+      day: string;
+      runs: number;
+      passing: number;
+    }>(
+      tx,
+      sql`SELECT component, measurement, to_char(date_trunc('day', checked_at), 'YYYY-MM-DD') AS day,
+                 count(*)::int AS runs, count(*) FILTER (WHERE status <> 'fail')::int AS passing
+            FROM service_health_checks WHERE checked_at >= ${since}
+           GROUP BY 1, 2, 3 ORDER BY 3`,
+    );
+    const open = await tx.select().from(healthIncidents).where(eq(healthIncidents.status, 'open'));
+    const featureOf = new Map(deps.monitors.map((p) => [p.id, p.feature]));
+    const items = features.map((feature) => {
+      const components = new Set(
+        deps.monitors.filter((p) => p.feature === feature).map((p) => p.id.slice(0, p.id.indexOf(':'))),
+      );
+      const days = new Map<string, { runs: number; passing: number }>();
+      for (const d of daily) {
+        if (featureOf.get(`${d.component}:${d.measurement}`) !== feature) continue;
+        const day = days.get(d.day) ?? { runs: 0, passing: 0 };
+        day.runs += d.runs;
+        day.passing += d.passing;
+        days.set(d.day, day);
+      }
+      const incident = open.find((i) => components.has(i.component));
+      return {
+        feature,
+        status: (incident ? 'down' : 'operational') as 'operational' | 'down',
+        since: incident?.openedAt.toISOString() ?? null,
+        uptime: [...days].map(([day, d]) => ({ day, percent: Math.round((d.passing / d.runs) * 1000) / 10 })),
+      };
+    });
+    return {
+      status: (items.some((i) => i.status === 'down') ? 'degraded' : 'operational') as 'operational' | 'degraded',
+      features: items,
     };
   });
 }

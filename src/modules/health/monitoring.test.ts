@@ -5,12 +5,14 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { sendMailJob } from '../../platform/mail/mailer.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
+let other: TestWorkspace;
 const ONCALL = 'oncall@clinic.example';
 
 const cron = (path = 'services-health', token: string | null = t.config.cronSecret ?? null) =>
@@ -27,6 +29,9 @@ async function alerts(): Promise<{ subject: string }[]> {
 beforeAll(async () => {
   t = await createTestApp({ adminAlertEmails: [ONCALL] });
   ws = await createWorkspace(t, { tier: 'standard' });
+  other = await createWorkspace(t, { tier: 'standard' });
+  // Only `ws` uses Google Calendar: a Google incident shows a banner there and nowhere else.
+  await connectCalendar(t, ws.admin.token, 'google', `banner-${ws.id}@google.example`);
 }, 60_000);
 afterAll(async () => t?.close());
 
@@ -138,6 +143,16 @@ describe('incidents', () => {
     const google = admin.json().components.find((c: { name: string }) => c.name === 'oauth-google:token-refresh');
     expect(google.status).toBe('fail');
     expect(google.history.length).toBeGreaterThanOrEqual(4);
+    const bannersOf = async (w: TestWorkspace) =>
+      (await t.request({ method: 'GET', url: '/api/v1/health/banners', token: w.admin.token })).json().items;
+    expect(await bannersOf(ws)).toEqual([
+      expect.objectContaining({ feature: 'calendar-google', status: 'down', message: expect.stringContaining('Google Calendar') }),
+    ]);
+    expect(await bannersOf(other)).toEqual([]);
+    const status = await t.request({ method: 'GET', url: '/api/v1/status' });
+    expect(status.json().status).toBe('degraded');
+    expect(status.json().features.find((f: { feature: string }) => f.feature === 'calendar-google').status).toBe('down');
+    expect(status.body).not.toContain(ws.id);
 
     await cron();
     expect((await alerts()).filter((m) => m.subject.includes('Resolved'))).toEqual([]);
@@ -151,6 +166,7 @@ describe('incidents', () => {
     );
     const after = await t.request({ method: 'GET', url: '/api/v1/integrations/chain-health', token: ws.admin.token });
     expect(after.json().incidents[0]).toMatchObject({ component: 'oauth-google', status: 'closed' });
+    expect(await bannersOf(ws)).toEqual([]);
   });
 
   it('the dashboard is for workspace admins only', async () => {

@@ -11,6 +11,7 @@ export const databaseProbes: DependencyProbe[] = [
     id: 'database:reachability',
     feature: 'everything',
     slo: 'answers SELECT 1 within 100 ms',
+    impact: 'Atrium is having trouble reaching its database: some actions may fail. We are on it.',
     async measure(deps) {
       const started = performance.now();
       await deps.db.execute(sql`SELECT 1`);

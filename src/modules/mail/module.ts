@@ -16,6 +16,7 @@ export const mailModule = defineModule({
       id: 'mail:acceptance-rate',
       feature: 'mail',
       slo: '≥ 95 % of inbound messages accepted',
+      impact: 'Incoming mail (lab results, invitation replies) may be delayed.',
       measure: async () => inboundCounter.measure(),
     },
   ],

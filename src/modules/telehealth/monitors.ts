@@ -13,6 +13,7 @@ const relay: DependencyProbe = {
   id: 'video:relay-reachability',
   feature: 'telehealth',
   slo: 'the relay answers a STUN binding within 500 ms',
+  impact: 'Video visits may fail to connect right now.',
   timeoutMs: 4_000,
   async measure(deps, { signal }) {
     const url = deps.config.turnUrl ?? localStunUrl(deps);
@@ -38,6 +39,7 @@ const rooms: DependencyProbe = {
   id: 'video:room-creation',
   feature: 'telehealth',
   slo: '≥ 95 % of rooms asked for in 24 h were created',
+  impact: 'Video rooms for visits are not being prepared; join links may be missing.',
   timeoutMs: 8_000,
   async measure(deps, { signal, deep }) {
     if (deep && deps.config.emulators) {
