@@ -146,12 +146,18 @@ describe('incidents', () => {
     const bannersOf = async (w: TestWorkspace) =>
       (await t.request({ method: 'GET', url: '/api/v1/health/banners', token: w.admin.token })).json().items;
     expect(await bannersOf(ws)).toEqual([
-      expect.objectContaining({ feature: 'calendar-google', status: 'down', message: expect.stringContaining('Google Calendar') }),
+      expect.objectContaining({
+        feature: 'calendar-google',
+        status: 'down',
+        message: expect.stringContaining('Google Calendar'),
+      }),
     ]);
     expect(await bannersOf(other)).toEqual([]);
     const status = await t.request({ method: 'GET', url: '/api/v1/status' });
     expect(status.json().status).toBe('degraded');
-    expect(status.json().features.find((f: { feature: string }) => f.feature === 'calendar-google').status).toBe('down');
+    expect(status.json().features.find((f: { feature: string }) => f.feature === 'calendar-google').status).toBe(
+      'down',
+    );
     expect(status.body).not.toContain(ws.id);
 
     await cron();
