@@ -37,9 +37,9 @@ describe('sign in', () => {
     expect(await page.getByTestId('user-name').textContent()).toBe(workspace.admin.name);
     expect(new URL(page.url()).pathname).toBe('/patients');
 
-    // Pages not built yet render a placeholder inside the shell; admin links show for admins.
+    // Admin links show for admins.
     await page.getByTestId('nav-admin-health').click();
-    await page.getByTestId('coming-soon').waitFor();
+    await page.getByTestId('health-components').waitFor();
     expect(new URL(page.url()).pathname).toBe('/admin/health');
 
     await page.getByTestId('user-menu').click();

@@ -14,7 +14,8 @@ import { MembersPage } from './pages/admin/members-page.js';
 import { SettingsPage } from './pages/admin/settings-page.js';
 import { AdminTokensPage } from './pages/admin/tokens-page.js';
 import { CalendarPage } from './pages/calendar/calendar-page.js';
-import { ComingSoonPage } from './pages/coming-soon/coming-soon-page.js';
+import { HealthPage } from './pages/health/health-page.js';
+import { StatusPage } from './pages/health/status-page.js';
 import { CHANNEL_LIST, type Channel } from './pages/inbox/inbox-api.js';
 import { InboxPage } from './pages/inbox/inbox-page.js';
 import { MailPage } from './pages/mail/mail-page.js';
@@ -176,9 +177,7 @@ const healthRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/admin/health',
   staticData: { title: 'Health', adminOnly: true },
-  component: () => (
-    <ComingSoonPage title="Health">The status of every integration this workspace depends on.</ComingSoonPage>
-  ),
+  component: HealthPage,
 });
 
 const membersRoute = createRoute({
@@ -254,7 +253,15 @@ export const resetPasswordRoute = createRoute({
   },
 });
 
+const statusRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/status',
+  staticData: { title: 'Status', public: true },
+  component: StatusPage,
+});
+
 const routeTree = rootRoute.addChildren([
+  statusRoute,
   membersRoute,
   adminTokensRoute,
   auditRoute,

@@ -34,7 +34,8 @@ const dashboardSchema = z.object({
       observed: z.string().nullable(),
       output: z.string().nullable(),
       checkedAt: z.string().nullable(),
-      history: z.array(z.object({ at: z.string(), status })),
+      history: z.array(z.object({ at: z.string(), status, value: z.number().nullable() })),
+      unit: z.string().nullable(),
     }),
   ),
   incidents: z.array(

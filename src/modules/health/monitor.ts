@@ -220,7 +220,15 @@ export async function dashboard(deps: AppDeps) {
         observed: latest ? `${latest.observedValue} ${latest.observedUnit}` : null,
         output: latest?.output ?? null,
         checkedAt: latest?.checkedAt.toISOString() ?? null,
-        history: mine.map((r) => ({ at: r.checkedAt.toISOString(), status: r.status as ProbeStatus })),
+        history: mine.map((r) => {
+          const value = Number(r.observedValue);
+          return {
+            at: r.checkedAt.toISOString(),
+            status: r.status as ProbeStatus,
+            value: Number.isFinite(value) ? value : null,
+          };
+        }),
+        unit: latest?.observedUnit ?? null,
       };
     });
     return {

@@ -5,6 +5,7 @@
 import { Link, Outlet, useMatches, useNavigate, useRouterState } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { Button as AriaButton, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components';
+import { HealthBanners } from '../pages/health/health-banners.js';
 import { useThreads } from '../pages/messages/messages-api.js';
 import { HOME_PATH } from '../router.js';
 import { type Me, useSignOut } from '../session.js';
@@ -87,6 +88,7 @@ export function Shell({ me }: { me: Me }) {
           </nav>
         </AppDialog>
         <main id="main" className="main" ref={mainRef} tabIndex={-1}>
+          <HealthBanners />
           <ErrorBoundary resetKey={pathname}>
             {adminOnly && !isAdmin ? <AdminOnlyNotice title={leaf?.staticData?.title ?? 'Admin'} /> : <Outlet />}
           </ErrorBoundary>

@@ -1,0 +1,122 @@
+/**
+ * Health (admins): a card per probe with its status, SLO, last observed value, 24 h of runs as a
+ * history bar and a chart of the observed value, and the incident log.
+ */
+import { ErrorNotice, Loading } from '../../components/status.js';
+import { formatTime } from '../messages/messages-api.js';
+import { type CheckStatus, type Dashboard, featureLabel, useDashboard } from './health-api.js';
+import { Sparkline } from './sparkline.js';
+import './health.css';
+
+const STATUS_WORD: Record<CheckStatus, string> = { pass: 'Operational', warn: 'Degraded', fail: 'Failing' };
+
+function HistoryBar({ history }: { history: Dashboard['components'][number]['history'] }) {
+  // Oldest on the left; at most the last 96 runs so each stays visible.
+  const runs = [...history].slice(0, 96).reverse();
+  const failing = runs.filter((r) => r.status === 'fail').length;
+  return (
+    <div className="history-bar" role="img" aria-label={`${runs.length} runs in 24 hours, ${failing} failing`}>
+      {runs.map((r) => (
+        <span
+          key={r.at}
+          className={`history-run history-${r.status}`}
+          title={`${formatTime(r.at)}: ${STATUS_WORD[r.status]}`}
+        />
+      ))}
+    </div>
+  );
+}
+
+export function HealthPage() {
+  const dashboard = useDashboard();
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <header className="page-header">
+        <div>
+          <h1 id="page-title">Health</h1>
+          <p className="muted">Every dependency Atrium checks each minute, and the incidents it opened.</p>
+        </div>
+        {dashboard.data ? (
+          <span className={`health-pill health-${dashboard.data.status}`} data-testid="health-overall">
+            {STATUS_WORD[dashboard.data.status]}
+          </span>
+        ) : null}
+      </header>
+      {dashboard.isPending ? <Loading label="Loading health…" /> : null}
+      {dashboard.isError ? <ErrorNotice error={dashboard.error} onRetry={() => dashboard.refetch()} /> : null}
+      {dashboard.data ? (
+        <>
+          <div className="health-grid" data-testid="health-components">
+            {dashboard.data.components.map((c) => (
+              <article key={c.name} className="card health-card" data-testid="health-card" data-component={c.name}>
+                <header className="health-card-top">
+                  <h2>{c.name}</h2>
+                  <span className={`health-pill health-${c.status}`}>
+                    {c.checkedAt ? STATUS_WORD[c.status] : 'Not checked yet'}
+                  </span>
+                </header>
+                <p className="muted health-feature">{featureLabel(c.feature)}</p>
+                <dl className="health-facts">
+                  <div>
+                    <dt>Objective</dt>
+                    <dd>{c.slo}</dd>
+                  </div>
+                  <div>
+                    <dt>Observed</dt>
+                    <dd>{c.observed ?? '—'}</dd>
+                  </div>
+                  {c.since ? (
+                    <div>
+                      <dt>Since</dt>
+                      <dd>{formatTime(c.since)}</dd>
+                    </div>
+                  ) : null}
+                </dl>
+                {c.output ? <p className="health-output">{c.output}</p> : null}
+                <HistoryBar history={c.history} />
+                {c.unit && c.unit !== 'n/a' && c.history.some((h) => h.value !== null) ? (
+                  <Sparkline points={c.history} unit={c.unit} label={c.name} />
+                ) : null}
+              </article>
+            ))}
+          </div>
+          <h2 className="health-section-title">Incidents</h2>
+          {dashboard.data.incidents.length === 0 ? (
+            <p className="muted" data-testid="no-incidents">
+              No incidents. An incident opens after 3 failing runs in a row and closes after 2 passing runs.
+            </p>
+          ) : (
+            <div className="card table-card">
+              <table className="table" data-testid="incident-log">
+                <thead>
+                  <tr>
+                    <th scope="col">Component</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Opened</th>
+                    <th scope="col">Closed</th>
+                    <th scope="col">What failed</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {dashboard.data.incidents.map((i) => (
+                    <tr key={i.id}>
+                      <td>{i.component}</td>
+                      <td>
+                        <span className={`health-pill health-${i.status === 'open' ? 'fail' : 'pass'}`}>
+                          {i.status === 'open' ? 'Open' : 'Resolved'}
+                        </span>
+                      </td>
+                      <td>{formatTime(i.openedAt)}</td>
+                      <td>{i.closedAt ? formatTime(i.closedAt) : '—'}</td>
+                      <td className="health-summary">{i.summary}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      ) : null}
+    </section>
+  );
+}

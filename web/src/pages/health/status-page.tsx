@@ -1,0 +1,73 @@
+/** The public status page (`/status`, no sign-in): each feature now, and 90 days of daily uptime. */
+import { ErrorNotice, Loading } from '../../components/status.js';
+import { featureLabel, usePublicStatus } from './health-api.js';
+import './health.css';
+
+function UptimeBar({ uptime }: { uptime: { day: string; percent: number }[] }) {
+  const byDay = new Map(uptime.map((u) => [u.day, u.percent]));
+  const days = Array.from({ length: 90 }, (_, i) => {
+    const d = new Date(Date.now() - (89 - i) * 86_400_000);
+    return d.toISOString().slice(0, 10);
+  });
+  const measured = uptime.length ? uptime.reduce((a, u) => a + u.percent, 0) / uptime.length : null;
+  return (
+    <>
+      <div
+        className="history-bar uptime-bar"
+        role="img"
+        aria-label={measured === null ? 'No data yet' : `${measured.toFixed(2)} % uptime over 90 days`}
+      >
+        {days.map((day) => {
+          const p = byDay.get(day);
+          const cls =
+            p === undefined ? 'history-none' : p >= 99 ? 'history-pass' : p >= 90 ? 'history-warn' : 'history-fail';
+          return (
+            <span
+              key={day}
+              className={`history-run ${cls}`}
+              title={p === undefined ? `${day}: no data` : `${day}: ${p} %`}
+            />
+          );
+        })}
+      </div>
+      <p className="muted uptime-legend">
+        <span>90 days ago</span>
+        <span>{measured === null ? 'No data yet' : `${measured.toFixed(2)} % uptime`}</span>
+        <span>Today</span>
+      </p>
+    </>
+  );
+}
+
+export function StatusPage() {
+  const status = usePublicStatus();
+  return (
+    <main className="status-page" id="main">
+      <h1>Atrium status</h1>
+      {status.isPending ? <Loading label="Loading status…" /> : null}
+      {status.isError ? <ErrorNotice error={status.error} onRetry={() => status.refetch()} /> : null}
+      {status.data ? (
+        <>
+          <p className={`status-overall status-${status.data.status}`} data-testid="status-overall">
+            {status.data.status === 'operational'
+              ? 'All systems operational'
+              : 'Some features are not working normally'}
+          </p>
+          <ul className="status-features">
+            {status.data.features.map((f) => (
+              <li key={f.feature} className="card status-feature" data-testid="status-feature">
+                <div className="health-card-top">
+                  <h2>{featureLabel(f.feature)}</h2>
+                  <span className={`health-pill health-${f.status === 'operational' ? 'pass' : 'fail'}`}>
+                    {f.status === 'operational' ? 'Operational' : 'Disrupted'}
+                  </span>
+                </div>
+                <UptimeBar uptime={f.uptime} />
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </main>
+  );
+}
