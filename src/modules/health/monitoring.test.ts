@@ -64,6 +64,9 @@ describe('cron endpoints', () => {
         'chat-messenger:acceptance-rate',
         'chat-instagram:acceptance-rate',
         'chat-viber:acceptance-rate',
+        'ai:latency',
+        'ai:error-rate',
+        'ai:fallback',
       ].sort(),
     );
     for (const [id, [check]] of Object.entries(body.checks))
@@ -179,5 +182,16 @@ describe('incidents', () => {
     const member = await addMember(t, ws, { role: 'member' });
     const res = await t.request({ method: 'GET', url: '/api/v1/integrations/chain-health', token: member.token });
     expect(res.statusCode).toBe(403);
+  });
+
+  it('an AI provider answering 5xx fails ai:latency, and the next run sees the recovery', async () => {
+    await t.request({
+      method: 'POST',
+      url: '/_emulators/ai/faults',
+      payload: { operation: 'chat.completions', status: 503, times: 1 },
+    });
+    const body = (await cron()).json() as { checks: Checks };
+    expect(body.checks['ai:latency'][0]).toMatchObject({ status: 'fail', observedValue: 503 });
+    expect((await cron()).json().checks['ai:latency'][0].status).toBe('pass');
   });
 });

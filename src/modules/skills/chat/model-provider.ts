@@ -32,6 +32,8 @@ export interface ModelProvider {
   model: string;
   /** The deterministic offline model (labelled as such in the UI). */
   offline: boolean;
+  /** Where it answers (the health probes call it directly, past the circuit breaker). */
+  endpoint: { baseUrl: string; apiKey?: string };
   complete(request: CompletionRequest, options?: { requestId?: string }): Promise<ChatMessage>;
 }
 
@@ -72,6 +74,7 @@ export function openAiCompatibleProvider(opts: OpenAiCompatibleOptions): ModelPr
     name: opts.name,
     model: opts.model,
     offline: opts.offline ?? false,
+    endpoint: { baseUrl: opts.baseUrl, apiKey: opts.apiKey },
     async complete(request, options) {
       let response: UpstreamResponse;
       try {

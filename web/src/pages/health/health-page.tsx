@@ -50,7 +50,7 @@ export function HealthPage() {
             {dashboard.data.components.map((c) => (
               <article key={c.name} className="card health-card" data-testid="health-card" data-component={c.name}>
                 <header className="health-card-top">
-                  <h2>{c.name}</h2>
+                  <h2>{c.name.replace(':', ':\u200b')}</h2>
                   <span className={`health-pill health-${c.status}`}>
                     {c.checkedAt ? STATUS_WORD[c.status] : 'Not checked yet'}
                   </span>

@@ -1,0 +1,110 @@
+// Health probes of the assistant's model providers (contract §9): the primary answers a one-line
+// completion in time (called directly, past the circuit breaker, so a recovery shows at the next
+// run); its 5xx share over the last minutes of real traffic; and the next provider of the fallback
+// chain answers, so a tripped primary has somewhere to go.
+import { performance } from 'node:perf_hooks';
+import type { DependencyProbe, ProbeResult } from '../../../platform/module.js';
+import type { AppDeps } from '../../../platform/types.js';
+import { upstreamStats } from '../../../platform/upstream/index.js';
+import { listActiveInstalls } from '../../marketplace/index.js';
+import { type ModelProvider, resolveModelProviders } from './model-provider.js';
+
+const SLOW_MS = 3_000;
+
+async function ping(provider: ModelProvider, signal: AbortSignal): Promise<ProbeResult> {
+  const started = performance.now();
+  const res = await fetch(`${provider.endpoint.baseUrl}/chat/completions`, {
+    method: 'POST',
+    signal,
+    headers: {
+      'content-type': 'application/json',
+      ...(provider.endpoint.apiKey ? { authorization: `Bearer ${provider.endpoint.apiKey}` } : {}),
+    },
+    body: JSON.stringify({
+      model: provider.model,
+      messages: [{ role: 'user', content: 'ping' }],
+      max_tokens: 1,
+      temperature: 0,
+    }),
+  });
+  const ms = Math.round(performance.now() - started);
+  await res.arrayBuffer().catch(() => undefined);
+  if (!res.ok)
+    return {
+      status: 'fail',
+      observedValue: res.status,
+      observedUnit: 'http status',
+      output: `${provider.name} answered ${res.status}`,
+    };
+  return {
+    status: ms <= SLOW_MS ? 'pass' : 'warn',
+    observedValue: ms,
+    observedUnit: 'ms',
+    output: `${provider.name} (${provider.model})`,
+  };
+}
+
+const none = (deps: AppDeps): ProbeResult | undefined =>
+  resolveModelProviders(deps).length === 0
+    ? { status: 'warn', observedValue: 'disabled', observedUnit: 'n/a', output: 'No model provider is configured' }
+    : undefined;
+
+const impact = 'The assistant may answer slowly or from its fallback model.';
+/** Where the assistant matters: workspaces with skills installed. */
+const affects: DependencyProbe['affects'] = async (tx, workspaceId) =>
+  (await listActiveInstalls(tx, workspaceId)).length > 0;
+
+export const aiMonitors: DependencyProbe[] = [
+  {
+    id: 'ai:latency',
+    feature: 'assistant',
+    slo: `the primary model answers within ${SLOW_MS / 1000} s`,
+    impact,
+    affects,
+    timeoutMs: SLOW_MS + 2_000,
+    async measure(deps, { signal }) {
+      return none(deps) ?? ping(resolveModelProviders(deps)[0], signal);
+    },
+  },
+  {
+    id: 'ai:error-rate',
+    feature: 'assistant',
+    slo: '< 5 % of the primary model’s calls fail (5xx, timeouts) over 5 minutes',
+    impact,
+    affects,
+    async measure(deps) {
+      const disabled = none(deps);
+      if (disabled) return disabled;
+      const primary = resolveModelProviders(deps)[0];
+      const stats = upstreamStats(`ai:${primary.name}`, 5 * 60_000);
+      const rate = Math.round(stats.errorRate * 1000) / 10;
+      return {
+        status: stats.breaker === 'open' ? 'fail' : rate < 5 ? 'pass' : rate < 25 ? 'warn' : 'fail',
+        observedValue: rate,
+        observedUnit: '%',
+        output: `${stats.errors} of ${stats.count} calls failed; breaker ${stats.breaker}`,
+      };
+    },
+  },
+  {
+    id: 'ai:fallback',
+    feature: 'assistant',
+    slo: 'the next model of the fallback chain answers',
+    impact,
+    affects,
+    timeoutMs: SLOW_MS + 2_000,
+    async measure(deps, { signal }) {
+      const chain = resolveModelProviders(deps);
+      if (chain.length < 2) {
+        return {
+          status: chain.length === 0 ? 'warn' : 'pass',
+          observedValue: chain.length,
+          observedUnit: 'providers',
+          output:
+            chain.length === 0 ? 'No model provider is configured' : `Only ${chain[0].name}: it is its own last resort`,
+        };
+      }
+      return ping(chain[1], signal);
+    },
+  },
+];
