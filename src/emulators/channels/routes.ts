@@ -167,6 +167,29 @@ export async function metaEmulator(fastify: FastifyInstance): Promise<void> {
       .send({ error: { message, type: 'OAuthException', code, fbtrace_id: randomBytes(6).toString('hex') } });
   const authed = (authorization: string | undefined) => /^Bearer \S{8,}/.test(authorization ?? '');
 
+  // Graph's token endpoint (long-lived token exchange): a token that cannot be valid gets
+  // OAuthException code 190, as Graph answers; the channels' health probe calls it every run.
+  fastify.get('/:version/oauth/access_token', { schema: { hide: true } }, async (request, reply) => {
+    const f = await applyFault(faults, 'token');
+    if (f) return oauthError(reply, f.status!, 'An unexpected error has occurred. Please retry your request later.', 2);
+    const q = request.query as {
+      grant_type?: string;
+      client_id?: string;
+      client_secret?: string;
+      fb_exchange_token?: string;
+    };
+    if (q.grant_type !== 'fb_exchange_token' || !q.client_id || !q.client_secret) {
+      return oauthError(reply, 400, 'Missing grant_type, client_id or client_secret', 100);
+    }
+    if (!q.fb_exchange_token?.startsWith('EAAG'))
+      return oauthError(reply, 400, 'Invalid OAuth access token - Cannot parse access token');
+    return {
+      access_token: `EAAG${randomBytes(24).toString('base64url')}`,
+      token_type: 'bearer',
+      expires_in: 5_184_000,
+    };
+  });
+
   fastify.post('/:version/:node/messages', { schema: { hide: true } }, async (request, reply) => {
     const { node } = request.params as { version: string; node: string };
     if (!authed(request.headers.authorization))

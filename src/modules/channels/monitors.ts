@@ -1,7 +1,9 @@
 // Health probes of the channels (contract §9): the share of each channel's webhook calls that were
 // verified and well-formed since the last run (`sms:acceptance-rate`, `chat-<channel>:acceptance-rate`).
-import { and, eq, isNull } from 'drizzle-orm';
+import { performance } from 'node:perf_hooks';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { DependencyProbe } from '../../platform/module.js';
+import { GRAPH_VERSION } from './providers/meta.js';
 import { CHANNELS } from './providers/types.js';
 import { webhookCounters } from './service.js';
 import { channelConnections } from './tables.js';
@@ -15,7 +17,7 @@ const LABEL = {
   sms: 'SMS',
 } as const;
 
-export const channelMonitors: DependencyProbe[] = CHANNELS.map((channel) => ({
+const acceptance: DependencyProbe[] = CHANNELS.map((channel) => ({
   id: channel === 'sms' ? 'sms:acceptance-rate' : `chat-${channel}:acceptance-rate`,
   feature: `channel-${channel}`,
   slo: '≥ 95 % of webhook calls verified and well-formed',
@@ -36,3 +38,56 @@ export const channelMonitors: DependencyProbe[] = CHANNELS.map((channel) => ({
   },
   measure: async () => webhookCounters[channel].measure(),
 }));
+
+/**
+ * Meta's token endpoint (WhatsApp, Messenger, Instagram): a long-lived token exchange with a token
+ * that cannot be valid must come back as Graph's OAuthException, in time; called directly.
+ */
+export const metaTokenProbe: DependencyProbe = {
+  id: 'oauth-meta:token-refresh',
+  feature: 'channel-meta',
+  slo: 'Graph’s token endpoint answers within 2000 ms',
+  impact: 'WhatsApp, Messenger and Instagram replies may not go out right now.',
+  affects: async (tx, workspaceId) => {
+    const rows = await tx
+      .select({ id: channelConnections.id })
+      .from(channelConnections)
+      .where(
+        and(
+          eq(channelConnections.workspaceId, workspaceId),
+          inArray(channelConnections.channel, ['whatsapp', 'messenger', 'instagram']),
+          isNull(channelConnections.deletedAt),
+        ),
+      )
+      .limit(1);
+    return rows.length > 0;
+  },
+  async measure(deps, { signal }) {
+    const base = deps.config.emulators ? `${deps.selfUrl()}/_emulators/meta` : 'https://graph.facebook.com';
+    const url = new URL(`${base}/${GRAPH_VERSION}/oauth/access_token`);
+    url.searchParams.set('grant_type', 'fb_exchange_token');
+    url.searchParams.set('client_id', 'atrium-health-probe');
+    url.searchParams.set('client_secret', 'atrium-health-probe');
+    url.searchParams.set('fb_exchange_token', 'atrium-health-probe-not-a-token');
+    const started = performance.now();
+    const res = await fetch(url, { signal, headers: { accept: 'application/json' } });
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const body = (await res.json().catch(() => undefined)) as { error?: { code?: number } } | undefined;
+    if (res.status >= 500 || !body?.error) {
+      return {
+        status: 'fail',
+        observedValue: res.status,
+        observedUnit: 'http status',
+        output: `Graph answered ${res.status}`,
+      };
+    }
+    return {
+      status: ms <= 2_000 ? 'pass' : 'warn',
+      observedValue: ms,
+      observedUnit: 'ms',
+      output: `answered ${res.status} OAuthException as expected`,
+    };
+  },
+};
+
+export const channelMonitors: DependencyProbe[] = [...acceptance, metaTokenProbe];

@@ -1,7 +1,7 @@
 import { defineModule } from '../../platform/module.js';
 import { recordRun, runProbes, sweep } from './monitor.js';
 import { monitorRoutes } from './monitor-routes.js';
-import { databaseProbes } from './probes.js';
+import { databaseProbes, storageProbe } from './probes.js';
 import { healthRoutes } from './routes.js';
 import * as tables from './tables.js';
 
@@ -16,7 +16,7 @@ export const healthModule = defineModule({
   rootRoutes: healthRoutes,
   routes: monitorRoutes,
   tables,
-  monitors: databaseProbes,
+  monitors: [...databaseProbes, storageProbe],
   schedules: [
     {
       name: 'health.probes',

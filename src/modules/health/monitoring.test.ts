@@ -67,6 +67,8 @@ describe('cron endpoints', () => {
         'ai:latency',
         'ai:error-rate',
         'ai:fallback',
+        'oauth-meta:token-refresh',
+        'storage:write',
       ].sort(),
     );
     for (const [id, [check]] of Object.entries(body.checks))

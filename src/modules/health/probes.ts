@@ -1,10 +1,12 @@
 // The database's probes (contract §9): reachability, replication lag, and that every tenant table
 // (every table with a workspace_id column) has row-level security enabled and forced.
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { type CatalogQuery, TenantSecurityError, verifyTenantSecurity } from '../../platform/db/security.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import type { DependencyProbe } from '../../platform/module.js';
+import { localObjectStore } from '../../platform/storage/store.js';
 
 export const databaseProbes: DependencyProbe[] = [
   {
@@ -73,3 +75,24 @@ export const databaseProbes: DependencyProbe[] = [
     },
   },
 ];
+
+/** Object storage: a small object written, read back and deleted, timed. */
+export const storageProbe: DependencyProbe = {
+  id: 'storage:write',
+  feature: 'storage',
+  slo: 'a write, read and delete of a small object within 200 ms',
+  impact: 'Saving files may fail right now.',
+  async measure(deps) {
+    const store = localObjectStore(deps.config.dataDir);
+    const key = `health/probe-${randomBytes(6).toString('hex')}`;
+    const body = randomBytes(512);
+    const started = performance.now();
+    await store.put(key, body);
+    const back = await store.get(key);
+    await store.delete(key);
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    if (!back?.equals(body))
+      return { status: 'fail', observedValue: ms, observedUnit: 'ms', output: 'The object read back differs' };
+    return { status: ms <= 200 ? 'pass' : 'warn', observedValue: ms, observedUnit: 'ms', output: 'local disk store' };
+  },
+};

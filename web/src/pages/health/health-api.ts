@@ -82,5 +82,8 @@ export const FEATURE_LABEL: Record<string, string> = {
   'channel-instagram': 'Instagram',
   'channel-viber': 'Viber',
   'channel-sms': 'SMS',
+  'channel-meta': 'WhatsApp, Messenger and Instagram replies',
+  assistant: 'Assistant',
+  storage: 'File storage',
 };
 export const featureLabel = (f: string) => FEATURE_LABEL[f] ?? f;

@@ -1,0 +1,44 @@
+// Object storage: the local disk store under the data dir (`<ATRIUM_DATA_DIR>/objects`) by default.
+// Keys are opaque paths of safe segments; writes go to a temporary file first and are renamed into
+// place, so a crash never leaves half an object under its key.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+
+export interface ObjectStore {
+  put(key: string, body: Buffer): Promise<void>;
+  get(key: string): Promise<Buffer | undefined>;
+  delete(key: string): Promise<void>;
+}
+
+const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}){0,7}$/;
+
+export function localObjectStore(dataDir: string): ObjectStore {
+  const root = resolve(dataDir, 'objects');
+  const pathOf = (key: string) => {
+    if (!SAFE_KEY.test(key) || key.includes('..')) throw new Error(`Not a storage key: ${key}`);
+    const path = resolve(root, key);
+    if (!path.startsWith(root + sep)) throw new Error(`Not a storage key: ${key}`);
+    return path;
+  };
+  return {
+    async put(key, body) {
+      const path = pathOf(key);
+      await mkdir(dirname(path), { recursive: true });
+      const temp = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
+      await writeFile(temp, body, { flag: 'wx' });
+      await rename(temp, path);
+    },
+    async get(key) {
+      try {
+        return await readFile(pathOf(key));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+      }
+    },
+    async delete(key) {
+      await rm(pathOf(key), { force: true });
+    },
+  };
+}
