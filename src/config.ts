@@ -75,6 +75,14 @@ const envSchema = z.object({
   ATRIUM_AI_TIMEOUT: duration('30s'),
   ATRIUM_CALENDAR_TIMEOUT: duration('10s'),
   ATRIUM_INBOUND_MAIL_SECRET: z.string().min(16).optional(),
+  ATRIUM_STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_\w{10,}$/, 'a Stripe secret key (sk_…)')
+    .optional(),
+  ATRIUM_STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\w{10,}$/, 'a Stripe webhook signing secret (whsec_…)')
+    .optional(),
   ATRIUM_GOOGLE_CLIENT_ID: z.string().optional(),
   ATRIUM_GOOGLE_CLIENT_SECRET: z.string().optional(),
   ATRIUM_MICROSOFT_CLIENT_ID: z.string().optional(),
@@ -125,6 +133,8 @@ export interface Config {
    */
   /** Credential of POST /mail/inbound besides the operator token (contract §5.3). */
   inboundMailSecret?: string;
+  /** Stripe (checkout and its webhooks); unset: the payments emulator when emulators are on. */
+  stripe?: { secretKey: string; webhookSecret: string };
   calendar: {
     timeoutMs: number;
     google?: ProviderCredentials;
@@ -260,6 +270,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.ATRIUM_AI_TIMEOUT,
     },
     inboundMailSecret: e.ATRIUM_INBOUND_MAIL_SECRET || undefined,
+    stripe:
+      e.ATRIUM_STRIPE_SECRET_KEY && e.ATRIUM_STRIPE_WEBHOOK_SECRET
+        ? { secretKey: e.ATRIUM_STRIPE_SECRET_KEY, webhookSecret: e.ATRIUM_STRIPE_WEBHOOK_SECRET }
+        : undefined,
     calendar: {
       timeoutMs: e.ATRIUM_CALENDAR_TIMEOUT,
       google: credentials(e.ATRIUM_GOOGLE_CLIENT_ID, e.ATRIUM_GOOGLE_CLIENT_SECRET),

@@ -59,6 +59,7 @@ describe('the module list', () => {
       'meta',
       'viber',
       'twilio',
+      'payments',
     ]);
     const clash = defineModule({ name: 'x', emulators: { payer: async () => undefined } });
     expect(() => emulatorsOf([...MODULES, clash])).toThrow(/Two emulators are named payer/);

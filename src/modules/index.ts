@@ -13,6 +13,7 @@ import { mailModule } from './mail/index.js';
 import { marketplaceModule } from './marketplace/index.js';
 import { notesModule } from './notes/index.js';
 import { patientsModule } from './patients/index.js';
+import { paymentsModule } from './payments/index.js';
 import { skillsModule } from './skills/index.js';
 import { telehealthModule } from './telehealth/index.js';
 import { webhooksModule } from './webhooks/index.js';
@@ -32,4 +33,5 @@ export const MODULES: readonly ModuleDefinition[] = [
   calendarModule,
   mailModule,
   channelsModule,
+  paymentsModule,
 ];

@@ -1,0 +1,70 @@
+// Payments end to end over the emulator: a payment link, the patient pays, the provider's signed
+// webhook marks it paid; forged, stale and unsigned webhooks change nothing; a retry is harmless.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { EMULATOR_WEBHOOK_SECRET, signPayload } from './stripe.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'standard' });
+});
+afterAll(async () => t?.close());
+
+const webhook = (body: string, signature?: string) =>
+  t.request({
+    method: 'POST',
+    url: '/api/v1/payments/webhook',
+    headers: { 'content-type': 'application/json', ...(signature ? { 'stripe-signature': signature } : {}) },
+    payload: body,
+  });
+
+describe('payments', () => {
+  it('a payment link is created at the provider; paying it marks it paid through the signed webhook', async () => {
+    const patient = await createPatient(t, ws.admin.token, { givenName: 'Ada', familyName: 'Pay' });
+    const made = await t.request({
+      method: 'POST',
+      url: '/api/v1/payments',
+      token: ws.admin.token,
+      payload: { amountCents: 2500, description: 'Copay, visit of Dec 1', patientId: patient.id },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json()).toMatchObject({ status: 'open', amountCents: 2500, currency: 'usd' });
+    const sessionId = made.json().checkoutUrl.split('/').pop();
+    const paid = await t.request({ method: 'POST', url: `/_emulators/payments/sessions/${sessionId}/pay` });
+    expect(paid.json(), paid.body).toMatchObject({ delivered: true, status: 200 });
+    const list = await t.request({
+      method: 'GET',
+      url: `/api/v1/payments?patientId=${patient.id}`,
+      token: ws.admin.token,
+    });
+    expect(list.json().items[0]).toMatchObject({ id: made.json().id, status: 'paid' });
+    expect(list.json().items[0].paidAt).toBeTruthy();
+    const unknown = await t.request({
+      method: 'POST',
+      url: '/api/v1/payments',
+      token: ws.admin.token,
+      payload: { amountCents: 2500, description: 'x', patientId: 'pat_nope' },
+    });
+    expect(unknown.statusCode).toBe(422);
+  });
+
+  it('refuses unsigned, forged and stale webhooks (401) and accepts a valid retry harmlessly', async () => {
+    const body = JSON.stringify({ type: 'checkout.session.completed', data: { object: { id: 'cs_test_unknown' } } });
+    const now = Math.floor(Date.now() / 1000);
+    expect((await webhook(body)).statusCode).toBe(401);
+    expect((await webhook(body, `t=${now},v1=${'0'.repeat(64)}`)).statusCode).toBe(401);
+    expect(
+      (await webhook(body, `t=${now - 900},v1=${signPayload(EMULATOR_WEBHOOK_SECRET, now - 900, body)}`)).statusCode,
+    ).toBe(401);
+    expect(
+      (await webhook(`${body} `, `t=${now},v1=${signPayload(EMULATOR_WEBHOOK_SECRET, now, body)}`)).statusCode,
+    ).toBe(401);
+    const ok = await webhook(body, `t=${now},v1=bogus,v1=${signPayload(EMULATOR_WEBHOOK_SECRET, now, body)}`);
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toEqual({ received: true, handled: false });
+  });
+});

@@ -1,0 +1,164 @@
+// Payments: a front desk asks a patient to pay (a copay, a no-show fee) through a hosted checkout
+// page; the provider's `checkout.session.completed` webhook, verified by its Stripe-Signature on the
+// raw bytes, marks the payment paid. Checkout creation goes through platform/upstream.
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { AcceptanceCounter } from '../../platform/acceptance.js';
+import { writeAudit } from '../../platform/audit/audit.js';
+import type { RequestContext } from '../../platform/context.js';
+import { withSystem, withTenant } from '../../platform/db/tenant.js';
+import { AppError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { AppDeps } from '../../platform/types.js';
+import { createUpstream, UpstreamError } from '../../platform/upstream/index.js';
+import { patientExists } from '../patients/index.js';
+import { resolvePayments, verifyStripeSignature } from './stripe.js';
+import { payments } from './tables.js';
+
+/** Webhook calls verified and refused since the last probe run (`payments:webhook-ingress`). */
+export const webhookCounter = new AcceptanceCounter();
+
+const stripe = createUpstream({ name: 'payments', timeoutMs: 10_000, retries: 0, breaker: { consecutiveFailures: 5 } });
+
+type Row = typeof payments.$inferSelect;
+const present = (r: Row) => ({
+  id: r.id,
+  patientId: r.patientId,
+  description: r.description,
+  amountCents: r.amountCents,
+  currency: r.currency,
+  status: r.status,
+  checkoutUrl: r.checkoutUrl,
+  createdAt: r.createdAt.toISOString(),
+  paidAt: r.paidAt?.toISOString() ?? null,
+});
+
+const unavailable = () =>
+  new AppError('unavailable', 503, 'Payments are not configured (no Stripe keys and emulators off)');
+
+/** Creates a Checkout Session at the provider (form-encoded, as Stripe takes it). */
+export async function createCheckoutSession(
+  deps: AppDeps,
+  input: { amountCents: number; currency: string; description: string; reference: string },
+  signal?: AbortSignal,
+): Promise<{ id: string; url: string }> {
+  const provider = resolvePayments(deps);
+  if (!provider) throw unavailable();
+  const res = await stripe.request({
+    method: 'POST',
+    url: `${provider.apiBase}/v1/checkout/sessions`,
+    headers: { authorization: `Bearer ${provider.secretKey}` },
+    form: {
+      mode: 'payment',
+      'line_items[0][quantity]': '1',
+      'line_items[0][price_data][currency]': input.currency,
+      'line_items[0][price_data][unit_amount]': String(input.amountCents),
+      'line_items[0][price_data][product_data][name]': input.description,
+      client_reference_id: input.reference,
+      success_url: `${deps.selfUrl()}/payments/thanks`,
+      cancel_url: `${deps.selfUrl()}/payments/cancelled`,
+    },
+    signal,
+  });
+  const body = res.json<{ id?: string; url?: string; error?: { message?: string } }>();
+  if (!res.ok || !body.id || !body.url) {
+    throw new AppError(
+      'provider_refused',
+      502,
+      `The payments provider refused the checkout (${res.status}: ${body.error?.message ?? 'no reason given'})`,
+    );
+  }
+  return { id: body.id, url: body.url };
+}
+
+export async function requestPayment(
+  deps: AppDeps,
+  ctx: RequestContext,
+  input: { amountCents: number; currency: string; description: string; patientId?: string },
+) {
+  if (input.patientId) {
+    const known = await withTenant(deps.db, ctx, (tx) => patientExists(tx, ctx.workspaceId, input.patientId!));
+    if (!known) throw new AppError('unknown_patient', 422, 'No such patient in this workspace');
+  }
+  const id = newId('pay');
+  let session: { id: string; url: string };
+  try {
+    session = await createCheckoutSession(deps, { ...input, reference: id });
+  } catch (err) {
+    if (err instanceof UpstreamError)
+      throw new AppError('provider_unavailable', 502, `The payments provider could not be reached (${err.kind})`);
+    throw err;
+  }
+  const [row] = await withTenant(deps.db, ctx, async (tx) => {
+    const inserted = await tx
+      .insert(payments)
+      .values({
+        workspaceId: ctx.workspaceId,
+        id,
+        patientId: input.patientId ?? null,
+        description: input.description,
+        amountCents: input.amountCents,
+        currency: input.currency,
+        providerSessionId: session.id,
+        checkoutUrl: session.url,
+        createdBy: ctx.userId,
+      })
+      .returning();
+    await writeAudit(tx, ctx, 'admin_action', {
+      action: 'payment.requested',
+      paymentId: id,
+      amountCents: input.amountCents,
+      ...(input.patientId ? { patientId: input.patientId } : {}),
+    });
+    return inserted;
+  });
+  return present(row);
+}
+
+export async function listPayments(deps: AppDeps, ctx: RequestContext, query: { patientId?: string }) {
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select()
+      .from(payments)
+      .where(
+        and(
+          eq(payments.workspaceId, ctx.workspaceId),
+          query.patientId ? eq(payments.patientId, query.patientId) : undefined,
+        ),
+      )
+      .orderBy(desc(payments.createdAt))
+      .limit(200),
+  );
+  return { items: rows.map(present), nextCursor: null };
+}
+
+/**
+ * The provider's webhook: 401 and nothing changed unless Stripe-Signature verifies over the raw
+ * bytes; `checkout.session.completed` marks its payment paid (once; a retry changes nothing).
+ */
+export async function receiveWebhook(deps: AppDeps, raw: Buffer, signature: string | undefined) {
+  const provider = resolvePayments(deps);
+  if (!provider) throw unavailable();
+  if (!verifyStripeSignature(signature, raw, provider.webhookSecret)) {
+    webhookCounter.refuse();
+    throw new AppError('invalid_signature', 401, 'The request is not signed by the payments provider');
+  }
+  let event: { type?: string; data?: { object?: { id?: string; payment_status?: string } } };
+  try {
+    event = JSON.parse(raw.toString('utf8'));
+  } catch {
+    webhookCounter.refuse();
+    throw new AppError('malformed_payload', 400, 'The body is not JSON');
+  }
+  webhookCounter.accept();
+  const session = event.data?.object;
+  if (event.type !== 'checkout.session.completed' || typeof session?.id !== 'string') return { handled: false };
+  // Cross-tenant by design: the provider names the session; its workspace comes from the row.
+  const updated = await withSystem(deps.db, (tx) =>
+    tx
+      .update(payments)
+      .set({ status: 'paid', paidAt: sql`now()` })
+      .where(and(eq(payments.providerSessionId, session.id!), eq(payments.status, 'open')))
+      .returning({ id: payments.id }),
+  );
+  return { handled: updated.length > 0 };
+}
