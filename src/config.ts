@@ -75,6 +75,8 @@ const envSchema = z.object({
   ATRIUM_AI_TIMEOUT: duration('30s'),
   ATRIUM_CALENDAR_TIMEOUT: duration('10s'),
   ATRIUM_INBOUND_MAIL_SECRET: z.string().min(16).optional(),
+  ATRIUM_TTS_API_KEY: z.string().min(8).optional(),
+  ATRIUM_TTS_FALLBACK_API_KEY: z.string().min(8).optional(),
   ATRIUM_STRIPE_SECRET_KEY: z
     .string()
     .regex(/^(sk|rk)_(test|live)_\w{10,}$/, 'a Stripe secret key (sk_…)')
@@ -133,6 +135,8 @@ export interface Config {
    */
   /** Credential of POST /mail/inbound besides the operator token (contract §5.3). */
   inboundMailSecret?: string;
+  /** Voice providers (OpenAI speech, then ElevenLabs); unset: the tts emulator when emulators are on. */
+  tts?: { apiKey?: string; fallbackApiKey?: string };
   /** Stripe (checkout and its webhooks); unset: the payments emulator when emulators are on. */
   stripe?: { secretKey: string; webhookSecret: string };
   calendar: {
@@ -270,6 +274,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.ATRIUM_AI_TIMEOUT,
     },
     inboundMailSecret: e.ATRIUM_INBOUND_MAIL_SECRET || undefined,
+    tts:
+      e.ATRIUM_TTS_API_KEY || e.ATRIUM_TTS_FALLBACK_API_KEY
+        ? { apiKey: e.ATRIUM_TTS_API_KEY, fallbackApiKey: e.ATRIUM_TTS_FALLBACK_API_KEY }
+        : undefined,
     stripe:
       e.ATRIUM_STRIPE_SECRET_KEY && e.ATRIUM_STRIPE_WEBHOOK_SECRET
         ? { secretKey: e.ATRIUM_STRIPE_SECRET_KEY, webhookSecret: e.ATRIUM_STRIPE_WEBHOOK_SECRET }

@@ -60,6 +60,7 @@ describe('the module list', () => {
       'viber',
       'twilio',
       'payments',
+      'tts',
     ]);
     const clash = defineModule({ name: 'x', emulators: { payer: async () => undefined } });
     expect(() => emulatorsOf([...MODULES, clash])).toThrow(/Two emulators are named payer/);

@@ -15,6 +15,7 @@ import { notesModule } from './notes/index.js';
 import { patientsModule } from './patients/index.js';
 import { paymentsModule } from './payments/index.js';
 import { skillsModule } from './skills/index.js';
+import { speechModule } from './speech/index.js';
 import { telehealthModule } from './telehealth/index.js';
 import { webhooksModule } from './webhooks/index.js';
 
@@ -34,4 +35,5 @@ export const MODULES: readonly ModuleDefinition[] = [
   mailModule,
   channelsModule,
   paymentsModule,
+  speechModule,
 ];

@@ -72,6 +72,9 @@ describe('cron endpoints', () => {
         'storage:write',
         'payments:checkout',
         'payments:webhook-ingress',
+        'tts:latency',
+        'tts:error-rate',
+        'tts:fallback',
       ].sort(),
     );
     for (const [id, [check]] of Object.entries(body.checks))

@@ -85,5 +85,7 @@ export const FEATURE_LABEL: Record<string, string> = {
   'channel-meta': 'WhatsApp, Messenger and Instagram replies',
   assistant: 'Assistant',
   storage: 'File storage',
+  payments: 'Payments',
+  speech: 'Reading aloud',
 };
 export const featureLabel = (f: string) => FEATURE_LABEL[f] ?? f;
