@@ -46,6 +46,7 @@ export const chatResponse = z.object({
     }),
   ),
   model: z.object({ provider: z.string(), name: z.string(), offline: z.boolean() }),
+  provider: z.string().describe('The model provider that answered (contract §9): after a failure, the fallback’s name'),
   fallbacks: z.array(z.object({ provider: z.string(), error: z.string() })).optional(),
 });
 

@@ -96,6 +96,7 @@ describe('model provider chain', () => {
     const res = await chat('Structure this note: Patient reports cough. Plan: follow up in a week.');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().model).toMatchObject({ provider: 'emulator', offline: true });
+    expect(res.json().provider).toBe('emulator');
     expect(res.json().fallbacks[0]).toMatchObject({ provider: 'configured', error: 'answered 503' });
     expect(res.json().toolCalls[0]).toMatchObject({ slug: 'soap-structurer', tool: 'structure_note', outcome: 'ok' });
   });

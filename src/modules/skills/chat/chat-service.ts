@@ -146,6 +146,7 @@ export async function runChat(
         message: { role: 'assistant' as const, content: sanitizeAnswer(message.content ?? '', names, people) },
         toolCalls,
         model: { provider: provider.name, name: provider.model, offline: provider.offline },
+        provider: provider.name,
         ...(failures.length ? { fallbacks: failures } : {}),
       };
     }
