@@ -1,6 +1,7 @@
 // Acceptance counters for inbound traffic (mail, channel webhooks): what was accepted and what was
 // refused (unverified, malformed) since the health probe last read them, per instance.
 import type { ProbeResult } from './module.js';
+import { upstreamStats } from './upstream/index.js';
 
 export class AcceptanceCounter {
   private accepted = 0;
@@ -36,4 +37,16 @@ export class AcceptanceCounter {
       output: `${accepted} accepted, ${refused} refused since the last run`,
     };
   }
+}
+
+/** A probe's view of an upstream's real calls: failure share and breaker over a window (default 5 min). */
+export function upstreamErrorRate(upstream: string, windowMs = 5 * 60_000): ProbeResult {
+  const stats = upstreamStats(upstream, windowMs);
+  const rate = Math.round(stats.errorRate * 1000) / 10;
+  return {
+    status: stats.breaker === 'open' ? 'fail' : rate < 5 ? 'pass' : rate < 25 ? 'warn' : 'fail',
+    observedValue: rate,
+    observedUnit: '%',
+    output: `${stats.errors} of ${stats.count} calls failed; breaker ${stats.breaker}`,
+  };
 }

@@ -11,7 +11,7 @@ import { newId } from '../../platform/ids.js';
 import type { SeedState } from '../../platform/module.js';
 import { saveConnection } from '../../platform/oauth/index.js';
 import { fromFloating, toFloating } from '../../platform/zoned-time.js';
-import { demoTenancy } from '../identity/index.js';
+import { demoAdminContext, demoTenancy } from '../identity/index.js';
 import { listAuthorizations, listPatients } from '../patients/index.js';
 import { requestRoom } from '../telehealth/index.js';
 import { emitAppointment, saveAppointment } from './appointments.js';
@@ -153,17 +153,7 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
   if (!deps.config.emulators) return;
   const tenancy = demoTenancy(state);
   const clinic = tenancy.workspaces['Riverside Clinic'];
-  const ctx = {
-    workspaceId: clinic.id,
-    organizationId: tenancy.organization.id,
-    tier: clinic.tier,
-    userId: clinic.adminUserId,
-    role: 'admin',
-    isProvider: false,
-    requestId: 'seed',
-    log: app.log,
-    via: 'system',
-  } satisfies RequestContext;
+  const ctx = demoAdminContext(app, state, 'Riverside Clinic');
   const patients = await listPatients(deps, ctx, { limit: 200 });
   const byMrn = new Map(patients.items.map((p) => [p.mrn, p.id]));
   const monday = mondayOfThisWeek();

@@ -1,12 +1,10 @@
 // Health probes of the channels (contract §9): the share of each channel's webhook calls that were
 // verified and well-formed since the last run (`sms:acceptance-rate`, `chat-<channel>:acceptance-rate`).
 import { performance } from 'node:perf_hooks';
-import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { DependencyProbe } from '../../platform/module.js';
 import { GRAPH_VERSION } from './providers/meta.js';
 import { CHANNELS } from './providers/types.js';
-import { webhookCounters } from './service.js';
-import { channelConnections } from './tables.js';
+import { hasLiveConnection, webhookCounters } from './service.js';
 
 const LABEL = {
   telegram: 'Telegram',
@@ -22,20 +20,7 @@ const acceptance: DependencyProbe[] = CHANNELS.map((channel) => ({
   feature: `channel-${channel}`,
   slo: '≥ 95 % of webhook calls verified and well-formed',
   impact: `${LABEL[channel]} messages from patients may not be arriving.`,
-  affects: async (tx, workspaceId) => {
-    const rows = await tx
-      .select({ id: channelConnections.id })
-      .from(channelConnections)
-      .where(
-        and(
-          eq(channelConnections.workspaceId, workspaceId),
-          eq(channelConnections.channel, channel),
-          isNull(channelConnections.deletedAt),
-        ),
-      )
-      .limit(1);
-    return rows.length > 0;
-  },
+  affects: (tx, workspaceId) => hasLiveConnection(tx, workspaceId, [channel]),
   measure: async () => webhookCounters[channel].measure(),
 }));
 
@@ -48,20 +33,7 @@ export const metaTokenProbe: DependencyProbe = {
   feature: 'channel-meta',
   slo: 'Graph’s token endpoint answers within 2000 ms',
   impact: 'WhatsApp, Messenger and Instagram replies may not go out right now.',
-  affects: async (tx, workspaceId) => {
-    const rows = await tx
-      .select({ id: channelConnections.id })
-      .from(channelConnections)
-      .where(
-        and(
-          eq(channelConnections.workspaceId, workspaceId),
-          inArray(channelConnections.channel, ['whatsapp', 'messenger', 'instagram']),
-          isNull(channelConnections.deletedAt),
-        ),
-      )
-      .limit(1);
-    return rows.length > 0;
-  },
+  affects: (tx, workspaceId) => hasLiveConnection(tx, workspaceId, ['whatsapp', 'messenger', 'instagram']),
   async measure(deps, { signal }) {
     const base = deps.config.emulators ? `${deps.selfUrl()}/_emulators/meta` : 'https://graph.facebook.com';
     const url = new URL(`${base}/${GRAPH_VERSION}/oauth/access_token`);

@@ -1,9 +1,8 @@
 // Demo inbox: Riverside Clinic has WhatsApp, Telegram, SMS, Messenger and Viber connected, with
 // patients' messages from this week (some answered, some waiting), one contact linked to Eleanor Vance.
 import type { FastifyInstance } from 'fastify';
-import type { RequestContext } from '../../platform/context.js';
 import type { SeedState } from '../../platform/module.js';
-import { demoTenancy } from '../identity/index.js';
+import { demoAdminContext } from '../identity/index.js';
 import { listPatients } from '../patients/index.js';
 import type { InboundMessage } from './providers/index.js';
 import { linkContact, seedConnection } from './service.js';
@@ -29,19 +28,7 @@ const message = (
 });
 
 export async function seedChannels(app: FastifyInstance, state: SeedState): Promise<void> {
-  const tenancy = demoTenancy(state);
-  const clinic = tenancy.workspaces['Riverside Clinic'];
-  const ctx: RequestContext = {
-    workspaceId: clinic.id,
-    organizationId: tenancy.organization.id,
-    tier: clinic.tier,
-    userId: clinic.adminUserId,
-    role: 'admin',
-    isProvider: false,
-    requestId: 'seed',
-    log: app.log,
-    via: 'system',
-  };
+  const ctx = demoAdminContext(app, state, 'Riverside Clinic');
   const deps = app.atrium;
   const whatsapp = await seedConnection(
     deps,

@@ -3,6 +3,7 @@
 // under a unique constraint), the inbox (conversations, messages, unread counts, statuses),
 // replies through each provider's send API, and linking a contact to a patient (audited).
 import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { AcceptanceCounter } from '../../platform/acceptance.js';
 import { writeAudit } from '../../platform/audit/audit.js';
@@ -372,13 +373,7 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate): 
     const conversations = tx
       .select({ id: channelConversations.id })
       .from(channelConversations)
-      .innerJoin(
-        channelContacts,
-        and(
-          eq(channelContacts.workspaceId, channelConversations.workspaceId),
-          eq(channelContacts.id, channelConversations.contactId),
-        ),
-      )
+      .innerJoin(channelContacts, contactOfConversation)
       .where(
         and(
           eq(channelConversations.workspaceId, connection.workspaceId),
@@ -492,6 +487,32 @@ export const presentMessage = (r: MessageRow) => ({
 
 const cursorSchema = z.tuple([z.string(), z.string()]);
 
+/** Conversations joined to their contact. */
+const contactOfConversation = and(
+  eq(channelContacts.workspaceId, channelConversations.workspaceId),
+  eq(channelContacts.id, channelConversations.contactId),
+);
+
+/** Keyset paging, newest first: rows after the cursor's (time, id). */
+const olderThan = (time: AnyPgColumn, id: AnyPgColumn, after: [string, string] | undefined) =>
+  after ? or(lt(time, new Date(after[0])), and(eq(time, new Date(after[0])), lt(id, after[1]))) : undefined;
+
+/** Whether the workspace has a live connection on any of these channels (health banners). */
+export async function hasLiveConnection(tx: Tx, workspaceId: string, channels: ChannelName[]): Promise<boolean> {
+  const rows = await tx
+    .select({ id: channelConnections.id })
+    .from(channelConnections)
+    .where(
+      and(
+        eq(channelConnections.workspaceId, workspaceId),
+        inArray(channelConnections.channel, channels),
+        isNull(channelConnections.deletedAt),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
+}
+
 export async function listConversations(
   deps: AppDeps,
   ctx: RequestContext,
@@ -503,24 +524,13 @@ export async function listConversations(
     tx
       .select({ conversation: channelConversations, contact: channelContacts })
       .from(channelConversations)
-      .innerJoin(
-        channelContacts,
-        and(
-          eq(channelContacts.workspaceId, channelConversations.workspaceId),
-          eq(channelContacts.id, channelConversations.contactId),
-        ),
-      )
+      .innerJoin(channelContacts, contactOfConversation)
       .where(
         and(
           eq(channelConversations.workspaceId, ctx.workspaceId),
           query.channel ? eq(channelConversations.channel, query.channel) : undefined,
           query.patientId ? eq(channelContacts.patientId, query.patientId) : undefined,
-          after
-            ? or(
-                lt(channelConversations.updatedAt, new Date(after[0])),
-                and(eq(channelConversations.updatedAt, new Date(after[0])), lt(channelConversations.id, after[1])),
-              )
-            : undefined,
+          olderThan(channelConversations.updatedAt, channelConversations.id, after),
         ),
       )
       .orderBy(desc(channelConversations.updatedAt), desc(channelConversations.id))
@@ -549,13 +559,7 @@ async function requireConversation(tx: Tx, workspaceId: string, id: string) {
   const [row] = await tx
     .select({ conversation: channelConversations, contact: channelContacts })
     .from(channelConversations)
-    .innerJoin(
-      channelContacts,
-      and(
-        eq(channelContacts.workspaceId, channelConversations.workspaceId),
-        eq(channelContacts.id, channelConversations.contactId),
-      ),
-    )
+    .innerJoin(channelContacts, contactOfConversation)
     .where(and(eq(channelConversations.workspaceId, workspaceId), eq(channelConversations.id, id)));
   if (!row) throw notFound('Conversation');
   return row;
@@ -578,12 +582,7 @@ export async function listMessages(
           eq(channelMessages.workspaceId, ctx.workspaceId),
           query.conversationId ? eq(channelMessages.conversationId, query.conversationId) : undefined,
           query.channel ? eq(channelMessages.channel, query.channel) : undefined,
-          after
-            ? or(
-                lt(channelMessages.at, new Date(after[0])),
-                and(eq(channelMessages.at, new Date(after[0])), lt(channelMessages.id, after[1])),
-              )
-            : undefined,
+          olderThan(channelMessages.at, channelMessages.id, after),
         ),
       )
       .orderBy(desc(channelMessages.at), desc(channelMessages.id))

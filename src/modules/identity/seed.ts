@@ -1,7 +1,7 @@
 // Demo data of identity: the organization, its two workspaces and their people (patients etc. seed
 // after this, from what it leaves in the seed state).
 import type { FastifyInstance } from 'fastify';
-import type { Tier } from '../../platform/context.js';
+import type { RequestContext, Tier } from '../../platform/context.js';
 import type { SeedState } from '../../platform/module.js';
 import { addMember, createOrganization, createWorkspace } from './service.js';
 
@@ -43,6 +43,23 @@ export function demoTenancy(state: SeedState): DemoTenancy {
   const tenancy = state[KEY] as DemoTenancy | undefined;
   if (!tenancy) throw new Error('The identity module seeds before the modules using its demo tenancy');
   return tenancy;
+}
+
+/** A request context of the workspace's demo admin, for seeds that write through module services. */
+export function demoAdminContext(app: FastifyInstance, state: SeedState, workspace: DemoWorkspaceName): RequestContext {
+  const tenancy = demoTenancy(state);
+  const ws = tenancy.workspaces[workspace];
+  return {
+    workspaceId: ws.id,
+    organizationId: tenancy.organization.id,
+    tier: ws.tier,
+    userId: ws.adminUserId,
+    role: 'admin',
+    isProvider: false,
+    requestId: 'seed',
+    log: app.log,
+    via: 'system',
+  };
 }
 
 export async function seedIdentity(app: FastifyInstance, state: SeedState): Promise<void> {

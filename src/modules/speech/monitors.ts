@@ -2,8 +2,8 @@
 // (directly, past the breaker), its failure share over 5 minutes of real use, and the fallback voice
 // answers so a failing primary has somewhere to go.
 import { performance } from 'node:perf_hooks';
+import { upstreamErrorRate } from '../../platform/acceptance.js';
 import type { DependencyProbe, ProbeResult } from '../../platform/module.js';
-import { upstreamStats } from '../../platform/upstream/index.js';
 import { resolveVoices, type VoiceProvider } from './voices.js';
 
 const SLOW_MS = 1_500;
@@ -56,14 +56,7 @@ export const speechMonitors: DependencyProbe[] = [
     slo: '< 5 % of the primary voice’s calls fail over 5 minutes',
     impact,
     async measure() {
-      const stats = upstreamStats('tts:primary', 5 * 60_000);
-      const rate = Math.round(stats.errorRate * 1000) / 10;
-      return {
-        status: stats.breaker === 'open' ? 'fail' : rate < 5 ? 'pass' : rate < 25 ? 'warn' : 'fail',
-        observedValue: rate,
-        observedUnit: '%',
-        output: `${stats.errors} of ${stats.count} calls failed; breaker ${stats.breaker}`,
-      };
+      return upstreamErrorRate('tts:primary');
     },
   },
   {

@@ -3,9 +3,9 @@
 // run); its 5xx share over the last minutes of real traffic; and the next provider of the fallback
 // chain answers, so a tripped primary has somewhere to go.
 import { performance } from 'node:perf_hooks';
+import { upstreamErrorRate } from '../../../platform/acceptance.js';
 import type { DependencyProbe, ProbeResult } from '../../../platform/module.js';
 import type { AppDeps } from '../../../platform/types.js';
-import { upstreamStats } from '../../../platform/upstream/index.js';
 import { listActiveInstalls } from '../../marketplace/index.js';
 import { type ModelProvider, resolveModelProviders } from './model-provider.js';
 
@@ -76,14 +76,7 @@ export const aiMonitors: DependencyProbe[] = [
       const disabled = none(deps);
       if (disabled) return disabled;
       const primary = resolveModelProviders(deps)[0];
-      const stats = upstreamStats(`ai:${primary.name}`, 5 * 60_000);
-      const rate = Math.round(stats.errorRate * 1000) / 10;
-      return {
-        status: stats.breaker === 'open' ? 'fail' : rate < 5 ? 'pass' : rate < 25 ? 'warn' : 'fail',
-        observedValue: rate,
-        observedUnit: '%',
-        output: `${stats.errors} of ${stats.count} calls failed; breaker ${stats.breaker}`,
-      };
+      return upstreamErrorRate(`ai:${primary.name}`);
     },
   },
   {
