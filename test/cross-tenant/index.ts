@@ -5,6 +5,7 @@ import { foundationCases } from './foundation.cases.js';
 import { identityAdminCases } from './identity-admin.cases.js';
 import { marketplaceCases } from './marketplace.cases.js';
 import { patientCoverageCases } from './patient-coverage.cases.js';
+import { paymentCases } from './payments.cases.js';
 import type { CrossTenantCase } from './types.js';
 import { webhookCases } from './webhooks.cases.js';
 
@@ -18,4 +19,5 @@ export const ALL_CASES: CrossTenantCase[] = [
   ...patientCoverageCases,
   ...calendarCases,
   ...channelCases,
+  ...paymentCases,
 ];
