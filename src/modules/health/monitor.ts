@@ -10,6 +10,8 @@ import { newId } from '../../platform/ids.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import type { DependencyProbe, ProbeResult, ProbeStatus } from '../../platform/module.js';
 import type { AppDeps } from '../../platform/types.js';
+import { allWorkspaceIds } from '../identity/index.js';
+import { postInboxNotice } from '../webhooks/index.js';
 import { healthIncidents, serviceHealthChecks } from './tables.js';
 
 export const OPEN_AFTER = 3;
@@ -119,13 +121,17 @@ export async function recordRun(deps: AppDeps, runs: ProbeRun[]): Promise<void> 
           .values({ id: newId('inc'), component, status: 'open', summary: summary.slice(0, 1000) })
           .onConflictDoNothing()
           .returning();
-        if (inserted[0]) await alert(tx, deps, 'opened', component, summary);
+        if (inserted[0]) {
+          await alert(tx, deps, 'opened', component, summary);
+          await noticeAffected(tx, deps, component, 'opened');
+        }
       } else if (open && recovered) {
         await tx
           .update(healthIncidents)
           .set({ status: 'closed', closedAt: sql`now()` })
           .where(eq(healthIncidents.id, open.id));
         await alert(tx, deps, 'resolved', component, open.summary);
+        await noticeAffected(tx, deps, component, 'resolved');
       }
     }
   });
@@ -148,6 +154,36 @@ async function alert(
         ? `${component} failed ${OPEN_AFTER} probe runs in a row.\n\n${summary}\n\nYou will get one more e-mail when it recovers.`
         : `${component} passed ${CLOSE_AFTER} probe runs in a row; the incident is closed.\n\nIt was: ${summary}`,
   });
+}
+
+/**
+ * Tells the admins of every workspace the component's features touch, in their inbox (the same
+ * `affects` rule as the banners), in the transaction that opens or closes the incident.
+ */
+async function noticeAffected(
+  tx: Parameters<Parameters<typeof withSystem>[1]>[0],
+  deps: AppDeps,
+  component: string,
+  what: 'opened' | 'resolved',
+): Promise<void> {
+  const probes = deps.monitors.filter((p) => p.id.startsWith(`${component}:`));
+  if (probes.length === 0) return;
+  const impact = probes.find((p) => p.impact)?.impact ?? `${component} is not working normally.`;
+  for (const workspaceId of await allWorkspaceIds(tx)) {
+    let touches = false;
+    for (const p of probes) {
+      if (!p.affects || (await p.affects(tx, workspaceId))) {
+        touches = true;
+        break;
+      }
+    }
+    if (!touches) continue;
+    await postInboxNotice(tx, workspaceId, {
+      kind: what === 'opened' ? 'health.incident_opened' : 'health.incident_resolved',
+      eventType: `health.${component}`,
+      message: what === 'opened' ? impact : `Resolved: ${component} works normally again.`,
+    });
+  }
 }
 
 /** Deletes results older than ATRIUM_HEALTH_TTL (a scheduled sweep). */

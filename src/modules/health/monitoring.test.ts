@@ -28,8 +28,9 @@ async function alerts(): Promise<{ subject: string }[]> {
 
 beforeAll(async () => {
   t = await createTestApp({ adminAlertEmails: [ONCALL] });
-  ws = await createWorkspace(t, { tier: 'standard' });
-  other = await createWorkspace(t, { tier: 'standard' });
+  // Advanced: their admins can read the workspace inbox.
+  ws = await createWorkspace(t, { tier: 'advanced' });
+  other = await createWorkspace(t, { tier: 'advanced' });
   // Only `ws` uses Google Calendar: a Google incident shows a banner there and nowhere else.
   await connectCalendar(t, ws.admin.token, 'google', `banner-${ws.id}@google.example`);
 }, 60_000);
@@ -164,6 +165,15 @@ describe('incidents', () => {
       }),
     ]);
     expect(await bannersOf(other)).toEqual([]);
+    const inboxOf = async (w: TestWorkspace) =>
+      (await t.request({ method: 'GET', url: '/api/v1/inbox', token: w.admin.token })).json().items as {
+        kind: string;
+        eventType: string;
+      }[];
+    expect((await inboxOf(ws)).filter((i) => i.kind === 'health.incident_opened')).toEqual([
+      expect.objectContaining({ eventType: 'health.oauth-google' }),
+    ]);
+    expect((await inboxOf(other)).filter((i) => i.kind.startsWith('health.'))).toEqual([]);
     const status = await t.request({ method: 'GET', url: '/api/v1/status' });
     expect(status.json().status).toBe('degraded');
     expect(status.json().features.find((f: { feature: string }) => f.feature === 'calendar-google').status).toBe(
@@ -184,6 +194,7 @@ describe('incidents', () => {
     const after = await t.request({ method: 'GET', url: '/api/v1/integrations/chain-health', token: ws.admin.token });
     expect(after.json().incidents[0]).toMatchObject({ component: 'oauth-google', status: 'closed' });
     expect(await bannersOf(ws)).toEqual([]);
+    expect((await inboxOf(ws)).map((i) => i.kind)).toContain('health.incident_resolved');
   });
 
   it('the dashboard is for workspace admins only', async () => {

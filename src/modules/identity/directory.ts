@@ -2,7 +2,7 @@
 // credentials), read in the caller's transaction so RLS scopes them to its workspace.
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
-import { memberships, users } from './tables.js';
+import { memberships, users, workspaces } from './tables.js';
 
 /** Members of the workspace among `userIds`, with their names. */
 export async function memberNames(tx: Tx, workspaceId: string, userIds: string[]) {
@@ -32,4 +32,10 @@ export async function workspaceProviders(tx: Tx, workspaceId: string) {
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.isProvider, true)))
     .orderBy(users.name);
+}
+
+/** Every workspace's id (system transactions only: platform work across tenants, e.g. incident notices). */
+export async function allWorkspaceIds(tx: Tx): Promise<string[]> {
+  const rows = await tx.select({ id: workspaces.id }).from(workspaces);
+  return rows.map((r) => r.id);
 }

@@ -295,3 +295,21 @@ export async function fanOutToWebhooks(tx: Tx, event: DomainEvent): Promise<void
 export function openSecret(keys: SecretKey[], blob: string, workspaceId: string, endpointId: string): string {
   return decryptSecret(keys, blob, secretAad(workspaceId, endpointId));
 }
+
+/** Puts a notice in the workspace's inbox, in the caller's transaction (kind e.g. `health.incident_opened`). */
+export async function postInboxNotice(
+  tx: Tx,
+  workspaceId: string,
+  notice: { kind: string; eventType: string; message: string },
+): Promise<void> {
+  await repo.insertInboxItem(tx, {
+    workspaceId,
+    id: newId('inb'),
+    kind: notice.kind,
+    endpointId: null,
+    eventId: null,
+    eventType: notice.eventType,
+    lastStatus: null,
+    lastError: notice.message.slice(0, 1000),
+  });
+}
