@@ -138,6 +138,26 @@ describe('probes see failures', () => {
   });
 });
 
+describe('each probe sees its dependency fail', () => {
+  it.each([
+    ['oauth-microsoft:token-refresh', 'microsoft', 'token'],
+    ['oauth-zoom:token-refresh', 'zoom', 'token'],
+    ['oauth-meta:token-refresh', 'meta', 'token'],
+    ['payments:checkout', 'payments', 'sessions.create'],
+    ['tts:fallback', 'tts', 'fallback.speech'],
+    ['ai:latency', 'ai', 'chat.completions'],
+  ])('%s fails while the %s emulator answers 503 to %s', async (probe, emulator, operation) => {
+    await t.request({
+      method: 'POST',
+      url: `/_emulators/${emulator}/faults`,
+      payload: { operation, status: 503, times: 1 },
+    });
+    const [check] = ((await cron()).json() as { checks: Checks }).checks[probe];
+    await t.request({ method: 'DELETE', url: `/_emulators/${emulator}/faults` });
+    expect(check.status, JSON.stringify(check)).toBe('fail');
+  });
+});
+
 describe('incidents', () => {
   it('3 failing runs open one incident (one e-mail); 2 passing runs close it (one e-mail)', async () => {
     const before = (await alerts()).length;
