@@ -75,6 +75,14 @@ const envSchema = z.object({
   ATRIUM_AI_TIMEOUT: duration('30s'),
   ATRIUM_CALENDAR_TIMEOUT: duration('10s'),
   ATRIUM_INBOUND_MAIL_SECRET: z.string().min(16).optional(),
+  ATRIUM_S3_ENDPOINT: z.string().url().optional(),
+  ATRIUM_S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name')
+    .optional(),
+  ATRIUM_S3_REGION: z.string().default('us-east-1'),
+  ATRIUM_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  ATRIUM_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   ATRIUM_TTS_API_KEY: z.string().min(8).optional(),
   ATRIUM_TTS_FALLBACK_API_KEY: z.string().min(8).optional(),
   ATRIUM_STRIPE_SECRET_KEY: z
@@ -135,6 +143,8 @@ export interface Config {
    */
   /** Credential of POST /mail/inbound besides the operator token (contract §5.3). */
   inboundMailSecret?: string;
+  /** Object storage over the S3 API; unset: the local disk store under the data dir. */
+  s3?: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string };
   /** Voice providers (OpenAI speech, then ElevenLabs); unset: the tts emulator when emulators are on. */
   tts?: { apiKey?: string; fallbackApiKey?: string };
   /** Stripe (checkout and its webhooks); unset: the payments emulator when emulators are on. */
@@ -274,6 +284,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.ATRIUM_AI_TIMEOUT,
     },
     inboundMailSecret: e.ATRIUM_INBOUND_MAIL_SECRET || undefined,
+    s3:
+      e.ATRIUM_S3_BUCKET && e.ATRIUM_S3_ACCESS_KEY_ID && e.ATRIUM_S3_SECRET_ACCESS_KEY
+        ? {
+            endpoint: (e.ATRIUM_S3_ENDPOINT ?? `https://s3.${e.ATRIUM_S3_REGION}.amazonaws.com`).replace(/\/$/, ''),
+            bucket: e.ATRIUM_S3_BUCKET,
+            region: e.ATRIUM_S3_REGION,
+            accessKeyId: e.ATRIUM_S3_ACCESS_KEY_ID,
+            secretAccessKey: e.ATRIUM_S3_SECRET_ACCESS_KEY,
+          }
+        : undefined,
     tts:
       e.ATRIUM_TTS_API_KEY || e.ATRIUM_TTS_FALLBACK_API_KEY
         ? { apiKey: e.ATRIUM_TTS_API_KEY, fallbackApiKey: e.ATRIUM_TTS_FALLBACK_API_KEY }

@@ -49,6 +49,7 @@ describe('the module list', () => {
   it('mounts the platform’s and the modules’ emulators, and refuses two with one name', async () => {
     expect(Object.keys(emulatorsOf(MODULES))).toEqual([
       'mail',
+      's3',
       'ai',
       'payer',
       'video',

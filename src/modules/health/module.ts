@@ -1,3 +1,4 @@
+import { s3Emulator } from '../../emulators/s3/routes.js';
 import { defineModule } from '../../platform/module.js';
 import { recordRun, runProbes, sweep } from './monitor.js';
 import { monitorRoutes } from './monitor-routes.js';
@@ -17,6 +18,8 @@ export const healthModule = defineModule({
   routes: monitorRoutes,
   tables,
   monitors: [...databaseProbes, storageProbe],
+  // The object store's stand-in (S3 API with SigV4), for pointing ATRIUM_S3_ENDPOINT at.
+  emulators: { s3: s3Emulator },
   schedules: [
     {
       name: 'health.probes',

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { type CatalogQuery, TenantSecurityError, verifyTenantSecurity } from '../../platform/db/security.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import type { DependencyProbe } from '../../platform/module.js';
-import { localObjectStore } from '../../platform/storage/store.js';
+import { resolveObjectStore } from '../../platform/storage/store.js';
 
 export const databaseProbes: DependencyProbe[] = [
   {
@@ -80,10 +80,10 @@ export const databaseProbes: DependencyProbe[] = [
 export const storageProbe: DependencyProbe = {
   id: 'storage:write',
   feature: 'storage',
-  slo: 'a write, read and delete of a small object within 200 ms',
+  slo: 'a write, read and delete of a small object within 200 ms (1 s on S3)',
   impact: 'Saving files may fail right now.',
   async measure(deps) {
-    const store = localObjectStore(deps.config.dataDir);
+    const { store, kind } = resolveObjectStore(deps.config);
     const key = `health/probe-${randomBytes(6).toString('hex')}`;
     const body = randomBytes(512);
     const started = performance.now();
@@ -93,6 +93,11 @@ export const storageProbe: DependencyProbe = {
     const ms = Math.round((performance.now() - started) * 10) / 10;
     if (!back?.equals(body))
       return { status: 'fail', observedValue: ms, observedUnit: 'ms', output: 'The object read back differs' };
-    return { status: ms <= 200 ? 'pass' : 'warn', observedValue: ms, observedUnit: 'ms', output: 'local disk store' };
+    return {
+      status: ms <= (kind === 's3' ? 1_000 : 200) ? 'pass' : 'warn',
+      observedValue: ms,
+      observedUnit: 'ms',
+      output: kind === 's3' ? `S3 bucket ${deps.config.s3?.bucket}` : 'local disk store',
+    };
   },
 };

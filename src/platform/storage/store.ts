@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
+import { s3ObjectStore } from './s3.js';
 
 export interface ObjectStore {
   put(key: string, body: Buffer): Promise<void>;
@@ -41,4 +42,14 @@ export function localObjectStore(dataDir: string): ObjectStore {
       await rm(pathOf(key), { force: true });
     },
   };
+}
+
+/** The deployment's store: S3 when ATRIUM_S3_* are set, else the local disk store under the data dir. */
+export function resolveObjectStore(config: {
+  dataDir: string;
+  s3?: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string };
+}): { store: ObjectStore; kind: 's3' | 'local' } {
+  return config.s3
+    ? { store: s3ObjectStore(config.s3), kind: 's3' }
+    : { store: localObjectStore(config.dataDir), kind: 'local' };
 }
