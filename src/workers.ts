@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { MODULES } from './modules/index.js';
+import { flushAcceptance } from './platform/acceptance.js';
 import { withSystem } from './platform/db/tenant.js';
 import { type JobDefinition, pruneFinishedJobs, startJobWorker } from './platform/jobs/index.js';
 import { mailTransportFor, sendMailJob } from './platform/mail/mailer.js';
@@ -40,8 +41,15 @@ export async function startBackground(app: FastifyInstance): Promise<Background>
       );
     },
   });
+  // Every instance flushes its inbound acceptance counts (the health probes sum them over instances).
+  const flusher = setInterval(() => {
+    flushAcceptance(app.atrium).catch((err) => app.log.warn({ err }, 'flushing acceptance counts failed'));
+  }, 5_000);
+  flusher.unref();
   return {
     async stop() {
+      clearInterval(flusher);
+      await flushAcceptance(app.atrium).catch(() => undefined);
       await Promise.all(workers.map((w) => w.stop()));
     },
   };

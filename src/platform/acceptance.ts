@@ -1,42 +1,90 @@
-// Acceptance counters for inbound traffic (mail, channel webhooks): what was accepted and what was
-// refused (unverified, malformed) since the health probe last read them, per instance.
+// Acceptance of inbound traffic (mail, channel webhooks, payment webhooks): each instance counts what
+// it accepted and refused (unverified, malformed) per source, and flushes its counts to
+// `inbound_acceptance` every few seconds; the probes read the sum over all instances for the last
+// interval, so the rate is right however many instances share the traffic.
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { withSystem } from './db/tenant.js';
+import { newId } from './ids.js';
 import type { ProbeResult } from './module.js';
+import { inboundAcceptance } from './platform-tables.js';
+import type { AppDeps } from './types.js';
 import { upstreamStats } from './upstream/index.js';
 
-export class AcceptanceCounter {
-  private accepted = 0;
-  private refused = 0;
+type Pending = Map<string, { accepted: number; refused: number }>;
+const pending = new WeakMap<object, Pending>();
 
-  accept(): void {
-    this.accepted += 1;
+function bump(deps: Pick<AppDeps, 'db'>, source: string, field: 'accepted' | 'refused'): void {
+  let byDeps = pending.get(deps);
+  if (!byDeps) {
+    byDeps = new Map();
+    pending.set(deps, byDeps);
   }
+  const counts = byDeps.get(source) ?? { accepted: 0, refused: 0 };
+  counts[field] += 1;
+  byDeps.set(source, counts);
+}
 
-  refuse(): void {
-    this.refused += 1;
-  }
+export const countAccepted = (deps: Pick<AppDeps, 'db'>, source: string) => bump(deps, source, 'accepted');
+export const countRefused = (deps: Pick<AppDeps, 'db'>, source: string) => bump(deps, source, 'refused');
 
-  /** The counts since the last take, and a fresh window. */
-  take(): { accepted: number; refused: number } {
-    const out = { accepted: this.accepted, refused: this.refused };
-    this.accepted = 0;
-    this.refused = 0;
-    return out;
-  }
+const flushing = new WeakMap<object, Promise<void>>();
 
-  /** The probe's view: the accepted share (pass ≥ 95 %, warn ≥ 80 %); no traffic passes. */
-  measure(): ProbeResult {
-    const { accepted, refused } = this.take();
-    const total = accepted + refused;
-    if (total === 0)
-      return { status: 'pass', observedValue: 100, observedUnit: '%', output: 'No traffic since the last run' };
-    const rate = Math.round((accepted / total) * 1000) / 10;
-    return {
-      status: rate >= 95 ? 'pass' : rate >= 80 ? 'warn' : 'fail',
-      observedValue: rate,
-      observedUnit: '%',
-      output: `${accepted} accepted, ${refused} refused since the last run`,
-    };
-  }
+/**
+ * Writes this instance's counts since the last flush (the background worker calls it every 5 s).
+ * Flushes run one after another, so a caller that flushes and then reads sees every count made
+ * before its call, also while another flush is in flight.
+ */
+export function flushAcceptance(deps: Pick<AppDeps, 'db'>): Promise<void> {
+  const run = async () => {
+    const byDeps = pending.get(deps);
+    if (!byDeps || byDeps.size === 0) return;
+    const rows = [...byDeps].map(([source, c]) => ({ id: newId('acc'), source, ...c }));
+    byDeps.clear();
+    await withSystem(deps.db, (tx) => tx.insert(inboundAcceptance).values(rows));
+  };
+  const next = (flushing.get(deps) ?? Promise.resolve()).then(run);
+  flushing.set(
+    deps,
+    next.catch(() => undefined),
+  );
+  return next;
+}
+
+/** Deletes counts older than a day (the health sweep). */
+export async function sweepAcceptance(deps: Pick<AppDeps, 'db'>): Promise<void> {
+  await withSystem(deps.db, (tx) =>
+    tx.delete(inboundAcceptance).where(lt(inboundAcceptance.at, new Date(Date.now() - 86_400_000))),
+  );
+}
+
+/**
+ * The probe's view of a source over the last `windowMs` (all instances): the accepted share
+ * (pass ≥ 95 %, warn ≥ 80 %); no traffic passes.
+ */
+export async function measureAcceptance(deps: AppDeps, source: string, windowMs: number): Promise<ProbeResult> {
+  await flushAcceptance(deps);
+  const since = new Date(Date.now() - windowMs);
+  const [row] = await withSystem(deps.db, (tx) =>
+    tx
+      .select({
+        accepted: sql<number>`coalesce(sum(${inboundAcceptance.accepted}), 0)::int`,
+        refused: sql<number>`coalesce(sum(${inboundAcceptance.refused}), 0)::int`,
+      })
+      .from(inboundAcceptance)
+      .where(and(eq(inboundAcceptance.source, source), gt(inboundAcceptance.at, since))),
+  );
+  const accepted = Number(row?.accepted ?? 0);
+  const refused = Number(row?.refused ?? 0);
+  const total = accepted + refused;
+  const span = `in the last ${Math.round(windowMs / 1000)} s`;
+  if (total === 0) return { status: 'pass', observedValue: 100, observedUnit: '%', output: `No traffic ${span}` };
+  const rate = Math.round((accepted / total) * 1000) / 10;
+  return {
+    status: rate >= 95 ? 'pass' : rate >= 80 ? 'warn' : 'fail',
+    observedValue: rate,
+    observedUnit: '%',
+    output: `${accepted} accepted, ${refused} refused ${span}`,
+  };
 }
 
 /** A probe's view of an upstream's real calls: failure share and breaker over a window (default 5 min). */

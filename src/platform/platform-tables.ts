@@ -93,3 +93,16 @@ export const emulatorState = pgTable(
   },
   (t) => [primaryKey({ columns: [t.emulator, t.key] })],
 );
+
+/** Counts flushed by the instances (platform data, no tenant): one row per source and flush. */
+export const inboundAcceptance = pgTable(
+  'inbound_acceptance',
+  {
+    id: text('id').primaryKey(),
+    source: text('source').notNull(),
+    accepted: integer('accepted').notNull(),
+    refused: integer('refused').notNull(),
+    at: ts('at').notNull().defaultNow(),
+  },
+  (t) => [index('inbound_acceptance_source_idx').on(t.source, t.at)],
+);

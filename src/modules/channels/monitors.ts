@@ -1,10 +1,11 @@
 // Health probes of the channels (contract §9): the share of each channel's webhook calls that were
 // verified and well-formed since the last run (`sms:acceptance-rate`, `chat-<channel>:acceptance-rate`).
 import { performance } from 'node:perf_hooks';
+import { measureAcceptance } from '../../platform/acceptance.js';
 import type { DependencyProbe } from '../../platform/module.js';
 import { GRAPH_VERSION } from './providers/meta.js';
 import { CHANNELS } from './providers/types.js';
-import { hasLiveConnection, webhookCounters } from './service.js';
+import { acceptanceSource, hasLiveConnection } from './service.js';
 
 const LABEL = {
   telegram: 'Telegram',
@@ -21,7 +22,7 @@ const acceptance: DependencyProbe[] = CHANNELS.map((channel) => ({
   slo: '≥ 95 % of webhook calls verified and well-formed',
   impact: `${LABEL[channel]} messages from patients may not be arriving.`,
   affects: (tx, workspaceId) => hasLiveConnection(tx, workspaceId, [channel]),
-  measure: async () => webhookCounters[channel].measure(),
+  measure: (deps) => measureAcceptance(deps, acceptanceSource(channel), deps.config.health.intervalMs),
 }));
 
 /**

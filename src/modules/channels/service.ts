@@ -5,7 +5,7 @@
 import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import { AcceptanceCounter } from '../../platform/acceptance.js';
+import { countAccepted, countRefused } from '../../platform/acceptance.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { decryptSecret, encryptSecret, safeEqual } from '../../platform/crypto.js';
@@ -50,15 +50,8 @@ const baseUrlOf = (deps: AppDeps, adapter: ChannelAdapter<Record<string, string>
 
 // ---------------------------------------------------------------- receipt counters (health probes)
 
-/** Verified and refused webhook requests per channel since the last probe run (acceptance rate). */
-export const webhookCounters: Record<ChannelName, AcceptanceCounter> = {
-  telegram: new AcceptanceCounter(),
-  whatsapp: new AcceptanceCounter(),
-  messenger: new AcceptanceCounter(),
-  instagram: new AcceptanceCounter(),
-  viber: new AcceptanceCounter(),
-  sms: new AcceptanceCounter(),
-};
+/** The acceptance source of a channel's webhook (`countAccepted` / `measureAcceptance`). */
+export const acceptanceSource = (channel: ChannelName) => `webhook:${channel}`;
 
 // ---------------------------------------------------------------- connections
 
@@ -232,7 +225,7 @@ export async function receiveWebhook(
   const row = await connectionForWebhook(deps, channel, connectionId);
   const adapter = ADAPTERS[channel];
   if (!row || !adapter.verify(request, credentialsOf(deps, row))) {
-    webhookCounters[channel].refuse();
+    countRefused(deps, acceptanceSource(channel));
     throw unverified();
   }
   let events: ReturnType<typeof adapter.parse>;
@@ -240,12 +233,12 @@ export async function receiveWebhook(
     events = adapter.parse(request);
   } catch (err) {
     if (err instanceof MalformedPayload) {
-      webhookCounters[channel].refuse();
+      countRefused(deps, acceptanceSource(channel));
       throw new AppError('malformed_payload', 400, err.message);
     }
     throw err;
   }
-  webhookCounters[channel].accept();
+  countAccepted(deps, acceptanceSource(channel));
   const workspaceId = row.workspaceId;
   return withTenant(deps.db, { workspaceId }, async (tx) => {
     let stored = 0;

@@ -1,4 +1,5 @@
 import { s3Emulator } from '../../emulators/s3/routes.js';
+import { sweepAcceptance } from '../../platform/acceptance.js';
 import { defineModule } from '../../platform/module.js';
 import { recordRun, runProbes, sweep } from './monitor.js';
 import { monitorRoutes } from './monitor-routes.js';
@@ -26,6 +27,13 @@ export const healthModule = defineModule({
       intervalMs: (deps) => deps.config.health.intervalMs,
       run: async (deps) => recordRun(deps, await runProbes(deps, deps.monitors)),
     },
-    { name: 'health.sweep', intervalMs: 60 * 60_000, run: async (deps) => void (await sweep(deps)) },
+    {
+      name: 'health.sweep',
+      intervalMs: 60 * 60_000,
+      run: async (deps) => {
+        await sweep(deps);
+        await sweepAcceptance(deps);
+      },
+    },
   ],
 });

@@ -1,7 +1,8 @@
+import { measureAcceptance } from '../../platform/acceptance.js';
 import { defineModule } from '../../platform/module.js';
 import { mailRoutes } from './routes.js';
 import { seedMail } from './seed.js';
-import { classifyMailJob, inboundCounter } from './service.js';
+import { classifyMailJob, INBOUND_SOURCE } from './service.js';
 import * as tables from './tables.js';
 
 export const mailModule = defineModule({
@@ -17,7 +18,7 @@ export const mailModule = defineModule({
       feature: 'mail',
       slo: '≥ 95 % of inbound messages accepted',
       impact: 'Incoming mail (lab results, invitation replies) may be delayed.',
-      measure: async () => inboundCounter.measure(),
+      measure: (deps) => measureAcceptance(deps, INBOUND_SOURCE, deps.config.health.intervalMs),
     },
   ],
 });

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { countAccepted, countRefused } from '../../platform/acceptance.js';
 import { requireCtx } from '../../platform/auth/authenticate.js';
 import { safeEqual } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
@@ -66,10 +67,10 @@ export async function mailRoutes(fastify: FastifyInstance): Promise<void> {
           throw new AppError('unsupported_media_type', 415, 'Send the message as Content-Type: message/rfc822');
         }
         const received = await service.receiveMail(deps, request.body, request.id);
-        service.inboundCounter.accept();
+        countAccepted(deps, service.INBOUND_SOURCE);
         return reply.status(201).send(received);
       } catch (err) {
-        if (err instanceof AppError && err.status < 500) service.inboundCounter.refuse();
+        if (err instanceof AppError && err.status < 500) countRefused(deps, service.INBOUND_SOURCE);
         throw err;
       }
     },

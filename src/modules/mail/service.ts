@@ -7,7 +7,6 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import ICAL from 'ical.js';
 import PostalMime from 'postal-mime';
 import { z } from 'zod';
-import { AcceptanceCounter } from '../../platform/acceptance.js';
 import type { RequestContext } from '../../platform/context.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
@@ -24,8 +23,8 @@ import { mailMessages } from './tables.js';
 
 export { inboundAddress as addressOf } from '../../platform/mail/inbound-address.js';
 
-/** POST /mail/inbound accepted and refused since the last probe run (`mail:acceptance-rate`). */
-export const inboundCounter = new AcceptanceCounter();
+/** The acceptance source of POST /mail/inbound (`mail:acceptance-rate`). */
+export const INBOUND_SOURCE = 'mail:inbound';
 
 export interface MailMessage {
   id: string;

@@ -1,8 +1,9 @@
 // Health probes of payments (contract §9): a checkout session created at the provider each run
 // (test mode; directly, past the breaker) and the share of verified webhook calls.
 import { performance } from 'node:perf_hooks';
+import { measureAcceptance } from '../../platform/acceptance.js';
 import type { DependencyProbe } from '../../platform/module.js';
-import { webhookCounter } from './service.js';
+import { WEBHOOK_SOURCE } from './service.js';
 import { resolvePayments } from './stripe.js';
 
 export const paymentMonitors: DependencyProbe[] = [
@@ -51,6 +52,6 @@ export const paymentMonitors: DependencyProbe[] = [
     feature: 'payments',
     slo: '≥ 95 % of webhook calls verified',
     impact: 'Payments may not show as paid right away.',
-    measure: async () => webhookCounter.measure(),
+    measure: (deps) => measureAcceptance(deps, WEBHOOK_SOURCE, deps.config.health.intervalMs),
   },
 ];

@@ -2,7 +2,7 @@
 // page; the provider's `checkout.session.completed` webhook, verified by its Stripe-Signature on the
 // raw bytes, marks the payment paid. Checkout creation goes through platform/upstream.
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { AcceptanceCounter } from '../../platform/acceptance.js';
+import { countAccepted, countRefused } from '../../platform/acceptance.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { withSystem, withTenant } from '../../platform/db/tenant.js';
@@ -14,8 +14,8 @@ import { patientExists } from '../patients/index.js';
 import { resolvePayments, verifyStripeSignature } from './stripe.js';
 import { payments } from './tables.js';
 
-/** Webhook calls verified and refused since the last probe run (`payments:webhook-ingress`). */
-export const webhookCounter = new AcceptanceCounter();
+/** The acceptance source of the payments webhook (`payments:webhook-ingress`). */
+export const WEBHOOK_SOURCE = 'webhook:payments';
 
 const stripe = createUpstream({ name: 'payments', timeoutMs: 10_000, retries: 0, breaker: { consecutiveFailures: 5 } });
 
@@ -139,17 +139,17 @@ export async function receiveWebhook(deps: AppDeps, raw: Buffer, signature: stri
   const provider = resolvePayments(deps);
   if (!provider) throw unavailable();
   if (!verifyStripeSignature(signature, raw, provider.webhookSecret)) {
-    webhookCounter.refuse();
+    countRefused(deps, WEBHOOK_SOURCE);
     throw new AppError('invalid_signature', 401, 'The request is not signed by the payments provider');
   }
   let event: { type?: string; data?: { object?: { id?: string; payment_status?: string } } };
   try {
     event = JSON.parse(raw.toString('utf8'));
   } catch {
-    webhookCounter.refuse();
+    countRefused(deps, WEBHOOK_SOURCE);
     throw new AppError('malformed_payload', 400, 'The body is not JSON');
   }
-  webhookCounter.accept();
+  countAccepted(deps, WEBHOOK_SOURCE);
   const session = event.data?.object;
   if (event.type !== 'checkout.session.completed' || typeof session?.id !== 'string') return { handled: false };
   // Cross-tenant by design: the provider names the session; its workspace comes from the row.
