@@ -7,6 +7,7 @@ import { and, eq, isNotNull } from 'drizzle-orm';
 import type { DependencyProbe, ProbeResult } from '../../platform/module.js';
 import { oauthConnections } from '../../platform/oauth/index.js';
 import type { AppDeps } from '../../platform/types.js';
+import { probeFetch } from '../../platform/upstream/index.js';
 import { resolveProvider } from './providers/index.js';
 import { calendarAppointments } from './tables.js';
 
@@ -48,7 +49,7 @@ function refreshProbe(name: 'google' | 'microsoft'): DependencyProbe {
       if (!provider) return disabled(label);
       const { oauth } = provider;
       const started = performance.now();
-      const res = await fetch(oauth.tokenUrl, {
+      const res = await probeFetch(`oauth-${name}`, oauth.tokenUrl, {
         method: 'POST',
         signal,
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
@@ -105,7 +106,7 @@ const zoomProbe: DependencyProbe = {
     url.searchParams.set('grant_type', 'account_credentials');
     url.searchParams.set('account_id', client.accountId ?? 'atrium-local');
     const started = performance.now();
-    const res = await fetch(url, {
+    const res = await probeFetch('oauth-zoom', url, {
       method: 'POST',
       signal,
       headers: {

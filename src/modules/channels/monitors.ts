@@ -3,6 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { measureAcceptance } from '../../platform/acceptance.js';
 import type { DependencyProbe } from '../../platform/module.js';
+import { probeFetch } from '../../platform/upstream/index.js';
 import { GRAPH_VERSION } from './providers/meta.js';
 import { CHANNELS } from './providers/types.js';
 import { acceptanceSource, hasLiveConnection } from './service.js';
@@ -43,7 +44,7 @@ export const metaTokenProbe: DependencyProbe = {
     url.searchParams.set('client_secret', 'atrium-health-probe');
     url.searchParams.set('fb_exchange_token', 'atrium-health-probe-not-a-token');
     const started = performance.now();
-    const res = await fetch(url, { signal, headers: { accept: 'application/json' } });
+    const res = await probeFetch('oauth-meta', url, { signal, headers: { accept: 'application/json' } });
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const body = (await res.json().catch(() => undefined)) as { error?: { code?: number } } | undefined;
     if (res.status >= 500 || !body?.error) {

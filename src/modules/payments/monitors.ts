@@ -3,6 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { measureAcceptance } from '../../platform/acceptance.js';
 import type { DependencyProbe } from '../../platform/module.js';
+import { probeFetch } from '../../platform/upstream/index.js';
 import { WEBHOOK_SOURCE } from './service.js';
 import { resolvePayments } from './stripe.js';
 
@@ -22,7 +23,7 @@ export const paymentMonitors: DependencyProbe[] = [
           output: 'Payments are not configured',
         };
       const started = performance.now();
-      const res = await fetch(`${provider.apiBase}/v1/checkout/sessions`, {
+      const res = await probeFetch('payments', `${provider.apiBase}/v1/checkout/sessions`, {
         method: 'POST',
         signal,
         headers: { authorization: `Bearer ${provider.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },

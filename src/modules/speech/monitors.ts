@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { upstreamErrorRate } from '../../platform/acceptance.js';
 import type { DependencyProbe, ProbeResult } from '../../platform/module.js';
+import { probeFetch } from '../../platform/upstream/index.js';
 import { resolveVoices, type VoiceProvider } from './voices.js';
 
 const SLOW_MS = 1_500;
@@ -18,7 +19,7 @@ async function ping(voice: VoiceProvider | undefined, signal: AbortSignal): Prom
     };
   const { url, headers, body } = voice.request('ping');
   const started = performance.now();
-  const res = await fetch(url, { method: 'POST', headers, body, signal });
+  const res = await probeFetch(`tts-${voice.name}`, url, { method: 'POST', headers, body, signal });
   const bytes = (await res.arrayBuffer()).byteLength;
   const ms = Math.round(performance.now() - started);
   if (!res.ok || bytes < 44)

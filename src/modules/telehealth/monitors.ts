@@ -8,6 +8,7 @@ import { localStunUrl } from '../../emulators/video/routes.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import type { DependencyProbe } from '../../platform/module.js';
 import { stunBinding } from '../../platform/net/stun.js';
+import { probeFetch } from '../../platform/upstream/index.js';
 
 const relay: DependencyProbe = {
   id: 'video:relay-reachability',
@@ -45,7 +46,7 @@ const rooms: DependencyProbe = {
     if (deep && deps.config.emulators) {
       const base = `${deps.selfUrl()}/_emulators/video`;
       const started = performance.now();
-      const made = await fetch(`${base}/rooms`, {
+      const made = await probeFetch('video', `${base}/rooms`, {
         method: 'POST',
         signal,
         headers: { authorization: 'Bearer atrium-local', 'content-type': 'application/json' },
@@ -60,7 +61,7 @@ const rooms: DependencyProbe = {
           output: 'The provider did not create a room',
         };
       }
-      await fetch(`${base}/rooms/${room.id}/end`, {
+      await probeFetch('video', `${base}/rooms/${room.id}/end`, {
         method: 'POST',
         signal,
         headers: { authorization: 'Bearer atrium-local' },

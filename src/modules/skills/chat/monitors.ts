@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { upstreamErrorRate } from '../../../platform/acceptance.js';
 import type { DependencyProbe, ProbeResult } from '../../../platform/module.js';
 import type { AppDeps } from '../../../platform/types.js';
+import { probeFetch } from '../../../platform/upstream/index.js';
 import { listActiveInstalls } from '../../marketplace/index.js';
 import { type ModelProvider, resolveModelProviders } from './model-provider.js';
 
@@ -13,7 +14,7 @@ const SLOW_MS = 3_000;
 
 async function ping(provider: ModelProvider, signal: AbortSignal): Promise<ProbeResult> {
   const started = performance.now();
-  const res = await fetch(`${provider.endpoint.baseUrl}/chat/completions`, {
+  const res = await probeFetch(`ai-${provider.name}`, `${provider.endpoint.baseUrl}/chat/completions`, {
     method: 'POST',
     signal,
     headers: {
