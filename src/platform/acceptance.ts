@@ -8,7 +8,6 @@ import { newId } from './ids.js';
 import type { ProbeResult } from './module.js';
 import { inboundAcceptance } from './platform-tables.js';
 import type { AppDeps } from './types.js';
-import { upstreamStats } from './upstream/index.js';
 
 type Pending = Map<string, { accepted: number; refused: number }>;
 const pending = new WeakMap<object, Pending>();
@@ -84,17 +83,5 @@ export async function measureAcceptance(deps: AppDeps, source: string, windowMs:
     observedValue: rate,
     observedUnit: '%',
     output: `${accepted} accepted, ${refused} refused ${span}`,
-  };
-}
-
-/** A probe's view of an upstream's real calls: failure share and breaker over a window (default 5 min). */
-export function upstreamErrorRate(upstream: string, windowMs = 5 * 60_000): ProbeResult {
-  const stats = upstreamStats(upstream, windowMs);
-  const rate = Math.round(stats.errorRate * 1000) / 10;
-  return {
-    status: stats.breaker === 'open' ? 'fail' : rate < 5 ? 'pass' : rate < 25 ? 'warn' : 'fail',
-    observedValue: rate,
-    observedUnit: '%',
-    output: `${stats.errors} of ${stats.count} calls failed; breaker ${stats.breaker}`,
   };
 }

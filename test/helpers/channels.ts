@@ -1,6 +1,7 @@
 // Test helpers for the channels: credentials per channel, provider-shaped payloads, and each
 // provider's signature, so receivers are exercised exactly as the provider would call them.
 import { createHmac, randomBytes } from 'node:crypto';
+import { twilioSignature } from '../../src/modules/channels/index.js';
 import type { TestApp } from './app.js';
 
 export type Channel = 'telegram' | 'whatsapp' | 'messenger' | 'instagram' | 'viber' | 'sms';
@@ -182,9 +183,7 @@ export function signatureHeaders(
       return { 'x-viber-content-signature': createHmac('sha256', credentials.authToken).update(body).digest('hex') };
     case 'sms': {
       const params = Object.fromEntries(new URLSearchParams(body));
-      let data = url;
-      for (const key of Object.keys(params).sort()) data += key + params[key];
-      return { 'x-twilio-signature': createHmac('sha1', credentials.authToken).update(data).digest('base64') };
+      return { 'x-twilio-signature': twilioSignature(credentials.authToken, url, params) };
     }
   }
 }

@@ -4,8 +4,9 @@
 // faults (`messages.send`; Telegram also `setWebhook`). Telegram keeps the webhook a bot registered
 // and can deliver a user's message to it (`POST /simulate`), signed as Telegram signs it; Twilio
 // reports delivery to the StatusCallback, signed with the account's token, as Twilio does.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { twilioSignature } from '../../modules/channels/index.js';
 import { readDoc, updateDoc } from '../calendar/store.js';
 import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
 
@@ -301,9 +302,7 @@ export async function twilioEmulator(fastify: FastifyInstance): Promise<void> {
             To: form.To,
             From: form.From,
           };
-          let data = callback;
-          for (const key of Object.keys(params).sort()) data += key + params[key];
-          const signature = createHmac('sha1', token).update(data).digest('base64');
+          const signature = twilioSignature(token, callback, params);
           fetch(callback, {
             method: 'POST',
             headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },

@@ -93,6 +93,21 @@ function mailFor(
   };
 }
 
+/** The invitation row of a UID, locked for this transaction (its SEQUENCE moves under the lock). */
+async function lockInvitation(tx: Tx, workspaceId: string, uid: string) {
+  const [known] = await tx
+    .select()
+    .from(calendarInvitations)
+    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)))
+    .for('update');
+  return known;
+}
+
+/** The event's guests: lower-cased, once each, the organizer's own calendar account left out. */
+const guestsOf = (event: CalendarEvent, organizer: string) => [
+  ...new Set(event.attendees.map((a) => a.email.toLowerCase()).filter((e) => e !== organizer.toLowerCase())),
+];
+
 /**
  * Sends what the event's guests need to hear, in the caller's transaction: the first REQUEST, an
  * updated REQUEST (SEQUENCE + 1) to the current guests and a CANCEL to removed ones, or a CANCEL to
@@ -106,14 +121,8 @@ export async function notifyGuests(
   change: 'created' | 'updated' | 'cancelled',
 ): Promise<void> {
   const uid = uidOf(event.id);
-  const guests = [
-    ...new Set(event.attendees.map((a) => a.email.toLowerCase()).filter((e) => e !== organizer.toLowerCase())),
-  ];
-  const [known] = await tx
-    .select()
-    .from(calendarInvitations)
-    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)))
-    .for('update');
+  const guests = guestsOf(event, organizer);
+  const known = await lockInvitation(tx, workspaceId, uid);
   if (!known) {
     if (change === 'cancelled' || guests.length === 0) return;
     await tx
@@ -159,16 +168,10 @@ export async function notifyOccurrence(
 ): Promise<void> {
   if (!occurrence.recurringEventId || !occurrence.originalStart) return;
   const uid = uidOf(occurrence.recurringEventId);
-  const [known] = await tx
-    .select()
-    .from(calendarInvitations)
-    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)))
-    .for('update');
+  const known = await lockInvitation(tx, workspaceId, uid);
   if (!known || known.cancelled) return;
   const sequence = known.sequence + 1;
-  const guests = [
-    ...new Set(occurrence.attendees.map((a) => a.email.toLowerCase()).filter((e) => e !== organizer.toLowerCase())),
-  ];
+  const guests = guestsOf(occurrence, organizer);
   const to = change === 'cancelled' || guests.length === 0 ? known.attendees : guests;
   const method = change === 'cancelled' ? 'CANCEL' : 'REQUEST';
   await enqueueMail(tx, workspaceId, mailFor(occurrence, method, sequence, to, to, organizer));
@@ -196,11 +199,7 @@ export async function recordInvitationReply(
   const status = PARTSTAT[reply.partstat.toUpperCase()];
   const attendee = reply.attendee.replace(/^mailto:/i, '').toLowerCase();
   if (!status) return false;
-  const [known] = await tx
-    .select()
-    .from(calendarInvitations)
-    .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, reply.uid)))
-    .for('update');
+  const known = await lockInvitation(tx, workspaceId, reply.uid);
   if (!known || !known.attendees.includes(attendee)) return false;
   await tx
     .update(calendarInvitations)

@@ -8,6 +8,7 @@ import { sentAs } from '../../platform/http/openapi-media.js';
 import { idParams, noContent, problemResponses } from '../../platform/http-schemas.js';
 import { listOf } from '../../platform/pagination.js';
 import { openSseStream, RealtimeHub, sseEvent } from '../../platform/realtime/sse.js';
+import { requireFeature } from '../../platform/tiers.js';
 import { CHANNELS, type ChannelName } from './providers/types.js';
 import {
   connectBody,
@@ -174,7 +175,7 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const ctx = requireCtx(request);
       // The tier check answers a problem before the stream starts.
-      await service.listConversations(deps, ctx, { limit: 1 });
+      requireFeature(ctx, 'inbound_channels');
       await hub.ensureListening();
       const stream = openSseStream(deps, hub, request, reply);
       stream.onClose(

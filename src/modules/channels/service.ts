@@ -94,18 +94,8 @@ export async function connect(
       throw err;
     }
   }
-  const [row] = await withTenant(deps.db, ctx, async (tx) => {
-    const inserted = await tx
-      .insert(channelConnections)
-      .values({
-        workspaceId: ctx.workspaceId,
-        id,
-        channel: input.channel,
-        name: input.name,
-        credentialsEnc: encryptSecret(keys(deps)[0], JSON.stringify(parsed.data), aad(ctx.workspaceId, id)),
-        createdBy: ctx.userId,
-      })
-      .returning();
+  const row = await withTenant(deps.db, ctx, async (tx) => {
+    const inserted = await insertConnection(tx, deps, ctx, id, { ...input, credentials: parsed.data });
     await writeAudit(tx, ctx, 'admin_action', {
       action: 'channel.connected',
       connectionId: id,
@@ -114,6 +104,28 @@ export async function connect(
     return inserted;
   });
   return presentConnection(deps, row);
+}
+
+/** Stores a connection with its credentials sealed (bound to the workspace and the connection id). */
+async function insertConnection(
+  tx: Tx,
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: string,
+  input: { channel: ChannelName; name: string; credentials: Record<string, string> },
+): Promise<ConnectionRow> {
+  const [row] = await tx
+    .insert(channelConnections)
+    .values({
+      workspaceId: ctx.workspaceId,
+      id,
+      channel: input.channel,
+      name: input.name,
+      credentialsEnc: encryptSecret(keys(deps)[0], JSON.stringify(input.credentials), aad(ctx.workspaceId, id)),
+      createdBy: ctx.userId,
+    })
+    .returning();
+  return row;
 }
 
 export async function listConnections(deps: AppDeps, ctx: RequestContext) {
@@ -403,17 +415,7 @@ export async function seedConnection(
 ): Promise<{ contacts: Map<string, string> }> {
   const id = newId('chn');
   return withTenant(deps.db, ctx, async (tx) => {
-    const [row] = await tx
-      .insert(channelConnections)
-      .values({
-        workspaceId: ctx.workspaceId,
-        id,
-        channel: input.channel,
-        name: input.name,
-        credentialsEnc: encryptSecret(keys(deps)[0], JSON.stringify(input.credentials), aad(ctx.workspaceId, id)),
-        createdBy: ctx.userId,
-      })
-      .returning();
+    const row = await insertConnection(tx, deps, ctx, id, input);
     const contacts = new Map<string, string>();
     for (const event of events) {
       await storeInbound(tx, row, event);
@@ -465,7 +467,7 @@ export async function seedConnection(
 // ---------------------------------------------------------------- the inbox
 
 type MessageRow = typeof channelMessages.$inferSelect;
-export const presentMessage = (r: MessageRow) => ({
+const presentMessage = (r: MessageRow) => ({
   id: r.id,
   conversationId: r.conversationId,
   channel: r.channel as ChannelName,

@@ -237,7 +237,6 @@ export async function dashboard(deps: AppDeps) {
       .orderBy(desc(serviceHealthChecks.checkedAt))
       .limit(20_000);
     const incidents = await tx.select().from(healthIncidents).orderBy(desc(healthIncidents.openedAt)).limit(50);
-    const slo = new Map(deps.monitors.map((p) => [p.id, p.slo]));
     const components = deps.monitors.map((probe) => {
       const mine = rows.filter((r) => `${r.component}:${r.measurement}` === probe.id);
       const latest = mine[0];
@@ -252,7 +251,7 @@ export async function dashboard(deps: AppDeps) {
         feature: probe.feature,
         status: (latest?.status ?? 'warn') as ProbeStatus,
         since: since?.toISOString() ?? null,
-        slo: slo.get(probe.id) ?? '',
+        slo: probe.slo,
         observed: latest ? `${latest.observedValue} ${latest.observedUnit}` : null,
         output: latest?.output ?? null,
         checkedAt: latest?.checkedAt.toISOString() ?? null,

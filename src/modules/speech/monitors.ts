@@ -2,9 +2,8 @@
 // (directly, past the breaker), its failure share over 5 minutes of real use, and the fallback voice
 // answers so a failing primary has somewhere to go.
 import { performance } from 'node:perf_hooks';
-import { upstreamErrorRate } from '../../platform/acceptance.js';
 import type { DependencyProbe, ProbeResult } from '../../platform/module.js';
-import { probeFetch } from '../../platform/upstream/index.js';
+import { probeFetch, upstreamErrorRate } from '../../platform/upstream/index.js';
 import { resolveVoices, type VoiceProvider } from './voices.js';
 
 const SLOW_MS = 1_500;

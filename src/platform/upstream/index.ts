@@ -3,7 +3,7 @@ export type { BreakerOptions, BreakerState } from './breaker.js';
 export { resetBreakers } from './breaker.js';
 export { UpstreamError, type UpstreamErrorKind, upstreamAppError } from './errors.js';
 export { resetUpstreamStats, type UpstreamOutcome, type UpstreamStats, upstreamStats } from './metrics.js';
-export { type ProbeResponse, probeFetch } from './probe.js';
+export { type ProbeResponse, probeFetch, upstreamErrorRate } from './probe.js';
 export { closeUpstreamPools, type HttpMethod } from './transport.js';
 export {
   type CustomerUrlPolicy,

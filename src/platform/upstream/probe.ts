@@ -1,6 +1,8 @@
 // The health probes' way out: one attempt through platform/upstream (its pools, timeouts, request
 // ids and per-upstream metrics), never through a circuit breaker and never retried, so a probe sees
 // the dependency as it is right now (contract §9). Answers a fetch-like response.
+import type { ProbeResult } from '../module.js';
+import { upstreamStats } from './metrics.js';
 import type { HttpMethod } from './transport.js';
 import { upstreamRequest } from './upstream.js';
 
@@ -38,5 +40,17 @@ export async function probeFetch(
     json: async () => res.json(),
     arrayBuffer: async () =>
       res.body.buffer.slice(res.body.byteOffset, res.body.byteOffset + res.body.byteLength) as ArrayBuffer,
+  };
+}
+
+/** A probe's view of an upstream's real calls: failure share and breaker over a window (default 5 min). */
+export function upstreamErrorRate(upstream: string, windowMs = 5 * 60_000): ProbeResult {
+  const stats = upstreamStats(upstream, windowMs);
+  const rate = Math.round(stats.errorRate * 1000) / 10;
+  return {
+    status: stats.breaker === 'open' ? 'fail' : rate < 5 ? 'pass' : rate < 25 ? 'warn' : 'fail',
+    observedValue: rate,
+    observedUnit: '%',
+    output: `${stats.errors} of ${stats.count} calls failed; breaker ${stats.breaker}`,
   };
 }

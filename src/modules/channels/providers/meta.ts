@@ -2,9 +2,10 @@
 // sha256=<HMAC-SHA256(appSecret, raw body)>`, the `hub.challenge` handshake with the verify token,
 // and replies through the Graph API (`/{phone-number-id}/messages`, `/me/messages`).
 import { z } from 'zod';
+import { safeEqual } from '../../../platform/crypto.js';
 import type { ChannelAdapter, ChannelEvent, ChannelName, StatusUpdate } from './types.js';
 import { SendFailed } from './types.js';
-import { header, hmacHex, idText, MalformedPayload, parseJsonExact, sameText, sendCall, upstreamFor } from './wire.js';
+import { header, hmacHex, idText, MalformedPayload, parseJsonExact, sendCall, upstreamFor } from './wire.js';
 
 export const GRAPH_VERSION = 'v21.0';
 
@@ -36,7 +37,7 @@ const seconds = z.union([z.string(), z.number()]).transform((v) => new Date(Numb
 /** HMAC-SHA256 of the raw bytes with the app secret, compared in constant time. */
 function verifyHub(raw: Buffer, signature: string | undefined, appSecret: string): boolean {
   if (!signature?.startsWith('sha256=')) return false;
-  return sameText(signature.slice(7).toLowerCase(), hmacHex('sha256', appSecret, raw));
+  return safeEqual(signature.slice(7).toLowerCase(), hmacHex('sha256', appSecret, raw));
 }
 
 const waPayload = z.object({

@@ -1,8 +1,9 @@
 // Telegram Bot API: webhooks carry `X-Telegram-Bot-Api-Secret-Token` (the secret given to
 // setWebhook); an `Update` holds at most one message; replies via `sendMessage`.
 import { z } from 'zod';
+import { safeEqual } from '../../../platform/crypto.js';
 import { type ChannelAdapter, type ChannelEvent, SendFailed } from './types.js';
-import { header, idText, MalformedPayload, parseJsonExact, sameText, sendCall, upstreamFor } from './wire.js';
+import { header, idText, MalformedPayload, parseJsonExact, sendCall, upstreamFor } from './wire.js';
 
 const credentials = z.object({
   botToken: z
@@ -49,7 +50,7 @@ export const telegram: ChannelAdapter<Credentials> = {
   realBaseUrl: 'https://api.telegram.org',
   emulator: 'telegram',
   credentials,
-  verify: (request, creds) => sameText(header(request, 'x-telegram-bot-api-secret-token') ?? '', creds.secretToken),
+  verify: (request, creds) => safeEqual(header(request, 'x-telegram-bot-api-secret-token') ?? '', creds.secretToken),
   parse(request): ChannelEvent[] {
     const parsed = update.safeParse(parseJsonExact(request.raw));
     if (!parsed.success) throw new MalformedPayload('Not a Telegram Update');

@@ -3,9 +3,10 @@
 // replies via `POST /2010-04-01/Accounts/{sid}/Messages.json` with a status callback.
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
+import { safeEqual } from '../../../platform/crypto.js';
 import { type FormBody, parseFormBody } from '../../../platform/http/raw-body.js';
 import { type ChannelAdapter, type ChannelEvent, SendFailed, type StatusUpdate } from './types.js';
-import { header, MalformedPayload, sameText, sendCall, upstreamFor } from './wire.js';
+import { header, MalformedPayload, sendCall, upstreamFor } from './wire.js';
 
 const credentials = z.object({
   accountSid: z
@@ -53,7 +54,7 @@ export const sms: ChannelAdapter<Credentials> = {
   verify(request, creds) {
     if (!request.contentType.startsWith('application/x-www-form-urlencoded')) return false;
     const form = parseFormBody(request.raw.toString('utf8'));
-    const signed = sameText(
+    const signed = safeEqual(
       header(request, 'x-twilio-signature') ?? '',
       twilioSignature(creds.authToken, request.url, form),
     );

@@ -2,8 +2,9 @@
 // raw body)>`; `message_token` is a 64-bit integer (kept exact as a string); replies via
 // `/pa/send_message`, whose refusals come as HTTP 200 with a non-zero `status`.
 import { z } from 'zod';
+import { safeEqual } from '../../../platform/crypto.js';
 import { type ChannelAdapter, type ChannelEvent, SendFailed } from './types.js';
-import { header, hmacHex, idText, MalformedPayload, parseJsonExact, sameText, sendCall, upstreamFor } from './wire.js';
+import { header, hmacHex, idText, MalformedPayload, parseJsonExact, sendCall, upstreamFor } from './wire.js';
 
 const credentials = z.object({ authToken: z.string().trim().min(16).max(200) });
 type Credentials = z.infer<typeof credentials>;
@@ -35,7 +36,7 @@ export const viber: ChannelAdapter<Credentials> = {
   emulator: 'viber',
   credentials,
   verify: (request, creds) =>
-    sameText(
+    safeEqual(
       (header(request, 'x-viber-content-signature') ?? '').toLowerCase(),
       hmacHex('sha256', creds.authToken, request.raw),
     ),

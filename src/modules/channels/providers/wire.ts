@@ -2,12 +2,8 @@
 // header reads, and the one upstream per provider.
 import { createHmac } from 'node:crypto';
 import { parse as parseLossless } from 'lossless-json';
-import { safeEqual } from '../../../platform/crypto.js';
 import { createUpstream, UpstreamError, type UpstreamResponse } from '../../../platform/upstream/index.js';
 import { SendFailed, type WebhookRequest } from './types.js';
-
-/** Constant-time comparison (signatures and tokens; their length is not a secret). */
-export const sameText = (a: string, b: string) => safeEqual(a, b);
 
 export const hmacHex = (algorithm: 'sha256' | 'sha1', key: string, data: Buffer | string) =>
   createHmac(algorithm, key).update(data).digest('hex');

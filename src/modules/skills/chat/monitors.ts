@@ -3,10 +3,9 @@
 // run); its 5xx share over the last minutes of real traffic; and the next provider of the fallback
 // chain answers, so a tripped primary has somewhere to go.
 import { performance } from 'node:perf_hooks';
-import { upstreamErrorRate } from '../../../platform/acceptance.js';
 import type { DependencyProbe, ProbeResult } from '../../../platform/module.js';
 import type { AppDeps } from '../../../platform/types.js';
-import { probeFetch } from '../../../platform/upstream/index.js';
+import { probeFetch, upstreamErrorRate } from '../../../platform/upstream/index.js';
 import { listActiveInstalls } from '../../marketplace/index.js';
 import { type ModelProvider, resolveModelProviders } from './model-provider.js';
 
