@@ -443,7 +443,8 @@ describe('isolation between endpoints and crash safety', () => {
       const events = 12;
       for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
       await fast.waitFor(events, 15_000);
-      expect(slowA.requests.length + slowB.requests.length).toBeLessThanOrEqual(6);
+      // Each slow endpoint holds at most 8 / (busy + 1) = 2 (busy counted with or without the fast one).
+      expect(slowA.requests.length + slowB.requests.length).toBeLessThanOrEqual(4);
       release();
       await slowA.waitFor(events, 20_000);
       await slowB.waitFor(events, 20_000);

@@ -242,12 +242,13 @@ export async function claimDueDeliveries(
          sql`, `,
        )})
     ),
-    -- Fair share: with N busy endpoints each may hold at most maxInFlight / N (and never more than
-    -- perEndpoint), so a few slow endpoints cannot take every slot from the others.
+    -- Fair share: with N busy endpoints each may hold at most maxInFlight / (N + 1) (and never more
+    -- than perEndpoint). The extra share stays free for an endpoint that becomes busy next, so a few
+    -- slow endpoints cannot take every slot, even while the others are momentarily idle.
     candidates AS (
       SELECT workspace_id, id, in_flight,
              least(${opts.perEndpoint}::int,
-                   greatest(1, ${maxInFlight}::int / greatest(1, count(*) FILTER (WHERE has_due OR in_flight > 0) OVER ()))
+                   greatest(1, ${maxInFlight}::int / (1 + count(*) FILTER (WHERE has_due OR in_flight > 0) OVER ()))
              ) AS cap
         FROM endpoints
        WHERE has_due
