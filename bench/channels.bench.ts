@@ -8,7 +8,8 @@
  *
  * Servers run in a child process so autocannon does not share their event loop; a fresh database is
  * created and dropped. Env: ATRIUM_BENCH_DATABASE_URL (default ATRIUM_TEST_DATABASE_URL or
- * postgres://postgres@127.0.0.1:5432/postgres), BENCH_DURATION seconds per run (default 8).
+ * postgres://postgres@127.0.0.1:5432/postgres), BENCH_DURATION seconds per run (default 8),
+ * BENCH_CONNECTIONS (default 50).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -25,6 +26,11 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const OPERATOR_TOKEN = 'op_test_operator_token_0123456789';
 const APP_SECRET = 'bench-whatsapp-app-secret-0123';
 const SENDERS = 200;
+/**
+ * Concurrent connections of the sender (both runs): Meta and Twilio deliver a burst over many
+ * connections at once; BENCH_CONNECTIONS changes it.
+ */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 async function serve(): Promise<void> {
   const url = process.env.BENCH_DB_URL!;
@@ -155,14 +161,14 @@ async function main(): Promise<void> {
     const before = await countStored();
     const app = await runAutocannon({
       url: appUrl,
-      connections: 10,
+      connections: CONNECTIONS,
       duration: DURATION,
       requests: signedRequests(appPath),
     });
     const stored = (await countStored()) - before;
     const floor = await runAutocannon({
       url: floorUrl,
-      connections: 10,
+      connections: CONNECTIONS,
       duration: DURATION,
       requests: signedRequests('/floor'),
     });
@@ -174,7 +180,7 @@ async function main(): Promise<void> {
     const ok = app.requests.total - errors(app);
     const ratio = app.requests.average / floor.requests.average;
     console.log(
-      `\nInbound channels benchmark — PostgreSQL server, WhatsApp webhooks, ${DURATION}s per run, 10 connections`,
+      `\nInbound channels benchmark — PostgreSQL server, WhatsApp webhooks, ${DURATION}s per run, ${CONNECTIONS} connections`,
     );
     console.table({
       'app: verify + store + list-visible': {

@@ -1,7 +1,7 @@
 // The six channel receivers as their providers call them (contract §8): valid, tampered, unsigned,
 // replayed, concurrent duplicates and unknown connections; replies through each provider's send API
 // (emulated) with statuses; exact large ids; Meta's handshake; the patient link; Twilio's own example.
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import {
@@ -12,9 +12,12 @@ import {
   providerId,
   senderId,
 } from '../../../test/helpers/channels.js';
+import { TEST_SERVER_URL } from '../../../test/helpers/db.js';
 import { createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
-import { queryRows, withSystem } from '../../platform/db/tenant.js';
-import { twilioSignature } from './providers/index.js';
+import { queryRows, withSystem, withTenant } from '../../platform/db/tenant.js';
+import { storeInbound } from './inbound.js';
+import { type InboundMessage, twilioSignature } from './providers/index.js';
+import { channelConnections } from './tables.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -311,6 +314,99 @@ describe('replies and statuses', () => {
     const refused = await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'x' });
     expect(refused.statusCode).toBe(409);
     expect(refused.json().code).toBe('channel_disconnected');
+  });
+});
+
+describe('group commit', () => {
+  it('a burst of webhooks is stored in shared transactions: every message once, each conversation counted right', async () => {
+    const connection = await connectChannel(t, ws.admin.token, 'whatsapp', 'Burst WhatsApp');
+    const senders = Array.from({ length: 5 }, () => senderId('whatsapp'));
+    const burst = Array.from({ length: 40 }, (_, n) => ({
+      id: providerId('whatsapp'),
+      from: senders[n % 5],
+      text: `burst ${n}`,
+      name: `Sender ${n % 5}`,
+    }));
+    // Every fourth message also arrives twice at once (a provider's retry racing the original).
+    const sends = [...burst, ...burst.filter((_, n) => n % 4 === 0)];
+    const answers = await Promise.all(sends.map((m) => deliver(t, connection, m)));
+    expect(answers.map((r) => r.statusCode)).toEqual(Array(sends.length).fill(200));
+    const storedByAnswer = answers.reduce((sum, r) => sum + r.json().stored, 0);
+    expect(storedByAnswer).toBe(40);
+    for (const m of burst) expect(await storedCount(m.id)).toBe(1);
+    const conversations = (await api('GET', '/channels/conversations?channel=whatsapp&limit=100'))
+      .json()
+      .items.filter((c: { contact: { externalId: string } }) => senders.includes(c.contact.externalId));
+    expect(conversations).toHaveLength(5);
+    for (const c of conversations) expect(c.unreadCount).toBe(8);
+    const [row] = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ batches: number }>(
+        tx,
+        sql`SELECT count(DISTINCT e.created_at)::int AS batches FROM domain_events e
+        WHERE e.workspace_id = ${ws.id} AND e.type = 'channel.message.received'
+          AND e.data->>'conversationId' IN (${sql.join(
+            conversations.map((c: { id: string }) => sql`${c.id}`),
+            sql`, `,
+          )})`,
+      ),
+    );
+    // On the server, concurrent webhooks share transactions. (PGlite runs a whole transaction
+    // before the next request is read, so there each webhook is its own batch.)
+    if (TEST_SERVER_URL) expect(row.batches).toBeLessThan(40);
+    else expect(row.batches).toBeLessThanOrEqual(40);
+  });
+
+  it('one batch of many messages: duplicates inside it stored once, names kept, preview the newest, unread per conversation', async () => {
+    const connection = await connectChannel(t, ws.admin.token, 'viber', 'Batch Viber');
+    const [row] = await withSystem(t.app.atrium.db, (tx) =>
+      tx.select().from(channelConnections).where(eq(channelConnections.id, connection.id)),
+    );
+    const [a, b] = [senderId('viber'), senderId('viber')];
+    const at = (n: number) => new Date(Date.UTC(2026, 10, 25, 9, 0, n));
+    const message = (n: number, from: string, name: string | null, dedup = `m${n}-${from}`): InboundMessage => ({
+      kind: 'message',
+      dedupKey: dedup,
+      providerMessageId: dedup,
+      contact: { externalId: from, name, phone: null },
+      text: `text ${n}\u0000`,
+      attachments: [],
+      at: at(n),
+    });
+    const batch = [
+      message(1, a, 'Ada'),
+      message(2, b, 'Bea'),
+      message(3, a, null),
+      message(1, a, 'Ada'), // the same message again inside the batch
+      message(4, b, null),
+      message(5, a, null),
+    ];
+    const stored = await withTenant(t.app.atrium.db, { workspaceId: ws.id }, (tx) => storeInbound(tx, row, batch));
+    expect(stored.map((s) => s !== null)).toEqual([true, true, true, false, true, true]);
+    const again = await withTenant(t.app.atrium.db, { workspaceId: ws.id }, (tx) =>
+      storeInbound(tx, row, [message(5, a, null)]),
+    );
+    expect(again).toEqual([null]);
+    const conversations = (await api('GET', '/channels/conversations?channel=viber&limit=100'))
+      .json()
+      .items.filter((c: { contact: { externalId: string } }) => [a, b].includes(c.contact.externalId));
+    const byContact = Object.fromEntries(
+      conversations.map((c: { contact: { externalId: string; name: string } }) => [c.contact.externalId, c]),
+    );
+    expect(byContact[a]).toMatchObject({ unreadCount: 3, lastMessage: { text: 'text 5' }, contact: { name: 'Ada' } });
+    expect(byContact[b]).toMatchObject({ unreadCount: 2, lastMessage: { text: 'text 4' }, contact: { name: 'Bea' } });
+  });
+
+  it('a connection disconnected on another instance refuses at once, although this one has its credentials', async () => {
+    const connection = await connectChannel(t, ws.admin.token, 'telegram', 'Second Telegram');
+    const from = senderId('telegram');
+    expect((await deliver(t, connection, { id: providerId('telegram'), from, text: 'before' })).statusCode).toBe(200);
+    // What another instance's DELETE leaves: the row marked, this process's copy untouched.
+    await withSystem(t.app.atrium.db, (tx) =>
+      tx.execute(sql`UPDATE channel_connections SET deleted_at = now() WHERE id = ${connection.id}`),
+    );
+    const late = { id: providerId('telegram'), from, text: 'after the disconnect' };
+    expect((await deliver(t, connection, late)).statusCode).toBe(401);
+    expect(await storedCount(late.id)).toBe(0);
   });
 });
 

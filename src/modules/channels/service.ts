@@ -10,14 +10,15 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { decryptSecret, encryptSecret, safeEqual } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
+import { groupCommit } from '../../platform/db/group-commit.js';
 import { withSystem, withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound, validationFailed } from '../../platform/errors.js';
-import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../platform/pagination.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { patientExists } from '../patients/index.js';
+import { type ConnectionRow, clean, clip, notifyConversations, storeInbound } from './inbound.js';
 import {
   ADAPTERS,
   type ChannelAdapter,
@@ -30,13 +31,7 @@ import {
 } from './providers/index.js';
 import { channelConnections, channelContacts, channelConversations, channelMessages } from './tables.js';
 
-export const CHANNELS_NOTIFY = 'atrium_channels';
-export interface ChannelNotice {
-  /** workspace id */
-  w: string;
-  /** conversation id */
-  c: string;
-}
+export { CHANNELS_NOTIFY, type ChannelNotice } from './inbound.js';
 
 const aad = (workspaceId: string, id: string) => `channel:${workspaceId}:${id}`;
 const keys = (deps: AppDeps) => [{ id: deps.config.encryptionKeyId, key: deps.config.encryptionKey }];
@@ -55,7 +50,6 @@ export const acceptanceSource = (channel: ChannelName) => `webhook:${channel}`;
 
 // ---------------------------------------------------------------- connections
 
-type ConnectionRow = typeof channelConnections.$inferSelect;
 const presentConnection = (deps: AppDeps, r: ConnectionRow) => ({
   id: r.id,
   channel: r.channel as ChannelName,
@@ -153,6 +147,7 @@ export async function disconnect(deps: AppDeps, ctx: RequestContext, id: string)
       )
       .returning({ id: channelConnections.id, channel: channelConnections.channel });
     if (!done[0]) throw notFound('Channel connection');
+    forgetConnection(deps, done[0].channel, id);
     await writeAudit(tx, ctx, 'admin_action', {
       action: 'channel.disconnected',
       connectionId: id,
@@ -203,6 +198,45 @@ async function connectionForWebhook(deps: AppDeps, channel: ChannelName, id: str
   return row;
 }
 
+/**
+ * Connections as webhooks see them, kept for a short while: a provider posts to the same one
+ * again and again, and its signature is checked before anything else. A connection's id and
+ * credentials never change, and whether it is still live is checked again in the transaction that
+ * stores (a disconnect on any instance takes effect at once); only the decrypted credentials and
+ * the workspace are reused.
+ */
+const WEBHOOK_CONNECTION_TTL_MS = 30_000;
+const WEBHOOK_CONNECTIONS_MAX = 10_000;
+interface KnownConnection {
+  row: ConnectionRow;
+  credentials: Record<string, string>;
+  until: number;
+}
+const knownConnections = new WeakMap<AppDeps['db'], Map<string, KnownConnection>>();
+
+async function webhookConnection(
+  deps: AppDeps,
+  channel: ChannelName,
+  id: string | undefined,
+): Promise<KnownConnection | undefined> {
+  const known = knownConnections.get(deps.db) ?? new Map<string, KnownConnection>();
+  knownConnections.set(deps.db, known);
+  const key = `${channel}:${id}`;
+  const hit = known.get(key);
+  if (hit && hit.until > Date.now()) return hit;
+  known.delete(key);
+  const row = await connectionForWebhook(deps, channel, id);
+  if (!row) return undefined;
+  if (known.size >= WEBHOOK_CONNECTIONS_MAX) known.delete(known.keys().next().value as string);
+  const entry = { row, credentials: credentialsOf(deps, row), until: Date.now() + WEBHOOK_CONNECTION_TTL_MS };
+  known.set(key, entry);
+  return entry;
+}
+
+function forgetConnection(deps: AppDeps, channel: string, id: string) {
+  knownConnections.get(deps.db)?.delete(`${channel}:${id}`);
+}
+
 /** Meta's subscription handshake: the challenge when the verify token matches, else 403. */
 export async function metaHandshake(
   deps: AppDeps,
@@ -225,8 +259,12 @@ export async function metaHandshake(
 
 /**
  * One provider callback: verified first (401 and nothing stored otherwise), then parsed (400 for a
- * payload that is not the provider's shape), then stored in one transaction. A message the
- * provider sends again is acknowledged and stored once.
+ * payload that is not the provider's shape), then stored. A message the provider sends again is
+ * acknowledged and stored once.
+ *
+ * Storing is a group commit: callbacks for one workspace that arrive while its previous batch is
+ * being written are stored together in the next transaction, and each is answered only after that
+ * transaction committed (nothing acknowledged is ever lost).
  */
 export async function receiveWebhook(
   deps: AppDeps,
@@ -234,9 +272,9 @@ export async function receiveWebhook(
   connectionId: string | undefined,
   request: WebhookRequest,
 ): Promise<{ stored: number; statuses: number }> {
-  const row = await connectionForWebhook(deps, channel, connectionId);
+  const known = await webhookConnection(deps, channel, connectionId);
   const adapter = ADAPTERS[channel];
-  if (!row || !adapter.verify(request, credentialsOf(deps, row))) {
+  if (!known || !adapter.verify(request, known.credentials)) {
     countRefused(deps, acceptanceSource(channel));
     throw unverified();
   }
@@ -250,111 +288,84 @@ export async function receiveWebhook(
     }
     throw err;
   }
-  countAccepted(deps, acceptanceSource(channel));
-  const workspaceId = row.workspaceId;
-  return withTenant(deps.db, { workspaceId }, async (tx) => {
-    let stored = 0;
-    let statuses = 0;
-    for (const event of events) {
-      if (event.kind === 'message') stored += (await storeInbound(tx, row, event)) ? 1 : 0;
-      else statuses += await applyStatus(tx, row, event);
-    }
-    return { stored, statuses };
-  });
-}
-
-const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
-/** Text as stored: well-formed UTF-16, C0 controls (but tab and newlines) and DEL removed, at most 8,000 characters. */
-function clean(text: string): string {
-  const wellFormed = (text as string & { toWellFormed(): string }).toWellFormed();
-  let out = '';
-  for (const ch of wellFormed) {
-    const c = ch.codePointAt(0) ?? 0;
-    if ((c >= 0x20 && c !== 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d) out += ch;
+  const result = await inboundCommitter(deps).submit({ connection: known.row, events });
+  if (!result) {
+    // Disconnected since its credentials were read: the same answer as for an unknown connection.
+    forgetConnection(deps, channel, known.row.id);
+    countRefused(deps, acceptanceSource(channel));
+    throw unverified();
   }
-  return clip(out, 8000);
+  countAccepted(deps, acceptanceSource(channel));
+  return result;
 }
 
-async function storeInbound(tx: Tx, connection: ConnectionRow, m: InboundMessage): Promise<boolean> {
-  const { workspaceId } = connection;
-  const name = m.contact.name ? clip(clean(m.contact.name), 200) : null;
-  const phone = m.contact.phone ? clip(clean(m.contact.phone), 40) : null;
-  const [contact] = await tx
-    .insert(channelContacts)
-    .values({
-      workspaceId,
-      id: newId('ctc'),
-      connectionId: connection.id,
-      channel: connection.channel,
-      externalId: clip(m.contact.externalId, 200),
-      name,
-      phone,
-    })
-    .onConflictDoUpdate({
-      target: [channelContacts.workspaceId, channelContacts.connectionId, channelContacts.externalId],
-      set: {
-        name: sql`coalesce(excluded.name, ${channelContacts.name})`,
-        phone: sql`coalesce(excluded.phone, ${channelContacts.phone})`,
-      },
-    })
-    .returning({ id: channelContacts.id });
-  const [conversation] = await tx
-    .insert(channelConversations)
-    .values({
-      workspaceId,
-      id: newId('cnv'),
-      connectionId: connection.id,
-      channel: connection.channel,
-      contactId: contact.id,
-    })
-    .onConflictDoUpdate({
-      target: [channelConversations.workspaceId, channelConversations.contactId],
-      set: { connectionId: sql`excluded.connection_id` },
-    })
-    .returning({ id: channelConversations.id });
-  const text = clean(m.text);
-  const inserted = await tx
-    .insert(channelMessages)
-    .values({
-      workspaceId,
-      id: newId('chm'),
-      conversationId: conversation.id,
-      connectionId: connection.id,
-      channel: connection.channel,
-      direction: 'in',
-      providerMessageId: clip(m.providerMessageId, 200),
-      dedupKey: clip(m.dedupKey, 220),
-      text,
-      attachments: m.attachments.slice(0, 10).map((a) => ({
-        type: clip(clean(a.type), 40),
-        ...(a.url ? { url: clip(a.url, 2000) } : {}),
-        ...(a.mimeType ? { mimeType: clip(clean(a.mimeType), 100) } : {}),
-        ...(a.name ? { name: clip(clean(a.name), 300) } : {}),
-      })),
-      status: 'received',
-      at: Number.isNaN(m.at.getTime()) ? new Date() : m.at,
-    })
-    .onConflictDoNothing()
-    .returning({ id: channelMessages.id, at: channelMessages.at });
-  if (!inserted[0]) return false;
-  const preview = text || (m.attachments.length ? `[${m.attachments[0].type}]` : '');
-  await tx
-    .update(channelConversations)
-    .set({
-      lastMessageText: clip(preview, 200),
-      lastMessageAt: inserted[0].at,
-      unreadCount: sql`${channelConversations.unreadCount} + 1`,
-      updatedAt: sql`now()`,
-    })
-    .where(and(eq(channelConversations.workspaceId, workspaceId), eq(channelConversations.id, conversation.id)));
-  await publishEvent(tx, { workspaceId }, 'channel.message.received', {
-    messageId: inserted[0].id,
-    conversationId: conversation.id,
-    channel: connection.channel,
-    contactId: contact.id,
+interface InboundBatchItem {
+  connection: ConnectionRow;
+  events: (InboundMessage | StatusUpdate)[];
+}
+type InboundResult = { stored: number; statuses: number } | null;
+
+const committers = new WeakMap<AppDeps['db'], ReturnType<typeof groupCommit<InboundBatchItem, InboundResult>>>();
+
+/** The group commit of one database: batches per workspace. */
+function inboundCommitter(deps: AppDeps) {
+  let committer = committers.get(deps.db);
+  if (!committer) {
+    committer = groupCommit<InboundBatchItem, InboundResult>({
+      key: (item) => item.connection.workspaceId,
+      flush: (workspaceId, items) => storeBatch(deps, workspaceId, items),
+    });
+    committers.set(deps.db, committer);
+  }
+  return committer;
+}
+
+/** One transaction for a workspace's batch: `null` for an item whose connection is gone. */
+async function storeBatch(deps: AppDeps, workspaceId: string, items: InboundBatchItem[]): Promise<InboundResult[]> {
+  return withTenant(deps.db, { workspaceId }, async (tx) => {
+    const ids = [...new Set(items.map((i) => i.connection.id))];
+    const live = new Set(
+      (
+        await tx
+          .select({ id: channelConnections.id })
+          .from(channelConnections)
+          .where(
+            and(
+              eq(channelConnections.workspaceId, workspaceId),
+              inArray(channelConnections.id, ids),
+              isNull(channelConnections.deletedAt),
+            ),
+          )
+      ).map((r) => r.id),
+    );
+    const results: InboundResult[] = items.map((i) => (live.has(i.connection.id) ? { stored: 0, statuses: 0 } : null));
+    // Messages of every item, per connection, in one set-based write each.
+    for (const id of ids) {
+      if (!live.has(id)) continue;
+      const owners: number[] = [];
+      const messages: InboundMessage[] = [];
+      items.forEach((item, n) => {
+        if (item.connection.id !== id) return;
+        for (const e of item.events)
+          if (e.kind === 'message') {
+            owners.push(n);
+            messages.push(e);
+          }
+      });
+      const stored = await storeInbound(tx, items[owners[0] ?? 0].connection, messages);
+      stored.forEach((s, k) => {
+        const r = results[owners[k]];
+        if (s && r) r.stored += 1;
+      });
+    }
+    // Delivery and read reports, in the order they came.
+    for (const [n, item] of items.entries()) {
+      const r = results[n];
+      if (!r) continue;
+      for (const e of item.events) if (e.kind === 'status') r.statuses += await applyStatus(tx, item.connection, e);
+    }
+    return results;
   });
-  await notify(tx, { w: workspaceId, c: conversation.id });
-  return true;
 }
 
 const RANK = { sending: 0, sent: 1, delivered: 2, read: 3, failed: 4, received: 0 } as const;
@@ -395,12 +406,12 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate): 
     .set({ status: s.status, error: s.error ? clip(clean(s.error), 500) : null })
     .where(where)
     .returning({ conversationId: channelMessages.conversationId });
-  for (const c of new Set(updated.map((u) => u.conversationId))) await notify(tx, { w: connection.workspaceId, c });
+  await notifyConversations(
+    tx,
+    connection.workspaceId,
+    updated.map((u) => u.conversationId),
+  );
   return updated.length;
-}
-
-async function notify(tx: Tx, notice: ChannelNotice) {
-  await tx.execute(sql`SELECT pg_notify(${CHANNELS_NOTIFY}, ${JSON.stringify(notice)})`);
 }
 
 /**
@@ -418,18 +429,10 @@ export async function seedConnection(
     const row = await insertConnection(tx, deps, ctx, id, input);
     const contacts = new Map<string, string>();
     for (const event of events) {
-      await storeInbound(tx, row, event);
-      const [conversation] = await tx
-        .select({ id: channelConversations.id, contactId: channelConversations.contactId })
-        .from(channelConversations)
-        .innerJoin(channelContacts, eq(channelContacts.id, channelConversations.contactId))
-        .where(
-          and(
-            eq(channelContacts.workspaceId, ctx.workspaceId),
-            eq(channelContacts.externalId, event.contact.externalId),
-          ),
-        );
-      contacts.set(event.contact.externalId, conversation.contactId);
+      const [stored] = await storeInbound(tx, row, [event]);
+      if (!stored) continue;
+      const conversation = { id: stored.conversationId };
+      contacts.set(event.contact.externalId, stored.contactId);
       // The demo's messages are from earlier today: the inbox is ordered by when they came.
       await tx
         .update(channelConversations)
@@ -598,7 +601,7 @@ export async function markRead(deps: AppDeps, ctx: RequestContext, id: string): 
       .update(channelConversations)
       .set({ unreadCount: 0 })
       .where(and(eq(channelConversations.workspaceId, ctx.workspaceId), eq(channelConversations.id, id)));
-    await notify(tx, { w: ctx.workspaceId, c: id });
+    await notifyConversations(tx, ctx.workspaceId, [id]);
   });
 }
 
@@ -677,7 +680,7 @@ export async function reply(deps: AppDeps, ctx: RequestContext, conversationId: 
       .update(channelConversations)
       .set({ lastMessageText: clip(prepared.row.text, 200), lastMessageAt: prepared.row.at, updatedAt: sql`now()` })
       .where(and(eq(channelConversations.workspaceId, ctx.workspaceId), eq(channelConversations.id, conversationId)));
-    await notify(tx, { w: ctx.workspaceId, c: conversationId });
+    await notifyConversations(tx, ctx.workspaceId, [conversationId]);
     return updated;
   });
   return presentMessage(row);
@@ -712,7 +715,11 @@ export async function linkContact(deps: AppDeps, ctx: RequestContext, contactId:
       .select({ id: channelConversations.id })
       .from(channelConversations)
       .where(and(eq(channelConversations.workspaceId, ctx.workspaceId), eq(channelConversations.contactId, contactId)));
-    for (const c of conversations) await notify(tx, { w: ctx.workspaceId, c: c.id });
+    await notifyConversations(
+      tx,
+      ctx.workspaceId,
+      conversations.map((c) => c.id),
+    );
     return { id: contact.id, patientId };
   });
 }

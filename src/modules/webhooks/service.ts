@@ -287,8 +287,8 @@ export async function listInbox(
 }
 
 /** The outbox fan-out hook: runs inside the transaction that publishes the event. */
-export async function fanOutToWebhooks(tx: Tx, event: DomainEvent): Promise<void> {
-  await repo.insertDeliveriesFor(tx, event);
+export async function fanOutToWebhooks(tx: Tx, events: DomainEvent[]): Promise<void> {
+  await repo.insertDeliveriesFor(tx, events);
 }
 
 /** Decrypts an endpoint's stored secret (worker side). */

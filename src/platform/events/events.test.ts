@@ -36,8 +36,8 @@ describe('transactional outbox', () => {
 
   it('runs fan-outs inside the publishing transaction and notifies listeners after commit', async () => {
     const seen: string[] = [];
-    registerEventFanout(async (_tx, event) => {
-      seen.push(event.type);
+    registerEventFanout(async (_tx, events) => {
+      for (const event of events) seen.push(event.type);
     });
     const notified: string[] = [];
     const stop = await testDb.database.listen('atrium_events', (id) => notified.push(id));

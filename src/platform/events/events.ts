@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { newId } from '../ids.js';
-import { domainEvents } from '../platform-tables.js';
 import type { EventType } from './event-types.js';
 
 export { EVENT_TYPES, type EventType } from './event-types.js';
@@ -14,8 +13,11 @@ export interface DomainEvent {
   createdAt: Date;
 }
 
-/** Runs inside the publishing transaction (e.g. webhook fan-out writes its delivery rows there). */
-export type EventFanout = (tx: Tx, event: DomainEvent) => Promise<void>;
+/**
+ * Runs inside the publishing transaction (e.g. webhook fan-out writes its delivery rows there), once
+ * per publish with every event of it (one workspace).
+ */
+export type EventFanout = (tx: Tx, events: DomainEvent[]) => Promise<void>;
 
 const fanouts: EventFanout[] = [];
 
@@ -36,9 +38,39 @@ export async function publishEvent(
   type: EventType,
   data: Record<string, unknown>,
 ): Promise<DomainEvent> {
-  const event: DomainEvent = { id: newId('evt'), workspaceId: scope.workspaceId, type, data, createdAt: new Date() };
-  await tx.insert(domainEvents).values(event);
-  for (const fanout of fanouts) await fanout(tx, event);
-  await tx.execute(sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${event.id})`);
+  const [event] = await publishEvents(tx, scope, type, [data]);
   return event;
+}
+
+/**
+ * Several events of one type in one go (group commit): one insert, one fan-out and one NOTIFY
+ * statement whatever their number.
+ */
+export async function publishEvents(
+  tx: Tx,
+  scope: { workspaceId: string },
+  type: EventType,
+  data: Record<string, unknown>[],
+): Promise<DomainEvent[]> {
+  if (data.length === 0) return [];
+  const createdAt = new Date();
+  const events: DomainEvent[] = data.map((d) => ({
+    id: newId('evt'),
+    workspaceId: scope.workspaceId,
+    type,
+    data: d,
+    createdAt,
+  }));
+  // The rows and their NOTIFY in one statement (listeners wake only after commit either way).
+  const rows = JSON.stringify(events.map((e) => ({ id: e.id, data: e.data })));
+  await tx.execute(sql`
+    WITH e AS (
+      INSERT INTO domain_events (workspace_id, id, type, data, created_at)
+      SELECT ${scope.workspaceId}, id, ${type}, data, ${createdAt.toISOString()}::timestamptz
+        FROM jsonb_to_recordset(${rows}::jsonb) AS x(id text, data jsonb)
+      RETURNING id
+    )
+    SELECT pg_notify(${EVENTS_CHANNEL}, id) FROM e`);
+  for (const fanout of fanouts) await fanout(tx, events);
+  return events;
 }

@@ -1,0 +1,182 @@
+// Storing verified inbound messages, set-based: however many messages a batch holds (one webhook's, or
+// many webhooks' under group commit), the contacts and conversations are one statement, the messages
+// and the conversations' counters another, the events and notices a few more.
+import { sql } from 'drizzle-orm';
+import type { Tx } from '../../platform/db/client.js';
+import { queryRows } from '../../platform/db/tenant.js';
+import { publishEvents } from '../../platform/events/events.js';
+import { newId } from '../../platform/ids.js';
+import type { InboundMessage } from './providers/index.js';
+import type { channelConnections } from './tables.js';
+
+export type ConnectionRow = typeof channelConnections.$inferSelect;
+
+export const CHANNELS_NOTIFY = 'atrium_channels';
+export interface ChannelNotice {
+  /** workspace id */
+  w: string;
+  /** conversation id */
+  c: string;
+}
+
+export const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+
+/** Text as stored: well-formed UTF-16, C0 controls (but tab and newlines) and DEL removed, at most 8,000 characters. */
+export function clean(text: string): string {
+  const wellFormed = (text as string & { toWellFormed(): string }).toWellFormed();
+  let out = '';
+  for (const ch of wellFormed) {
+    const c = ch.codePointAt(0) ?? 0;
+    if ((c >= 0x20 && c !== 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d) out += ch;
+  }
+  return clip(out, 8000);
+}
+
+/** Wakes the inbox streams of these conversations after commit (one statement). */
+export async function notifyConversations(tx: Tx, workspaceId: string, conversationIds: Iterable<string>) {
+  const notices = [...new Set(conversationIds)].map((c) =>
+    JSON.stringify({ w: workspaceId, c } satisfies ChannelNotice),
+  );
+  if (notices.length === 0) return;
+  await tx.execute(
+    sql`SELECT pg_notify(${CHANNELS_NOTIFY}, n) FROM jsonb_array_elements_text(${JSON.stringify(notices)}::jsonb) AS n`,
+  );
+}
+
+export interface StoredInbound {
+  messageId: string;
+  conversationId: string;
+  contactId: string;
+}
+
+/**
+ * Stores a connection's inbound messages; one answer per message, `null` for one already stored
+ * (a provider's retry, or the same id twice in the batch). Contacts keep a known name or phone when
+ * a message carries none; each conversation's preview is its newest new message and its unread count
+ * grows by the number of new ones.
+ */
+export async function storeInbound(
+  tx: Tx,
+  connection: ConnectionRow,
+  messages: InboundMessage[],
+): Promise<(StoredInbound | null)[]> {
+  if (messages.length === 0) return [];
+  const { workspaceId, id: connectionId, channel } = connection;
+  const rows = messages.map((m, ord) => {
+    const text = clean(m.text);
+    const attachments = m.attachments.slice(0, 10).map((a) => ({
+      type: clip(clean(a.type), 40),
+      ...(a.url ? { url: clip(clean(a.url), 2000) } : {}),
+      ...(a.mimeType ? { mimeType: clip(clean(a.mimeType), 100) } : {}),
+      ...(a.name ? { name: clip(clean(a.name), 300) } : {}),
+    }));
+    return {
+      ord,
+      id: newId('chm'),
+      ext: clip(clean(m.contact.externalId), 200),
+      name: m.contact.name ? clip(clean(m.contact.name), 200) : null,
+      phone: m.contact.phone ? clip(clean(m.contact.phone), 40) : null,
+      pid: clip(clean(m.providerMessageId), 200),
+      dedup: clip(clean(m.dedupKey), 220),
+      text,
+      att: attachments,
+      at: (Number.isNaN(m.at.getTime()) ? new Date() : m.at).toISOString(),
+      preview: clip(text || (attachments.length ? `[${attachments[0].type}]` : ''), 200),
+    };
+  });
+
+  // Contacts (the newest known name and phone of each) and their conversations, in key order.
+  const people = new Map<string, { ext: string; name: string | null; phone: string | null }>();
+  for (const r of rows) {
+    const known = people.get(r.ext);
+    people.set(r.ext, { ext: r.ext, name: r.name ?? known?.name ?? null, phone: r.phone ?? known?.phone ?? null });
+  }
+  const contactInput = [...people.values()]
+    .sort((a, b) => (a.ext < b.ext ? -1 : a.ext > b.ext ? 1 : 0))
+    .map((p) => ({ ...p, ctc: newId('ctc'), cnv: newId('cnv') }));
+  const threads = await queryRows<{ ext: string; contact_id: string; conversation_id: string }>(
+    tx,
+    sql`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(contactInput)}::jsonb)
+                 AS x(ext text, name text, phone text, ctc text, cnv text)
+    ), c AS (
+      INSERT INTO channel_contacts (workspace_id, id, connection_id, channel, external_id, name, phone)
+      SELECT ${workspaceId}, ctc, ${connectionId}, ${channel}, ext, name, phone FROM input ORDER BY ext
+      ON CONFLICT (workspace_id, connection_id, external_id) DO UPDATE
+         SET name = coalesce(excluded.name, channel_contacts.name),
+             phone = coalesce(excluded.phone, channel_contacts.phone)
+      RETURNING id, external_id
+    ), v AS (
+      INSERT INTO channel_conversations (workspace_id, id, connection_id, channel, contact_id)
+      SELECT ${workspaceId}, i.cnv, ${connectionId}, ${channel}, c.id
+        FROM c JOIN input i ON i.ext = c.external_id ORDER BY c.id
+      ON CONFLICT (workspace_id, contact_id) DO UPDATE SET connection_id = excluded.connection_id
+      RETURNING id, contact_id
+    )
+    SELECT c.external_id AS ext, c.id AS contact_id, v.id AS conversation_id FROM v JOIN c ON c.id = v.contact_id`,
+  );
+  const threadOf = new Map(threads.map((t) => [t.ext, t]));
+
+  // Messages, each dedup key once; the conversations' preview and unread count from the new ones.
+  const firstOfKey = new Map<string, number>();
+  for (const r of rows) if (!firstOfKey.has(r.dedup)) firstOfKey.set(r.dedup, r.ord);
+  const messageInput = rows
+    .filter((r) => firstOfKey.get(r.dedup) === r.ord)
+    .map((r) => ({
+      ord: r.ord,
+      id: r.id,
+      cnv: threadOf.get(r.ext)?.conversation_id,
+      pid: r.pid,
+      dedup: r.dedup,
+      text: r.text,
+      att: r.att,
+      at: r.at,
+      preview: r.preview,
+    }));
+  const fresh = await queryRows<{ id: string }>(
+    tx,
+    sql`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(messageInput)}::jsonb)
+                 AS x(ord int, id text, cnv text, pid text, dedup text, text text, att jsonb, at timestamptz, preview text)
+    ), m AS (
+      INSERT INTO channel_messages (workspace_id, id, conversation_id, connection_id, channel, direction,
+                                    provider_message_id, dedup_key, text, attachments, status, at)
+      SELECT ${workspaceId}, id, cnv, ${connectionId}, ${channel}, 'in', pid, dedup, text, att, 'received', at
+        FROM input ORDER BY ord
+      ON CONFLICT DO NOTHING
+      RETURNING id
+    ), fresh AS (
+      SELECT i.ord, i.id, i.cnv, i.at, i.preview FROM m JOIN input i ON i.id = m.id
+    ), counted AS (
+      UPDATE channel_conversations cv
+         SET last_message_text = l.preview, last_message_at = l.at,
+             unread_count = cv.unread_count + l.n, updated_at = now()
+        FROM (SELECT DISTINCT ON (cnv) cnv, preview, at, count(*) OVER (PARTITION BY cnv) AS n
+                FROM fresh ORDER BY cnv, ord DESC) l
+       WHERE cv.workspace_id = ${workspaceId} AND cv.id = l.cnv
+    )
+    SELECT id FROM fresh`,
+  );
+  const stored = new Set(fresh.map((f) => f.id));
+
+  const results = rows.map((r): StoredInbound | null => {
+    const thread = threadOf.get(r.ext);
+    if (!stored.has(r.id) || !thread) return null;
+    return { messageId: r.id, conversationId: thread.conversation_id, contactId: thread.contact_id };
+  });
+  const created = results.filter((r): r is StoredInbound => r !== null);
+  await publishEvents(
+    tx,
+    { workspaceId },
+    'channel.message.received',
+    created.map((r) => ({ messageId: r.messageId, conversationId: r.conversationId, channel, contactId: r.contactId })),
+  );
+  await notifyConversations(
+    tx,
+    workspaceId,
+    created.map((r) => r.conversationId),
+  );
+  return results;
+}
