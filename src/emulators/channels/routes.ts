@@ -294,7 +294,7 @@ export async function twilioEmulator(fastify: FastifyInstance): Promise<void> {
       const callback = form.StatusCallback;
       if (callback?.startsWith('http')) {
         // Twilio reports delivery a moment later, signed with the account's auth token.
-        setTimeout(() => {
+        const report = () => {
           const params: Record<string, string> = {
             AccountSid: sid,
             MessageSid: messageSid,
@@ -303,12 +303,15 @@ export async function twilioEmulator(fastify: FastifyInstance): Promise<void> {
             From: form.From,
           };
           const signature = twilioSignature(token, callback, params);
-          fetch(callback, {
+          return fetch(callback, {
             method: 'POST',
             headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
             body: new URLSearchParams(params).toString(),
           }).catch(() => {});
-        }, 50).unref();
+        };
+        // Fault `messages.callback-first`: the report reaches the sender before this answer does (it can).
+        if (faults.take('messages.callback-first')) await report();
+        else setTimeout(report, 50).unref();
       }
       return reply.status(201).send({
         sid: messageSid,

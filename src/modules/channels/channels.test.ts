@@ -301,6 +301,30 @@ describe('replies and statuses', () => {
       .toBe('delivered');
   });
 
+  it('a Twilio report that overtakes the answer to the send still marks the reply delivered', async () => {
+    const sms = connections.get('sms')!;
+    const from = senderId('sms');
+    await deliver(t, sms, { id: providerId('sms'), from, text: 'Is parking free?' });
+    const conversation = (await api('GET', '/channels/conversations?channel=sms'))
+      .json()
+      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const fault = await t.request({
+      method: 'POST',
+      url: '/_emulators/twilio/faults',
+      payload: { operation: 'messages.callback-first', delayMs: 0 },
+    });
+    expect(fault.statusCode).toBe(201);
+    const sent = (
+      await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Yes, it is' })
+    ).json();
+    // The report was handled before the send's answer came back; nothing later would change it.
+    const stored = (await api('GET', `/channels/messages?conversationId=${conversation.id}`))
+      .json()
+      .items.find((m: { id: string }) => m.id === sent.id);
+    expect(stored.status).toBe('delivered');
+    expect(stored.providerMessageId).toMatch(/^SM[0-9a-f]{32}$/);
+  });
+
   it('a disconnected channel refuses webhooks (401) and replies (409), and keeps its conversations', async () => {
     const extra = await connectChannel(t, ws.admin.token, 'viber', 'Second Viber');
     const from = senderId('viber');

@@ -222,12 +222,18 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
         },
         async (request, reply) => {
           const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-          const result = await service.receiveWebhook(deps, channel, request.query.connection, {
-            raw,
-            headers: request.headers,
-            url: `${deps.selfUrl()}${request.url}`,
-            contentType: String(request.headers['content-type'] ?? '').toLowerCase(),
-          });
+          const result = await service.receiveWebhook(
+            deps,
+            channel,
+            request.query.connection,
+            {
+              raw,
+              headers: request.headers,
+              url: `${deps.selfUrl()}${request.url}`,
+              contentType: String(request.headers['content-type'] ?? '').toLowerCase(),
+            },
+            { messageId: request.query.message },
+          );
           // Twilio reads the answer as TwiML: an empty <Response> sends nothing back to the texter.
           if (channel === 'sms')
             return reply.type('text/xml').send('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');

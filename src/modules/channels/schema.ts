@@ -64,7 +64,11 @@ export const conversationsQuery = pageQuery.extend({ channel: channelSchema.opti
 export const messagesQuery = pageQuery.extend({ conversationId: id.optional(), channel: channelSchema.optional() });
 export const replyBody = z.object({ text: text(4000).trim().min(1) });
 export const linkBody = z.object({ patientId: id.nullable() });
-export const webhookQuery = z.object({ connection: z.string().max(100).optional() });
+export const webhookQuery = z.object({
+  connection: z.string().max(100).optional(),
+  /** Our id of the reply a status callback is about (Twilio's per-message StatusCallback URL). */
+  message: z.string().max(100).optional(),
+});
 export const handshakeQuery = z.object({
   connection: z.string().max(100).optional(),
   'hub.mode': z.string().max(50).optional(),

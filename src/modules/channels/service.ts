@@ -271,6 +271,7 @@ export async function receiveWebhook(
   channel: ChannelName,
   connectionId: string | undefined,
   request: WebhookRequest,
+  options: { messageId?: string } = {},
 ): Promise<{ stored: number; statuses: number }> {
   const known = await webhookConnection(deps, channel, connectionId);
   const adapter = ADAPTERS[channel];
@@ -288,7 +289,9 @@ export async function receiveWebhook(
     }
     throw err;
   }
-  const result = await inboundCommitter(deps).submit({ connection: known.row, events });
+  const messageId =
+    options.messageId && /^chm_[0-9a-z]{10,40}$/.test(options.messageId) ? options.messageId : undefined;
+  const result = await inboundCommitter(deps).submit({ connection: known.row, events, messageId });
   if (!result) {
     // Disconnected since its credentials were read: the same answer as for an unknown connection.
     forgetConnection(deps, channel, known.row.id);
@@ -302,6 +305,8 @@ export async function receiveWebhook(
 interface InboundBatchItem {
   connection: ConnectionRow;
   events: (InboundMessage | StatusUpdate)[];
+  /** Our reply's id, when the provider reports on it at a URL naming it (Twilio's StatusCallback). */
+  messageId?: string;
 }
 type InboundResult = { stored: number; statuses: number } | null;
 
@@ -362,7 +367,8 @@ async function storeBatch(deps: AppDeps, workspaceId: string, items: InboundBatc
     for (const [n, item] of items.entries()) {
       const r = results[n];
       if (!r) continue;
-      for (const e of item.events) if (e.kind === 'status') r.statuses += await applyStatus(tx, item.connection, e);
+      for (const e of item.events)
+        if (e.kind === 'status') r.statuses += await applyStatus(tx, item.connection, e, item.messageId);
     }
     return results;
   });
@@ -371,7 +377,7 @@ async function storeBatch(deps: AppDeps, workspaceId: string, items: InboundBatc
 const RANK = { sending: 0, sent: 1, delivered: 2, read: 3, failed: 4, received: 0 } as const;
 
 /** A delivery/read report moves our messages forward only (a late `delivered` never undoes `read`). */
-async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate): Promise<number> {
+async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate, messageId?: string): Promise<number> {
   const lower = (Object.keys(RANK) as (keyof typeof RANK)[]).filter(
     (k) => k !== 'received' && RANK[k] < RANK[s.status] && k !== 'failed',
   );
@@ -384,7 +390,15 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate): 
   );
   let where = base;
   if (s.providerMessageIds?.length) {
-    where = and(base, inArray(channelMessages.providerMessageId, s.providerMessageIds.slice(0, 100)));
+    const byProviderId = inArray(channelMessages.providerMessageId, s.providerMessageIds.slice(0, 100));
+    // A report that names our reply arrives before the provider's answer to the send was stored: it
+    // finds the reply by our id (status only moves forward, so the answer does not undo it).
+    where = and(
+      base,
+      messageId
+        ? or(byProviderId, and(eq(channelMessages.id, messageId), isNull(channelMessages.providerMessageId)))
+        : byProviderId,
+    );
   } else if (s.contactExternalId && s.watermark && !Number.isNaN(s.watermark.getTime())) {
     const conversations = tx
       .select({ id: channelConversations.id })
@@ -650,7 +664,8 @@ export async function reply(deps: AppDeps, ctx: RequestContext, conversationId: 
       {
         baseUrl: baseUrlOf(deps, adapter),
         requestId: ctx.requestId,
-        statusCallbackUrl: webhookUrlOf(deps, prepared.connection.channel, prepared.connection.id),
+        // Naming the reply lets a report that overtakes the provider's answer still find it.
+        statusCallbackUrl: `${webhookUrlOf(deps, prepared.connection.channel, prepared.connection.id)}&message=${prepared.row.id}`,
         breakerKey: prepared.connection.id,
       },
       credentialsOf(deps, prepared.connection),
