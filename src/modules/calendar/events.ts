@@ -196,6 +196,15 @@ export async function windowOf(
       warnings.push({ provider: cal.provider, calendar: cal.id, code: 'unavailable' });
     } else live.push(cal);
   }
+  // Our own rows for these calendars are read while the providers answer.
+  const appointments = withTenant(deps.db, ctx, (tx) =>
+    appointmentsOf(
+      tx,
+      ctx.workspaceId,
+      live.map((cal) => cal.id),
+    ),
+  );
+  appointments.catch(() => undefined); // awaited below; a failure is thrown there, not left unhandled
   const lists = await Promise.all(
     live.map(async (cal) => {
       const adapter = resolveProvider(deps, cal.provider)!.adapter;
@@ -209,13 +218,7 @@ export async function windowOf(
       }
     }),
   );
-  const rows = await withTenant(deps.db, ctx, (tx) =>
-    appointmentsOf(
-      tx,
-      ctx.workspaceId,
-      lists.filter((l) => l.events.length).map((l) => l.cal.id),
-    ),
-  );
+  const rows = await appointments;
   const items = lists.flatMap(({ cal, events }) =>
     events.map((e) =>
       present(
@@ -228,12 +231,13 @@ export async function windowOf(
     ),
   );
   const ids = [...new Set(items.flatMap((e) => (e.recurringEventId ? [e.id, e.recurringEventId] : [e.id])))];
-  const rooms = ids.length
-    ? await withTenant(deps.db, ctx, async (tx) => {
-        await applyReplies(tx, ctx.workspaceId, items);
-        return roomsForEvents(tx, ctx.workspaceId, ids);
-      })
-    : new Map();
+  // Two short reads side by side: attendees' replies by invitation, video rooms by event.
+  const [rooms] = ids.length
+    ? await Promise.all([
+        withTenant(deps.db, ctx, (tx) => roomsForEvents(tx, ctx.workspaceId, ids)),
+        withTenant(deps.db, ctx, (tx) => applyReplies(tx, ctx.workspaceId, items)),
+      ])
+    : [new Map<string, { roomId: string; joinUrl: string }>()];
   for (const item of items) {
     item.telehealth =
       rooms.get(item.id) ?? (item.recurringEventId ? rooms.get(item.recurringEventId) : undefined) ?? null;

@@ -4,10 +4,12 @@
 // Times are in the event's zone with its VTIMEZONE, so a repeating visit keeps its local time.
 // A change to one occurrence of a series is sent with the series' UID and that occurrence's
 // RECURRENCE-ID (RFC 5545 §3.8.4.4), so guests' calendars change that one date and keep the rest.
+
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod } from 'ical-generator';
 import type { Tx } from '../../platform/db/client.js';
+import { inList } from '../../platform/db/lists.js';
 import { inboundAddress } from '../../platform/mail/inbound-address.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { toFloating } from '../../platform/zoned-time.js';
@@ -217,7 +219,7 @@ export async function applyReplies(tx: Tx, workspaceId: string, events: Calendar
   const rows = await tx
     .select({ uid: calendarInvitations.uid, replies: calendarInvitations.replies })
     .from(calendarInvitations)
-    .where(and(eq(calendarInvitations.workspaceId, workspaceId), inArray(calendarInvitations.uid, uids)));
+    .where(and(eq(calendarInvitations.workspaceId, workspaceId), inList(calendarInvitations.uid, uids)));
   const byUid = new Map(rows.map((r) => [r.uid, r.replies]));
   for (const e of events) {
     const replies = byUid.get(uidOf(e.id)) ?? (e.recurringEventId ? byUid.get(uidOf(e.recurringEventId)) : undefined);

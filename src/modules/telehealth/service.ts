@@ -1,10 +1,12 @@
 // Telehealth rooms: asked for in the calendar's transaction (a row and an outbox job, so the
 // calendar write never waits for or fails on the video provider), pre-warmed by the job with
 // retries, started and ended by the clinician (meeting.started / meeting.ended).
+
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
+import { inList } from '../../platform/db/lists.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { publishEvent } from '../../platform/events/events.js';
@@ -81,7 +83,7 @@ export async function roomsForEvents(tx: Tx, workspaceId: string, eventIds: stri
   const rows = await tx
     .select()
     .from(telehealthRooms)
-    .where(and(eq(telehealthRooms.workspaceId, workspaceId), inArray(telehealthRooms.eventId, eventIds)));
+    .where(and(eq(telehealthRooms.workspaceId, workspaceId), inList(telehealthRooms.eventId, eventIds)));
   return new Map(
     rows
       .filter((r) => r.joinUrl && r.status !== 'ended')
