@@ -31,14 +31,46 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
-/** The wall clock of an instant in a zone, as floating epoch ms (its UTC fields are the local time). */
-export function toFloating(instantMs: number, timeZone: string): number {
+/** The wall clock of an instant in a zone, read from Intl (whole seconds). */
+function wallClock(instantMs: number, timeZone: string): number {
   const p = Object.fromEntries(
     formatter(timeZone)
       .formatToParts(new Date(instantMs))
       .map((x) => [x.type, x.value]),
   );
   return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
+}
+
+/**
+ * A zone's UTC offset is the same all through most 6-hour spans: when it is the same at a span's
+ * first and last second, every instant in it uses it (a zone never changes its offset twice
+ * within six hours). Intl is slow (a week view asks for thousands of wall clocks), so offsets are
+ * kept per (zone, span); a span holding a transition is marked and read from Intl each time.
+ */
+const SPAN_MS = 6 * 3_600_000;
+const MAX_SPANS = 100_000;
+const spanOffsets = new Map<string, number>();
+
+function spanOffset(span: number, timeZone: string): number {
+  const key = `${timeZone}|${span}`;
+  let offset = spanOffsets.get(key);
+  if (offset === undefined) {
+    const first = span * SPAN_MS;
+    const last = first + SPAN_MS - 1000;
+    const a = wallClock(first, timeZone) - first;
+    const b = wallClock(last, timeZone) - last;
+    offset = a === b ? a : Number.NaN;
+    if (spanOffsets.size >= MAX_SPANS) spanOffsets.clear();
+    spanOffsets.set(key, offset);
+  }
+  return offset;
+}
+
+/** The wall clock of an instant in a zone, as floating epoch ms (its UTC fields are the local time). */
+export function toFloating(instantMs: number, timeZone: string): number {
+  const offset = spanOffset(Math.floor(instantMs / SPAN_MS), timeZone);
+  if (Number.isNaN(offset)) return wallClock(instantMs, timeZone);
+  return Math.floor(instantMs / 1000) * 1000 + offset;
 }
 
 /** The instant at which the zone's wall clock shows `floatingMs` (in a spring-forward gap, the later offset). */
