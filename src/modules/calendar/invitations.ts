@@ -6,7 +6,7 @@
 // RECURRENCE-ID (RFC 5545 §3.8.4.4), so guests' calendars change that one date and keep the rest.
 
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod } from 'ical-generator';
 import type { Tx } from '../../platform/db/client.js';
 import { inList } from '../../platform/db/lists.js';

@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import rrulePkg from 'rrule';
 import { mintEmulatorTokens } from '../../emulators/calendar/index.js';
-import type { RequestContext } from '../../platform/context.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { newId } from '../../platform/ids.js';
 import type { SeedState } from '../../platform/module.js';

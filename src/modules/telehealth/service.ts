@@ -2,7 +2,7 @@
 // calendar write never waits for or fails on the video provider), pre-warmed by the job with
 // retries, started and ended by the clinician (meeting.started / meeting.ended).
 
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
