@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 
@@ -45,6 +45,10 @@ export const faultBody = z
 
 /** Mounts POST/DELETE /faults on an emulator's prefix. */
 export function registerFaultRoutes(fastify: FastifyInstance, book: FaultBook): void {
+  fastify.addHook('onSend', async (request) => {
+    const at = answerNotBefore.get(request);
+    if (at !== undefined && at > Date.now()) await sleep(at - Date.now());
+  });
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/faults',
@@ -65,8 +69,24 @@ export function registerFaultRoutes(fastify: FastifyInstance, book: FaultBook): 
 }
 
 /** Applies a fault before an operation: delays, then answers with the injected status if one is set. */
-export async function applyFault(book: FaultBook, operation: string): Promise<Fault | undefined> {
+const answerNotBefore = new WeakMap<FastifyRequest, number>();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Takes the next fault of `operation`. With a status, the call fails (after `delayMs`, if given).
+ * A delay alone is the provider's latency: given the `request` of a read, the emulator does its work
+ * meanwhile and answers `delayMs` after the call arrived (as a remote provider whose answer takes
+ * that long); without it, the delay is waited first.
+ */
+export async function applyFault(
+  book: FaultBook,
+  operation: string,
+  request?: FastifyRequest,
+): Promise<Fault | undefined> {
   const fault = book.take(operation);
-  if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+  if (fault?.delayMs) {
+    if (request && !fault.status) answerNotBefore.set(request, Date.now() + fault.delayMs);
+    else await sleep(fault.delayMs);
+  }
   return fault?.status ? fault : undefined;
 }

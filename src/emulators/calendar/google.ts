@@ -221,8 +221,9 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
     }
     return email;
   };
-  const fault = async (operation: string, reply: FastifyReply) => {
-    const f = await applyFault(faults, operation);
+  /** A fault of the operation; `read` lets a delay overlap the work (the answer still comes after it). */
+  const fault = async (operation: string, reply: FastifyReply, read?: FastifyRequest) => {
+    const f = await applyFault(faults, operation, read);
     if (!f) return false;
     if (f.body !== undefined) reply.status(f.status!).send(f.body);
     else googleError(reply, f.status!);
@@ -246,7 +247,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.get('/calendar/v3/users/me/calendarList', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('calendars.list', reply))) return;
+    if (!email || (await fault('calendars.list', reply, request))) return;
     const account = await updateDoc(db(), NAME, email, initial(email), (a: Account) => a);
     return reply.send({
       kind: 'calendar#calendarList',
@@ -265,7 +266,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.get('/calendar/v3/calendars/:calendarId/events', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('events.list', reply))) return;
+    if (!email || (await fault('events.list', reply, request))) return;
     const q = request.query as Record<string, string | undefined>;
     const account = await readDoc<Account>(db(), NAME, email);
     const calendar = account && calendarOf(account, (request.params as { calendarId: string }).calendarId);

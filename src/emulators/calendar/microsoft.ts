@@ -276,8 +276,9 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
     if (!email) graphError(reply, 401, undefined, 'InvalidAuthenticationToken');
     return email;
   };
-  const fault = async (operation: string, reply: FastifyReply) => {
-    const f = await applyFault(faults, operation);
+  /** A fault of the operation; `read` lets a delay overlap the work (the answer still comes after it). */
+  const fault = async (operation: string, reply: FastifyReply, read?: FastifyRequest) => {
+    const f = await applyFault(faults, operation, read);
     if (!f) return false;
     if (f.body !== undefined) reply.status(f.status!).send(f.body);
     else graphError(reply, f.status!);
@@ -307,7 +308,7 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
 
   fastify.get('/v1.0/me/calendars', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('calendars.list', reply))) return;
+    if (!email || (await fault('calendars.list', reply, request))) return;
     const account = await updateDoc(db(), NAME, email, initial(email), (a: Account) => a);
     return reply.send({
       '@odata.context': "https://graph.microsoft.com/v1.0/$metadata#users('me')/calendars",
@@ -326,7 +327,7 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
 
   fastify.get('/v1.0/me/calendars/:calendarId/calendarView', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('events.list', reply))) return;
+    if (!email || (await fault('events.list', reply, request))) return;
     const q = request.query as Record<string, string | undefined>;
     const account = await readDoc<Account>(db(), NAME, email);
     const calendar = account?.calendars.find((c) => c.id === (request.params as { calendarId: string }).calendarId);

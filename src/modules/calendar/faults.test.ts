@@ -68,4 +68,18 @@ describe.each(['google', 'microsoft'])('%s faults', (provider) => {
     expect(res.statusCode).toBe(200);
     expect(res.json().warnings).toEqual([{ provider, calendar: cal[provider], code: 'rate_limited' }]);
   });
+
+  it('a delay on events.list is the provider’s latency: the answer comes no sooner, and is complete', async () => {
+    await fetch(`${t.baseUrl}/_emulators/${provider}/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'events.list', delayMs: 400, times: 2 }),
+    });
+    const started = Date.now();
+    const res = await call('GET', `/calendar/events?${WINDOW}&calendar=${cal[provider]}`);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().warnings).toEqual([]);
+    await fetch(`${t.baseUrl}/_emulators/${provider}/faults`, { method: 'DELETE' });
+  });
 });
