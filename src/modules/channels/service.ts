@@ -2,7 +2,7 @@
 // (verified on the raw bytes before anything is read or stored, deduplicated by the provider's id
 // under a unique constraint), the inbox (conversations, messages, unread counts, statuses),
 // replies through each provider's send API, and linking a contact to a patient (audited).
-import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { countAccepted, countRefused } from '../../platform/acceptance.js';
@@ -156,17 +156,15 @@ export async function disconnect(deps: AppDeps, ctx: RequestContext, id: string)
   });
 }
 
+/** A workspace's connections that are not disconnected, narrowed by `which`. */
+const liveConnections = (workspaceId: string, which: SQL) =>
+  and(eq(channelConnections.workspaceId, workspaceId), which, isNull(channelConnections.deletedAt));
+
 async function liveConnection(tx: Tx, workspaceId: string, id: string) {
   const [row] = await tx
     .select()
     .from(channelConnections)
-    .where(
-      and(
-        eq(channelConnections.workspaceId, workspaceId),
-        eq(channelConnections.id, id),
-        isNull(channelConnections.deletedAt),
-      ),
-    );
+    .where(liveConnections(workspaceId, eq(channelConnections.id, id)));
   return row;
 }
 
@@ -334,13 +332,7 @@ async function storeBatch(deps: AppDeps, workspaceId: string, items: InboundBatc
         await tx
           .select({ id: channelConnections.id })
           .from(channelConnections)
-          .where(
-            and(
-              eq(channelConnections.workspaceId, workspaceId),
-              inArray(channelConnections.id, ids),
-              isNull(channelConnections.deletedAt),
-            ),
-          )
+          .where(liveConnections(workspaceId, inArray(channelConnections.id, ids)))
       ).map((r) => r.id),
     );
     const results: InboundResult[] = items.map((i) => (live.has(i.connection.id) ? { stored: 0, statuses: 0 } : null));
@@ -514,13 +506,7 @@ export async function hasLiveConnection(tx: Tx, workspaceId: string, channels: C
   const rows = await tx
     .select({ id: channelConnections.id })
     .from(channelConnections)
-    .where(
-      and(
-        eq(channelConnections.workspaceId, workspaceId),
-        inArray(channelConnections.channel, channels),
-        isNull(channelConnections.deletedAt),
-      ),
-    )
+    .where(liveConnections(workspaceId, inArray(channelConnections.channel, channels)))
     .limit(1);
   return rows.length > 0;
 }
