@@ -14,6 +14,7 @@ import {
 } from '../../../test/helpers/channels.js';
 import { TEST_SERVER_URL } from '../../../test/helpers/db.js';
 import { createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { openSse } from '../../../test/helpers/sse.js';
 import { queryRows, withSystem, withTenant } from '../../platform/db/tenant.js';
 import { storeInbound } from './inbound.js';
 import { type InboundMessage, twilioSignature } from './providers/index.js';
@@ -418,6 +419,24 @@ describe('group commit', () => {
     );
     expect(byContact[a]).toMatchObject({ unreadCount: 3, lastMessage: { text: 'text 5' }, contact: { name: 'Ada' } });
     expect(byContact[b]).toMatchObject({ unreadCount: 2, lastMessage: { text: 'text 4' }, contact: { name: 'Bea' } });
+  });
+
+  it('the inbox stream hears of a stored message once its batch committed, and of nothing refused', async () => {
+    const connection = connections.get('telegram')!;
+    const stream = await openSse(t.baseUrl, '/api/v1/channels/events', ws.admin.token);
+    try {
+      expect(stream.status).toBe(200);
+      const m = { id: providerId('telegram'), from: senderId('telegram'), text: 'Can I come at 3?' };
+      expect((await deliver(t, connection, m, { tamper: true })).statusCode).toBe(401);
+      expect((await deliver(t, connection, m)).statusCode).toBe(200);
+      const conversation = (await api('GET', '/channels/conversations?channel=telegram&limit=100'))
+        .json()
+        .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === m.from);
+      const events = await stream.waitFor((all) => all.some((e) => e.data.includes(conversation.id)));
+      expect(events.filter((e) => e.data.includes(conversation.id))).toHaveLength(1);
+    } finally {
+      stream.close();
+    }
   });
 
   it('a connection disconnected on another instance refuses at once, although this one has its credentials', async () => {

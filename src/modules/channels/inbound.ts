@@ -156,8 +156,12 @@ export async function storeInbound(
         FROM (SELECT DISTINCT ON (cnv) cnv, preview, at, count(*) OVER (PARTITION BY cnv) AS n
                 FROM fresh ORDER BY cnv, ord DESC) l
        WHERE cv.workspace_id = ${workspaceId} AND cv.id = l.cnv
+    ), notices AS (
+      -- The inbox streams of these conversations wake after commit (ChannelNotice, one per conversation).
+      SELECT count(pg_notify(${CHANNELS_NOTIFY}, json_build_object('w', ${workspaceId}::text, 'c', cnv)::text)) AS n
+        FROM (SELECT DISTINCT cnv FROM fresh) d
     )
-    SELECT id FROM fresh`,
+    SELECT id FROM fresh, notices`,
   );
   const stored = new Set(fresh.map((f) => f.id));
 
@@ -172,11 +176,6 @@ export async function storeInbound(
     { workspaceId },
     'channel.message.received',
     created.map((r) => ({ messageId: r.messageId, conversationId: r.conversationId, channel, contactId: r.contactId })),
-  );
-  await notifyConversations(
-    tx,
-    workspaceId,
-    created.map((r) => r.conversationId),
   );
   return results;
 }
