@@ -57,7 +57,9 @@ async function serve(): Promise<void> {
   await floor.listen({ port: 0, host: '127.0.0.1' });
   const floorAddress = floor.server.address() as { port: number };
   process.send?.({ appUrl: app.atrium.selfUrl(), floorUrl: `http://127.0.0.1:${floorAddress.port}` });
+  const { inboundBatchStats } = await import('../src/modules/channels/service.js');
   process.on('message', async (msg) => {
+    if (msg === 'stats') process.send?.({ stats: inboundBatchStats(app.atrium) });
     if (msg === 'stop') {
       await app.close();
       await floor.close();
@@ -166,6 +168,12 @@ async function main(): Promise<void> {
       requests: signedRequests(appPath),
     });
     const stored = (await countStored()) - before;
+    const batches = await new Promise<{ batches: number; items: number; largest: number }>((resolve) => {
+      child!.once('message', (m) =>
+        resolve((m as { stats: { batches: number; items: number; largest: number } }).stats),
+      );
+      child!.send('stats');
+    });
     const floor = await runAutocannon({
       url: floorUrl,
       connections: CONNECTIONS,
@@ -198,6 +206,9 @@ async function main(): Promise<void> {
     });
     console.log(
       `stored ${stored} messages for ${ok} accepted requests; the list shows ${list.items.length} of the newest`,
+    );
+    console.log(
+      `group commit since start: ${batches.items} webhooks in ${batches.batches} transactions (${(batches.items / Math.max(1, batches.batches)).toFixed(1)} per transaction, largest ${batches.largest})`,
     );
     const check = (pass: boolean, text: string) => console.log(`${pass ? 'PASS' : 'MISS'}  ${text}`);
     // Requests still in flight when autocannon stops counting are stored but not counted as answered.

@@ -310,6 +310,10 @@ type InboundResult = { stored: number; statuses: number } | null;
 
 const committers = new WeakMap<AppDeps['db'], ReturnType<typeof groupCommit<InboundBatchItem, InboundResult>>>();
 
+/** Batches written so far by this database's group commit (the benchmark prints them). */
+export const inboundBatchStats = (deps: AppDeps) =>
+  committers.get(deps.db)?.stats() ?? { batches: 0, items: 0, largest: 0 };
+
 /** The group commit of one database: batches per workspace. */
 function inboundCommitter(deps: AppDeps) {
   let committer = committers.get(deps.db);
