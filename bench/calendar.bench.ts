@@ -13,7 +13,7 @@
  * JSON) then no longer shares the event loop of the app being measured. On PGlite (one process
  * only) they run in this process, and their work counts in both the list and the floor.
  * Env: BENCH_CAL_DELAY_MS (default 100), BENCH_CAL_EVENTS per connection (default 300),
- * BENCH_CAL_LISTS (default 40).
+ * BENCH_CAL_LISTS (default 100).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +40,7 @@ async function serveProviders(): Promise<void> {
 
 const D = Number(process.env.BENCH_CAL_DELAY_MS ?? 100);
 const EVENTS = Number(process.env.BENCH_CAL_EVENTS ?? 300);
-const LISTS = Number(process.env.BENCH_CAL_LISTS ?? 40);
+const LISTS = Number(process.env.BENCH_CAL_LISTS ?? 100);
 
 const pct = (xs: number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);

@@ -224,6 +224,22 @@ describe('replies and statuses', () => {
     expect(outbox[0]).toMatchObject({ to: from, text: 'Yes, Tuesday 10:00?', id: sent.json().providerMessageId });
   });
 
+  it('a reply the provider rate-limits (429) is sent again and arrives once (a timeout is never resent: see upstream)', async () => {
+    const tg = connections.get('telegram')!;
+    const from = senderId('telegram');
+    await deliver(t, tg, { id: providerId('telegram'), from, text: 'Are you open Saturday?' });
+    const conversation = (await api('GET', '/channels/conversations?channel=telegram&limit=100'))
+      .json()
+      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const sentTo = async () =>
+      (await (await fetch(`${t.baseUrl}/_emulators/telegram/sent?to=${from}`)).json()).items as unknown[];
+    const fault = (payload: object) => t.request({ method: 'POST', url: '/_emulators/telegram/faults', payload });
+    await fault({ operation: 'messages.send', status: 429 });
+    const limited = await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Yes, 9 to 1' });
+    expect(limited.json()).toMatchObject({ status: 'sent' });
+    expect(await sentTo()).toHaveLength(1);
+  });
+
   it('a provider refusal stores the reply as failed with its words; delivery and read reports move statuses forward', async () => {
     const wa = connections.get('whatsapp')!;
     const from = senderId('whatsapp');

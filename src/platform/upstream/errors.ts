@@ -27,7 +27,13 @@ export class UpstreamError extends Error {
     /** The upstream's name (the metrics label), e.g. `payer`, `ai:configured`. */
     readonly upstream: string,
     message: string,
-    readonly details: { status?: number; body?: string; attempts?: number } = {},
+    readonly details: {
+      status?: number;
+      body?: string;
+      attempts?: number;
+      /** The system error behind a `connect` failure (ECONNREFUSED, ENOTFOUND, …). */
+      code?: string;
+    } = {},
     options?: ErrorOptions,
   ) {
     super(message, options);

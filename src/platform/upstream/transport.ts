@@ -225,7 +225,14 @@ function classifyTransportError(err: unknown, init: AttemptInit, aborted: boolea
   const tls = codes.find((code) => TLS_CODE.test(code));
   if (tls) return new UpstreamError('tls', name, `TLS failure (${tls})`, {}, { cause: err });
   const connection = codes.find((code) => CONNECTION_CODES.has(code));
-  if (connection) return new UpstreamError('connect', name, `Connection failed (${connection})`, {}, { cause: err });
+  if (connection)
+    return new UpstreamError(
+      'connect',
+      name,
+      `Connection failed (${connection})`,
+      { code: connection },
+      { cause: err },
+    );
   const message = err instanceof Error ? err.message : String(err);
   return new UpstreamError('other', name, `Request failed: ${message.slice(0, 200)}`, {}, { cause: err });
 }

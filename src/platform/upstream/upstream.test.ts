@@ -232,6 +232,41 @@ describe('retries', () => {
     expect(server.seen).toHaveLength(3);
   });
 
+  it('retryUnsent: a message send is retried only when the upstream certainly did not act on it', async () => {
+    const api = createUpstream({ name: uniqueName(), baseUrl: server.url, timeoutMs: 150, ...fastRetries });
+    const send = (body: string) => api.request({ method: 'POST', path: '/send', body, retryUnsent: true });
+    // Rate limited: refused before anything was done, so sent again (after Retry-After).
+    server.sequence([429, { 'retry-after': '0' }]);
+    expect(await send('a')).toMatchObject({ status: 200, attempts: 2 });
+    expect(server.seen).toHaveLength(2);
+    // A 503 may have been half-done: answered as it is.
+    server.seen.length = 0;
+    server.sequence(503);
+    expect(await send('b')).toMatchObject({ status: 503, attempts: 1 });
+    // A timeout: the send may have happened, so never again.
+    server.seen.length = 0;
+    server.handle((_req, res) => void setTimeout(() => res.end('late'), 500));
+    expect((await failureOf(send('c'))).kind).toBe('timeout');
+    expect(server.seen).toHaveLength(1);
+    // A reset after the request was read: it may have been acted on, so not retried either.
+    server.seen.length = 0;
+    server.handle((req) => req.socket.destroy());
+    const reset = await failureOf(send('d'));
+    expect(reset.kind).toBe('connect');
+    expect(reset.details.attempts).toBe(1);
+    expect(server.seen).toHaveLength(1);
+    // Refused: the request never left, so it is tried again up to the budget.
+    const closed = createUpstream({
+      name: uniqueName(),
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      ...fastRetries,
+    });
+    const refused = await failureOf(closed.request({ method: 'POST', path: '/send', body: 'e', retryUnsent: true }));
+    expect(refused.details).toMatchObject({ code: 'ECONNREFUSED', attempts: 3 });
+    const once = await failureOf(closed.request({ method: 'POST', path: '/send', body: 'f' }));
+    expect(once.details.attempts).toBe(1);
+  });
+
   it('does not retry statuses that will not change (500, 4xx)', async () => {
     server.sequence(500);
     const api = createUpstream({ name: uniqueName(), baseUrl: server.url, ...fastRetries });

@@ -76,6 +76,12 @@ export interface UpstreamCall {
    * caller says so (e.g. a POST carrying an idempotency key).
    */
   idempotent?: boolean;
+  /**
+   * For a call that is not idempotent (a message sent): retry only when the upstream certainly did
+   * not act on it, i.e. no connection was made (refused, name not found) or it answered 429 (rate
+   * limited, honouring Retry-After). A timeout or a reset is never retried: the send may have happened.
+   */
+  retryUnsent?: boolean;
   timeoutMs?: number;
   retries?: number;
   maxResponseBytes?: number;
@@ -112,6 +118,8 @@ export interface Upstream {
 
 const IDEMPOTENT_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+/** Connection failures where the request never left: safe to send again even when not idempotent. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
  * An upstream handle. Cheap: pools, breakers and metrics live in module state keyed by name and
@@ -126,7 +134,9 @@ export async function upstreamRequest(config: UpstreamConfig, call: UpstreamCall
   const method = call.method ?? 'GET';
   const url = targetUrl(config, call);
   const idempotent = call.idempotent ?? IDEMPOTENT_METHODS.has(method);
-  const retries = idempotent ? Math.max(0, call.retries ?? config.retries ?? UPSTREAM_DEFAULTS.retries) : 0;
+  const budget = Math.max(0, call.retries ?? config.retries ?? UPSTREAM_DEFAULTS.retries);
+  const retries = idempotent ? budget : 0;
+  const unsentRetries = !idempotent && call.retryUnsent ? budget : 0;
   const headers = requestHeaders(config, call);
   const body = call.json !== undefined ? JSON.stringify(call.json) : call.form ? formBody(call.form) : call.body;
   const breaker =
@@ -190,7 +200,9 @@ export async function upstreamRequest(config: UpstreamConfig, call: UpstreamCall
         const failure = err instanceof AttemptFailure ? err.error : err;
         const retryable =
           failure instanceof UpstreamError && (failure.kind === 'timeout' || failure.kind === 'connect');
-        if (retryable && attemptNo <= retries) {
+        const unsent =
+          failure instanceof UpstreamError && failure.kind === 'connect' && NOT_SENT.has(failure.details.code ?? '');
+        if ((retryable && attemptNo <= retries) || (unsent && attemptNo <= unsentRetries)) {
           await sleep(backoffMs(config, attemptNo), config.name, call.signal);
           continue;
         }
@@ -198,7 +210,10 @@ export async function upstreamRequest(config: UpstreamConfig, call: UpstreamCall
         throw failure;
       }
     }
-    if (RETRY_STATUSES.has(response.status) && attemptNo <= retries) {
+    if (
+      (RETRY_STATUSES.has(response.status) && attemptNo <= retries) ||
+      (response.status === 429 && attemptNo <= unsentRetries)
+    ) {
       const wait = retryWaitMs(config, attemptNo, response.headers['retry-after']);
       if (wait !== null) {
         await sleep(wait, config.name, call.signal);

@@ -175,6 +175,7 @@ export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {
       () =>
         graph.request({
           method: 'POST',
+          retryUnsent: true,
           url: `${context.baseUrl}/${GRAPH_VERSION}/${creds.phoneNumberId}/messages`,
           headers: { authorization: `Bearer ${creds.accessToken}` },
           json: {
@@ -247,6 +248,7 @@ function pageAdapter(channel: Extract<ChannelName, 'messenger' | 'instagram'>): 
         () =>
           graph.request({
             method: 'POST',
+            retryUnsent: true,
             url: `${context.baseUrl}/${GRAPH_VERSION}/me/messages`,
             headers: { authorization: `Bearer ${creds.accessToken}` },
             json: { recipient: { id: to.externalId }, messaging_type: 'RESPONSE', message: { text } },

@@ -81,6 +81,7 @@ export const telegram: ChannelAdapter<Credentials> = {
       () =>
         api.request({
           method: 'POST',
+          retryUnsent: true,
           url: `${context.baseUrl}/bot${creds.botToken}/sendMessage`,
           json: { chat_id: to.externalId, text },
           requestId: context.requestId,
@@ -98,6 +99,7 @@ export const telegram: ChannelAdapter<Credentials> = {
       () =>
         api.request({
           method: 'POST',
+          idempotent: true, // the same URL and secret again changes nothing
           url: `${context.baseUrl}/bot${creds.botToken}/setWebhook`,
           json: { url: webhookUrl, secret_token: creds.secretToken, allowed_updates: ['message'] },
           requestId: context.requestId,

@@ -107,6 +107,7 @@ export const sms: ChannelAdapter<Credentials> = {
       () =>
         api.request({
           method: 'POST',
+          retryUnsent: true,
           url: `${context.baseUrl}/2010-04-01/Accounts/${creds.accountSid}/Messages.json`,
           headers: {
             authorization: `Basic ${Buffer.from(`${creds.accountSid}:${creds.authToken}`).toString('base64')}`,

@@ -83,6 +83,7 @@ export const viber: ChannelAdapter<Credentials> = {
       () =>
         api.request({
           method: 'POST',
+          retryUnsent: true,
           url: `${context.baseUrl}/pa/send_message`,
           headers: { 'x-viber-auth-token': creds.authToken },
           json: { receiver: to.externalId, min_api_version: 1, sender: { name: 'Clinic' }, type: 'text', text },
