@@ -2,23 +2,14 @@
  * Ctrl+K / ⌘K from anywhere: find a patient by name, date of birth (YYYY-MM-DD) or MRN and open the
  * record. Keyboard first: type, arrow keys move through the results, Enter opens, Escape closes.
  */
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { Autocomplete, Input, Menu, MenuItem, SearchField } from 'react-aria-components';
-import { api, type Page } from '../api.js';
-import { formatDate, type Patient } from '../pages/patients/patients-api.js';
+import { PatientOption } from '../pages/patients/patient-picker.js';
+import { usePatientSearch } from '../pages/patients/patients-api.js';
 import { Icon } from './icons.js';
 import { AppDialog } from './ui/dialog.js';
-
-function useDebounced(value: string, ms: number): string {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return debounced;
-}
+import { useDebounced } from './use-debounced.js';
 
 export function CommandPalette() {
   const [open, setOpen] = useState(false);
@@ -56,12 +47,7 @@ function PaletteSearch({ onDone }: { onDone: () => void }) {
   const navigate = useNavigate();
   const [text, setText] = useState('');
   const q = useDebounced(text.trim(), 150);
-  const results = useQuery({
-    queryKey: ['patients', 'palette', q],
-    enabled: q.length > 0,
-    queryFn: ({ signal }) => api.get<Page<Patient>>('/patients', { q, limit: 8 }, signal),
-    placeholderData: keepPreviousData,
-  });
+  const results = usePatientSearch(q, q.length > 0);
   const items = q ? (results.data?.items ?? []) : [];
   return (
     <Autocomplete inputValue={text} onInputChange={setText}>
@@ -89,12 +75,7 @@ function PaletteSearch({ onDone }: { onDone: () => void }) {
             textValue={`${patient.givenName} ${patient.familyName}`}
             data-testid="palette-result"
           >
-            <span className="menu-title">
-              {patient.familyName}, {patient.givenName}
-            </span>
-            <span className="muted">
-              Born {formatDate(patient.dateOfBirth)} · MRN {patient.mrn ?? '—'}
-            </span>
+            <PatientOption patient={patient} />
           </MenuItem>
         )}
       </Menu>

@@ -1,6 +1,6 @@
 /** Workspace administration (contract §2a): members, invitations, tokens, audit log; and the account. */
 import { useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { API_BASE, ApiError, api, type Page } from '../../api.js';
+import { API_BASE, api, type Page } from '../../api.js';
 import { fullName, patientNameQuery } from '../patients/patients-api.js';
 
 const enc = encodeURIComponent;

@@ -2,6 +2,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { useDebounced } from '../../components/use-debounced.js';
 import type { Me } from '../../session.js';
 import { ChatPanel } from './chat-panel.js';
 import { InstallDialog } from './install-dialog.js';
@@ -10,15 +11,6 @@ import './marketplace.css';
 
 const TIER_ORDER = ['free', 'standard', 'advanced', 'enterprise'];
 const CATEGORIES = ['', 'billing', 'clinical', 'mail', 'internal'];
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return v;
-}
 
 export function MarketplacePage({ me }: { me: Me }) {
   const searchId = useId();

@@ -3,11 +3,10 @@
  * The caller keeps the patient's id; the field shows the name. Used by the audit log's filter and
  * the calendar's new-event dialog.
  */
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { ComboBox, Input, Label, ListBox, ListBoxItem, Popover } from 'react-aria-components';
-import { api, type Page } from '../../api.js';
-import { formatDate, fullName, type Patient, usePatientName } from './patients-api.js';
+import { useDebounced } from '../../components/use-debounced.js';
+import { formatDate, fullName, type Patient, usePatientName, usePatientSearch } from './patients-api.js';
 
 export function PatientPicker({
   patientId,
@@ -25,21 +24,12 @@ export function PatientPicker({
 }) {
   const selected = usePatientName(patientId);
   const [text, setText] = useState('');
-  const [q, setQ] = useState('');
   // The field shows the chosen patient's name (also after a reload of a filtered URL).
   useEffect(() => {
     if (selected.name) setText(selected.name);
   }, [selected.name]);
-  useEffect(() => {
-    const timer = setTimeout(() => setQ(text.trim()), 150);
-    return () => clearTimeout(timer);
-  }, [text]);
-  const results = useQuery({
-    queryKey: ['patients', 'picker', q],
-    enabled: q.length > 0 && q !== selected.name,
-    queryFn: ({ signal }) => api.get<Page<Patient>>('/patients', { q, limit: 8 }, signal),
-    placeholderData: keepPreviousData,
-  });
+  const q = useDebounced(text.trim(), 150);
+  const results = usePatientSearch(q, q.length > 0 && q !== selected.name);
   const items = q && q !== selected.name ? (results.data?.items ?? []) : [];
   return (
     <ComboBox
@@ -73,16 +63,25 @@ export function PatientPicker({
         >
           {(patient: Patient) => (
             <ListBoxItem id={patient.id} className="menu-item" textValue={fullName(patient)} data-testid={optionTestId}>
-              <span className="menu-title">
-                {patient.familyName}, {patient.givenName}
-              </span>
-              <span className="muted">
-                Born {formatDate(patient.dateOfBirth)} · MRN {patient.mrn ?? '—'}
-              </span>
+              <PatientOption patient={patient} />
             </ListBoxItem>
           )}
         </ListBox>
       </Popover>
     </ComboBox>
+  );
+}
+
+/** A patient as search results show one: family, given name; birth date and MRN. */
+export function PatientOption({ patient }: { patient: Patient }) {
+  return (
+    <>
+      <span className="menu-title">
+        {patient.familyName}, {patient.givenName}
+      </span>
+      <span className="muted">
+        Born {formatDate(patient.dateOfBirth)} · MRN {patient.mrn ?? '—'}
+      </span>
+    </>
   );
 }

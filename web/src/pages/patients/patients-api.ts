@@ -41,6 +41,16 @@ export function usePatientList(q: string) {
   });
 }
 
+/** Up to 8 patients matching a name, date of birth or MRN (the pickers and the command palette). */
+export function usePatientSearch(q: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['patients', 'search', q],
+    enabled,
+    queryFn: ({ signal }) => api.get<Page<Patient>>('/patients', { q, limit: 8 }, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
 export function usePatient(id: string) {
   return useQuery({
     queryKey: patientKeys.detail(id),

@@ -1,28 +1,20 @@
 /** Patients: search and list, with a side panel to create one (`/patients/new`); each opens its record. */
 
 import { Link, useNavigate } from '@tanstack/react-router';
-import { type ReactNode, useEffect, useId, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import { notifySuccess } from '../../components/ui/toast.js';
+import { useDebounced } from '../../components/use-debounced.js';
 import { PatientForm } from './patient-form.js';
 import { PatientList } from './patient-list.js';
 import { fullName, type Patient, type PatientInput, useCreatePatient } from './patients-api.js';
 
 export type PatientPanel = { mode: 'create' };
 
-function useDebouncedValue<T>(value: T, delayMs: number): T {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), delayMs);
-    return () => clearTimeout(timer);
-  }, [value, delayMs]);
-  return debounced;
-}
-
 export function PatientsPage({ panel }: { panel?: PatientPanel }) {
   const searchId = useId();
   const navigate = useNavigate();
   const [search, setSearch] = useState('');
-  const query = useDebouncedValue(search.trim(), 250);
+  const query = useDebounced(search.trim(), 250);
   const closePanel = () => void navigate({ to: '/patients' });
   const openRecord = (patient: Patient) => {
     notifySuccess(`Created ${fullName(patient)}.`);
