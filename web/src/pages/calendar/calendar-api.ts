@@ -149,14 +149,9 @@ export const useDay = (date: string, timeZone: string, enabled: boolean) =>
     enabled,
   });
 
-export interface ProviderMatch {
-  userId: string;
-  name: string;
-  calendarId: string | null;
-  free: boolean;
-  preferred: boolean;
-  reasons: string[];
-}
+import type { ProviderMatch } from '../../../../src/modules/calendar/scheduling.js';
+
+export type { ProviderMatch };
 
 /** Who can see this patient in this slot: free and preferred providers first (Advanced+). */
 export const useProviderMatch = (slot: { patientId: string; start: string; end: string } | null) =>

@@ -4,20 +4,11 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+// The server's own answer type (type-only: nothing of the server is bundled).
+import type { MailMessage } from '../../../../src/modules/mail/service.js';
 import { api, type Page } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import './mail.css';
-
-interface MailMessage {
-  id: string;
-  from: string;
-  to: string[];
-  subject: string;
-  text: string;
-  calendarMethod: string | null;
-  spam: { label: 'spam' | 'ham'; probability: number } | null;
-  receivedAt: string;
-}
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
