@@ -5,23 +5,14 @@ import { measureAcceptance } from '../../platform/acceptance.js';
 import type { DependencyProbe } from '../../platform/module.js';
 import { probeFetch } from '../../platform/upstream/index.js';
 import { GRAPH_VERSION } from './providers/meta.js';
-import { CHANNELS } from './providers/types.js';
+import { CHANNEL_LABEL, CHANNELS } from './providers/types.js';
 import { acceptanceSource, hasLiveConnection } from './service.js';
-
-const LABEL = {
-  telegram: 'Telegram',
-  whatsapp: 'WhatsApp',
-  messenger: 'Messenger',
-  instagram: 'Instagram',
-  viber: 'Viber',
-  sms: 'SMS',
-} as const;
 
 const acceptance: DependencyProbe[] = CHANNELS.map((channel) => ({
   id: channel === 'sms' ? 'sms:acceptance-rate' : `chat-${channel}:acceptance-rate`,
   feature: `channel-${channel}`,
   slo: '≥ 95 % of webhook calls verified and well-formed',
-  impact: `${LABEL[channel]} messages from patients may not be arriving.`,
+  impact: `${CHANNEL_LABEL[channel]} messages from patients may not be arriving.`,
   affects: (tx, workspaceId) => hasLiveConnection(tx, workspaceId, [channel]),
   measure: (deps) => measureAcceptance(deps, acceptanceSource(channel), deps.config.health.intervalMs),
 }));

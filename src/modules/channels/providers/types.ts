@@ -5,6 +5,15 @@ import type { z } from 'zod';
 
 export const CHANNELS = ['telegram', 'whatsapp', 'messenger', 'instagram', 'viber', 'sms'] as const;
 export type ChannelName = (typeof CHANNELS)[number];
+/** How people name each channel (health notices, the web app's inbox). */
+export const CHANNEL_LABEL: Record<ChannelName, string> = {
+  telegram: 'Telegram',
+  whatsapp: 'WhatsApp',
+  messenger: 'Messenger',
+  instagram: 'Instagram',
+  viber: 'Viber',
+  sms: 'SMS',
+};
 
 export interface Attachment {
   type: string;

@@ -1,18 +1,13 @@
 /** The channels inbox (contract §8): conversations, messages, replies, links, live updates. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+// The server's own list and names (types.ts imports nothing at run time).
+import { CHANNEL_LABEL, CHANNELS, type ChannelName } from '../../../../src/modules/channels/providers/types.js';
 import { API_BASE, api, apiRequest, type Page } from '../../api.js';
 
-export type Channel = 'telegram' | 'whatsapp' | 'messenger' | 'instagram' | 'viber' | 'sms';
-export const CHANNEL_LABEL: Record<Channel, string> = {
-  telegram: 'Telegram',
-  whatsapp: 'WhatsApp',
-  messenger: 'Messenger',
-  instagram: 'Instagram',
-  viber: 'Viber',
-  sms: 'SMS',
-};
-export const CHANNEL_LIST = Object.keys(CHANNEL_LABEL) as Channel[];
+export type Channel = ChannelName;
+export { CHANNEL_LABEL };
+export const CHANNEL_LIST: Channel[] = [...CHANNELS];
 
 export interface Conversation {
   id: string;
