@@ -5,6 +5,7 @@
 // ATRIUM_ADMIN_ALERT_EMAILS once.
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { RequestContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/client.js';
 import { queryRows, withSystem, withTenant } from '../../platform/db/tenant.js';
 import { newId } from '../../platform/ids.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
@@ -138,7 +139,7 @@ export async function recordRun(deps: AppDeps, runs: ProbeRun[]): Promise<void> 
 }
 
 async function alert(
-  tx: Parameters<Parameters<typeof withSystem>[1]>[0],
+  tx: Tx,
   deps: AppDeps,
   what: 'opened' | 'resolved',
   component: string,
@@ -160,12 +161,7 @@ async function alert(
  * Tells the admins of every workspace the component's features touch, in their inbox (the same
  * `affects` rule as the banners), in the transaction that opens or closes the incident.
  */
-async function noticeAffected(
-  tx: Parameters<Parameters<typeof withSystem>[1]>[0],
-  deps: AppDeps,
-  component: string,
-  what: 'opened' | 'resolved',
-): Promise<void> {
+async function noticeAffected(tx: Tx, deps: AppDeps, component: string, what: 'opened' | 'resolved'): Promise<void> {
   const probes = deps.monitors.filter((p) => p.id.startsWith(`${component}:`));
   if (probes.length === 0) return;
   const impact = probes.find((p) => p.impact)?.impact ?? `${component} is not working normally.`;

@@ -162,57 +162,38 @@ export async function listInbox(tx: Tx, workspaceId: string, opts: { limit: numb
  */
 /** Delivery rows for every enabled endpoint whose filter takes the event; events of one workspace. */
 export async function insertDeliveriesFor(tx: Tx, events: DomainEvent[]): Promise<void> {
-  if (events.length === 1) return insertDeliveriesForOne(tx, events[0]);
-  if (events.length === 0) return;
-  const workspaceId = events[0].workspaceId;
-  if (events.some((e) => e.workspaceId !== workspaceId || e.type === 'webhook.test')) {
-    for (const event of events) await insertDeliveriesForOne(tx, event);
-    return;
+  const byWorkspace = new Map<string, DomainEvent[]>();
+  for (const event of events) {
+    if (event.type === 'webhook.test') {
+      // A test event goes to the one endpoint it names, whatever that endpoint's event filter (§7.1).
+      await tx.execute(sql`
+        INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
+        SELECT e.workspace_id, e.id, ${event.id}, ${event.type}, now()
+          FROM webhook_endpoints e
+         WHERE e.workspace_id = ${event.workspaceId} AND e.id = ${String(event.data.endpointId)}
+        ON CONFLICT DO NOTHING`);
+    } else byWorkspace.set(event.workspaceId, [...(byWorkspace.get(event.workspaceId) ?? []), event]);
   }
-  const input = JSON.stringify(events.map((e) => ({ id: e.id, type: e.type })));
-  await tx.execute(sql`
-    INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
-    SELECT e.workspace_id, e.id, v.id, v.type, now()
-      FROM webhook_endpoints e
-      JOIN workspaces w ON w.id = e.workspace_id
-     CROSS JOIN jsonb_to_recordset(${input}::jsonb) AS v(id text, type text)
-     WHERE e.workspace_id = ${workspaceId} AND e.enabled
-       AND w.tier IN (${sql.join(
-         ENTITLED_TIERS.map((tier) => sql`${tier}`),
-         sql`, `,
-       )})
-       AND (v.type IN (${sql.join(
-         [...ALWAYS_DELIVERED].map((t) => sql`${t}`),
-         sql`, `,
-       )}) OR '*' = ANY(e.events) OR v.type = ANY(e.events))
-    ON CONFLICT DO NOTHING`);
-}
-
-async function insertDeliveriesForOne(tx: Tx, event: DomainEvent): Promise<void> {
-  if (event.type === 'webhook.test') {
-    // A test event goes to the one endpoint it names, whatever that endpoint's event filter (§7.1).
+  // The events of a workspace in one statement, however many (one JSON parameter).
+  for (const [workspaceId, batch] of byWorkspace) {
+    const input = JSON.stringify(batch.map((e) => ({ id: e.id, type: e.type })));
     await tx.execute(sql`
       INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
-      SELECT e.workspace_id, e.id, ${event.id}, ${event.type}, now()
+      SELECT e.workspace_id, e.id, v.id, v.type, now()
         FROM webhook_endpoints e
-       WHERE e.workspace_id = ${event.workspaceId} AND e.id = ${String(event.data.endpointId)}
+        JOIN workspaces w ON w.id = e.workspace_id
+       CROSS JOIN jsonb_to_recordset(${input}::jsonb) AS v(id text, type text)
+       WHERE e.workspace_id = ${workspaceId} AND e.enabled
+         AND w.tier IN (${sql.join(
+           ENTITLED_TIERS.map((tier) => sql`${tier}`),
+           sql`, `,
+         )})
+         AND (v.type IN (${sql.join(
+           [...ALWAYS_DELIVERED].map((t) => sql`${t}`),
+           sql`, `,
+         )}) OR '*' = ANY(e.events) OR v.type = ANY(e.events))
       ON CONFLICT DO NOTHING`);
-    return;
   }
-  const filter = ALWAYS_DELIVERED.has(event.type)
-    ? sql``
-    : sql`AND ('*' = ANY(e.events) OR ${event.type} = ANY(e.events))`;
-  await tx.execute(sql`
-    INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
-    SELECT e.workspace_id, e.id, ${event.id}, ${event.type}, now()
-      FROM webhook_endpoints e
-      JOIN workspaces w ON w.id = e.workspace_id
-     WHERE e.workspace_id = ${event.workspaceId} AND e.enabled
-       AND w.tier IN (${sql.join(
-         ENTITLED_TIERS.map((tier) => sql`${tier}`),
-         sql`, `,
-       )}) ${filter}
-    ON CONFLICT DO NOTHING`);
 }
 
 // ---- worker (system transactions: the worker serves every workspace) ----
