@@ -8,11 +8,8 @@
  *   ATRIUM_TEST_DATABASE_URL or postgres://postgres@127.0.0.1:5432/postgres; `none` skips),
  *   BENCH_DURATION seconds per run (default 5), BENCH_CONNECTIONS (default 16).
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
-import { adminQuery, callJson, runAutocannon, serverExecArgv } from './support.js';
+import { callJson, createBenchDatabase, forkBenchChild, runAutocannon } from './support.js';
 
 const SERVER_URL =
   process.env.ATRIUM_BENCH_DATABASE_URL ??
@@ -40,7 +37,6 @@ async function serve(): Promise<void> {
   });
 }
 
-const admin = (sqlText: string) => adminQuery(SERVER_URL, sqlText);
 const call = callJson;
 const run = runAutocannon;
 
@@ -62,20 +58,11 @@ async function main(): Promise<void> {
     console.log('api bench: skipped (ATRIUM_BENCH_DATABASE_URL=none)');
     return;
   }
-  const name = `atrium_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${name}`;
-  let child: ChildProcess | undefined;
+  const database = await createBenchDatabase(SERVER_URL);
+  let servers: Awaited<ReturnType<typeof forkBenchChild<{ appUrl: string }>>> | undefined;
   try {
-    child = fork(fileURLToPath(import.meta.url), ['serve'], {
-      execArgv: serverExecArgv(),
-      env: { ...process.env, BENCH_DB_URL: dbUrl.toString() },
-    });
-    const { appUrl } = await new Promise<{ appUrl: string }>((resolve, reject) => {
-      child!.once('message', (m) => resolve(m as { appUrl: string }));
-      child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    });
+    servers = await forkBenchChild<{ appUrl: string }>(import.meta.url, 'serve', { BENCH_DB_URL: database.url });
+    const { appUrl } = servers.ready;
     const created = await call<{ admin: { token: string } }>(
       appUrl,
       'POST',
@@ -123,10 +110,8 @@ async function main(): Promise<void> {
       `authenticated read (GET /me) ratio ${readRatio.toFixed(3)} (target ≥ ${READ_TARGET}): ${readRatio >= READ_TARGET ? 'met' : 'NOT met'}`,
     );
   } finally {
-    child?.send('stop');
-    await new Promise((r) => setTimeout(r, 500));
-    child?.kill();
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await servers?.stop();
+    await database.drop();
   }
 }
 

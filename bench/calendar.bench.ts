@@ -15,10 +15,8 @@
  * Env: BENCH_CAL_DELAY_MS (default 100), BENCH_CAL_EVENTS per connection (default 300),
  * BENCH_CAL_LISTS (default 100).
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createTestApp } from '../test/helpers/app.js';
-import { serverExecArgv } from './support.js';
+import { forkBenchChild } from './support.js';
 
 /** The providers' process: the same app (so the same emulators and data) on the same database. */
 async function serveProviders(): Promise<void> {
@@ -98,19 +96,11 @@ async function main() {
   const createSeconds = (performance.now() - created) / 1000;
 
   // On the server: from here on the app reaches the providers in their own process.
-  let providers: ChildProcess | undefined;
-  let providersUrl = t.baseUrl;
-  if (t.testDb.url) {
-    providers = fork(fileURLToPath(import.meta.url), ['providers'], {
-      execArgv: serverExecArgv(),
-      env: { ...process.env, BENCH_DB_URL: t.testDb.url },
-    });
-    providersUrl = await new Promise<string>((resolve, reject) => {
-      providers!.once('message', (m) => resolve(String(m)));
-      providers!.once('exit', (code) => reject(new Error(`providers exited with ${code}`)));
-    });
-    t.config.publicUrl = providersUrl;
-  }
+  const providers = t.testDb.url
+    ? await forkBenchChild<string>(import.meta.url, 'providers', { BENCH_DB_URL: t.testDb.url })
+    : undefined;
+  const providersUrl = providers?.ready ?? t.baseUrl;
+  if (providers) t.config.publicUrl = providersUrl;
 
   for (const name of ['google', 'microsoft']) {
     await fetch(`${providersUrl}/_emulators/${name}/faults`, {
@@ -177,7 +167,7 @@ async function main() {
   console.log(
     `calendar: p95 − D = ${(p95 - D).toFixed(1)} ms (target ≤ 15 ms: ${p95 - D <= 15 ? 'met' : 'NOT met'}); p95 − floor p95 = ${(p95 - f95).toFixed(1)} ms; ratio to floor ${(p95 / f95).toFixed(2)}`,
   );
-  providers?.send('stop');
+  await providers?.stop();
   await t.close();
 }
 

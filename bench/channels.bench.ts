@@ -11,12 +11,10 @@
  * postgres://postgres@127.0.0.1:5432/postgres), BENCH_DURATION seconds per run (default 8),
  * BENCH_CONNECTIONS (default 50).
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import pg from 'pg';
-import { adminQuery, callJson, runAutocannon, serverExecArgv } from './support.js';
+import { callJson, createBenchDatabase, forkBenchChild, runAutocannon } from './support.js';
 
 const SERVER_URL =
   process.env.ATRIUM_BENCH_DATABASE_URL ??
@@ -120,20 +118,14 @@ function signedRequests(path: string): autocannon.Request[] {
 }
 
 async function main(): Promise<void> {
-  const name = `atrium_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  await adminQuery(SERVER_URL, `CREATE DATABASE ${name}`);
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${name}`;
-  let child: ChildProcess | undefined;
+  const database = await createBenchDatabase(SERVER_URL);
+  let servers: Awaited<ReturnType<typeof forkBenchChild<{ appUrl: string; floorUrl: string }>>> | undefined;
   try {
-    child = fork(fileURLToPath(import.meta.url), ['serve'], {
-      execArgv: serverExecArgv(),
-      env: { ...process.env, BENCH_DB_URL: dbUrl.toString() },
+    servers = await forkBenchChild<{ appUrl: string; floorUrl: string }>(import.meta.url, 'serve', {
+      BENCH_DB_URL: database.url,
     });
-    const { appUrl, floorUrl } = await new Promise<{ appUrl: string; floorUrl: string }>((resolve, reject) => {
-      child!.once('message', (m) => resolve(m as { appUrl: string; floorUrl: string }));
-      child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    });
+    const { appUrl, floorUrl } = servers.ready;
+    const child = servers.child;
     const created = await callJson<{ workspace: { id: string }; admin: { token: string } }>(
       appUrl,
       'POST',
@@ -156,7 +148,7 @@ async function main(): Promise<void> {
 
     await runAutocannon({ url: appUrl, connections: 4, duration: 2, requests: signedRequests(appPath) });
     await runAutocannon({ url: floorUrl, connections: 4, duration: 2, requests: signedRequests('/floor') });
-    const owner = new pg.Client({ connectionString: dbUrl.toString() });
+    const owner = new pg.Client({ connectionString: database.url });
     await owner.connect();
     const countStored = async () =>
       Number((await owner.query('SELECT count(*)::int AS n FROM channel_messages')).rows[0].n);
@@ -169,10 +161,10 @@ async function main(): Promise<void> {
     });
     const stored = (await countStored()) - before;
     const batches = await new Promise<{ batches: number; items: number; largest: number }>((resolve) => {
-      child!.once('message', (m) =>
+      child.once('message', (m) =>
         resolve((m as { stats: { batches: number; items: number; largest: number } }).stats),
       );
-      child!.send('stats');
+      child.send('stats');
     });
     const floor = await runAutocannon({
       url: floorUrl,
@@ -219,11 +211,8 @@ async function main(): Promise<void> {
     );
     check(ratio >= 0.5, `app/floor throughput ratio ${(ratio * 100).toFixed(0)}% (target ≥ 50%)`);
   } finally {
-    if (child?.connected) {
-      child.send('stop');
-      await new Promise((resolve) => child!.once('exit', resolve));
-    } else child?.kill();
-    await adminQuery(SERVER_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => console.error(err));
+    await servers?.stop();
+    await database.drop();
   }
 }
 

@@ -10,12 +10,10 @@
  * or postgres://postgres@127.0.0.1:5432/postgres), BENCH_MESSAGES (default 1000000),
  * BENCH_DURATION seconds per run (default 8).
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import pg from 'pg';
-import { adminQuery, callJson, runAutocannon, serverExecArgv } from './support.js';
+import { callJson, createBenchDatabase, forkBenchChild, runAutocannon } from './support.js';
 
 const SERVER_URL =
   process.env.ATRIUM_BENCH_DATABASE_URL ??
@@ -136,7 +134,6 @@ async function serve(): Promise<void> {
 
 // ------------------------------------------------------------------ parent: setup, load, report
 
-const admin = (sqlText: string) => adminQuery(SERVER_URL, sqlText);
 const call = callJson;
 const run = runAutocannon;
 
@@ -145,20 +142,13 @@ const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : String(n));
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const name = `atrium_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${name}`;
-  let child: ChildProcess | undefined;
+  const database = await createBenchDatabase(SERVER_URL);
+  let servers: Awaited<ReturnType<typeof forkBenchChild<{ appUrl: string; floorUrl: string }>>> | undefined;
   try {
-    child = fork(fileURLToPath(import.meta.url), ['serve'], {
-      execArgv: serverExecArgv(),
-      env: { ...process.env, BENCH_DB_URL: dbUrl.toString() },
+    servers = await forkBenchChild<{ appUrl: string; floorUrl: string }>(import.meta.url, 'serve', {
+      BENCH_DB_URL: database.url,
     });
-    const { appUrl, floorUrl } = await new Promise<{ appUrl: string; floorUrl: string }>((resolve, reject) => {
-      child!.once('message', (m) => resolve(m as { appUrl: string; floorUrl: string }));
-      child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    });
+    const { appUrl, floorUrl } = servers.ready;
 
     // Workspace, members, threads.
     const created = await call<{ workspace: { id: string }; admin: { userId: string; token: string } }>(
@@ -193,7 +183,7 @@ async function main(): Promise<void> {
 
     // Generated history for search and realistic table sizes (owner connection: set-based SQL, no RLS role).
     const genStarted = Date.now();
-    const owner = new pg.Client({ connectionString: dbUrl.toString() });
+    const owner = new pg.Client({ connectionString: database.url });
     await owner.connect();
     await owner.query('DROP INDEX dm_messages_search_idx');
     await owner.query(
@@ -331,11 +321,8 @@ async function main(): Promise<void> {
     check(search95 < 100, `search p95 ${fmt(search95)} ms (target < 100 ms)`);
     console.log(`total ${(Date.now() - started) / 1000}s`);
   } finally {
-    if (child?.connected) {
-      child.send('stop');
-      await new Promise((resolve) => child!.once('exit', resolve));
-    } else child?.kill();
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => console.error(err));
+    await servers?.stop();
+    await database.drop();
   }
 }
 
