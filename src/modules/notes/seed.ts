@@ -1,27 +1,14 @@
 // Demo notes: Eleanor Vance (Riverside Clinic) has a draft SOAP note, so the record's Notes tab and
 // "suggest billing codes for her last note" work on the first start.
 import type { FastifyInstance } from 'fastify';
-import type { RequestContext } from '../../platform/context.js';
 import type { SeedState } from '../../platform/module.js';
-import { demoTenancy } from '../identity/index.js';
+import { demoAdminContext } from '../identity/index.js';
 import { listPatients } from '../patients/index.js';
 import { createNote } from './service.js';
 
 export async function seedNotes(app: FastifyInstance, state: SeedState): Promise<void> {
   const deps = app.atrium;
-  const { organization, workspaces } = demoTenancy(state);
-  const clinic = workspaces['Riverside Clinic'];
-  const ctx: RequestContext = {
-    workspaceId: clinic.id,
-    organizationId: organization.id,
-    tier: clinic.tier,
-    userId: clinic.adminUserId,
-    role: 'admin',
-    isProvider: false,
-    requestId: 'seed',
-    log: app.log,
-    via: 'system',
-  };
+  const ctx = demoAdminContext(app, state, 'Riverside Clinic');
   const [eleanor] = (await listPatients(deps, ctx, { q: 'Eleanor Vance', limit: 1 })).items;
   if (!eleanor) return;
   await createNote(deps, ctx, {

@@ -1,25 +1,13 @@
 // Demo patients of the demo workspaces (identity seeds the workspaces and people first).
 import type { FastifyInstance } from 'fastify';
-import type { RequestContext } from '../../platform/context.js';
 import type { SeedState } from '../../platform/module.js';
-import { demoTenancy } from '../identity/index.js';
+import { demoAdminContext, demoTenancy } from '../identity/index.js';
 import { addAuthorization, createPatient, putCoverage } from './service.js';
 
 export async function seedPatients(app: FastifyInstance, state: SeedState): Promise<void> {
   const deps = app.atrium;
-  const { organization, workspaces, userIds } = demoTenancy(state);
-  const ctx = (ws: (typeof workspaces)[keyof typeof workspaces]): RequestContext => ({
-    workspaceId: ws.id,
-    organizationId: organization.id,
-    tier: ws.tier,
-    userId: ws.adminUserId,
-    role: 'admin',
-    isProvider: false,
-    requestId: 'seed',
-    log: app.log,
-    via: 'system',
-  });
-  const clinicCtx = ctx(workspaces['Riverside Clinic']);
+  const { userIds } = demoTenancy(state);
+  const clinicCtx = demoAdminContext(app, state, 'Riverside Clinic');
   const drLee = userIds['dr.lee@riverside.example'];
   const patients = [
     {
@@ -63,7 +51,7 @@ export async function seedPatients(app: FastifyInstance, state: SeedState): Prom
     memberId: 'XYZ987654321',
     planName: 'PPO Plus',
   });
-  await createPatient(deps, ctx(workspaces['Harbor Therapy']), {
+  await createPatient(deps, demoAdminContext(app, state, 'Harbor Therapy'), {
     givenName: 'Tomas',
     familyName: 'Lindqvist',
     dateOfBirth: '1975-05-30',

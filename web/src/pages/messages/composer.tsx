@@ -3,11 +3,12 @@
  * (React Aria Autocomplete over `GET /patients?q=`). The draft shows the chosen patient as `@Given Family`;
  * on sending, each such name becomes the `@patient:<id>` token the server resolves, so people never see ids.
  */
-import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
 import { Autocomplete, Dialog, Input, Menu, MenuItem, Popover, SearchField } from 'react-aria-components';
 import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { plainMessage } from '../../components/ui/form.js';
+import { useDebounced } from '../../components/use-debounced.js';
 import { PatientChip } from './message-body.js';
 import { usePatientSearch } from './messages-api.js';
 
@@ -23,15 +24,6 @@ export function toWireBody(body: string, mentions: DraftMention[]): string {
     out = out.split(`@${m.name}`).join(`@patient:${m.id}`);
   }
   return out;
-}
-
-function useDebounced(value: string, ms: number): string {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return debounced;
 }
 
 /** The server's answer in plain words (field problems come back in zod's English). */

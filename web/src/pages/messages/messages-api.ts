@@ -1,12 +1,5 @@
 /** Direct-messages API calls, TanStack Query hooks, and the live event stream of an open thread. */
-import {
-  type InfiniteData,
-  keepPreviousData,
-  useInfiniteQuery,
-  useMutation,
-  useQuery,
-  useQueryClient,
-} from '@tanstack/react-query';
+import { type InfiniteData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { API_BASE, api, type Page } from '../../api.js';
 
@@ -110,14 +103,7 @@ export function useMembers() {
 }
 
 /** Patients for the mention picker; the previous results stay while the next search runs. */
-export function usePatientSearch(q: string, enabled: boolean) {
-  return useQuery({
-    queryKey: ['patients', 'mention-search', q],
-    queryFn: ({ signal }) => api.get<Page<PatientSummary>>('/patients', { q, limit: 8 }, signal),
-    enabled,
-    placeholderData: keepPreviousData,
-  });
-}
+export { usePatientSearch } from '../patients/patients-api.js';
 
 type HistoryData = InfiniteData<HistoryPage, string | null>;
 
