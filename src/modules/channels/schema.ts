@@ -66,8 +66,11 @@ export const replyBody = z.object({ text: text(4000).trim().min(1) });
 export const linkBody = z.object({ patientId: id.nullable() });
 export const webhookQuery = z.object({
   connection: z.string().max(100).optional(),
-  /** Our id of the reply a status callback is about (Twilio's per-message StatusCallback URL). */
-  message: z.string().max(100).optional(),
+  message: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('Our id of the reply a status report is about (set by us in Twilio’s per-message StatusCallback URL)'),
 });
 export const handshakeQuery = z.object({
   connection: z.string().max(100).optional(),
