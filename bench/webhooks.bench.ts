@@ -251,7 +251,7 @@ async function benchDatabase(label: string, serverUrl: string | undefined, recei
     withTenant(testDb.database.db, scope, (tx) => publishEvent(tx, scope, type, data(i)));
   const startWorker = () =>
     startWebhookWorker({
-      database: testDb.database,
+      deps: app.atrium,
       log: app.log,
       webhooks: config.webhooks,
       keys: secretKeys(app.atrium),

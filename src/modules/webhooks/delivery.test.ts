@@ -17,7 +17,6 @@ import { closeSafeClient } from '../../platform/http/safe-client.js';
 import { verifySignedRequest } from '../../platform/signing.js';
 import type { Background } from '../../workers.js';
 import { DEFAULT_PER_ENDPOINT, startWebhookWorker } from './jobs/delivery-worker.js';
-import { claimDueDeliveries } from './repository.js';
 import { secretKeys } from './service.js';
 
 const RETRIES = [150, 300];
@@ -298,7 +297,7 @@ describe('failures, retries and dead-letter', () => {
     const owner = await createWorkspace(t, { tier: 'advanced' });
     const endpoint = await createEndpoint(receiver.url, { events: ['claim.submitted'] }, owner);
     const strict = await startWebhookWorker({
-      database: t.database,
+      deps: t.app.atrium,
       log: t.app.log,
       webhooks: { retryDelaysMs: [], timeoutMs: 1000, allowCidrs: [] },
       keys: secretKeys(t.app.atrium),
@@ -385,7 +384,7 @@ describe('isolation between endpoints and crash safety', () => {
     // A worker with a generous timeout, so held requests never time out and get retried.
     await background.stop();
     const dedicated = await startWebhookWorker({
-      database: t.database,
+      deps: t.app.atrium,
       log: t.app.log,
       webhooks: { ...t.config.webhooks, timeoutMs: 60_000 },
       keys: secretKeys(t.app.atrium),
@@ -431,7 +430,7 @@ describe('isolation between endpoints and crash safety', () => {
     );
     // Eight slots for the whole process; without a fair share the two slow endpoints would hold them all.
     const dedicated = await startWebhookWorker({
-      database: t.database,
+      deps: t.app.atrium,
       log: t.app.log,
       webhooks: { ...t.config.webhooks, timeoutMs: 60_000 },
       keys: secretKeys(t.app.atrium),
@@ -462,11 +461,17 @@ describe('isolation between endpoints and crash safety', () => {
     await background.stop();
     try {
       const patient = await createPatient(t, owner.admin.token);
-      // What a worker that died right after claiming leaves behind: committed leases, no results.
+      // What a worker that died right after claiming leaves behind: a committed claim, no result.
       const claimed = await withSystem(t.database.db, (tx) =>
-        claimDueDeliveries(tx, { limit: 100, perEndpoint: 100, leaseMs: 700, leaseToken: 'crashed-worker' }),
+        queryRows<{ id: string }>(
+          tx,
+          sql`UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = 'crashed-worker/1',
+                              lease_until = now() + interval '700 milliseconds'
+               WHERE type = 'webhooks.deliver' AND concurrency_key = ${endpoint.id} AND status = 'queued'
+              RETURNING id`,
+        ),
       );
-      expect(claimed.map((c) => c.endpoint_id)).toContain(endpoint.id);
+      expect(claimed).toHaveLength(1);
       background = await t.startBackground();
       const [req] = await r.waitFor(1, 10_000);
       expect(JSON.parse(req.body).data.patient.id).toBe(patient.id);
@@ -492,19 +497,24 @@ describe('isolation between endpoints and crash safety', () => {
     });
     const endpoint = await createEndpoint(r.url, { events: ['patient.created'] }, owner);
     await background.stop();
-    // A worker with a short lease: its first request hangs past the lease, as if the process froze.
+    // Its first request hangs; meanwhile its lease runs out, as if the process had frozen (a live
+    // process renews the lease every leaseMs / 3, so the test ends the lease in the database).
     const doomed = await startWebhookWorker({
-      database: t.database,
+      deps: t.app.atrium,
       log: t.app.log,
       webhooks: t.config.webhooks,
       keys: secretKeys(t.app.atrium),
       pollMs: 50,
-      leaseMs: 300,
+      leaseMs: 30_000,
     });
     const patient = await createPatient(t, owner.admin.token);
     await r.waitFor(1);
     // It stops claiming; its hanging request finishes later, after another worker took over.
     const stopping = doomed.stop();
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE jobs SET lease_until = now() - interval '1 second'
+                      WHERE type = 'webhooks.deliver' AND concurrency_key = ${endpoint.id} AND status = 'running'`),
+    );
     background = await t.startBackground();
     const requests = await r.waitFor(2, 10_000);
     await stopping;

@@ -20,11 +20,10 @@ export const webhooksModule = defineModule({
       name: 'webhooks.delivery',
       start: (app) =>
         startWebhookWorker({
-          database: app.atrium.database,
+          deps: app.atrium,
           log: app.log,
           webhooks: app.atrium.config.webhooks,
           keys: secretKeys(app.atrium),
-          pollMs: app.atrium.config.workerPollMs,
         }),
     },
   ],

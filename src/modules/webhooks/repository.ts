@@ -1,8 +1,15 @@
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
 import { TIERS } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { queryRows } from '../../platform/db/tenant.js';
 import type { DomainEvent } from '../../platform/events/events.js';
+import {
+  cancelJobs,
+  insertJobsSql,
+  JOBS_CHANNEL,
+  type LoadingJob,
+  type SettledRecord,
+} from '../../platform/jobs/index.js';
 import { domainEvents } from '../../platform/platform-tables.js';
 import { hasFeature } from '../../platform/tiers.js';
 import { inboxItems, webhookAttempts, webhookDeliveries, webhookEndpoints } from './tables.js';
@@ -15,6 +22,37 @@ export type InboxRow = typeof inboxItems.$inferSelect;
 export const ALWAYS_DELIVERED = new Set<string>(['break_glass.invoked']);
 
 const ENTITLED_TIERS = TIERS.filter((tier) => hasFeature(tier, 'outbound_webhooks'));
+
+/**
+ * Delivery runs as platform/jobs type `webhooks.deliver`: one job per delivery budget (payload
+ * {endpointId, eventId}, concurrency key = endpoint id, dedupe key = endpoint:event). The delivery
+ * row keeps the budget of 6 attempts; the job's own attempt limit only guards against a delivery
+ * that keeps killing its worker.
+ */
+export const DELIVERY_JOB = { type: 'webhooks.deliver', maxAttempts: 50 } as const;
+
+export interface DeliveryPayload {
+  endpointId: string;
+  eventId: string;
+}
+
+/** Queues one delivery job per row of `rows` (columns workspace_id, endpoint_id, event_id) and wakes the workers. */
+const enqueueDeliveries = (rows: SQL) => sql`
+  jobs_added AS (${insertJobsSql(
+    DELIVERY_JOB,
+    sql`SELECT r.workspace_id, jsonb_build_object('endpointId', r.endpoint_id, 'eventId', r.event_id),
+               r.endpoint_id || ':' || r.event_id, r.endpoint_id
+          FROM (${rows}) r`,
+  )})
+  SELECT pg_notify(${JOBS_CHANNEL}, ${DELIVERY_JOB.type}) WHERE EXISTS (SELECT 1 FROM jobs_added)`;
+
+/** SQL over a concurrency key (an endpoint id): whether its deliveries may go now (enabled, entitled tier). */
+export const endpointAcceptsDeliveries = (key: SQL) => sql`EXISTS (
+  SELECT 1 FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+   WHERE e.id = ${key} AND e.enabled AND w.tier IN (${sql.join(
+     ENTITLED_TIERS.map((tier) => sql`${tier}`),
+     sql`, `,
+   )}))`;
 
 // ---- endpoints (tenant transactions) ----
 
@@ -60,9 +98,10 @@ export async function deleteEndpoint(tx: Tx, workspaceId: string, id: string): P
     .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, id)))
     .returning({ id: webhookEndpoints.id });
   if (deleted.length === 0) return false;
+  await cancelJobs(tx, DELIVERY_JOB, sql`workspace_id = ${workspaceId} AND concurrency_key = ${id}`);
   await tx
     .update(webhookDeliveries)
-    .set({ state: 'cancelled', lockedUntil: null, leaseToken: null, updatedAt: new Date() })
+    .set({ state: 'cancelled', updatedAt: new Date() })
     .where(
       and(
         eq(webhookDeliveries.workspaceId, workspaceId),
@@ -122,7 +161,11 @@ export async function findAttemptWithEvent(tx: Tx, workspaceId: string, endpoint
   return row;
 }
 
-/** Queues the event again for the endpoint with a fresh retry budget; false when it never went there. */
+/**
+ * Queues the event again for the endpoint with a fresh retry budget (a new job; one still queued or
+ * running for it is cancelled, so an attempt in flight cannot settle the replay); false when it
+ * never went there.
+ */
 export async function resetDelivery(tx: Tx, workspaceId: string, endpointId: string, eventId: string) {
   const rows = await tx
     .update(webhookDeliveries)
@@ -130,8 +173,6 @@ export async function resetDelivery(tx: Tx, workspaceId: string, endpointId: str
       state: 'pending',
       attempts: 0,
       nextAttemptAt: sql`now()`,
-      lockedUntil: null,
-      leaseToken: null,
       updatedAt: new Date(),
     })
     .where(
@@ -142,7 +183,12 @@ export async function resetDelivery(tx: Tx, workspaceId: string, endpointId: str
       ),
     )
     .returning({ eventId: webhookDeliveries.eventId });
-  return rows.length > 0;
+  if (rows.length === 0) return false;
+  await cancelJobs(tx, DELIVERY_JOB, sql`workspace_id = ${workspaceId} AND dedupe_key = ${`${endpointId}:${eventId}`}`);
+  await tx.execute(
+    sql`WITH ${enqueueDeliveries(sql`SELECT ${workspaceId}::text AS workspace_id, ${endpointId}::text AS endpoint_id, ${eventId}::text AS event_id`)}`,
+  );
+  return true;
 }
 
 export async function listInbox(tx: Tx, workspaceId: string, opts: { limit: number; before?: string }) {
@@ -167,17 +213,21 @@ export async function insertDeliveriesFor(tx: Tx, events: DomainEvent[]): Promis
     if (event.type === 'webhook.test') {
       // A test event goes to the one endpoint it names, whatever that endpoint's event filter (§7.1).
       await tx.execute(sql`
-        INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
-        SELECT e.workspace_id, e.id, ${event.id}, ${event.type}, now()
-          FROM webhook_endpoints e
-         WHERE e.workspace_id = ${event.workspaceId} AND e.id = ${String(event.data.endpointId)}
-        ON CONFLICT DO NOTHING`);
+        WITH added AS (
+          INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
+          SELECT e.workspace_id, e.id, ${event.id}, ${event.type}, now()
+            FROM webhook_endpoints e
+           WHERE e.workspace_id = ${event.workspaceId} AND e.id = ${String(event.data.endpointId)}
+          ON CONFLICT DO NOTHING
+          RETURNING workspace_id, endpoint_id, event_id
+        ), ${enqueueDeliveries(sql`SELECT workspace_id, endpoint_id, event_id FROM added`)}`);
     } else byWorkspace.set(event.workspaceId, [...(byWorkspace.get(event.workspaceId) ?? []), event]);
   }
   // The events of a workspace in one statement, however many (one JSON parameter).
   for (const [workspaceId, batch] of byWorkspace) {
     const input = JSON.stringify(batch.map((e) => ({ id: e.id, type: e.type })));
     await tx.execute(sql`
+      WITH added AS (
       INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type, next_attempt_at)
       SELECT e.workspace_id, e.id, v.id, v.type, now()
         FROM webhook_endpoints e
@@ -192,12 +242,15 @@ export async function insertDeliveriesFor(tx: Tx, events: DomainEvent[]): Promis
            [...ALWAYS_DELIVERED].map((t) => sql`${t}`),
            sql`, `,
          )}) OR '*' = ANY(e.events) OR v.type = ANY(e.events))
-      ON CONFLICT DO NOTHING`);
+      ON CONFLICT DO NOTHING
+      RETURNING workspace_id, endpoint_id, event_id
+      ), ${enqueueDeliveries(sql`SELECT workspace_id, endpoint_id, event_id FROM added`)}`);
   }
 }
 
-// ---- worker (system transactions: the worker serves every workspace) ----
+// ---- delivery jobs (system transactions: the job worker serves every workspace) ----
 
+/** What a delivery job loads with its claim: the delivery, its event and its endpoint. */
 export interface ClaimedDelivery {
   workspace_id: string;
   endpoint_id: string;
@@ -215,90 +268,40 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims due deliveries under a lease. SKIP LOCKED lets several instances claim side by side;
- * an endpoint gets at most `perEndpoint` leased deliveries, so a slow one cannot hog the workers.
- * A crashed worker's lease simply runs out and the row becomes due again.
+ * The claimed jobs' deliveries with their events and endpoints, in one statement. A delivery no longer
+ * pending (delivered, cancelled, dead) is left out: its job has nothing to do.
  */
-export async function claimDueDeliveries(
+export async function loadDeliveries(
   tx: Tx,
-  opts: {
-    limit: number;
-    perEndpoint: number;
-    leaseMs: number;
-    leaseToken: string;
-    /** Deliveries a process may have in flight: busy endpoints share them fairly. */
-    maxInFlight?: number;
-  },
-): Promise<ClaimedDelivery[]> {
-  if (opts.limit <= 0) return [];
-  const maxInFlight = opts.maxInFlight ?? opts.perEndpoint * 1000;
-  return queryRows<ClaimedDelivery>(
+  jobs: LoadingJob<DeliveryPayload>[],
+): Promise<Map<string, ClaimedDelivery>> {
+  const input = JSON.stringify(
+    jobs.map((j) => ({
+      job_id: j.id,
+      workspace_id: j.workspaceId,
+      endpoint_id: j.payload.endpointId,
+      event_id: j.payload.eventId,
+    })),
+  );
+  const rows = await queryRows<ClaimedDelivery & { job_id: string }>(
     tx,
     sql`
-    WITH endpoints AS (
-      SELECT e.workspace_id, e.id,
-             -- Leased rows only (settling clears locked_until), through the small partial index on
-             -- endpoint_id (endpoint ids are unique across workspaces).
-             (SELECT count(*) FROM webhook_deliveries f
-               WHERE f.endpoint_id = e.id AND f.locked_until IS NOT NULL AND f.locked_until > now())::int AS in_flight,
-             EXISTS (SELECT 1 FROM webhook_deliveries x
-                      WHERE x.endpoint_id = e.id AND x.state = 'pending' AND x.next_attempt_at <= now()) AS has_due
-        FROM webhook_endpoints e
-        -- A workspace that dropped below the entitled tier gets no more deliveries (they wait, not lost).
-        JOIN workspaces w ON w.id = e.workspace_id
-       WHERE e.enabled AND w.tier IN (${sql.join(
-         ENTITLED_TIERS.map((tier) => sql`${tier}`),
-         sql`, `,
-       )})
-    ),
-    -- Fair share: with N busy endpoints each may hold at most maxInFlight / (N + 1) (and never more
-    -- than perEndpoint). The extra share stays free for an endpoint that becomes busy next, so a few
-    -- slow endpoints cannot take every slot, even while the others are momentarily idle.
-    candidates AS (
-      SELECT workspace_id, id, in_flight,
-             least(${opts.perEndpoint}::int,
-                   greatest(1, ${maxInFlight}::int / (1 + count(*) FILTER (WHERE has_due OR in_flight > 0) OVER ()))
-             ) AS cap
-        FROM endpoints
-       WHERE has_due
-       ORDER BY random()
-    ),
-    picked AS (
-      SELECT d.row_id
-        FROM candidates c
-       CROSS JOIN LATERAL (
-         SELECT x.ctid AS row_id
-           FROM webhook_deliveries x
-          WHERE x.endpoint_id = c.id AND x.workspace_id = c.workspace_id AND x.state = 'pending'
-            AND x.next_attempt_at <= now() AND (x.locked_until IS NULL OR x.locked_until <= now())
-          ORDER BY x.next_attempt_at
-          LIMIT greatest(0, c.cap - c.in_flight)
-          FOR UPDATE SKIP LOCKED
-       ) d
-       LIMIT ${opts.limit}::int
-    ),
-    -- The rows are locked by this transaction, so their ctid is stable: a TID join avoids a
-    -- misestimated plan over the primary key once the table holds many rows.
-    claimed AS (
-      UPDATE webhook_deliveries d
-         SET locked_until = now() + make_interval(secs => ${opts.leaseMs / 1000}::float8),
-             lease_token = ${opts.leaseToken}, updated_at = now()
-        FROM picked p
-       WHERE d.ctid = p.row_id
-      -- The attempt counts once its result is recorded: a claim lost in a crash uses up no retry.
-      RETURNING d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempts + 1 AS attempts, d.next_attempt_at
-    )
-    SELECT c.workspace_id, c.endpoint_id, c.event_id, c.event_type, c.attempts,
-           c.next_attempt_at AS scheduled_at, ev.data, ev.created_at AS event_created_at,
+    SELECT v.job_id, d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempts + 1 AS attempts,
+           d.next_attempt_at AS scheduled_at, ev.data, ev.created_at AS event_created_at,
            e.url, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at
-      FROM claimed c
+      FROM jsonb_to_recordset(${input}::jsonb) AS v(job_id text, workspace_id text, endpoint_id text, event_id text)
       -- LIMIT 1 keeps these as per-row primary-key lookups whatever the (often stale) statistics say.
+     CROSS JOIN LATERAL (SELECT x.workspace_id, x.endpoint_id, x.event_id, x.event_type, x.attempts, x.next_attempt_at
+                           FROM webhook_deliveries x
+                          WHERE x.workspace_id = v.workspace_id AND x.endpoint_id = v.endpoint_id
+                            AND x.event_id = v.event_id AND x.state = 'pending' LIMIT 1) d
      CROSS JOIN LATERAL (SELECT x.data, x.created_at FROM domain_events x
-                          WHERE x.workspace_id = c.workspace_id AND x.id = c.event_id LIMIT 1) ev
+                          WHERE x.workspace_id = d.workspace_id AND x.id = d.event_id LIMIT 1) ev
      CROSS JOIN LATERAL (SELECT y.url, y.secret_enc, y.previous_secret_enc, y.previous_secret_expires_at
                            FROM webhook_endpoints y
-                          WHERE y.workspace_id = c.workspace_id AND y.id = c.endpoint_id LIMIT 1) e`,
+                          WHERE y.workspace_id = d.workspace_id AND y.id = d.endpoint_id LIMIT 1) e`,
   );
+  return new Map(rows.map(({ job_id, ...row }) => [job_id, row]));
 }
 
 export interface AttemptResult {
@@ -306,7 +309,6 @@ export interface AttemptResult {
   endpointId: string;
   eventId: string;
   eventType: string;
-  leaseToken: string;
   attempt: number;
   attemptId: string;
   outcome: 'success' | 'fail';
@@ -327,29 +329,21 @@ export interface AttemptResult {
   };
 }
 
-interface SettledRow {
-  workspace_id: string;
-  endpoint_id: string;
-  event_id: string;
-  state: 'pending' | 'delivered' | 'dead';
-  next_attempt_at: Date | string;
-}
-
 /**
- * Applies a batch of attempt results in one transaction: the attempt rows for the log, and the
- * new delivery state — only where our lease still holds (a replay or a re-claim after an expired
- * lease fences stale results out). Returns the deliveries that were dead-lettered.
+ * Applies a batch of attempt results in one statement: the attempt rows for the log, and the new
+ * delivery state only where the job's claim still held (`held`: a replay or a take-over after an
+ * expired lease fences a stale result out, though its attempt is still logged).
  */
-export async function recordAttempts(tx: Tx, results: AttemptResult[]): Promise<SettledRow[]> {
-  if (results.length === 0) return [];
+export async function recordAttempts(tx: Tx, results: SettledRecord<AttemptResult>[]): Promise<void> {
+  if (results.length === 0) return;
   // The whole batch as one JSON parameter: a batch of hundreds of results costs one bound value
   // (building thousands of parameters was the worker's largest CPU cost), and one statement.
   const input = JSON.stringify(
-    results.map((r) => ({
+    results.map(({ value: r, held }) => ({
       workspace_id: r.workspaceId,
       endpoint_id: r.endpointId,
       event_id: r.eventId,
-      token: r.leaseToken,
+      held,
       state: r.outcome === 'success' ? 'delivered' : r.retryInSeconds === null ? 'dead' : 'pending',
       retry_in: r.retryInSeconds,
       status: r.status,
@@ -368,12 +362,11 @@ export async function recordAttempts(tx: Tx, results: AttemptResult[]): Promise<
       response_truncated: r.exchange?.responseTruncated ?? false,
     })),
   );
-  return queryRows<SettledRow>(
-    tx,
+  await tx.execute(
     sql`
     WITH v AS (
       SELECT * FROM jsonb_to_recordset(${input}::jsonb) AS x(
-        workspace_id text, endpoint_id text, event_id text, token text, state text, retry_in float8, status int,
+        workspace_id text, endpoint_id text, event_id text, held boolean, state text, retry_in float8, status int,
         error text, id text, event_type text, attempt int, outcome text, duration_ms int, attempted_at timestamptz,
         scheduled_at timestamptz, request_url text, request_headers jsonb, response_headers jsonb,
         response_body text, response_truncated boolean)
@@ -382,12 +375,12 @@ export async function recordAttempts(tx: Tx, results: AttemptResult[]): Promise<
          SET state = v.state, attempts = d.attempts + 1,
              next_attempt_at = CASE WHEN v.retry_in IS NULL THEN d.next_attempt_at
                                     ELSE now() + make_interval(secs => v.retry_in) END,
-             locked_until = NULL, lease_token = NULL, last_status = v.status, last_error = v.error, updated_at = now()
+             last_status = v.status, last_error = v.error, updated_at = now()
         FROM v
        WHERE d.workspace_id = v.workspace_id AND d.endpoint_id = v.endpoint_id AND d.event_id = v.event_id
-         AND d.lease_token = v.token AND d.state = 'pending'
+         AND v.held AND d.state = 'pending'
       RETURNING d.workspace_id, d.endpoint_id, d.event_id, d.state, d.next_attempt_at
-    ), logged AS (
+    )
       -- Every attempt is logged, also one whose result was fenced out (its lease had passed on).
       INSERT INTO webhook_attempts (workspace_id, id, endpoint_id, event_id, event_type, attempt, outcome, status,
                                     error, duration_ms, attempted_at, scheduled_at, next_attempt_at, request_url,
@@ -397,29 +390,34 @@ export async function recordAttempts(tx: Tx, results: AttemptResult[]): Promise<
              CASE WHEN s.state = 'pending' THEN s.next_attempt_at END, v.request_url,
              v.request_headers, v.response_headers, v.response_body, v.response_truncated
         FROM v LEFT JOIN settled s
-          ON s.workspace_id = v.workspace_id AND s.endpoint_id = v.endpoint_id AND s.event_id = v.event_id
-    )
-    SELECT workspace_id, endpoint_id, event_id, state, next_attempt_at FROM settled WHERE state = 'dead'`,
+          ON s.workspace_id = v.workspace_id AND s.endpoint_id = v.endpoint_id AND s.event_id = v.event_id`,
   );
+}
+
+/**
+ * Marks a delivery dead (its budget spent, or its job dead) and returns what the dead letter says;
+ * undefined when it was settled otherwise meanwhile.
+ */
+export async function markDeliveryDead(
+  tx: Tx,
+  key: { workspaceId: string; endpointId: string; eventId: string },
+  error: string,
+) {
+  const [row] = await queryRows<{
+    event_type: string;
+    attempts: number;
+    last_status: number | null;
+    last_error: string | null;
+  }>(
+    tx,
+    sql`UPDATE webhook_deliveries SET state = 'dead', last_error = coalesce(last_error, ${error}), updated_at = now()
+         WHERE workspace_id = ${key.workspaceId} AND endpoint_id = ${key.endpointId} AND event_id = ${key.eventId}
+           AND state IN ('pending', 'dead')
+        RETURNING event_type, attempts, last_status, last_error`,
+  );
+  return row;
 }
 
 export async function insertInboxItem(tx: Tx, row: typeof inboxItems.$inferInsert): Promise<void> {
   await tx.insert(inboxItems).values(row);
-}
-
-/**
- * When the next pending delivery (or expiring lease) falls due in the future: the worker sets a
- * timer for it so retries fire on time. Rows already due are handled by wakes and polling.
- */
-export async function nextDueAt(tx: Tx): Promise<Date | null> {
-  const [row] = await queryRows<{ at: Date | string | null }>(
-    tx,
-    sql`SELECT min(due) AS at FROM (
-          SELECT greatest(d.next_attempt_at, coalesce(d.locked_until, d.next_attempt_at)) AS due
-            FROM webhook_deliveries d
-            JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
-           WHERE d.state = 'pending' AND e.enabled) pending
-         WHERE due > now()`,
-  );
-  return row?.at ? new Date(row.at) : null;
 }

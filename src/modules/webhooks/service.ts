@@ -6,9 +6,10 @@ import { decryptSecret, encryptSecret, type SecretKey } from '../../platform/cry
 import type { Tx } from '../../platform/db/client.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
-import { type DomainEvent, EVENTS_CHANNEL, publishEvent } from '../../platform/events/events.js';
+import { type DomainEvent, publishEvent } from '../../platform/events/events.js';
 import { checkOutboundUrl, UnsafeUrlError } from '../../platform/http/url-guard.js';
 import { newId } from '../../platform/ids.js';
+import { JOBS_CHANNEL } from '../../platform/jobs/index.js';
 import { decodeCursor, type Page, toPage } from '../../platform/pagination.js';
 import { generateSigningSecret } from '../../platform/signing.js';
 import { requireFeature } from '../../platform/tiers.js';
@@ -162,7 +163,8 @@ export async function patchEndpoint(
       target: id,
       changed: Object.keys(patch),
     });
-    if (patch.enabled) await tx.execute(sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${id})`);
+    // Its waiting deliveries may go again: wake the delivery workers.
+    if (patch.enabled) await tx.execute(sql`SELECT pg_notify(${JOBS_CHANNEL}, ${repo.DELIVERY_JOB.type})`);
     return presentEndpoint(row!);
   });
 }
@@ -216,7 +218,6 @@ export async function replayEvent(deps: AppDeps, ctx: RequestContext, id: string
       throw notFound('Delivery of this event to this endpoint');
     }
     await writeAudit(tx, ctx, 'admin_action', { action: 'webhooks.replay', target: id, eventId });
-    await tx.execute(sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${eventId})`);
     return { eventId, state: 'pending' as const };
   });
 }
@@ -300,16 +301,24 @@ export function openSecret(keys: SecretKey[], blob: string, workspaceId: string,
 export async function postInboxNotice(
   tx: Tx,
   workspaceId: string,
-  notice: { kind: string; eventType: string; message: string },
+  notice: {
+    kind: string;
+    eventType: string;
+    message: string;
+    /** For a dead-lettered delivery: the endpoint, the event and the last HTTP status. */
+    endpointId?: string;
+    eventId?: string;
+    lastStatus?: number | null;
+  },
 ): Promise<void> {
   await repo.insertInboxItem(tx, {
     workspaceId,
     id: newId('inb'),
     kind: notice.kind,
-    endpointId: null,
-    eventId: null,
+    endpointId: notice.endpointId ?? null,
+    eventId: notice.eventId ?? null,
     eventType: notice.eventType,
-    lastStatus: null,
+    lastStatus: notice.lastStatus ?? null,
     lastError: notice.message.slice(0, 1000),
   });
 }

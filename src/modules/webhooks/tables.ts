@@ -26,7 +26,7 @@ export const webhookEndpoints = pgTable(
 
 /**
  * Delivery state of one event to one endpoint, written by the fan-out in the same transaction as
- * the event. The worker claims due rows (SKIP LOCKED) under a lease; `leaseToken` fences results.
+ * the event, together with its `webhooks.deliver` job (platform/jobs claims, leases and fences it).
  */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
@@ -41,20 +41,12 @@ export const webhookDeliveries = pgTable(
     /** Attempts made in the current retry budget (a replay resets it). */
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
-    lockedUntil: ts('locked_until'),
-    leaseToken: text('lease_token'),
     lastStatus: integer('last_status'),
     lastError: text('last_error'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [
-    primaryKey({ columns: [t.workspaceId, t.endpointId, t.eventId] }),
-    // Partial indexes: settled rows (the vast majority over time) stay out of the worker's scans.
-    index('webhook_deliveries_due_pending_idx').on(t.endpointId, t.nextAttemptAt).where(sql`state = 'pending'`),
-    index('webhook_deliveries_next_pending_idx').on(t.nextAttemptAt).where(sql`state = 'pending'`),
-    index('webhook_deliveries_leased_idx').on(t.endpointId).where(sql`locked_until IS NOT NULL`),
-  ],
+  (t) => [primaryKey({ columns: [t.workspaceId, t.endpointId, t.eventId] })],
 );
 
 /** One row per HTTP attempt: the delivery log admins browse. */

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Tier } from '../context.js';
@@ -17,7 +17,7 @@ export type Backoff = { baseMs: number; maxMs?: number } | ((attempt: number) =>
  * What a handler gets instead of a request context: rebuilt from the job row on every attempt
  * (the workspace's tier is read fresh, never carried in the payload).
  */
-export interface JobContext {
+export interface JobContext<R = unknown> {
   deps: AppDeps;
   jobId: string;
   type: string;
@@ -40,6 +40,29 @@ export interface JobContext {
    * run, in order, inside the runner's fenced outcome transaction; a taken-over job's are dropped.
    */
   settle(write: (tx: Tx) => Promise<void>): void;
+  /**
+   * Hands a value to the type's `settleMany`, which writes the values of a whole batch of finished
+   * jobs in one go inside the outcome transaction (cheaper than one `settle` write per job).
+   */
+  record(value: R): void;
+}
+
+/** A `record`ed value as `settleMany` gets it. */
+export interface SettledRecord<R> {
+  value: R;
+  jobId: string;
+  /**
+   * False when the worker had lost the job's claim (another worker took it over, or it was
+   * cancelled): the work happened, so a log of it may be kept, but it must change no state.
+   */
+  held: boolean;
+}
+
+/** A claimed job as the type's `load` gets it. */
+export interface LoadingJob<P> {
+  id: string;
+  workspaceId: string | null;
+  payload: P;
 }
 
 /** What `onDead` gets: the job row (the payload may be one that no longer validates). */
@@ -52,7 +75,7 @@ export interface DeadJob {
   error: string;
 }
 
-export interface JobDefinition<P = unknown> {
+export interface JobDefinition<P = unknown, L = undefined, R = unknown> {
   type: string;
   schema: z.ZodType<P>;
   maxAttempts: number;
@@ -62,10 +85,14 @@ export interface JobDefinition<P = unknown> {
   /** Cap on running jobs per `concurrencyKey` (null: no cap); see JobOptions. */
   maxConcurrentPerKey: number | null;
   onDead: ((tx: Tx, job: DeadJob) => Promise<void>) | null;
-  handler(ctx: JobContext, payload: P): Promise<void>;
+  /** Whether queued jobs of a concurrency key may be claimed now (SQL over the key); null: always. */
+  keyEligible: ((key: SQL) => SQL) | null;
+  load: ((tx: Tx, jobs: LoadingJob<P>[]) => Promise<Map<string, L>>) | null;
+  settleMany: ((tx: Tx, records: SettledRecord<R>[]) => Promise<void>) | null;
+  handler(ctx: JobContext<R>, payload: P, loaded: L): Promise<void>;
 }
 
-export interface JobOptions<P> {
+export interface JobOptions<P, L = undefined, R = unknown> {
   type: string;
   /** Validated at enqueue and again before each run; payloads are stored as JSON. */
   schema: z.ZodType<P>;
@@ -86,7 +113,24 @@ export interface JobOptions<P> {
    * taken over and retried once its lease runs out.
    */
   onDead?(tx: Tx, job: DeadJob): Promise<void>;
-  handler(ctx: JobContext, payload: P): Promise<void>;
+  /**
+   * For keyed types (`maxConcurrentPerKey`): whether the queued jobs of a concurrency key may be
+   * claimed now, as SQL over the key (e.g. an EXISTS on the enabled endpoint the key names). The
+   * jobs of a key that fails it wait without using attempts, e.g. deliveries to a disabled endpoint;
+   * send `pg_notify(JOBS_CHANNEL, type)` when a key may have become eligible. Evaluated once per key
+   * and claim, so a long wait costs nothing per job.
+   */
+  keyEligible?(key: SQL): SQL;
+  /**
+   * Loads what the claimed jobs need, for the whole claimed batch at once and in the claim's
+   * transaction (system scope: filter by each job's workspaceId). A job missing from the map has
+   * nothing left to do (what it works on is gone or already settled): it ends `done` without
+   * running. The handler gets the job's entry as its third argument.
+   */
+  load?(tx: Tx, jobs: LoadingJob<P>[]): Promise<Map<string, L>>;
+  /** Writes the `record`ed values of a batch of finished jobs, inside the fenced outcome transaction. */
+  settleMany?(tx: Tx, records: SettledRecord<R>[]): Promise<void>;
+  handler(ctx: JobContext<R>, payload: P, loaded: L): Promise<void>;
 }
 
 const TYPE_NAME = /^[a-z][a-z0-9_.:-]{0,99}$/;
@@ -95,11 +139,14 @@ const TYPE_NAME = /^[a-z][a-z0-9_.:-]{0,99}$/;
  * Declares a job type. A module lists its definitions (`defineModule({ jobs: [...] })`) so the
  * worker knows how to run them; `enqueueJob(tx, definition, payload, …)` is typed by the schema.
  */
-export function defineJob<P>(options: JobOptions<P>): JobDefinition<P> {
+export function defineJob<P, L = undefined, R = unknown>(options: JobOptions<P, L, R>): JobDefinition<P, L, R> {
   if (!TYPE_NAME.test(options.type)) throw new Error(`Invalid job type ${options.type}`);
   const cap = options.maxConcurrentPerKey;
   if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
     throw new Error(`maxConcurrentPerKey of ${options.type} must be a positive integer`);
+  }
+  if (options.keyEligible && cap === undefined) {
+    throw new Error(`keyEligible of ${options.type} needs maxConcurrentPerKey`);
   }
   return {
     type: options.type,
@@ -109,6 +156,9 @@ export function defineJob<P>(options: JobOptions<P>): JobDefinition<P> {
     leaseMs: options.leaseMs ?? 60_000,
     maxConcurrentPerKey: cap ?? null,
     onDead: options.onDead ?? null,
+    keyEligible: options.keyEligible ?? null,
+    load: options.load ?? null,
+    settleMany: options.settleMany ?? null,
     handler: options.handler,
   };
 }
@@ -153,7 +203,8 @@ export interface EnqueueOptions {
  */
 export async function enqueueJob<P>(
   tx: Tx,
-  job: JobDefinition<P>,
+  // biome-ignore lint/suspicious/noExplicitAny: any loaded and recorded types
+  job: JobDefinition<P, any, any>,
   payload: P,
   options: EnqueueOptions,
 ): Promise<string | null> {
@@ -172,4 +223,36 @@ export async function enqueueJob<P>(
   if (rows.length === 0) return null;
   await tx.execute(sql`SELECT pg_notify(${JOBS_CHANNEL}, ${job.type})`);
   return id;
+}
+
+/**
+ * Set-based enqueue for a module's own statement: an `INSERT INTO jobs … SELECT` over `rows`, a
+ * query returning the columns (workspace_id, payload, dedupe_key, concurrency_key), to use as a
+ * CTE (e.g. one job per row another CTE inserted). The payloads are not validated here: the
+ * caller builds them in SQL to the type's schema, and the runner validates each before it runs.
+ * Returns one row (id) per job added; the caller sends `pg_notify(JOBS_CHANNEL, type)` if any.
+ */
+export function insertJobsSql(job: Pick<JobDefinition, 'type' | 'maxAttempts'>, rows: SQL): SQL {
+  return sql`
+    INSERT INTO jobs (id, type, workspace_id, payload, max_attempts, run_at, dedupe_key, concurrency_key)
+    SELECT 'job_' || replace(gen_random_uuid()::text, '-', ''), ${job.type}, r.workspace_id, r.payload,
+           ${job.maxAttempts}::int, now(), r.dedupe_key, r.concurrency_key
+      FROM (${rows}) AS r(workspace_id, payload, dedupe_key, concurrency_key)
+    ON CONFLICT (coalesce(workspace_id, ''), type, dedupe_key)
+      WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING
+    RETURNING id`;
+}
+
+/**
+ * Cancels the queued and running jobs of a type that match `where` (SQL over the `jobs` row), in the
+ * caller's transaction. A running job's outcome and settle writes are then dropped, as for a lost claim.
+ */
+export async function cancelJobs(tx: Tx, job: Pick<JobDefinition, 'type'>, where: SQL): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    tx,
+    sql`UPDATE jobs SET status = 'cancelled', lease_until = NULL, claimed_by = NULL, updated_at = now()
+         WHERE type = ${job.type} AND status IN ('queued', 'running') AND (${where})
+        RETURNING id`,
+  );
+  return rows.length;
 }

@@ -4,20 +4,22 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ZodError } from 'zod';
 import type { Tier } from '../context.js';
 import type { Tx } from '../db/client.js';
-import { queryRows, withSystem, withTenant } from '../db/tenant.js';
+import { queryRows, withSystem } from '../db/tenant.js';
 import type { AppDeps } from '../types.js';
 import { startPollingWorker, type Worker } from '../worker.js';
 import {
   backoffMs,
+  type DeadJob,
   JOBS_CHANNEL,
   type JobContext,
   type JobDefinition,
   PermanentJobError,
   RetryJobError,
+  type SettledRecord,
 } from './jobs.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: a worker runs definitions of any payload type
-type AnyJob = JobDefinition<any>;
+// biome-ignore lint/suspicious/noExplicitAny: a worker runs definitions of any payload, loaded and record type
+type AnyJob = JobDefinition<any, any, any>;
 
 export interface JobRunnerOptions {
   deps: AppDeps;
@@ -40,6 +42,25 @@ interface ClaimedJob {
   attempts: number;
   max_attempts: number;
   claimed_by: string;
+  /** The workspace's, read by the claim (null for platform jobs). */
+  tier: Tier | null;
+  organization_id: string | null;
+  workspace_found: boolean;
+  /** Set by the claim for types with `load`: whether the job has an entry, and the entry. */
+  loaded?: { found: boolean; value: unknown };
+}
+
+/** A finished job's outcome waiting to be written (in a batch) under its claim. */
+interface Outcome {
+  job: ClaimedJob;
+  status: 'done' | 'queued' | 'dead';
+  error: string | null;
+  /** For a retry: when it is due again. */
+  delayMs: number | null;
+  writes: Array<(tx: Tx) => Promise<void>>;
+  records: unknown[];
+  resolve(): void;
+  reject(err: unknown): void;
 }
 
 export const LEASE_EXPIRED = 'lease expired before the job finished (worker stopped?)';
@@ -103,22 +124,53 @@ class JobRunner {
         picked.map((r) => sql`${r.id}`),
         sql`, `,
       );
-      return queryRows<ClaimedJob>(
+      // The workspace's tier comes with the claim: read when the job runs, not when it was enqueued.
+      const claimed = await queryRows<ClaimedJob>(
         tx,
         sql`
-        UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ${token},
-               lease_until = now() + make_interval(secs => ${leaseSecs}), updated_at = now(),
-               last_error = CASE WHEN status = 'running' THEN ${LEASE_EXPIRED} ELSE last_error END
-         WHERE id IN (${ids})
-        RETURNING id, type, workspace_id, payload, attempts, max_attempts, claimed_by`,
+        WITH c AS (
+          UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ${token},
+                 lease_until = now() + make_interval(secs => ${leaseSecs}), updated_at = now(),
+                 last_error = CASE WHEN status = 'running' THEN ${LEASE_EXPIRED} ELSE last_error END
+           WHERE id IN (${ids})
+          RETURNING id, type, workspace_id, payload, attempts, max_attempts, claimed_by
+        )
+        SELECT c.*, w.tier, w.organization_id, (w.id IS NOT NULL) AS workspace_found
+          FROM c LEFT JOIN workspaces w ON w.id = c.workspace_id`,
       );
+      await this.load(tx, claimed);
+      return claimed;
     });
   }
 
+  /** Runs each claimed type's `load` once for its jobs, in the claim's transaction. */
+  private async load(tx: Tx, claimed: ClaimedJob[]): Promise<void> {
+    const byType = new Map<AnyJob, { job: ClaimedJob; payload: unknown }[]>();
+    for (const job of claimed) {
+      const definition = this.byType.get(job.type) as AnyJob;
+      if (!definition.load) continue;
+      const parsed = definition.schema.safeParse(job.payload);
+      // A payload that no longer validates is not loaded: the run fails it for good.
+      if (!parsed.success) continue;
+      byType.set(definition, [...(byType.get(definition) ?? []), { job, payload: parsed.data }]);
+    }
+    for (const [definition, jobs] of byType) {
+      const found: Map<string, unknown> = await definition.load!(
+        tx,
+        jobs.map(({ job, payload }) => ({ id: job.id, workspaceId: job.workspace_id, payload })),
+      );
+      for (const { job } of jobs) job.loaded = { found: found.has(job.id), value: found.get(job.id) };
+    }
+  }
+
   /**
-   * Due jobs of capped types, per (type, concurrency key): at most min(cap, concurrency / busy keys)
-   * running per key, counting the unexpired leases of every instance. A key is busy while it has
-   * due or running jobs, so a few slow keys cannot take every slot from the others.
+   * Due jobs of capped types, per (type, concurrency key): at most min(cap, concurrency / (busy keys
+   * + 1)) running per key, counting the unexpired leases of every instance. A key is busy while it
+   * has due or running jobs, so a few slow keys cannot take every slot from the others; the one
+   * share kept back is there for a key that becomes busy next (also while the others are idle).
+   *
+   * The keys are found by skip scans of the partial key indexes (one index probe per distinct key,
+   * however long the backlog), and a key's `keyEligible` is evaluated once per claim.
    *
    * The cap holds across instances: a claimer first takes a transaction-level advisory lock per key
    * (try-lock: a key another instance is claiming right now is skipped this round), and only then,
@@ -126,49 +178,69 @@ class JobRunner {
    * counts the key's running jobs and picks.
    */
   private async pickKeyed(tx: Tx, capped: AnyJob[], limit: number, due: SQL) {
-    const types = sql.join(
-      capped.map((j) => sql`${j.type}`),
-      sql`, `,
-    );
-    const caps: SQL = sql`CASE type ${sql.join(
-      capped.map((j) => sql`WHEN ${j.type} THEN ${j.maxConcurrentPerKey}::int`),
-      sql` `,
-    )} END`;
-    const keys = await queryRows<{ type: string; key: string; cap: number }>(
-      tx,
-      sql`
-      SELECT type, key, cap FROM (
-        SELECT type, key, cap,
-               pg_try_advisory_xact_lock(hashtextextended('atrium_jobs:' || type || ':' || key, 0)) AS locked
-          FROM (SELECT * FROM (
-                  SELECT type, concurrency_key AS key, bool_or(status = 'queued' OR lease_until < now()) AS has_due,
-                         least(${caps}, greatest(1, ${this.concurrency}::int / count(*) OVER (PARTITION BY type))) AS cap
-                    FROM jobs
-                   WHERE type IN (${types}) AND concurrency_key IS NOT NULL
-                     AND ((status = 'queued' AND run_at <= now()) OR status = 'running')
-                   GROUP BY type, concurrency_key) busy
-                 WHERE has_due ORDER BY random() LIMIT ${limit}) due_keys
-      ) tried
-       WHERE locked`,
-    );
+    const keys: { type: string; key: string; cap: number; eligible: boolean }[] = [];
+    for (const job of capped) {
+      const eligible = job.keyEligible ? job.keyEligible(sql`k.key`) : sql`true`;
+      const distinct = (status: 'queued' | 'running') => sql`
+        (SELECT concurrency_key AS key FROM jobs
+          WHERE type = ${job.type} AND status = ${status} AND concurrency_key IS NOT NULL
+          ORDER BY concurrency_key LIMIT 1)
+        UNION ALL
+        SELECT (SELECT j.concurrency_key FROM jobs j
+                 WHERE j.type = ${job.type} AND j.status = ${status} AND j.concurrency_key IS NOT NULL
+                   AND j.concurrency_key > prev.key
+                 ORDER BY j.concurrency_key LIMIT 1)
+          FROM ${sql.raw(status === 'queued' ? 'queued_keys' : 'running_keys')} prev WHERE prev.key IS NOT NULL`;
+      const rows = await queryRows<{ type: string; key: string; cap: number; eligible: boolean }>(
+        tx,
+        sql`
+        WITH RECURSIVE queued_keys AS (${distinct('queued')}),
+        running_keys AS (${distinct('running')}),
+        stats AS (
+          SELECT k.key, k.eligible,
+                 (k.eligible AND EXISTS (SELECT 1 FROM jobs j WHERE j.type = ${job.type} AND j.concurrency_key = k.key
+                                            AND j.status = 'queued' AND j.run_at <= now()))
+                 OR EXISTS (SELECT 1 FROM jobs j WHERE j.type = ${job.type} AND j.concurrency_key = k.key
+                               AND j.status = 'running' AND j.lease_until < now()) AS has_due,
+                 EXISTS (SELECT 1 FROM jobs j WHERE j.type = ${job.type} AND j.concurrency_key = k.key
+                            AND j.status = 'running' AND j.lease_until >= now()) AS running
+            FROM (SELECT key, ${eligible} AS eligible
+                    FROM (SELECT key FROM queued_keys WHERE key IS NOT NULL
+                          UNION SELECT key FROM running_keys WHERE key IS NOT NULL) k) k
+        )
+        SELECT ${job.type} AS type, key, cap, eligible FROM (
+          SELECT key, cap, eligible,
+                 pg_try_advisory_xact_lock(hashtextextended('atrium_jobs:' || ${job.type} || ':' || key, 0)) AS locked
+            FROM (SELECT key, eligible, has_due,
+                         least(${job.maxConcurrentPerKey}::int,
+                               greatest(1, ${this.concurrency}::int / (1 + count(*) FILTER (WHERE has_due OR running) OVER ()))
+                         ) AS cap
+                    FROM stats) shares
+           WHERE has_due ORDER BY random() LIMIT ${limit}
+        ) tried
+         WHERE locked`,
+      );
+      keys.push(...rows);
+    }
     if (keys.length === 0) return [];
     const values = sql.join(
-      keys.map((k, i) => sql`(${i}::int, ${k.type}, ${k.key}, ${k.cap}::int)`),
+      keys.map((k, i) => sql`(${i}::int, ${k.type}, ${k.key}, ${k.cap}::int, ${k.eligible}::boolean)`),
       sql`, `,
     );
     return queryRows<{ id: string; run_at: Date | string }>(
       tx,
       sql`
       SELECT p.id, p.run_at
-        FROM (VALUES ${values}) AS s(ord, type, key, cap)
+        FROM (VALUES ${values}) AS s(ord, type, key, cap, eligible)
        CROSS JOIN LATERAL (
          SELECT count(*)::int AS n FROM jobs r
           WHERE r.type = s.type AND r.concurrency_key = s.key AND r.status = 'running' AND r.lease_until > now()
        ) running
        CROSS JOIN LATERAL (
-         SELECT j.id, j.run_at FROM jobs j
-          WHERE j.type = s.type AND j.concurrency_key = s.key AND ${due}
-          ORDER BY j.run_at
+         SELECT jobs.id, jobs.run_at FROM jobs
+          WHERE jobs.type = s.type AND jobs.concurrency_key = s.key AND ${due}
+            AND (jobs.status = 'running' OR s.eligible)
+          ORDER BY jobs.run_at
           LIMIT greatest(0, s.cap - running.n)
           FOR UPDATE SKIP LOCKED
        ) p
@@ -198,7 +270,10 @@ class JobRunner {
     return row?.at ? new Date(row.at) : null;
   }
 
-  /** Runs one claimed job outside any transaction and records the outcome, fenced by its claim. */
+  /**
+   * Runs one claimed job outside any transaction and records the outcome, fenced by its claim;
+   * resolves once the outcome is committed.
+   */
   async run(job: ClaimedJob): Promise<void> {
     const definition = this.byType.get(job.type) as AnyJob;
     const log = this.options.log.child({ jobId: job.id, jobType: job.type, workspaceId: job.workspace_id });
@@ -213,71 +288,47 @@ class JobRunner {
     }, definition.leaseMs / 3);
     heartbeat.unref();
     const writes: Array<(tx: Tx) => Promise<void>> = [];
+    const records: unknown[] = [];
     try {
       if (job.attempts > job.max_attempts) throw new PermanentJobError(LEASE_EXPIRED);
       const payload = definition.schema.parse(job.payload);
-      const ctx = await this.contextFor(job, log, controller.signal, writes);
-      await definition.handler(ctx, payload);
-      await this.finish(job, sql`status = 'done', last_error = NULL`, writes);
+      if (job.workspace_id && !job.workspace_found) {
+        throw new PermanentJobError(`workspace ${job.workspace_id} no longer exists`);
+      }
+      if (job.loaded && !job.loaded.found) {
+        log.debug('job has nothing left to do');
+        await this.finish({ job, status: 'done', error: null, delayMs: null, writes: [], records: [] });
+        return;
+      }
+      const ctx = this.contextFor(job, log, controller.signal, writes, records);
+      await definition.handler(ctx, payload, job.loaded?.value);
+      await this.finish({ job, status: 'done', error: null, delayMs: null, writes, records });
     } catch (err) {
       const message = String((err as Error)?.message ?? err).slice(0, 1000);
       const permanent = err instanceof PermanentJobError || err instanceof ZodError;
       if (permanent || job.attempts >= job.max_attempts) {
         log.error({ err, attempt: job.attempts }, 'job failed for good');
-        const dead = definition.onDead;
-        await this.finish(job, sql`status = 'dead', last_error = ${message}`, [
-          ...writes,
-          ...(dead
-            ? [
-                (tx: Tx) =>
-                  dead(tx, {
-                    id: job.id,
-                    type: job.type,
-                    workspaceId: job.workspace_id,
-                    attempts: job.attempts,
-                    payload: job.payload,
-                    error: message,
-                  }),
-              ]
-            : []),
-        ]);
+        await this.finish({ job, status: 'dead', error: message, delayMs: null, writes, records });
       } else {
         const delay = Math.max(
           backoffMs(definition.backoff, job.attempts),
           err instanceof RetryJobError ? err.retryAfterMs : 0,
         );
         log.warn({ err, attempt: job.attempts, retryInMs: delay }, 'job failed; will retry');
-        await this.finish(
-          job,
-          sql`status = 'queued', last_error = ${message}, run_at = now() + make_interval(secs => ${delay / 1000}::float8)`,
-          writes,
-        );
+        await this.finish({ job, status: 'queued', error: message, delayMs: delay, writes, records });
       }
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  private async contextFor(
+  private contextFor(
     job: ClaimedJob,
     log: FastifyBaseLogger,
     signal: AbortSignal,
     writes: Array<(tx: Tx) => Promise<void>>,
-  ): Promise<JobContext> {
-    let tier: Tier | null = null;
-    let organizationId: string | null = null;
-    if (job.workspace_id) {
-      const workspaceId = job.workspace_id;
-      const [workspace] = await withTenant(this.options.deps.db, { workspaceId }, (tx) =>
-        queryRows<{ tier: Tier; organization_id: string | null }>(
-          tx,
-          sql`SELECT tier, organization_id FROM workspaces WHERE id = ${workspaceId}`,
-        ),
-      );
-      if (!workspace) throw new PermanentJobError(`workspace ${workspaceId} no longer exists`);
-      tier = workspace.tier;
-      organizationId = workspace.organization_id;
-    }
+    records: unknown[],
+  ): JobContext<unknown> {
     return {
       deps: this.options.deps,
       jobId: job.id,
@@ -285,13 +336,16 @@ class JobRunner {
       attempt: job.attempts,
       maxAttempts: job.max_attempts,
       workspaceId: job.workspace_id,
-      organizationId,
-      tier,
+      organizationId: job.organization_id,
+      tier: job.tier,
       requestId: job.id,
       log,
       signal,
       settle: (write) => {
         writes.push(write);
+      },
+      record: (value) => {
+        records.push(value);
       },
     };
   }
@@ -307,19 +361,115 @@ class JobRunner {
     return rows.length === 1;
   }
 
+  private pending: Outcome[] = [];
+  private flushing: Promise<void> | undefined;
+
   /**
-   * Writes the outcome only while this claim still holds the job (a taken-over job is not ours),
-   * and with it, in the same system transaction, the handler's `settle` writes (and `onDead`).
+   * Queues the outcome to be written with the others that finish meanwhile, in one transaction;
+   * resolves once it is committed.
    */
-  private async finish(job: ClaimedJob, set: SQL, writes: Array<(tx: Tx) => Promise<void>> = []): Promise<void> {
+  private finish(outcome: Omit<Outcome, 'resolve' | 'reject'>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ ...outcome, resolve, reject });
+      this.startFlush();
+    });
+  }
+
+  private startFlush(): void {
+    if (this.flushing) return;
+    this.flushing = (async () => {
+      // Outcomes that finish in the same tick join the batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.pending.length > 0) {
+        const batch = this.pending;
+        this.pending = [];
+        await this.commit(batch);
+      }
+    })().finally(() => {
+      this.flushing = undefined;
+      if (this.pending.length > 0) this.startFlush();
+    });
+  }
+
+  /** Writes a batch; if the batch fails, each outcome alone, so one bad write fails only its own job. */
+  private async commit(batch: Outcome[]): Promise<void> {
+    try {
+      await this.write(batch);
+      for (const outcome of batch) outcome.resolve();
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0].reject(err);
+        return;
+      }
+      for (const outcome of batch) {
+        try {
+          await this.write([outcome]);
+          outcome.resolve();
+        } catch (single) {
+          outcome.reject(single);
+        }
+      }
+    }
+  }
+
+  /**
+   * Writes outcomes only where this worker's claim still holds the job (a taken-over or cancelled
+   * job is not ours), and with them, in the same system transaction: the held jobs' `settle` writes,
+   * each type's `settleMany` of the recorded values (those of lost claims marked `held: false`), and
+   * `onDead` of the jobs that died.
+   */
+  private async write(batch: Outcome[]): Promise<void> {
+    const input = JSON.stringify(
+      batch.map((o) => ({
+        id: o.job.id,
+        token: o.job.claimed_by,
+        status: o.status,
+        error: o.error,
+        delay_s: o.delayMs === null ? null : o.delayMs / 1000,
+      })),
+    );
     await withSystem(this.options.deps.db, async (tx) => {
-      const held = await queryRows(
-        tx,
-        sql`UPDATE jobs SET ${set}, lease_until = NULL, updated_at = now()
-             WHERE id = ${job.id} AND status = 'running' AND claimed_by = ${job.claimed_by} RETURNING id`,
+      const held = new Set(
+        (
+          await queryRows<{ id: string }>(
+            tx,
+            sql`
+            UPDATE jobs j
+               SET status = v.status, last_error = v.error, lease_until = NULL, updated_at = now(),
+                   run_at = CASE WHEN v.delay_s IS NULL THEN j.run_at ELSE now() + make_interval(secs => v.delay_s) END
+              FROM jsonb_to_recordset(${input}::jsonb) AS v(id text, token text, status text, error text, delay_s float8)
+             WHERE j.id = v.id AND j.status = 'running' AND j.claimed_by = v.token
+            RETURNING j.id`,
+          )
+        ).map((r) => r.id),
       );
-      if (held.length === 0) return;
-      for (const write of writes) await write(tx);
+      for (const outcome of batch) {
+        if (!held.has(outcome.job.id)) continue;
+        for (const write of outcome.writes) await write(tx);
+      }
+      const recorded = new Map<AnyJob, SettledRecord<unknown>[]>();
+      for (const outcome of batch) {
+        const definition = this.byType.get(outcome.job.type) as AnyJob;
+        if (!definition.settleMany || outcome.records.length === 0) continue;
+        const list = recorded.get(definition) ?? [];
+        for (const value of outcome.records)
+          list.push({ value, jobId: outcome.job.id, held: held.has(outcome.job.id) });
+        recorded.set(definition, list);
+      }
+      for (const [definition, records] of recorded) await definition.settleMany!(tx, records);
+      for (const outcome of batch) {
+        const onDead = this.byType.get(outcome.job.type)?.onDead;
+        if (outcome.status !== 'dead' || !onDead || !held.has(outcome.job.id)) continue;
+        const dead: DeadJob = {
+          id: outcome.job.id,
+          type: outcome.job.type,
+          workspaceId: outcome.job.workspace_id,
+          attempts: outcome.job.attempts,
+          payload: outcome.job.payload,
+          error: outcome.error ?? '',
+        };
+        await onDead(tx, dead);
+      }
     });
   }
 }
@@ -400,7 +550,7 @@ export async function startJobWorker(options: JobRunnerOptions): Promise<Worker>
 /** Deletes finished jobs: done after a day, dead after 30 days (kept that long for inspection). */
 export async function pruneFinishedJobs(deps: Pick<AppDeps, 'db'>): Promise<void> {
   await withSystem(deps.db, (tx) =>
-    tx.execute(sql`DELETE FROM jobs WHERE (status = 'done' AND updated_at < now() - interval '1 day')
+    tx.execute(sql`DELETE FROM jobs WHERE (status IN ('done', 'cancelled') AND updated_at < now() - interval '1 day')
                                       OR (status = 'dead' AND updated_at < now() - interval '30 days')`),
   );
 }

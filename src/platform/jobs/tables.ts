@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../db/columns.js';
 
-export const JOB_STATUSES = ['queued', 'running', 'done', 'dead'] as const;
+export const JOB_STATUSES = ['queued', 'running', 'done', 'dead', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /**
@@ -36,7 +36,7 @@ export const jobs = pgTable(
   (t) => [
     index('jobs_due_idx').on(t.runAt).where(sql`status = 'queued'`),
     index('jobs_lease_idx').on(t.leaseUntil).where(sql`status = 'running'`),
-    index('jobs_finished_idx').on(t.updatedAt).where(sql`status IN ('done', 'dead')`),
+    index('jobs_finished_idx').on(t.updatedAt).where(sql`status IN ('done', 'dead', 'cancelled')`),
     index('jobs_workspace_idx').on(t.workspaceId, t.type),
     // The keyed claim: due jobs of one key, and the running ones it counts against the cap.
     index('jobs_key_due_idx')

@@ -1,36 +1,45 @@
-// The webhook delivery worker: claims due deliveries, sends them signed through the SSRF-safe
-// customer-URL policy of platform/upstream outside any transaction, and writes the results back
-// in batches.
-import { randomUUID } from 'node:crypto';
+// Webhook delivery as the platform/jobs type `webhooks.deliver`: the claim loads each delivery with
+// its event and endpoint, the handler sends it signed through the SSRF-safe customer-URL policy of
+// platform/upstream outside any transaction, and the results of a batch are written in one statement
+// inside the runner's fenced outcome transaction.
 import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
 import type { Config } from '../../../config.js';
 import type { SecretKey } from '../../../platform/crypto.js';
-import type { Database, Tx } from '../../../platform/db/client.js';
-import { withSystem } from '../../../platform/db/tenant.js';
-import { EVENTS_CHANNEL } from '../../../platform/events/events.js';
 import { MAX_RESPONSE_BYTES, OutboundError, toOutboundError } from '../../../platform/http/safe-client.js';
 import { UnsafeUrlError } from '../../../platform/http/url-guard.js';
 import { newId } from '../../../platform/ids.js';
+import {
+  defineJob,
+  type JobDefinition,
+  PermanentJobError,
+  RetryJobError,
+  startJobWorker,
+} from '../../../platform/jobs/index.js';
 import { enqueueMail } from '../../../platform/mail/mailer.js';
 import { signedHeaders, signPayload } from '../../../platform/signing.js';
+import type { AppDeps } from '../../../platform/types.js';
 import { createUpstream, UpstreamError } from '../../../platform/upstream/index.js';
-import { startPollingWorker, type Worker } from '../../../platform/worker.js';
+import type { Worker } from '../../../platform/worker.js';
 import { adminEmails } from '../../identity/index.js';
 import * as repo from '../repository.js';
-import { openSecret } from '../service.js';
+import { openSecret, postInboxNotice } from '../service.js';
 
-export interface WebhookWorkerOptions {
-  database: Database;
-  log: FastifyBaseLogger;
+export interface DeliveryJobOptions {
   webhooks: Config['webhooks'];
   keys: SecretKey[];
-  pollMs: number;
+  /** Running deliveries per endpoint across all instances. */
+  perEndpoint?: number;
+  /** How long a claim lasts without a heartbeat; past it another worker may take the delivery again. */
+  leaseMs?: number;
+}
+
+export interface WebhookWorkerOptions extends DeliveryJobOptions {
+  deps: AppDeps;
+  log: FastifyBaseLogger;
+  pollMs?: number;
   /** Deliveries in flight in this process. */
   maxInFlight?: number;
-  /** Leased deliveries per endpoint across all instances. */
-  perEndpoint?: number;
-  /** How long a claim is ours; past it another worker may take the delivery again. */
-  leaseMs?: number;
 }
 
 export const DEFAULT_MAX_IN_FLIGHT = 256;
@@ -80,20 +89,22 @@ function describeFailure(err: unknown): string {
   return `error: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-export interface WebhookWorker extends Worker {
-  /** Deliveries currently being sent by this process. */
-  inFlight(): number;
-}
+const payloadSchema = z.object({ endpointId: z.string().min(1), eventId: z.string().min(1) });
 
-export async function startWebhookWorker(options: WebhookWorkerOptions): Promise<WebhookWorker> {
-  const { database, log, webhooks, keys } = options;
-  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-  const perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
-  const leaseMs = options.leaseMs ?? webhooks.timeoutMs + 60_000;
+/**
+ * The delivery job type. A failed attempt is retried on the delivery's schedule
+ * (`ATRIUM_WEBHOOK_RETRY_DELAYS`, counted on the delivery row, so a claim lost in a crash spends
+ * no retry); after the last one the delivery is dead-lettered: an inbox item and an e-mail to the
+ * workspace's admins, in the transaction that records it.
+ */
+export function webhookDeliveryJob(
+  options: DeliveryJobOptions,
+): JobDefinition<repo.DeliveryPayload, repo.ClaimedDelivery, repo.AttemptResult> {
+  const { webhooks, keys } = options;
   const retryDelaysMs = webhooks.retryDelaysMs;
-  // One attempt per delivery: the delivery schedule owns retries, and the per-endpoint lease cap
-  // bounds what a failing endpoint costs, so no breaker (one endpoint's failures must never make
-  // another endpoint's deliveries fail fast). The receiver's body is kept only for the error text.
+  // One attempt per delivery: the delivery schedule owns retries, and the per-endpoint cap bounds
+  // what a failing endpoint costs, so no breaker (one endpoint's failures must never make another
+  // endpoint's deliveries fail fast). The receiver's body is kept only for the error text.
   const receivers = createUpstream({
     name: 'webhooks',
     customerUrls: { allowCidrs: webhooks.allowCidrs },
@@ -105,16 +116,6 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     connections: 64,
   });
   const secrets = new Map<string, string>();
-  const inFlight = new Set<Promise<void>>();
-  let results: repo.AttemptResult[] = [];
-  let flushing: Promise<void> | undefined;
-  let dueTimer: NodeJS.Timeout | undefined;
-  let dueTimerAt = 0;
-  let stopping = false;
-
-  /** The worker's own transactions (claims, results): system scope, since it serves every workspace. */
-  const bookkeeping = <T>(fn: (tx: Tx) => Promise<T>) => withSystem(database.db, fn);
-
   const secretOf = (blob: string, workspaceId: string, endpointId: string) => {
     let secret = secrets.get(blob);
     if (!secret) {
@@ -125,14 +126,13 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     return secret;
   };
 
-  async function deliver(claimed: repo.ClaimedDelivery, leaseToken: string): Promise<repo.AttemptResult> {
+  async function deliver(claimed: repo.ClaimedDelivery): Promise<repo.AttemptResult> {
     const attemptedAt = new Date();
     const base = {
       workspaceId: claimed.workspace_id,
       endpointId: claimed.endpoint_id,
       eventId: claimed.event_id,
       eventType: claimed.event_type,
-      leaseToken,
       attempt: claimed.attempts,
       attemptId: newId('dlv'),
       attemptedAt,
@@ -191,125 +191,66 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     }
   }
 
-  /** Writes finished attempts in one transaction (dead-letters: inbox item + admin e-mail in the same one). */
-  async function flush(): Promise<void> {
-    while (results.length > 0) {
-      const batch = results;
-      results = [];
-      try {
-        await bookkeeping(async (tx) => {
-          const dead = await repo.recordAttempts(tx, batch);
-          for (const row of dead) {
-            const result = batch.find((r) => r.endpointId === row.endpoint_id && r.eventId === row.event_id)!;
-            await repo.insertInboxItem(tx, {
-              workspaceId: result.workspaceId,
-              id: newId('inb'),
-              kind: 'webhook.dead_lettered',
-              endpointId: result.endpointId,
-              eventId: result.eventId,
-              eventType: result.eventType,
-              lastStatus: result.status,
-              lastError: result.error,
-            });
-            await enqueueMail(tx, result.workspaceId, {
-              to: await adminEmails(tx, result.workspaceId),
-              subject: `Webhook delivery failed: ${result.eventType} to endpoint ${result.endpointId}`,
-              text: [
-                `Atrium gave up delivering event ${result.eventId} (${result.eventType}) to webhook endpoint ${result.endpointId}`,
-                `after ${result.attempt} attempts.`,
-                `Last result: ${result.status ?? 'no HTTP response'}${result.error ? ` — ${result.error}` : ''}`,
-                '',
-                'The event is in the workspace inbox; fix the endpoint, then replay it from Admin → Webhooks.',
-              ].join('\n'),
-            });
-          }
-        });
-      } catch (err) {
-        // The leases run out and the deliveries are retried: at-least-once, nothing is lost.
-        log.error({ err, count: batch.length }, 'recording webhook attempts failed');
-      }
-      // Capacity freed (leases released): claim more without waiting for the rest in flight.
-      loop?.wake();
-    }
-  }
-
-  function finished(result: repo.AttemptResult) {
-    results.push(result);
-    startFlush();
-  }
-
-  function startFlush() {
-    if (flushing) return;
-    flushing = (async () => {
-      // Let results that finish in the same tick join the batch.
-      await new Promise((resolve) => setImmediate(resolve));
-      await flush();
-    })().finally(() => {
-      flushing = undefined;
-      if (results.length > 0) startFlush();
-    });
-  }
-
-  // Wakes the loop when the earliest future retry falls due (sooner than the poll would). Calls overlap
-  // (every result batch ends with one), and a call that read before another batch committed may see no
-  // pending retry: so a timer is only ever replaced by an earlier one, never cleared by a later read,
-  // and each firing looks for the next due time itself.
-  async function scheduleNextDue(): Promise<void> {
-    const at = await withSystem(database.db, (tx) => repo.nextDueAt(tx));
-    if (!at || stopping) return;
-    const due = at.getTime();
-    const wait = due - Date.now();
-    if (wait <= 0 || wait >= options.pollMs) return;
-    if (dueTimer && dueTimerAt <= due) return;
-    if (dueTimer) clearTimeout(dueTimer);
-    dueTimerAt = due;
-    dueTimer = setTimeout(() => {
-      dueTimer = undefined;
-      loop?.wake();
-      void scheduleNextDue().catch((err) => options.log.warn({ err }, 'webhook retry timer failed'));
-    }, wait + 5);
-    dueTimer.unref();
-  }
-
-  async function runOnce(): Promise<number> {
-    if (stopping) return 0;
-    const capacity = maxInFlight - inFlight.size;
-    if (capacity <= 0) return 0;
-    const leaseToken = randomUUID();
-    const claimed = await bookkeeping((tx) =>
-      repo.claimDueDeliveries(tx, { limit: Math.min(capacity, 200), perEndpoint, leaseMs, leaseToken, maxInFlight }),
-    );
-    for (const delivery of claimed) {
-      const running: Promise<void> = deliver(delivery, leaseToken)
-        .then(finished)
-        .finally(() => inFlight.delete(running));
-      inFlight.add(running);
-    }
-    // Whenever nothing more can be claimed now (idle, or every due endpoint at its cap).
-    if (claimed.length === 0) await scheduleNextDue();
-    return claimed.length;
-  }
-
-  let loop: Worker | undefined;
-  loop = await startPollingWorker({
-    name: 'webhooks',
-    database,
-    log,
-    pollMs: options.pollMs,
-    channel: EVENTS_CHANNEL,
-    runOnce,
-  });
-  const started = loop;
-  return {
-    name: started.name,
-    wake: () => started.wake(),
-    inFlight: () => inFlight.size,
-    async stop() {
-      stopping = true;
-      if (dueTimer) clearTimeout(dueTimer);
-      await started.stop();
-      await Promise.allSettled([...inFlight]);
-      while (flushing) await flushing;
+  return defineJob({
+    type: repo.DELIVERY_JOB.type,
+    schema: payloadSchema,
+    maxAttempts: repo.DELIVERY_JOB.maxAttempts,
+    // The handler names each retry's delay (the delivery's schedule), so no backoff of the job's own.
+    backoff: () => 0,
+    leaseMs: options.leaseMs ?? webhooks.timeoutMs + 60_000,
+    maxConcurrentPerKey: options.perEndpoint ?? DEFAULT_PER_ENDPOINT,
+    // A disabled endpoint's deliveries, and those of a workspace below Advanced, wait (no attempt used).
+    keyEligible: repo.endpointAcceptsDeliveries,
+    load: repo.loadDeliveries,
+    settleMany: repo.recordAttempts,
+    async handler(ctx, _payload, claimed) {
+      const result = await deliver(claimed);
+      ctx.record(result);
+      if (result.outcome === 'success') return;
+      const reason = result.error ?? 'delivery failed';
+      if (result.retryInSeconds === null) throw new PermanentJobError(reason);
+      throw new RetryJobError(reason, result.retryInSeconds * 1000);
     },
-  };
+    async onDead(tx, job) {
+      const payload = payloadSchema.safeParse(job.payload);
+      if (!payload.success || !job.workspaceId) return;
+      const key = { workspaceId: job.workspaceId, ...payload.data };
+      const dead = await repo.markDeliveryDead(tx, key, job.error);
+      if (!dead) return;
+      await postInboxNotice(tx, key.workspaceId, {
+        kind: 'webhook.dead_lettered',
+        endpointId: key.endpointId,
+        eventId: key.eventId,
+        eventType: dead.event_type,
+        lastStatus: dead.last_status,
+        message: dead.last_error ?? job.error,
+      });
+      await enqueueMail(tx, key.workspaceId, {
+        to: await adminEmails(tx, key.workspaceId),
+        subject: `Webhook delivery failed: ${dead.event_type} to endpoint ${key.endpointId}`,
+        text: [
+          `Atrium gave up delivering event ${key.eventId} (${dead.event_type}) to webhook endpoint ${key.endpointId}`,
+          `after ${dead.attempts} attempts.`,
+          `Last result: ${dead.last_status ?? 'no HTTP response'}${dead.last_error ? ` — ${dead.last_error}` : ''}`,
+          '',
+          'The event is in the workspace inbox; fix the endpoint, then replay it from Admin → Webhooks.',
+        ].join('\n'),
+      });
+    },
+  });
+}
+
+/**
+ * The delivery worker: a job worker of its own for `webhooks.deliver` (the type is not in the shared
+ * worker), with many deliveries in flight, since each mostly waits on a receiver.
+ */
+export function startWebhookWorker(options: WebhookWorkerOptions): Promise<Worker> {
+  return startJobWorker({
+    deps: options.deps,
+    log: options.log,
+    jobs: [webhookDeliveryJob(options)],
+    concurrency: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+    pollMs: options.pollMs,
+    name: 'webhooks',
+  });
 }
