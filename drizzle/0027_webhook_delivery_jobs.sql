@@ -2,6 +2,10 @@
 -- delivery, keyed by endpoint. Jobs may now be cancelled (a replay, a deleted endpoint).
 DROP INDEX IF EXISTS "jobs_finished_idx";--> statement-breakpoint
 CREATE INDEX "jobs_finished_idx" ON "jobs" USING btree ("updated_at") WHERE status IN ('done', 'dead', 'cancelled');--> statement-breakpoint
+-- Keyless due jobs per type; keyed ones are found per key (jobs_key_due_idx), so a long keyed backlog
+-- never stands in the way of another type's claim.
+DROP INDEX IF EXISTS "jobs_due_idx";--> statement-breakpoint
+CREATE INDEX "jobs_due_idx" ON "jobs" USING btree ("type", "run_at") WHERE status = 'queued' AND concurrency_key IS NULL;--> statement-breakpoint
 INSERT INTO "jobs" ("id", "type", "workspace_id", "payload", "max_attempts", "run_at", "dedupe_key", "concurrency_key", "created_at")
 SELECT 'job_' || replace(gen_random_uuid()::text, '-', ''), 'webhooks.deliver', "workspace_id",
        jsonb_build_object('endpointId', "endpoint_id", 'eventId', "event_id"), 50, "next_attempt_at",

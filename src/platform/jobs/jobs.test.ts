@@ -8,7 +8,16 @@ import { createWorkspace } from '../../../test/helpers/factories.js';
 import type { Tx } from '../db/client.js';
 import { queryRows, withSystem, withTenant } from '../db/tenant.js';
 import type { Worker } from '../worker.js';
-import { defineJob, enqueueJob, type JobContext, type JobDefinition, PermanentJobError } from './jobs.js';
+import {
+  cancelJobs,
+  defineJob,
+  enqueueJob,
+  insertJobsSql,
+  type JobContext,
+  type JobDefinition,
+  PermanentJobError,
+  type SettledRecord,
+} from './jobs.js';
 import { runDueJobs, startJobWorker } from './runner.js';
 
 let t: TestApp;
@@ -43,10 +52,11 @@ const makeDue = (id: string) =>
   withSystem(t.database.db, (tx) => tx.execute(sql`UPDATE jobs SET run_at = now() WHERE id = ${id}`));
 
 // biome-ignore lint/suspicious/noExplicitAny: definitions of any payload type
-const run = (jobs: JobDefinition<any>[], app: FastifyInstance = t.app) =>
+const run = (jobs: JobDefinition<any, any, any>[], app: FastifyInstance = t.app) =>
   runDueJobs({ deps: app.atrium, log: app.log, jobs });
 
-async function enqueue<P>(job: JobDefinition<P>, payload: P, workspaceId: string | null = null) {
+// biome-ignore lint/suspicious/noExplicitAny: definitions of any loaded and record type
+async function enqueue<P>(job: JobDefinition<P, any, any>, payload: P, workspaceId: string | null = null) {
   const id = await withSystem(t.database.db, (tx) => enqueueJob(tx, job, payload, { workspaceId }));
   if (!id) throw new Error('not enqueued');
   return id;
@@ -596,6 +606,181 @@ describe('per-key concurrency (maxConcurrentPerKey)', () => {
     expect(await run([h.job])).toBe(1);
     expect(await run([h.job])).toBe(1);
     expect(h.done).toEqual(['k', 'k']);
+  });
+});
+
+describe('high-volume types: key eligibility, batch load, settleMany, cancellation, set-based enqueue', () => {
+  const statusOf = async (type: string) =>
+    withSystem(t.database.db, (tx) =>
+      queryRows<{ n: number; status: string; attempts: number }>(
+        tx,
+        sql`SELECT (payload->>'n')::int AS n, status, attempts FROM jobs WHERE type = ${type} ORDER BY 1`,
+      ),
+    );
+
+  it('jobs of a key that is not eligible wait without using attempts; other keys run', async () => {
+    // The key is closed while a "gate" row exists (a job of a type no worker here runs).
+    const gateType = uniqueType('gate');
+    const gate = defineJob({ type: gateType, schema: z.object({ key: z.string() }), handler: async () => {} });
+    const ran: string[] = [];
+    const job = defineJob({
+      type: uniqueType('eligible'),
+      schema: z.object({ n: z.number(), key: z.string() }),
+      maxConcurrentPerKey: 4,
+      keyEligible: (key) =>
+        sql`NOT EXISTS (SELECT 1 FROM jobs g WHERE g.type = ${gateType} AND g.payload->>'key' = ${key})`,
+      handler: async (_ctx, { key }) => {
+        ran.push(key);
+      },
+    });
+    await enqueue(gate, { key: 'closed' });
+    await withSystem(t.database.db, async (tx) => {
+      for (const [n, key] of [
+        [1, 'closed'],
+        [2, 'closed'],
+        [3, 'open'],
+      ] as const) {
+        await enqueueJob(tx, job, { n, key }, { workspaceId: null, concurrencyKey: key });
+      }
+    });
+    expect(await run([job])).toBe(1);
+    expect(await run([job])).toBe(0);
+    expect(ran).toEqual(['open']);
+    expect(await statusOf(job.type)).toEqual([
+      { n: 1, status: 'queued', attempts: 0 },
+      { n: 2, status: 'queued', attempts: 0 },
+      { n: 3, status: 'done', attempts: 1 },
+    ]);
+    await withSystem(t.database.db, (tx) => tx.execute(sql`DELETE FROM jobs WHERE type = ${gateType}`));
+    expect(await run([job])).toBe(2);
+    expect(ran.sort()).toEqual(['closed', 'closed', 'open']);
+  });
+
+  it('loads the claimed batch once; a job without an entry ends done without running', async () => {
+    const loads: number[] = [];
+    const seen: string[] = [];
+    const job = defineJob({
+      type: uniqueType('load'),
+      schema: z.object({ n: z.number() }),
+      load: async (_tx, jobs) => {
+        loads.push(jobs.length);
+        return new Map(jobs.filter((j) => j.payload.n % 2 === 0).map((j) => [j.id, `loaded ${j.payload.n}`]));
+      },
+      handler: async (_ctx, _payload, loaded: string) => {
+        seen.push(loaded);
+      },
+    });
+    for (let n = 0; n < 4; n++) await enqueue(job, { n });
+    expect(await run([job])).toBe(4);
+    expect(loads).toEqual([4]);
+    expect(seen.sort()).toEqual(['loaded 0', 'loaded 2']);
+    expect((await statusOf(job.type)).map((r) => r.status)).toEqual(['done', 'done', 'done', 'done']);
+  });
+
+  it('hands a batch’s records to settleMany at once, marking a lost claim’s as not held; keepDone: false deletes', async () => {
+    const calls: SettledRecord<string>[][] = [];
+    let arrived = 0;
+    let allArrived!: () => void;
+    const together = new Promise<void>((resolve) => {
+      allArrived = resolve;
+    });
+    const job = defineJob({
+      type: uniqueType('records'),
+      schema: z.object({ n: z.number() }),
+      keepDone: false,
+      settleMany: async (_tx, records: SettledRecord<string>[]) => {
+        calls.push(records);
+      },
+      handler: async (ctx: JobContext<string>, { n }) => {
+        ctx.record(`r${n}`);
+        if (n === 2) {
+          // Another worker takes this one over while it runs.
+          await withSystem(t.database.db, (tx) =>
+            tx.execute(sql`UPDATE jobs SET claimed_by = 'other/9' WHERE id = ${ctx.jobId}`),
+          );
+        }
+        // All three finish together, so their outcomes share one batch.
+        if (++arrived === 3) allArrived();
+        await together;
+      },
+    });
+    for (let n = 0; n < 3; n++) await enqueue(job, { n });
+    expect(await run([job])).toBe(3);
+    expect(calls).toHaveLength(1);
+    expect(calls[0].map((r) => [r.value, r.held]).sort()).toEqual([
+      ['r0', true],
+      ['r1', true],
+      ['r2', false],
+    ]);
+    // Done rows are gone; the taken-over one is still the other worker's.
+    expect(await statusOf(job.type)).toEqual([{ n: 2, status: 'running', attempts: 1 }]);
+  });
+
+  it('a failing write fails only its own job’s outcome, not the others’ in its batch', async () => {
+    const job = defineJob({
+      type: uniqueType('bad-write'),
+      schema: z.object({ n: z.number() }),
+      handler: async (ctx, { n }) => {
+        ctx.settle(async (tx) => {
+          if (n === 1) await tx.execute(sql`SELECT 1 / 0`);
+        });
+      },
+    });
+    for (let n = 0; n < 3; n++) await enqueue(job, { n });
+    expect(await run([job])).toBe(3);
+    // Its outcome is not recorded: the lease runs out and the job runs again.
+    expect((await statusOf(job.type)).map((r) => r.status)).toEqual(['done', 'running', 'done']);
+  });
+
+  it('cancelling drops a running job’s outcome and keeps a queued one from running', async () => {
+    const ran: number[] = [];
+    const written: number[] = [];
+    const job = defineJob({
+      type: uniqueType('cancel'),
+      schema: z.object({ n: z.number() }),
+      settleMany: async (_tx, records: SettledRecord<number>[]) => {
+        for (const r of records) if (r.held) written.push(r.value);
+      },
+      handler: async (ctx: JobContext<number>, { n }) => {
+        ran.push(n);
+        ctx.record(n);
+        if (n === 1) {
+          await withSystem(t.database.db, (tx) => cancelJobs(tx, job, sql`payload->>'n' IN ('1', '2')`));
+        }
+      },
+    });
+    await enqueue(job, { n: 1 });
+    expect(await run([job])).toBe(1);
+    await enqueue(job, { n: 2 });
+    await withSystem(t.database.db, (tx) => cancelJobs(tx, job, sql`payload->>'n' = '2'`));
+    expect(await run([job])).toBe(0);
+    expect(ran).toEqual([1]);
+    expect(written).toEqual([]);
+    expect((await statusOf(job.type)).map((r) => r.status)).toEqual(['cancelled', 'cancelled']);
+  });
+
+  it('enqueues set-based with insertJobsSql (deduplicated), and stores no key for a type without a cap', async () => {
+    const job = defineJob({ type: uniqueType('bulk'), schema: z.object({ n: z.number() }), handler: async () => {} });
+    const insert = () =>
+      withSystem(t.database.db, (tx) =>
+        queryRows<{ id: string }>(
+          tx,
+          sql`WITH added AS (${insertJobsSql(
+            job,
+            sql`SELECT NULL::text, jsonb_build_object('n', n), 'bulk-' || n, NULL::text FROM generate_series(1, 3) n`,
+          )}) SELECT id FROM added`,
+        ),
+      );
+    expect(await insert()).toHaveLength(3);
+    expect(await insert()).toHaveLength(0);
+    const keyless = await withSystem(t.database.db, (tx) =>
+      enqueueJob(tx, job, { n: 9 }, { workspaceId: null, concurrencyKey: 'ignored' }),
+    );
+    const [row] = await withSystem(t.database.db, (tx) =>
+      queryRows<{ concurrency_key: string | null }>(tx, sql`SELECT concurrency_key FROM jobs WHERE id = ${keyless}`),
+    );
+    expect(row.concurrency_key).toBeNull();
+    expect(await run([job])).toBe(4);
   });
 });
 

@@ -85,6 +85,8 @@ export interface JobDefinition<P = unknown, L = undefined, R = unknown> {
   /** Cap on running jobs per `concurrencyKey` (null: no cap); see JobOptions. */
   maxConcurrentPerKey: number | null;
   onDead: ((tx: Tx, job: DeadJob) => Promise<void>) | null;
+  /** Whether a finished job's row stays (as `done`, pruned after a day) or is deleted at once. */
+  keepDone: boolean;
   /** Whether queued jobs of a concurrency key may be claimed now (SQL over the key); null: always. */
   keyEligible: ((key: SQL) => SQL) | null;
   load: ((tx: Tx, jobs: LoadingJob<P>[]) => Promise<Map<string, L>>) | null;
@@ -113,6 +115,11 @@ export interface JobOptions<P, L = undefined, R = unknown> {
    * taken over and retried once its lease runs out.
    */
   onDead?(tx: Tx, job: DeadJob): Promise<void>;
+  /**
+   * Default true: a done job stays as `done` for a day (for inspection). False deletes its row as it
+   * finishes, for high-volume types whose product table keeps the record (fewer writes per job).
+   */
+  keepDone?: boolean;
   /**
    * For keyed types (`maxConcurrentPerKey`): whether the queued jobs of a concurrency key may be
    * claimed now, as SQL over the key (e.g. an EXISTS on the enabled endpoint the key names). The
@@ -156,6 +163,7 @@ export function defineJob<P, L = undefined, R = unknown>(options: JobOptions<P, 
     leaseMs: options.leaseMs ?? 60_000,
     maxConcurrentPerKey: cap ?? null,
     onDead: options.onDead ?? null,
+    keepDone: options.keepDone ?? true,
     keyEligible: options.keyEligible ?? null,
     load: options.load ?? null,
     settleMany: options.settleMany ?? null,
@@ -192,7 +200,7 @@ export interface EnqueueOptions {
   runAt?: Date;
   /** At most one queued or running job per (workspace, type, dedupeKey): a second enqueue adds nothing. */
   dedupeKey?: string;
-  /** Groups jobs for the type's `maxConcurrentPerKey` cap (ignored by types without one). */
+  /** Groups jobs for the type's `maxConcurrentPerKey` cap (not stored for types without one). */
   concurrencyKey?: string;
 }
 
@@ -215,7 +223,8 @@ export async function enqueueJob<P>(
     tx,
     sql`INSERT INTO jobs (id, type, workspace_id, payload, max_attempts, run_at, dedupe_key, concurrency_key)
         VALUES (${id}, ${job.type}, ${options.workspaceId}, ${JSON.stringify(data)}::jsonb, ${job.maxAttempts},
-                ${runAt}, ${options.dedupeKey ?? null}, ${options.concurrencyKey ?? null})
+                ${runAt}, ${options.dedupeKey ?? null},
+                ${job.maxConcurrentPerKey === null ? null : (options.concurrencyKey ?? null)})
         ON CONFLICT (coalesce(workspace_id, ''), type, dedupe_key)
           WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING
         RETURNING id`,
@@ -227,8 +236,8 @@ export async function enqueueJob<P>(
 
 /**
  * Set-based enqueue for a module's own statement: an `INSERT INTO jobs … SELECT` over `rows`, a
- * query returning the columns (workspace_id, payload, dedupe_key, concurrency_key), to use as a
- * CTE (e.g. one job per row another CTE inserted). The payloads are not validated here: the
+ * query returning the columns (workspace_id, payload, dedupe_key, concurrency_key; the key only
+ * for types with `maxConcurrentPerKey`, null otherwise), to use as a CTE (e.g. one job per row another CTE inserted). The payloads are not validated here: the
  * caller builds them in SQL to the type's schema, and the runner validates each before it runs.
  * Returns one row (id) per job added; the caller sends `pg_notify(JOBS_CHANNEL, type)` if any.
  */

@@ -103,16 +103,15 @@ class JobRunner {
     )} END`;
     const due = sql`((status = 'queued' AND run_at <= now()) OR (status = 'running' AND lease_until < now()))`;
     return withSystem(this.options.deps.db, async (tx) => {
-      // Uncapped: every type this worker runs, except the keyed jobs of capped types.
+      // Keyless jobs of every type this worker runs (only capped types' jobs keep a key: enqueueJob).
       let picked = await queryRows<{ id: string; run_at: Date | string }>(
         tx,
         sql`SELECT id, run_at FROM jobs
-             WHERE type IN (${list([...this.byType.values()])}) AND ${due}
-               ${capped.length > 0 ? sql`AND (concurrency_key IS NULL OR type NOT IN (${list(capped)}))` : sql``}
+             WHERE type IN (${list([...this.byType.values()])}) AND concurrency_key IS NULL AND ${due}
              ORDER BY run_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
       );
       if (capped.length > 0) {
-        const keyed = await this.pickKeyed(tx, capped, limit, due);
+        const keyed = await this.pickKeyed(tx, capped, limit);
         if (keyed.length > 0) {
           const at = (r: { run_at: Date | string }) => new Date(r.run_at).getTime();
           // Rows locked but left out stay queued; the lock ends with this short transaction.
@@ -177,45 +176,56 @@ class JobRunner {
    * in a new statement whose snapshot includes every claim committed before the lock was granted,
    * counts the key's running jobs and picks.
    */
-  private async pickKeyed(tx: Tx, capped: AnyJob[], limit: number, due: SQL) {
-    const keys: { type: string; key: string; cap: number; eligible: boolean }[] = [];
+  private async pickKeyed(tx: Tx, capped: AnyJob[], limit: number) {
+    interface Key {
+      type: string;
+      key: string;
+      cap: number;
+      eligible: boolean;
+      expired: boolean;
+    }
+    const keys: Key[] = [];
     for (const job of capped) {
       const eligible = job.keyEligible ? job.keyEligible(sql`k.key`) : sql`true`;
-      const distinct = (status: 'queued' | 'running') => sql`
-        (SELECT concurrency_key AS key FROM jobs
-          WHERE type = ${job.type} AND status = ${status} AND concurrency_key IS NOT NULL
-          ORDER BY concurrency_key LIMIT 1)
-        UNION ALL
-        SELECT (SELECT j.concurrency_key FROM jobs j
-                 WHERE j.type = ${job.type} AND j.status = ${status} AND j.concurrency_key IS NOT NULL
-                   AND j.concurrency_key > prev.key
-                 ORDER BY j.concurrency_key LIMIT 1)
-          FROM ${sql.raw(status === 'queued' ? 'queued_keys' : 'running_keys')} prev WHERE prev.key IS NOT NULL`;
-      const rows = await queryRows<{ type: string; key: string; cap: number; eligible: boolean }>(
+      const distinct = (name: string, status: 'queued' | 'running') => sql`
+        ${sql.raw(name)} AS (
+          (SELECT concurrency_key AS key FROM jobs
+            WHERE type = ${job.type} AND status = ${status} AND concurrency_key IS NOT NULL
+            ORDER BY concurrency_key LIMIT 1)
+          UNION ALL
+          SELECT (SELECT j.concurrency_key FROM jobs j
+                   WHERE j.type = ${job.type} AND j.status = ${status} AND j.concurrency_key IS NOT NULL
+                     AND j.concurrency_key > prev.key
+                   ORDER BY j.concurrency_key LIMIT 1)
+            FROM ${sql.raw(name)} prev WHERE prev.key IS NOT NULL)`;
+      // Per key, three probes of one index entry each (LATERAL … LIMIT 1, so never a scan of the backlog).
+      const probe = (where: SQL, index: 'queued' | 'running') => sql`
+        LEFT JOIN LATERAL (SELECT true AS hit FROM jobs j
+                            WHERE j.type = ${job.type} AND j.concurrency_key = k.key AND ${where}
+                            ${index === 'queued' ? sql`ORDER BY j.run_at` : sql``} LIMIT 1)`;
+      const rows = await queryRows<Key>(
         tx,
         sql`
-        WITH RECURSIVE queued_keys AS (${distinct('queued')}),
-        running_keys AS (${distinct('running')}),
+        WITH RECURSIVE ${distinct('queued_keys', 'queued')}, ${distinct('running_keys', 'running')},
         stats AS (
-          SELECT k.key, k.eligible,
-                 (k.eligible AND EXISTS (SELECT 1 FROM jobs j WHERE j.type = ${job.type} AND j.concurrency_key = k.key
-                                            AND j.status = 'queued' AND j.run_at <= now()))
-                 OR EXISTS (SELECT 1 FROM jobs j WHERE j.type = ${job.type} AND j.concurrency_key = k.key
-                               AND j.status = 'running' AND j.lease_until < now()) AS has_due,
-                 EXISTS (SELECT 1 FROM jobs j WHERE j.type = ${job.type} AND j.concurrency_key = k.key
-                            AND j.status = 'running' AND j.lease_until >= now()) AS running
-            FROM (SELECT key, ${eligible} AS eligible
-                    FROM (SELECT key FROM queued_keys WHERE key IS NOT NULL
-                          UNION SELECT key FROM running_keys WHERE key IS NOT NULL) k) k
+          SELECT k.key, (${eligible}) AS eligible, q.hit IS NOT NULL AS queued_due,
+                 x.hit IS NOT NULL AS expired, r.hit IS NOT NULL AS live
+            FROM (SELECT key FROM queued_keys WHERE key IS NOT NULL
+                  UNION SELECT key FROM running_keys WHERE key IS NOT NULL) k
+            ${probe(sql`j.status = 'queued' AND j.run_at <= now()`, 'queued')} q ON true
+            ${probe(sql`j.status = 'running' AND j.lease_until < now()`, 'running')} x ON true
+            ${probe(sql`j.status = 'running' AND j.lease_until >= now()`, 'running')} r ON true
+        ), shares AS (
+          SELECT key, eligible, expired, (eligible AND queued_due) OR expired AS has_due, live FROM stats
         )
-        SELECT ${job.type} AS type, key, cap, eligible FROM (
-          SELECT key, cap, eligible,
+        SELECT ${job.type} AS type, key, cap, eligible, expired FROM (
+          SELECT key, cap, eligible, expired,
                  pg_try_advisory_xact_lock(hashtextextended('atrium_jobs:' || ${job.type} || ':' || key, 0)) AS locked
-            FROM (SELECT key, eligible, has_due,
+            FROM (SELECT key, eligible, expired, has_due,
                          least(${job.maxConcurrentPerKey}::int,
-                               greatest(1, ${this.concurrency}::int / (1 + count(*) FILTER (WHERE has_due OR running) OVER ()))
+                               greatest(1, ${this.concurrency}::int / (1 + count(*) FILTER (WHERE has_due OR live) OVER ()))
                          ) AS cap
-                    FROM stats) shares
+                    FROM shares) s
            WHERE has_due ORDER BY random() LIMIT ${limit}
         ) tried
          WHERE locked`,
@@ -223,30 +233,68 @@ class JobRunner {
       keys.push(...rows);
     }
     if (keys.length === 0) return [];
-    const values = sql.join(
-      keys.map((k, i) => sql`(${i}::int, ${k.type}, ${k.key}, ${k.cap}::int, ${k.eligible}::boolean)`),
-      sql`, `,
-    );
-    return queryRows<{ id: string; run_at: Date | string }>(
-      tx,
-      sql`
-      SELECT p.id, p.run_at
-        FROM (VALUES ${values}) AS s(ord, type, key, cap, eligible)
-       CROSS JOIN LATERAL (
+    const values = (list: Key[], taken: Map<string, number>) =>
+      sql.join(
+        list.map(
+          (k, i) => sql`(${i}::int, ${k.type}, ${k.key}, ${k.cap - (taken.get(`${k.type}\n${k.key}`) ?? 0)}::int)`,
+        ),
+        sql`, `,
+      );
+    // The room each key has: its share minus the unexpired leases it holds now (on any instance).
+    const running = sql`CROSS JOIN LATERAL (
          SELECT count(*)::int AS n FROM jobs r
           WHERE r.type = s.type AND r.concurrency_key = s.key AND r.status = 'running' AND r.lease_until > now()
-       ) running
-       CROSS JOIN LATERAL (
-         SELECT jobs.id, jobs.run_at FROM jobs
-          WHERE jobs.type = s.type AND jobs.concurrency_key = s.key AND ${due}
-            AND (jobs.status = 'running' OR s.eligible)
-          ORDER BY jobs.run_at
-          LIMIT greatest(0, s.cap - running.n)
-          FOR UPDATE SKIP LOCKED
-       ) p
-       ORDER BY s.ord
-       LIMIT ${limit}`,
-    );
+       ) running`;
+    const picked: { id: string; run_at: Date | string; type: string; key: string }[] = [];
+    // First the jobs whose worker died (rare: only keys that have one), then the queued ones, each
+    // an ordered scan of its own partial index that stops at the key's room.
+    const expired = keys.filter((k) => k.expired);
+    if (expired.length > 0) {
+      picked.push(
+        ...(await queryRows<{ id: string; run_at: Date | string; type: string; key: string }>(
+          tx,
+          sql`
+          SELECT p.id, p.run_at, s.type, s.key
+            FROM (VALUES ${values(expired, new Map())}) AS s(ord, type, key, cap)
+           ${running}
+           CROSS JOIN LATERAL (
+             SELECT jobs.id, jobs.run_at FROM jobs
+              WHERE jobs.type = s.type AND jobs.concurrency_key = s.key
+                AND jobs.status = 'running' AND jobs.lease_until < now()
+              ORDER BY jobs.run_at
+              LIMIT greatest(0, s.cap - running.n)
+              FOR UPDATE SKIP LOCKED
+           ) p
+           ORDER BY s.ord
+           LIMIT ${limit}`,
+        )),
+      );
+    }
+    const taken = new Map<string, number>();
+    for (const row of picked) taken.set(`${row.type}\n${row.key}`, (taken.get(`${row.type}\n${row.key}`) ?? 0) + 1);
+    const ready = keys.filter((k) => k.eligible);
+    if (ready.length > 0 && picked.length < limit) {
+      picked.push(
+        ...(await queryRows<{ id: string; run_at: Date | string; type: string; key: string }>(
+          tx,
+          sql`
+          SELECT p.id, p.run_at, s.type, s.key
+            FROM (VALUES ${values(ready, taken)}) AS s(ord, type, key, cap)
+           ${running}
+           CROSS JOIN LATERAL (
+             SELECT jobs.id, jobs.run_at FROM jobs
+              WHERE jobs.type = s.type AND jobs.concurrency_key = s.key
+                AND jobs.status = 'queued' AND jobs.run_at <= now()
+              ORDER BY jobs.run_at
+              LIMIT greatest(0, s.cap - running.n)
+              FOR UPDATE SKIP LOCKED
+           ) p
+           ORDER BY s.ord
+           LIMIT ${limit - picked.length}`,
+        )),
+      );
+    }
+    return picked;
   }
 
   /**
@@ -262,7 +310,10 @@ class JobRunner {
     const [row] = await withSystem(this.options.deps.db, (tx) =>
       queryRows<{ at: Date | string | null }>(
         tx,
-        sql`SELECT least((SELECT min(run_at) FROM jobs WHERE status = 'queued' AND type IN (${types}) AND run_at > now()),
+        sql`SELECT least((SELECT min(run_at) FROM jobs WHERE status = 'queued' AND type IN (${types}) AND run_at > now()
+                                                          AND concurrency_key IS NULL),
+                         (SELECT min(run_at) FROM jobs WHERE status = 'queued' AND type IN (${types}) AND run_at > now()
+                                                          AND concurrency_key IS NOT NULL),
                          (SELECT min(lease_until) FROM jobs WHERE status = 'running' AND type IN (${types})
                                                               AND lease_until > now())) AS at`,
       ),
@@ -419,6 +470,8 @@ class JobRunner {
    * `onDead` of the jobs that died.
    */
   private async write(batch: Outcome[]): Promise<void> {
+    const removed = (o: Outcome) => o.status === 'done' && !this.byType.get(o.job.type)?.keepDone;
+    const ids = (list: Outcome[]) => `{${list.map((o) => o.job.id).join(',')}}`;
     const input = JSON.stringify(
       batch.map((o) => ({
         id: o.job.id,
@@ -429,20 +482,29 @@ class JobRunner {
       })),
     );
     await withSystem(this.options.deps.db, async (tx) => {
-      const held = new Set(
-        (
-          await queryRows<{ id: string }>(
-            tx,
-            sql`
-            UPDATE jobs j
-               SET status = v.status, last_error = v.error, lease_until = NULL, updated_at = now(),
-                   run_at = CASE WHEN v.delay_s IS NULL THEN j.run_at ELSE now() + make_interval(secs => v.delay_s) END
-              FROM jsonb_to_recordset(${input}::jsonb) AS v(id text, token text, status text, error text, delay_s float8)
-             WHERE j.id = v.id AND j.status = 'running' AND j.claimed_by = v.token
-            RETURNING j.id`,
-          )
-        ).map((r) => r.id),
+      // `= ANY(ids)` keeps both to primary-key lookups whatever the row estimate of the JSON input.
+      const rows = await queryRows<{ id: string }>(
+        tx,
+        sql`
+        WITH v AS (
+          SELECT * FROM jsonb_to_recordset(${input}::jsonb) AS v(id text, token text, status text, error text, delay_s float8)
+        ), removed AS (
+          DELETE FROM jobs j USING v
+           WHERE j.id = ANY(${ids(batch.filter(removed))}::text[])
+             AND j.id = v.id AND j.status = 'running' AND j.claimed_by = v.token
+          RETURNING j.id
+        ), updated AS (
+          UPDATE jobs j
+             SET status = v.status, last_error = v.error, lease_until = NULL, updated_at = now(),
+                 run_at = CASE WHEN v.delay_s IS NULL THEN j.run_at ELSE now() + make_interval(secs => v.delay_s) END
+            FROM v
+           WHERE j.id = ANY(${ids(batch.filter((o) => !removed(o)))}::text[])
+             AND j.id = v.id AND j.status = 'running' AND j.claimed_by = v.token
+          RETURNING j.id
+        )
+        SELECT id FROM removed UNION ALL SELECT id FROM updated`,
       );
+      const held = new Set(rows.map((r) => r.id));
       for (const outcome of batch) {
         if (!held.has(outcome.job.id)) continue;
         for (const write of outcome.writes) await write(tx);
@@ -482,7 +544,11 @@ export async function runDueJobs(options: JobRunnerOptions & { limit?: number })
   const limit = options.limit ?? options.concurrency ?? 20;
   const runner = new JobRunner(options, options.concurrency ?? limit);
   const claimed = await runner.claim(limit);
-  await Promise.all(claimed.map((job) => runner.run(job)));
+  await Promise.all(
+    claimed.map((job) =>
+      runner.run(job).catch((err) => options.log.error({ err, jobId: job.id }, 'job outcome not recorded')),
+    ),
+  );
   return claimed.length;
 }
 

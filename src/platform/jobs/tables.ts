@@ -34,7 +34,8 @@ export const jobs = pgTable(
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
-    index('jobs_due_idx').on(t.runAt).where(sql`status = 'queued'`),
+    // Keyless due jobs, per type (keyed ones are found per key through jobs_key_due_idx).
+    index('jobs_due_idx').on(t.type, t.runAt).where(sql`status = 'queued' AND concurrency_key IS NULL`),
     index('jobs_lease_idx').on(t.leaseUntil).where(sql`status = 'running'`),
     index('jobs_finished_idx').on(t.updatedAt).where(sql`status IN ('done', 'dead', 'cancelled')`),
     index('jobs_workspace_idx').on(t.workspaceId, t.type),

@@ -199,6 +199,8 @@ export function webhookDeliveryJob(
     backoff: () => 0,
     leaseMs: options.leaseMs ?? webhooks.timeoutMs + 60_000,
     maxConcurrentPerKey: options.perEndpoint ?? DEFAULT_PER_ENDPOINT,
+    // The delivery row and the attempt log are the record: a delivered job's row goes at once.
+    keepDone: false,
     // A disabled endpoint's deliveries, and those of a workspace below Advanced, wait (no attempt used).
     keyEligible: repo.endpointAcceptsDeliveries,
     load: repo.loadDeliveries,
