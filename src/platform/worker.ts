@@ -9,6 +9,8 @@ export interface PollingWorkerOptions {
   pollMs: number;
   /** NOTIFY channel that wakes the worker early. */
   channel?: string;
+  /** Wake only for the notifications whose payload this accepts (default: every one). */
+  accepts?: (payload: string) => boolean;
   /** Does one batch; returns how many items it handled (0 → sleep until woken or polled). */
   runOnce: () => Promise<number>;
 }
@@ -26,7 +28,9 @@ export async function startPollingWorker(options: PollingWorkerOptions): Promise
   let wakeUp: (() => void) | undefined;
   let pendingWake = false;
   const unlisten = options.channel
-    ? await options.database.listen(options.channel, () => worker.wake())
+    ? await options.database.listen(options.channel, (payload) => {
+        if (!options.accepts || options.accepts(payload)) worker.wake();
+      })
     : async () => undefined;
 
   const sleep = () =>

@@ -559,6 +559,7 @@ export async function runDueJobs(options: JobRunnerOptions & { limit?: number })
  */
 export async function startJobWorker(options: JobRunnerOptions): Promise<Worker> {
   const concurrency = options.concurrency ?? 8;
+  const refill = Math.max(1, Math.floor(concurrency / 8));
   const runner = new JobRunner(options, concurrency);
   const inFlight = new Set<Promise<void>>();
   const pollMs = options.pollMs ?? options.deps.config.workerPollMs;
@@ -582,6 +583,8 @@ export async function startJobWorker(options: JobRunnerOptions): Promise<Worker>
     log: options.log,
     pollMs,
     channel: JOBS_CHANNEL,
+    // The payload is the job type: a worker wakes only for types it runs.
+    accepts: (type) => options.jobs.some((job) => job.type === type),
     runOnce: async () => {
       if (stopping) return 0;
       const free = concurrency - inFlight.size;
@@ -594,11 +597,15 @@ export async function startJobWorker(options: JobRunnerOptions): Promise<Worker>
           .catch((err) => options.log.error({ err, jobId: job.id }, 'job outcome not recorded'))
           .finally(() => {
             inFlight.delete(running);
-            poller.wake();
+            // Claim again once a useful number of slots is free (an eighth of them), not for every
+            // single one: a large pool then claims in batches, and a small one still at each slot.
+            if (concurrency - inFlight.size >= refill) poller.wake();
           });
         inFlight.add(running);
       }
-      return claimed.length;
+      // Fewer than asked for: nothing more is due now (or every due key is at its cap), so do not
+      // claim again at once; finishing jobs, NOTIFY, the due timer or the poll wake the worker.
+      return claimed.length < free ? 0 : claimed.length;
     },
   });
   return {
