@@ -75,7 +75,7 @@ export interface ModuleDefinition {
   rootRoutes?: RoutePlugin;
   /** The module's Drizzle tables (drizzle-kit reads every src/modules/<name>/tables.ts; listed here for the map). */
   tables?: Record<string, unknown>;
-  /** Long-running loops of the module's own (e.g. webhook delivery on its claims table). */
+  /** Long-running loops of the module's own (e.g. webhook delivery's job worker of its own, with 256 slots). */
   jobs?: ModuleJob[];
   /** Typed jobs of platform/jobs (`defineJob`): the instance's job worker runs them. */
   // biome-ignore lint/suspicious/noExplicitAny: definitions of any payload type
