@@ -1,34 +1,17 @@
 // Migration 0011 (unique MRN per workspace) on a database that already holds duplicate MRNs: it must
 // stop with a clear error and change nothing, never pick a winner silently (PHI). Runs the real
 // migration files on a fresh embedded PostgreSQL, first up to 0010, then 0011.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER } from '../../platform/db/client.js';
+import { removeMigrationCopies, migrationsUpTo as upTo } from '../../../test/helpers/migrations.js';
 
 const TAG = '0011_patients_mrn_unique';
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(removeMigrationCopies);
 
-/** A copy of the migrations folder holding the migrations before 0011 (or up to and including it). */
-function migrationsUpTo(includeMrn: boolean): string {
-  const dir = mkdtempSync(join(tmpdir(), 'atrium-mrn-'));
-  dirs.push(dir);
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true, filter: (src) => !src.includes('.vitest-tmp') });
-  const journalPath = join(dir, 'meta/_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { idx: number; tag: string }[] };
-  const mrnIdx = journal.entries.find((e) => e.tag === TAG)?.idx;
-  if (mrnIdx === undefined) throw new Error(`${TAG} is not in the journal`);
-  journal.entries = journal.entries.filter((e) => (includeMrn ? e.idx <= mrnIdx : e.idx < mrnIdx));
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
+/** The migrations before 0011 (or up to and including it). */
+const migrationsUpTo = (includeMrn: boolean) => upTo(TAG, includeMrn);
 
 async function databaseWithPatients(mrns: [string, string | null][]) {
   const client = new PGlite();

@@ -265,6 +265,39 @@ describe('failures, retries and dead-letter', () => {
     expect(calls).toBe(2);
   });
 
+  it('holds a disabled endpoint’s pending deliveries without using attempts, and sends them once it is enabled', async () => {
+    const owner = await createWorkspace(t, { tier: 'advanced' });
+    const target = await newReceiver();
+    let calls = 0;
+    target.respondWith(() => ({ status: ++calls === 1 ? 503 : 200 }));
+    const endpoint = await createEndpoint(target.url, {}, owner);
+    await createPatient(t, owner.admin.token);
+    await target.waitFor(1);
+    const patch = (enabled: boolean) =>
+      t.request({
+        method: 'PATCH',
+        url: `/api/v1/admin/webhooks/${endpoint.id}`,
+        token: owner.admin.token,
+        payload: { enabled },
+      });
+    expect((await patch(false)).statusCode).toBe(200);
+    // Well past the retry's due time: it waits, using no attempt.
+    await new Promise((r) => setTimeout(r, RETRIES[0] * 4));
+    expect(target.requests).toHaveLength(1);
+    expect(await deliveryState(endpoint.id)).toMatchObject([{ state: 'pending', attempts: 1 }]);
+    const [job] = await withSystem(t.database.db, (tx) =>
+      queryRows<{ status: string; attempts: number }>(
+        tx,
+        sql`SELECT status, attempts FROM jobs WHERE type = 'webhooks.deliver' AND concurrency_key = ${endpoint.id}`,
+      ),
+    );
+    expect(job).toEqual({ status: 'queued', attempts: 1 });
+    expect((await patch(true)).statusCode).toBe(200);
+    await target.waitFor(2);
+    await waitUntil(async () => (await deliveryState(endpoint.id))[0]?.state === 'delivered', 'delivered');
+    expect((await deliveries(endpoint.id, '', owner)).items.map((a) => a.attempt)).toEqual([2, 1]);
+  });
+
   it('treats a 3xx as a failure and never follows the redirect', async () => {
     const target = await newReceiver();
     receiver.respondWith({ status: 302, headers: { location: `${target.url}/stolen` } });
