@@ -6,21 +6,32 @@ import { startupStep } from './platform/startup-progress.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   // The modules load while the database opens (both take a good part of a second).
-  const [
-    { buildApp },
-    { DEMO_PASSWORD, DEMO_USERS, isEmpty, seedDemo, shouldSeedDemo },
-    { startBackground },
-    database,
-  ] = await Promise.all([
-    import('./app.js'),
-    import('./seed.js'),
-    import('./workers.js'),
-    openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pglite'), step: startupStep }),
-  ]);
-  const app = await startupStep('Starting the service', () => buildApp({ config, database }));
+  const [{ buildApp }, { DEMO_PASSWORD, DEMO_USERS, isEmpty, seedDemo, shouldSeedDemo }, { startBackground }, opened] =
+    await Promise.all([
+      import('./app.js'),
+      import('./seed.js'),
+      import('./workers.js'),
+      openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pglite'), step: startupStep }),
+    ]);
+  let database = opened;
+  let app = await startupStep('Starting the service', () => buildApp({ config, database }));
 
   const seed = shouldSeedDemo(config, await isEmpty(app));
   if (seed) await startupStep('Creating the demo organization', () => seedDemo(app));
+  if (seed && !config.databaseUrl) {
+    // Seeding touches much of the embedded database's WebAssembly memory, which is never handed back
+    // while that instance lives, and leaves garbage on the heap: go on with a fresh instance of the
+    // same data, as a restart would, and let the first one go.
+    const seeded = app;
+    await startupStep('Reopening the embedded database', async () => {
+      await seeded.close();
+      await database.close();
+      database = await openDatabase({ dataDir: join(config.dataDir, 'pglite') });
+      app = await buildApp({ config, database });
+    });
+    // npm start passes --expose-gc: collect the first instance now rather than under some later load.
+    (globalThis as { gc?: () => void }).gc?.();
+  }
 
   await app.listen({ port: config.port, host: config.host });
   const background = await startBackground(app);
