@@ -10,19 +10,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { unusedPort } from '../test/helpers/ports.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Milliseconds until `url` answers 200 (polling every 50 ms), or throws after `timeoutMs`. */
 async function untilReady(url: string, started: number, child: ChildProcess, timeoutMs = 120_000): Promise<number> {
@@ -122,11 +114,11 @@ async function main(): Promise<void> {
   execFileSync('node', ['scripts/build-web-if-changed.mjs'], { cwd: root, stdio: 'ignore' });
   const dataDir = mkdtempSync(join(tmpdir(), 'atrium-startup-'));
   try {
-    const floorMs = await floor(await freePort());
-    const first = await startAtrium(dataDir, await freePort());
+    const floorMs = await floor(await unusedPort());
+    const first = await startAtrium(dataDir, await unusedPort());
     // The first start seeded the demo: a restart must find it and not seed again.
     const seeded = readFileSync(join(dataDir, 'pglite', 'PG_VERSION'), 'utf8').trim();
-    const warm = await startAtrium(dataDir, await freePort());
+    const warm = await startAtrium(dataDir, await unusedPort());
     const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     console.log(
       `\nStart-up and idle memory — npm start on the embedded database (PostgreSQL ${seeded}), idle ${idleSeconds} s`,

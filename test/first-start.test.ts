@@ -3,25 +3,17 @@
 // demo, and on SIGTERM shuts down cleanly; a restart finds the demo and does not seed it again.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_SERVER_URL } from './helpers/db.js';
+import { unusedPort } from './helpers/ports.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'atrium-first-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 async function start(): Promise<{ child: ChildProcess; base: string; output: () => string }> {
-  const port = await freePort();
+  const port = await unusedPort();
   let output = '';
   const child = spawn(
     process.execPath,

@@ -1,5 +1,4 @@
 // Delivery end to end against real local HTTPS receivers (trusted via NODE_EXTRA_CA_CERTS).
-import { createServer } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import {
   waitForMail,
 } from '../../../test/helpers/factories.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../../../test/helpers/https-receiver.js';
+import { unusedPort } from '../../../test/helpers/ports.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { closeSafeClient } from '../../platform/http/safe-client.js';
 import { verifySignedRequest } from '../../platform/signing.js';
@@ -103,14 +103,6 @@ const deliveryState = async (endpointId: string, eventId?: string) => {
 };
 
 const verify = (secret: string, req: ReceivedRequest) => new Webhook(secret).verify(req.body, req.headers);
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('signed delivery', () => {
   it('delivers the event body signed so that the standardwebhooks package verifies it', async () => {
@@ -316,7 +308,7 @@ describe('failures, retries and dead-letter', () => {
   });
 
   it('fails on connection refused', async () => {
-    await failingCase(`https://127.0.0.1:${await closedPort()}/hook`, /^connection:/, null);
+    await failingCase(`https://127.0.0.1:${await unusedPort()}/hook`, /^connection:/, null);
   });
 
   it('fails on a certificate nobody trusts', async () => {

@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type HttpsReceiver, startHttpsReceiver } from '../../../test/helpers/https-receiver.js';
+import { unusedPort } from '../../../test/helpers/ports.js';
 import {
   closeSafeClient,
   MAX_RESPONSE_BYTES,
@@ -20,15 +20,6 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
     },
     (err: unknown) => err,
   );
-}
-
-/** A port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('safeRequest against local HTTPS servers', () => {
@@ -121,7 +112,7 @@ describe('safeRequest against local HTTPS servers', () => {
   });
 
   it('reports a refused connection', async () => {
-    const err = await failureOf(safeRequest(`https://127.0.0.1:${await closedPort()}/`, base));
+    const err = await failureOf(safeRequest(`https://127.0.0.1:${await unusedPort()}/`, base));
     expect(err).toBeInstanceOf(OutboundError);
     expect((err as OutboundError).kind).toBe('connection');
     expect((err as OutboundError).message).toContain('ECONNREFUSED');

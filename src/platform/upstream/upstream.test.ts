@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { unusedPort } from '../../../test/helpers/ports.js';
 import { UnsafeUrlError } from '../http/url-guard.js';
 import { metricsRegistry } from '../metrics.js';
 import {
@@ -79,14 +79,6 @@ async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {
     },
     (err: unknown) => err as UpstreamError,
   );
-}
-
-async function closedPort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 let server: TestServer;
@@ -187,7 +179,7 @@ describe('upstream calls against a local HTTP server', () => {
   it('reports a refused connection as connect, after retrying an idempotent call', async () => {
     const api = createUpstream({
       name: uniqueName(),
-      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      baseUrl: `http://127.0.0.1:${await unusedPort()}`,
       ...fastRetries,
     });
     const err = await failureOf(api.request({ path: '/' }));
@@ -258,7 +250,7 @@ describe('retries', () => {
     // Refused: the request never left, so it is tried again up to the budget.
     const closed = createUpstream({
       name: uniqueName(),
-      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      baseUrl: `http://127.0.0.1:${await unusedPort()}`,
       ...fastRetries,
     });
     const refused = await failureOf(closed.request({ method: 'POST', path: '/send', body: 'e', retryUnsent: true }));
@@ -336,7 +328,7 @@ describe('circuit breaker', () => {
     const name = uniqueName();
     const api = createUpstream({
       name,
-      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      baseUrl: `http://127.0.0.1:${await unusedPort()}`,
       breaker: { consecutiveFailures: 2, halfOpenAfterMs: 60_000 },
       ...fastRetries,
     });
