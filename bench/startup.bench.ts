@@ -1,7 +1,7 @@
 // Start-up time and idle memory of `npm start` on the embedded database (issue 9 §4): a first start
 // (create, migrate and seed a new data dir) and a warm restart, each timed to the first 200 from
 // /readyz, then left idle and measured (resident memory of the service process, and of the whole
-// process tree with npm and the tsx launcher). The floor is a bare Node HTTP server launched the
+// process tree with npm and its shell). The floor is a bare Node HTTP server launched the
 // same way (tsx), timed to its first answer in the same run.
 //
 // BENCH_IDLE_SECONDS (default 20) sets how long each start idles before memory is read.
@@ -80,7 +80,7 @@ async function startAtrium(dataDir: string, port: number): Promise<Start> {
     const readyMs = await untilReady(`http://127.0.0.1:${port}/readyz`, started, child);
     await sleep(idleSeconds * 1000);
     const processes = tree(child.pid!);
-    const service = processes.find((p) => p.command.includes('src/main.ts') && p.command.includes('preflight'));
+    const service = processes.find((p) => p.command.includes('.run/src/main.js'));
     return {
       readyMs,
       serviceMb: service?.rssMb ?? Number.NaN,
@@ -110,8 +110,9 @@ async function floor(port: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  // The web app is built once beforehand, so both starts time the service itself.
+  // The web app and the server are built once beforehand, so both starts time the service itself.
   execFileSync('node', ['scripts/build-web-if-changed.mjs'], { cwd: root, stdio: 'ignore' });
+  execFileSync('node', ['scripts/build-server-if-changed.mjs'], { cwd: root, stdio: 'ignore' });
   const dataDir = mkdtempSync(join(tmpdir(), 'atrium-startup-'));
   try {
     const floorMs = await floor(await unusedPort());

@@ -1,28 +1,26 @@
-// The service as `npm start` runs it (src/main.ts) on a new embedded data dir: it creates, migrates
-// and seeds the database, reopens it on a fresh instance (so seeding's memory is let go), serves the
-// demo, and on SIGTERM shuts down cleanly; a restart finds the demo and does not seed it again.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// The service as `npm start` runs it (the server built to .run/ by scripts/build-server-if-changed.mjs,
+// run by plain Node) on a new embedded data dir: it creates, migrates and seeds the database, reopens
+// it on a fresh instance (so seeding's memory is let go), serves the demo, and on SIGTERM shuts down
+// cleanly; a restart finds the demo and does not seed it again.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_SERVER_URL } from './helpers/db.js';
 import { unusedPort } from './helpers/ports.js';
 
+const root = join(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'atrium-first-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function start(): Promise<{ child: ChildProcess; base: string; output: () => string }> {
   const port = await unusedPort();
   let output = '';
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--expose-gc', join(import.meta.dirname, '..', 'src', 'main.ts')],
-    {
-      env: { ...process.env, PORT: String(port), ATRIUM_DATA_DIR: dataDir, ATRIUM_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, ['--expose-gc', join(root, '.run', 'src', 'main.js')], {
+    env: { ...process.env, PORT: String(port), ATRIUM_DATA_DIR: dataDir, ATRIUM_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (chunk) => {
     output += chunk;
   });
@@ -61,6 +59,14 @@ describe('npm start on a new embedded data dir', () => {
   it.skipIf(TEST_SERVER_URL)(
     'seeds the demo, serves it from the reopened database, stops cleanly, and restarts without seeding again',
     async () => {
+      const builder = join(root, 'scripts', 'build-server-if-changed.mjs');
+      execFileSync(process.execPath, [builder], { cwd: root });
+      const stamp = join(root, '.run', '.build-hash');
+      const builtAt = statSync(stamp).mtimeMs;
+      // Nothing changed: the second call builds nothing.
+      execFileSync(process.execPath, [builder], { cwd: root });
+      expect(statSync(stamp).mtimeMs).toBe(builtAt);
+
       const first = await start();
       expect(first.output()).toContain('Creating the demo organization');
       const res = await signIn(first.base);
