@@ -1,8 +1,8 @@
 // Start-up time and idle memory of `npm start` on the embedded database (issue 9 §4): a first start
 // (create, migrate and seed a new data dir) and a warm restart, each timed to the first 200 from
 // /readyz, then left idle and measured (resident memory of the service process, and of the whole
-// process tree with npm and its shell). The floor is a bare Node HTTP server launched the
-// same way (tsx), timed to its first answer in the same run.
+// process tree with npm and its shell). The floor is a bare Node HTTP server (plain node, as npm
+// start runs the built server), timed to its first answer in the same run.
 //
 // BENCH_IDLE_SECONDS (default 20) sets how long each start idles before memory is read.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -55,11 +55,12 @@ function tree(pid: number): { pid: number; rssMb: number; command: string }[] {
 }
 
 async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  const running = () => child.exitCode === null && child.signalCode === null;
+  if (!running()) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   process.kill(-child.pid!, 'SIGTERM');
   await Promise.race([exited, sleep(20_000)]);
-  if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+  if (running()) process.kill(-child.pid!, 'SIGKILL');
 }
 
 interface Start {
@@ -80,7 +81,7 @@ async function startAtrium(dataDir: string, port: number): Promise<Start> {
     const readyMs = await untilReady(`http://127.0.0.1:${port}/readyz`, started, child);
     await sleep(idleSeconds * 1000);
     const processes = tree(child.pid!);
-    const service = processes.find((p) => p.command.includes('.run/src/main.js'));
+    const service = processes.find((p) => p.command.startsWith('node ') && p.command.includes('.run/src/main.js'));
     return {
       readyMs,
       serviceMb: service?.rssMb ?? Number.NaN,
@@ -93,14 +94,14 @@ async function startAtrium(dataDir: string, port: number): Promise<Start> {
 
 async function floor(port: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'atrium-floor-'));
-  const file = join(dir, 'server.ts');
+  const file = join(dir, 'server.mjs');
   writeFileSync(
     file,
     `import { createServer } from 'node:http';
      createServer((_req, res) => res.end('ok')).listen(${port}, '127.0.0.1');`,
   );
   const started = performance.now();
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [file], { stdio: 'ignore', detached: true });
+  const child = spawn(process.execPath, [file], { stdio: 'ignore', detached: true });
   try {
     return await untilReady(`http://127.0.0.1:${port}/`, started, child);
   } finally {
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
       `\nStart-up and idle memory — npm start on the embedded database (PostgreSQL ${seeded}), idle ${idleSeconds} s`,
     );
     console.table({
-      'floor: bare Node server (tsx)': { ready: fmt(floorMs), 'service MB': '', 'process tree MB': '' },
+      'floor: bare Node server': { ready: fmt(floorMs), 'service MB': '', 'process tree MB': '' },
       'first start (create, migrate, seed)': {
         ready: fmt(first.readyMs),
         'service MB': first.serviceMb.toFixed(0),
