@@ -1,4 +1,5 @@
 import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { TIERS } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { queryRows } from '../../platform/db/tenant.js';
@@ -21,7 +22,11 @@ export type InboxRow = typeof inboxItems.$inferSelect;
 /** Events every enabled endpoint receives whatever its filter (contract §7.2). */
 export const ALWAYS_DELIVERED = new Set<string>(['break_glass.invoked']);
 
-const ENTITLED_TIERS = TIERS.filter((tier) => hasFeature(tier, 'outbound_webhooks'));
+/** The tiers that have outbound webhooks, as an SQL list for `tier IN (…)`. */
+const ENTITLED_TIERS = sql.join(
+  TIERS.filter((tier) => hasFeature(tier, 'outbound_webhooks')).map((tier) => sql`${tier}`),
+  sql`, `,
+);
 
 /**
  * Delivery runs as platform/jobs type `webhooks.deliver`: one job per delivery budget (payload
@@ -31,10 +36,9 @@ const ENTITLED_TIERS = TIERS.filter((tier) => hasFeature(tier, 'outbound_webhook
  */
 export const DELIVERY_JOB = { type: 'webhooks.deliver', maxAttempts: 50 } as const;
 
-export interface DeliveryPayload {
-  endpointId: string;
-  eventId: string;
-}
+/** A delivery job's payload. */
+export const deliveryPayloadSchema = z.object({ endpointId: z.string().min(1), eventId: z.string().min(1) });
+export type DeliveryPayload = z.infer<typeof deliveryPayloadSchema>;
 
 /** Queues one delivery job per row of `rows` (columns workspace_id, endpoint_id, event_id) and wakes the workers. */
 const enqueueDeliveries = (rows: SQL) => sql`
@@ -49,10 +53,7 @@ const enqueueDeliveries = (rows: SQL) => sql`
 /** SQL over a concurrency key (an endpoint id): whether its deliveries may go now (enabled, entitled tier). */
 export const endpointAcceptsDeliveries = (key: SQL) => sql`EXISTS (
   SELECT 1 FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
-   WHERE e.id = ${key} AND e.enabled AND w.tier IN (${sql.join(
-     ENTITLED_TIERS.map((tier) => sql`${tier}`),
-     sql`, `,
-   )}))`;
+   WHERE e.id = ${key} AND e.enabled AND w.tier IN (${ENTITLED_TIERS}))`;
 
 // ---- endpoints (tenant transactions) ----
 
@@ -203,10 +204,10 @@ export async function listInbox(tx: Tx, workspaceId: string, opts: { limit: numb
 // ---- fan-out (inside the publishing transaction) ----
 
 /**
- * One pending delivery per matching enabled endpoint, in the transaction that publishes the event,
- * so the delivery exists exactly when the change committed. Workspaces below the entitled tier get none.
+ * One pending delivery, and its job, per matching enabled endpoint, in the transaction that publishes
+ * the events, so the deliveries exist exactly when the change committed. Each workspace's events go
+ * in one statement; workspaces below the entitled tier get none.
  */
-/** Delivery rows for every enabled endpoint whose filter takes the event; events of one workspace. */
 export async function insertDeliveriesFor(tx: Tx, events: DomainEvent[]): Promise<void> {
   const byWorkspace = new Map<string, DomainEvent[]>();
   for (const event of events) {
@@ -234,10 +235,7 @@ export async function insertDeliveriesFor(tx: Tx, events: DomainEvent[]): Promis
         JOIN workspaces w ON w.id = e.workspace_id
        CROSS JOIN jsonb_to_recordset(${input}::jsonb) AS v(id text, type text)
        WHERE e.workspace_id = ${workspaceId} AND e.enabled
-         AND w.tier IN (${sql.join(
-           ENTITLED_TIERS.map((tier) => sql`${tier}`),
-           sql`, `,
-         )})
+         AND w.tier IN (${ENTITLED_TIERS})
          AND (v.type IN (${sql.join(
            [...ALWAYS_DELIVERED].map((t) => sql`${t}`),
            sql`, `,

@@ -140,6 +140,10 @@ export interface JobOptions<P, L = undefined, R = unknown> {
   handler(ctx: JobContext<R>, payload: P, loaded: L): Promise<void>;
 }
 
+/** A second job with the dedupe key of one still queued or running adds nothing (jobs_dedupe_idx). */
+const ON_DEDUPE_KEY_TAKEN = sql`ON CONFLICT (coalesce(workspace_id, ''), type, dedupe_key)
+  WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING`;
+
 const TYPE_NAME = /^[a-z][a-z0-9_.:-]{0,99}$/;
 
 /**
@@ -225,8 +229,7 @@ export async function enqueueJob<P>(
         VALUES (${id}, ${job.type}, ${options.workspaceId}, ${JSON.stringify(data)}::jsonb, ${job.maxAttempts},
                 ${runAt}, ${options.dedupeKey ?? null},
                 ${job.maxConcurrentPerKey === null ? null : (options.concurrencyKey ?? null)})
-        ON CONFLICT (coalesce(workspace_id, ''), type, dedupe_key)
-          WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING
+        ${ON_DEDUPE_KEY_TAKEN}
         RETURNING id`,
   );
   if (rows.length === 0) return null;
@@ -247,8 +250,7 @@ export function insertJobsSql(job: Pick<JobDefinition, 'type' | 'maxAttempts'>, 
     SELECT 'job_' || replace(gen_random_uuid()::text, '-', ''), ${job.type}, r.workspace_id, r.payload,
            ${job.maxAttempts}::int, now(), r.dedupe_key, r.concurrency_key
       FROM (${rows}) AS r(workspace_id, payload, dedupe_key, concurrency_key)
-    ON CONFLICT (coalesce(workspace_id, ''), type, dedupe_key)
-      WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING
+    ${ON_DEDUPE_KEY_TAKEN}
     RETURNING id`;
 }
 

@@ -65,6 +65,25 @@ interface Outcome {
 
 export const LEASE_EXPIRED = 'lease expired before the job finished (worker stopped?)';
 
+/**
+ * A recursive CTE `name AS (…)` listing the distinct concurrency keys of a type's jobs in a status
+ * (plus a final NULL row), by a skip scan of the partial key index: one index probe per key, however
+ * many jobs each key holds. For use after WITH RECURSIVE.
+ */
+function distinctKeys(name: 'queued_keys' | 'running_keys', type: string, status: 'queued' | 'running'): SQL {
+  return sql`
+    ${sql.raw(name)} AS (
+      (SELECT concurrency_key AS key FROM jobs
+        WHERE type = ${type} AND status = ${status} AND concurrency_key IS NOT NULL
+        ORDER BY concurrency_key LIMIT 1)
+      UNION ALL
+      SELECT (SELECT j.concurrency_key FROM jobs j
+               WHERE j.type = ${type} AND j.status = ${status} AND j.concurrency_key IS NOT NULL
+                 AND j.concurrency_key > prev.key
+               ORDER BY j.concurrency_key LIMIT 1)
+        FROM ${sql.raw(name)} prev WHERE prev.key IS NOT NULL)`;
+}
+
 class JobRunner {
   private readonly byType: Map<string, AnyJob>;
   private readonly id: string;
@@ -187,17 +206,8 @@ class JobRunner {
     const keys: Key[] = [];
     for (const job of capped) {
       const eligible = job.keyEligible ? job.keyEligible(sql`k.key`) : sql`true`;
-      const distinct = (name: string, status: 'queued' | 'running') => sql`
-        ${sql.raw(name)} AS (
-          (SELECT concurrency_key AS key FROM jobs
-            WHERE type = ${job.type} AND status = ${status} AND concurrency_key IS NOT NULL
-            ORDER BY concurrency_key LIMIT 1)
-          UNION ALL
-          SELECT (SELECT j.concurrency_key FROM jobs j
-                   WHERE j.type = ${job.type} AND j.status = ${status} AND j.concurrency_key IS NOT NULL
-                     AND j.concurrency_key > prev.key
-                   ORDER BY j.concurrency_key LIMIT 1)
-            FROM ${sql.raw(name)} prev WHERE prev.key IS NOT NULL)`;
+      const distinct = (name: 'queued_keys' | 'running_keys', status: 'queued' | 'running') =>
+        distinctKeys(name, job.type, status);
       // Per key, three probes of one index entry each (LATERAL … LIMIT 1, so never a scan of the backlog).
       const probe = (where: SQL, index: 'queued' | 'running') => sql`
         LEFT JOIN LATERAL (SELECT true AS hit FROM jobs j
@@ -307,15 +317,30 @@ class JobRunner {
       [...this.byType.keys()].map((t) => sql`${t}`),
       sql`, `,
     );
+    // Keyed jobs (capped types only): per key the first future one, so a long backlog of a key that
+    // waits (a disabled endpoint) is not read at every idle moment.
+    const keyed = [...this.byType.values()]
+      .filter((job) => job.maxConcurrentPerKey !== null)
+      .map(
+        (job) => sql`(WITH RECURSIVE ${distinctKeys('queued_keys', job.type, 'queued')}
+                      SELECT min(n.run_at) FROM queued_keys k
+                       CROSS JOIN LATERAL (SELECT j.run_at FROM jobs j
+                                            WHERE j.type = ${job.type} AND j.concurrency_key = k.key
+                                              AND j.status = 'queued' AND j.run_at > now()
+                                            ORDER BY j.run_at LIMIT 1) n
+                       WHERE k.key IS NOT NULL)`,
+      );
     const [row] = await withSystem(this.options.deps.db, (tx) =>
       queryRows<{ at: Date | string | null }>(
         tx,
         sql`SELECT least((SELECT min(run_at) FROM jobs WHERE status = 'queued' AND type IN (${types}) AND run_at > now()
                                                           AND concurrency_key IS NULL),
-                         (SELECT min(run_at) FROM jobs WHERE status = 'queued' AND type IN (${types}) AND run_at > now()
-                                                          AND concurrency_key IS NOT NULL),
                          (SELECT min(lease_until) FROM jobs WHERE status = 'running' AND type IN (${types})
-                                                              AND lease_until > now())) AS at`,
+                                                              AND lease_until > now())
+                         ${sql.join(
+                           keyed.map((k) => sql`, ${k}`),
+                           sql``,
+                         )}) AS at`,
       ),
     );
     return row?.at ? new Date(row.at) : null;

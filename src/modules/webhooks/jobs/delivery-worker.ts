@@ -3,7 +3,6 @@
 // platform/upstream outside any transaction, and the results of a batch are written in one statement
 // inside the runner's fenced outcome transaction.
 import type { FastifyBaseLogger } from 'fastify';
-import { z } from 'zod';
 import type { Config } from '../../../config.js';
 import type { SecretKey } from '../../../platform/crypto.js';
 import { MAX_RESPONSE_BYTES, OutboundError, toOutboundError } from '../../../platform/http/safe-client.js';
@@ -88,8 +87,6 @@ function describeFailure(err: unknown): string {
   if (err instanceof OutboundError) return `${err.kind}: ${err.message}`;
   return `error: ${err instanceof Error ? err.message : String(err)}`;
 }
-
-const payloadSchema = z.object({ endpointId: z.string().min(1), eventId: z.string().min(1) });
 
 /**
  * The delivery job type. A failed attempt is retried on the delivery's schedule
@@ -193,7 +190,7 @@ export function webhookDeliveryJob(
 
   return defineJob({
     type: repo.DELIVERY_JOB.type,
-    schema: payloadSchema,
+    schema: repo.deliveryPayloadSchema,
     maxAttempts: repo.DELIVERY_JOB.maxAttempts,
     // The handler names each retry's delay (the delivery's schedule), so no backoff of the job's own.
     backoff: () => 0,
@@ -214,7 +211,7 @@ export function webhookDeliveryJob(
       throw new RetryJobError(reason, result.retryInSeconds * 1000);
     },
     async onDead(tx, job) {
-      const payload = payloadSchema.safeParse(job.payload);
+      const payload = repo.deliveryPayloadSchema.safeParse(job.payload);
       if (!payload.success || !job.workspaceId) return;
       const key = { workspaceId: job.workspaceId, ...payload.data };
       const dead = await repo.markDeliveryDead(tx, key, job.error);
