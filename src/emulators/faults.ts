@@ -45,9 +45,10 @@ export const faultBody = z
 
 /** Mounts POST/DELETE /faults on an emulator's prefix. */
 export function registerFaultRoutes(fastify: FastifyInstance, book: FaultBook): void {
-  fastify.addHook('onSend', async (request) => {
-    const at = answerNotBefore.get(request);
-    if (at !== undefined && at > Date.now()) await sleep(at - Date.now());
+  fastify.addHook('onSend', async (request, reply) => {
+    // Counted from the call's arrival (Fastify's own start time), like a remote provider's latency.
+    const rest = (answerAfterMs.get(request) ?? 0) - reply.elapsedTime;
+    if (rest > 0) await sleep(rest);
   });
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.post(
@@ -69,7 +70,7 @@ export function registerFaultRoutes(fastify: FastifyInstance, book: FaultBook): 
 }
 
 /** Applies a fault before an operation: delays, then answers with the injected status if one is set. */
-const answerNotBefore = new WeakMap<FastifyRequest, number>();
+const answerAfterMs = new WeakMap<FastifyRequest, number>();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -85,7 +86,7 @@ export async function applyFault(
 ): Promise<Fault | undefined> {
   const fault = book.take(operation);
   if (fault?.delayMs) {
-    if (request && !fault.status) answerNotBefore.set(request, Date.now() + fault.delayMs);
+    if (request && !fault.status) answerAfterMs.set(request, fault.delayMs);
     else await sleep(fault.delayMs);
   }
   return fault?.status ? fault : undefined;
