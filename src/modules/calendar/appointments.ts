@@ -2,23 +2,33 @@
 // appointment.* events. An event with a patient is an appointment.
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
+import { inList } from '../../platform/db/lists.js';
 import { publishEvent } from '../../platform/events/events.js';
 import { calendarAppointments } from './tables.js';
 
 export type AppointmentRow = typeof calendarAppointments.$inferSelect;
 export const rowKey = (calendarId: string, providerEventId: string) => `${calendarId}\n${providerEventId}`;
 
+/**
+ * Our rows for these provider events (of these calendars), by `rowKey`: only the events a list
+ * returned are read, so a week view costs the same after years of appointments.
+ */
 export async function appointmentsOf(
   tx: Tx,
   workspaceId: string,
   calendarIds: string[],
+  providerEventIds: string[],
 ): Promise<Map<string, AppointmentRow>> {
-  if (calendarIds.length === 0) return new Map();
+  if (calendarIds.length === 0 || providerEventIds.length === 0) return new Map();
   const rows = await tx
     .select()
     .from(calendarAppointments)
     .where(
-      and(eq(calendarAppointments.workspaceId, workspaceId), inArray(calendarAppointments.calendarId, calendarIds)),
+      and(
+        eq(calendarAppointments.workspaceId, workspaceId),
+        inArray(calendarAppointments.calendarId, calendarIds),
+        inList(calendarAppointments.providerEventId, providerEventIds),
+      ),
     );
   return new Map(rows.map((r) => [rowKey(r.calendarId, r.providerEventId), r]));
 }

@@ -305,6 +305,34 @@ describe('events', () => {
     });
     expect(refused.statusCode).toBe(422);
   });
+
+  it('the week list carries our facts for exactly the events it shows: a single visit and each occurrence of a series', async () => {
+    const patient = await createPatient(t, ws.admin.token, { givenName: 'Rae', familyName: 'Recurring' });
+    const single = await create(microsoft.calendarId, {
+      title: 'Follow-up',
+      start: '2026-11-25T09:00:00Z',
+      end: '2026-11-25T09:30:00Z',
+      patientId: patient.id,
+    });
+    const series = await create(google.calendarId, {
+      title: 'Physio',
+      start: '2026-11-23T08:00:00Z',
+      end: '2026-11-23T08:45:00Z',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+      patientId: patient.id,
+    });
+    expect([single.statusCode, series.statusCode]).toEqual([201, 201]);
+    const items: { id: string; title: string; patientId: string | null; recurringEventId: string | null }[] = (
+      await list()
+    ).json().items;
+    const physio = items.filter((e) => e.title === 'Physio');
+    expect(physio).toHaveLength(3);
+    expect(physio.every((e) => e.recurringEventId === series.json().eventId && e.patientId === patient.id)).toBe(true);
+    expect(items.find((e) => e.id === single.json().eventId)?.patientId).toBe(patient.id);
+    // Next week shows none of them, and nothing of theirs.
+    const later = (await list(ws.admin.token, { timeMin: '2026-12-07T00:00:00Z', timeMax: '2026-12-14T00:00:00Z' })).json();
+    expect(later.items.filter((e: { patientId: string | null }) => e.patientId === patient.id)).toEqual([]);
+  });
 });
 
 describe('provider failures', () => {

@@ -23,7 +23,7 @@ import {
 } from './appointments.js';
 import { providerUnavailable, sessionFor, storedCalendars } from './connections.js';
 import { calendarNotFound, decodeEventId, encodeEventId, eventNotFound } from './ids.js';
-import { applyReplies, notifyGuests, notifyOccurrence } from './invitations.js';
+import { applyReplies, notifyGuests, notifyOccurrence, repliesOf } from './invitations.js';
 import { resolveProvider, resolveZoom } from './providers/index.js';
 import type { ConferenceProduct, ProviderDraft, ProviderEvent, ProviderSession } from './providers/types.js';
 import { isTimeZone } from './providers/zoned.js';
@@ -196,15 +196,6 @@ export async function windowOf(
       warnings.push({ provider: cal.provider, calendar: cal.id, code: 'unavailable' });
     } else live.push(cal);
   }
-  // Our own rows for these calendars are read while the providers answer.
-  const appointments = withTenant(deps.db, ctx, (tx) =>
-    appointmentsOf(
-      tx,
-      ctx.workspaceId,
-      live.map((cal) => cal.id),
-    ),
-  );
-  appointments.catch(() => undefined); // awaited below; a failure is thrown there, not left unhandled
   const lists = await Promise.all(
     live.map(async (cal) => {
       const adapter = resolveProvider(deps, cal.provider)!.adapter;
@@ -218,7 +209,35 @@ export async function windowOf(
       }
     }),
   );
-  const rows = await appointments;
+  // Our own facts about exactly these events (and their series), three short reads side by side:
+  // appointments (patient, host, Zoom), attendees' replies by invitation, video rooms by event.
+  const providerIds = new Set<string>();
+  const eventIds = new Set<string>();
+  for (const { cal, events } of lists) {
+    for (const e of events) {
+      providerIds.add(e.providerEventId);
+      eventIds.add(encodeEventId(cal.id, e.providerEventId));
+      if (e.recurringEventId) {
+        providerIds.add(e.recurringEventId);
+        eventIds.add(encodeEventId(cal.id, e.recurringEventId));
+      }
+    }
+  }
+  const ids = [...eventIds];
+  const [rows, replies, rooms] = ids.length
+    ? await Promise.all([
+        withTenant(deps.db, ctx, (tx) =>
+          appointmentsOf(
+            tx,
+            ctx.workspaceId,
+            lists.map(({ cal }) => cal.id),
+            [...providerIds],
+          ),
+        ),
+        withTenant(deps.db, ctx, (tx) => repliesOf(tx, ctx.workspaceId, ids)),
+        withTenant(deps.db, ctx, (tx) => roomsForEvents(tx, ctx.workspaceId, ids)),
+      ])
+    : [new Map(), new Map(), new Map<string, { roomId: string; joinUrl: string }>()];
   const items = lists.flatMap(({ cal, events }) =>
     events.map((e) =>
       present(
@@ -230,14 +249,7 @@ export async function windowOf(
       ),
     ),
   );
-  const ids = [...new Set(items.flatMap((e) => (e.recurringEventId ? [e.id, e.recurringEventId] : [e.id])))];
-  // Two short reads side by side: attendees' replies by invitation, video rooms by event.
-  const [rooms] = ids.length
-    ? await Promise.all([
-        withTenant(deps.db, ctx, (tx) => roomsForEvents(tx, ctx.workspaceId, ids)),
-        withTenant(deps.db, ctx, (tx) => applyReplies(tx, ctx.workspaceId, items)),
-      ])
-    : [new Map<string, { roomId: string; joinUrl: string }>()];
+  applyReplies(items, replies);
   for (const item of items) {
     item.telehealth =
       rooms.get(item.id) ?? (item.recurringEventId ? rooms.get(item.recurringEventId) : undefined) ?? null;

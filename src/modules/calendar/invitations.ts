@@ -202,7 +202,7 @@ export async function recordInvitationReply(
   const attendee = reply.attendee.replace(/^mailto:/i, '').toLowerCase();
   if (!status) return false;
   const known = await lockInvitation(tx, workspaceId, reply.uid);
-  if (!known || !known.attendees.includes(attendee)) return false;
+  if (!known?.attendees.includes(attendee)) return false;
   await tx
     .update(calendarInvitations)
     .set({ replies: { ...known.replies, [attendee]: status }, updatedAt: sql`now()` })
@@ -210,17 +210,22 @@ export async function recordInvitationReply(
   return true;
 }
 
-/** Guests' replies over the provider's attendee status, for events that sent invitations. */
-export async function applyReplies(tx: Tx, workspaceId: string, events: CalendarEvent[]): Promise<void> {
-  const uids = [
-    ...new Set(events.flatMap((e) => [e.id, e.recurringEventId].filter((v): v is string => Boolean(v)).map(uidOf))),
-  ];
-  if (uids.length === 0) return;
+type Replies = (typeof calendarInvitations.$inferSelect)['replies'];
+
+/** Guests' iMIP replies to the invitations of these events (series ids included), by invitation uid. */
+export async function repliesOf(tx: Tx, workspaceId: string, eventIds: string[]): Promise<Map<string, Replies>> {
+  const uids = [...new Set(eventIds.map(uidOf))];
+  if (uids.length === 0) return new Map();
   const rows = await tx
     .select({ uid: calendarInvitations.uid, replies: calendarInvitations.replies })
     .from(calendarInvitations)
     .where(and(eq(calendarInvitations.workspaceId, workspaceId), inList(calendarInvitations.uid, uids)));
-  const byUid = new Map(rows.map((r) => [r.uid, r.replies]));
+  return new Map(rows.map((r) => [r.uid, r.replies]));
+}
+
+/** Guests' replies (from `repliesOf`) over the provider's attendee status, for events that sent invitations. */
+export function applyReplies(events: CalendarEvent[], byUid: Map<string, Replies>): void {
+  if (byUid.size === 0) return;
   for (const e of events) {
     const replies = byUid.get(uidOf(e.id)) ?? (e.recurringEventId ? byUid.get(uidOf(e.recurringEventId)) : undefined);
     if (!replies) continue;
