@@ -330,7 +330,9 @@ describe('events', () => {
     expect(physio.every((e) => e.recurringEventId === series.json().eventId && e.patientId === patient.id)).toBe(true);
     expect(items.find((e) => e.id === single.json().eventId)?.patientId).toBe(patient.id);
     // Next week shows none of them, and nothing of theirs.
-    const later = (await list(ws.admin.token, { timeMin: '2026-12-07T00:00:00Z', timeMax: '2026-12-14T00:00:00Z' })).json();
+    const later = (
+      await list(ws.admin.token, { timeMin: '2026-12-07T00:00:00Z', timeMax: '2026-12-14T00:00:00Z' })
+    ).json();
     expect(later.items.filter((e: { patientId: string | null }) => e.patientId === patient.id)).toEqual([]);
   });
 });
