@@ -22,6 +22,11 @@ interface Checker {
 }
 
 const checkers = new WeakMap<FastifyInstance, Checker>();
+/**
+ * Test apps of one run serve the same routes with the same schemas, so their documents are the
+ * same: one checker (document, compiled validators) is shared by every app with the same route table.
+ */
+const byRouteTable = new Map<string, Checker>();
 
 function compile(app: FastifyInstance): Checker {
   const doc = app.swagger() as { paths?: Record<string, Record<string, Operation>> };
@@ -56,7 +61,12 @@ export function assertMatchesOpenApi(
   if (!path.startsWith('/api/v1/') || path === '/api/v1/openapi.json') return;
   let checker = checkers.get(app);
   if (!checker) {
-    checker = compile(app);
+    const routes = app.printRoutes({ commonPrefix: false, includeHooks: false });
+    checker = byRouteTable.get(routes);
+    if (!checker) {
+      checker = compile(app);
+      byRouteTable.set(routes, checker);
+    }
     checkers.set(app, checker);
   }
   const where = `${method.toUpperCase()} ${path} → ${res.statusCode}`;
