@@ -100,29 +100,57 @@ export function ensurePgliteTemplate(): Promise<string> {
 
 /** A fresh PGlite loaded from the template, as the owner (openDatabase then verifies and drops the role). */
 export async function createPgliteFromTemplate(): Promise<PGlite> {
-  pgliteAssets ??= (async () => {
-    const file = await ensurePgliteTemplate();
-    const dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  templateBlob ??= ensurePgliteTemplate().then((file) => new Blob([readFileSync(file)]));
+  return PGlite.create({ ...(await wasmAssets()), loadDataDir: await templateBlob, startParams: PGLITE_START_PARAMS });
+}
+
+/**
+ * A PGlite with an empty database, not migrated (a migration test's start), loaded from a dump of a
+ * freshly initialised one: initdb runs once per PGlite version instead of for every such test (~2.5 s).
+ */
+export async function createEmptyPglite(): Promise<PGlite> {
+  emptyBlob ??= (async () => {
+    const dist = pgliteDist();
+    const version = (JSON.parse(readFileSync(join(dist, '../package.json'), 'utf8')) as { version: string }).version;
+    const file = join(CACHE_DIR, `pglite-empty-${version}.tar`);
+    if (!existsSync(file)) {
+      const client = await PGlite.create({ ...(await wasmAssets()), startParams: PGLITE_START_PARAMS });
+      await client.exec('CHECKPOINT');
+      const dump = await client.dumpDataDir('none');
+      await client.close();
+      mkdirSync(CACHE_DIR, { recursive: true });
+      const partial = `${file}.${process.pid}.partial`;
+      writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
+      renameSync(partial, file);
+    }
+    return new Blob([readFileSync(file)]);
+  })();
+  return PGlite.create({ ...(await wasmAssets()), loadDataDir: await emptyBlob, startParams: PGLITE_START_PARAMS });
+}
+
+const pgliteDist = () => dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+
+/** Read and compiled once per test worker: the dumps, PGlite's WebAssembly and its file bundle. */
+let templateBlob: Promise<Blob> | undefined;
+let emptyBlob: Promise<Blob> | undefined;
+let assets: Promise<Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>> | undefined;
+function wasmAssets() {
+  assets ??= (async () => {
+    const dist = pgliteDist();
     return {
-      loadDataDir: new Blob([readFileSync(file)]),
       pgliteWasmModule: await WebAssembly.compile(readFileSync(join(dist, 'pglite.wasm'))),
       initdbWasmModule: await WebAssembly.compile(readFileSync(join(dist, 'initdb.wasm'))),
       fsBundle: new Blob([readFileSync(join(dist, 'pglite.data'))]),
     };
   })();
-  return PGlite.create({ ...(await pgliteAssets), startParams: PGLITE_START_PARAMS });
+  return assets;
 }
-
-/** Read and compiled once per test worker: the template dump, PGlite's WebAssembly and its file bundle. */
-let pgliteAssets:
-  | Promise<Pick<PGliteOptions, 'loadDataDir' | 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>>
-  | undefined;
 
 /** Dumps of older migrations (a day old: a parallel run may still be using a recent one). */
 function removeStaleDumps(keep: string): void {
   for (const name of readdirSync(CACHE_DIR)) {
     const path = join(CACHE_DIR, name);
-    if (!name.startsWith('pglite-template-') || path === keep) continue;
+    if (!name.startsWith('pglite-') || path === keep) continue;
     if (Date.now() - statSync(path).mtimeMs > 86_400_000) rmSync(path, { force: true });
   }
 }

@@ -1,10 +1,10 @@
 // Migration 0011 (unique MRN per workspace) on a database that already holds duplicate MRNs: it must
 // stop with a clear error and change nothing, never pick a winner silently (PHI). Runs the real
 // migration files on a fresh embedded PostgreSQL, first up to 0010, then 0011.
-import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createEmptyPglite } from '../../../test/helpers/db-template.js';
 import { removeMigrationCopies, migrationsUpTo as upTo } from '../../../test/helpers/migrations.js';
 
 const TAG = '0011_patients_mrn_unique';
@@ -14,7 +14,7 @@ afterAll(removeMigrationCopies);
 const migrationsUpTo = (includeMrn: boolean) => upTo(TAG, includeMrn);
 
 async function databaseWithPatients(mrns: [string, string | null][]) {
-  const client = new PGlite();
+  const client = await createEmptyPglite();
   const db = drizzle({ client });
   await migrate(db, { migrationsFolder: migrationsUpTo(false) });
   await client.exec(`INSERT INTO workspaces (id, name, tier) VALUES ('ws_a', 'A', 'free'), ('ws_b', 'B', 'free')`);

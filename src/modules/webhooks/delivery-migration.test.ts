@@ -1,10 +1,10 @@
 // Migration 0027 moves webhook delivery onto platform/jobs: every delivery still pending when the
 // new release starts must get its job (nothing committed is lost), due when it was due, and settled
 // ones must not. Runs the real migration files on a fresh embedded PostgreSQL, up to 0026, then 0027.
-import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createEmptyPglite } from '../../../test/helpers/db-template.js';
 import { migrationsUpTo, removeMigrationCopies } from '../../../test/helpers/migrations.js';
 
 const TAG = '0027_webhook_delivery_jobs';
@@ -12,7 +12,7 @@ afterAll(removeMigrationCopies);
 
 describe('migration 0027: webhook deliveries become webhooks.deliver jobs', () => {
   it('queues a job for each pending delivery (with its due time) and none for settled ones', async () => {
-    const client = new PGlite();
+    const client = await createEmptyPglite();
     const db = drizzle({ client });
     await migrate(db, { migrationsFolder: migrationsUpTo(TAG, false) });
     await client.exec(`

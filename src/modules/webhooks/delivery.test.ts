@@ -303,8 +303,22 @@ describe('failures, retries and dead-letter', () => {
   });
 
   it('times out a slow receiver', async () => {
-    const slow = await newReceiver({ response: { status: 200, delayMs: 2500 } });
-    await failingCase(slow.url, /^timeout:/, null);
+    const slow = await newReceiver({ response: { status: 200, delayMs: 1500 } });
+    // A worker with a short timeout, so three attempts take about a second rather than three timeouts of 2 s.
+    await background.stop();
+    const quick = await startWebhookWorker({
+      deps: t.app.atrium,
+      log: t.app.log,
+      webhooks: { ...t.config.webhooks, timeoutMs: 400 },
+      keys: secretKeys(t.app.atrium),
+      pollMs: 50,
+    });
+    try {
+      await failingCase(slow.url, /^timeout:/, null);
+    } finally {
+      await quick.stop();
+      background = await t.startBackground();
+    }
   });
 
   it('fails on connection refused', async () => {
