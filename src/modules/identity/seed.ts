@@ -1,6 +1,7 @@
 // Demo data of identity: the organization, its two workspaces and their people (patients etc. seed
 // after this, from what it leaves in the seed state).
 import type { FastifyInstance } from 'fastify';
+import { hashPassword } from '../../platform/auth/passwords.js';
 import type { RequestContext, Tier } from '../../platform/context.js';
 import type { SeedState } from '../../platform/module.js';
 import { addMember, createOrganization, createWorkspace } from './service.js';
@@ -64,19 +65,30 @@ export function demoAdminContext(app: FastifyInstance, state: SeedState, workspa
 
 export async function seedIdentity(app: FastifyInstance, state: SeedState): Promise<void> {
   const deps = app.atrium;
+  // The published demo password, hashed once for every demo account (demo-password.test.ts keeps it
+  // within the password policy that requests are held to).
+  const demo = { passwordHash: await hashPassword(DEMO_PASSWORD) };
   const org = await createOrganization(deps, 'Riverside Care Group');
-  const clinic = await createWorkspace(deps, {
-    name: 'Riverside Clinic',
-    tier: 'enterprise',
-    organizationId: org.id,
-    admin: { email: DEMO_USERS[0].email, name: DEMO_USERS[0].name, password: DEMO_PASSWORD },
-  });
-  const harbor = await createWorkspace(deps, {
-    name: 'Harbor Therapy',
-    tier: 'standard',
-    organizationId: org.id,
-    admin: { email: DEMO_USERS[3].email, name: DEMO_USERS[3].name, password: DEMO_PASSWORD },
-  });
+  const clinic = await createWorkspace(
+    deps,
+    {
+      name: 'Riverside Clinic',
+      tier: 'enterprise',
+      organizationId: org.id,
+      admin: { email: DEMO_USERS[0].email, name: DEMO_USERS[0].name },
+    },
+    demo,
+  );
+  const harbor = await createWorkspace(
+    deps,
+    {
+      name: 'Harbor Therapy',
+      tier: 'standard',
+      organizationId: org.id,
+      admin: { email: DEMO_USERS[3].email, name: DEMO_USERS[3].name },
+    },
+    demo,
+  );
   const workspaces: DemoTenancy['workspaces'] = {
     'Riverside Clinic': { ...clinic.workspace, adminUserId: clinic.admin.userId },
     'Harbor Therapy': { ...harbor.workspace, adminUserId: harbor.admin.userId },
@@ -84,13 +96,17 @@ export async function seedIdentity(app: FastifyInstance, state: SeedState): Prom
   const userIds: Record<string, string> = {};
   for (const user of DEMO_USERS) {
     for (const ws of user.workspaces) {
-      const added = await addMember(deps, workspaces[ws].id, {
-        email: user.email,
-        name: user.name,
-        role: user.role,
-        isProvider: 'provider' in user ? user.provider : false,
-        password: DEMO_PASSWORD,
-      });
+      const added = await addMember(
+        deps,
+        workspaces[ws].id,
+        {
+          email: user.email,
+          name: user.name,
+          role: user.role,
+          isProvider: 'provider' in user ? user.provider : false,
+        },
+        demo,
+      );
       userIds[user.email] = added.userId;
     }
   }

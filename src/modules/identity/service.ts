@@ -352,10 +352,24 @@ export async function createOrganization(deps: AppDeps, name: string) {
 }
 
 /**
+ * For trusted callers only (the demo seed, never a request): a hash made earlier, set instead of
+ * checking and hashing a password here. The demo's one published password is hashed once rather
+ * than for every account, and the strength checker's dictionaries stay unloaded at a first start.
+ */
+export interface TrustedPassword {
+  passwordHash?: string;
+}
+
+/**
  * Checks a password against the policy (422 `weak_password`) and hashes it. scrypt is deliberately
  * slow: hash before opening the transaction, not while holding it.
  */
-async function hashIfGiven(password: string | undefined, account: { email: string; name: string }) {
+async function hashIfGiven(
+  password: string | undefined,
+  account: { email: string; name: string },
+  trusted: TrustedPassword = {},
+) {
+  if (trusted.passwordHash) return trusted.passwordHash;
   if (password === undefined) return null;
   await assertStrongPassword(password, account);
   return hashPassword(password);
@@ -393,8 +407,8 @@ async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput, pass
   return { userId: user!.id, token: token.token };
 }
 
-export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput) {
-  const passwordHash = await hashIfGiven(input.admin.password, input.admin);
+export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput, trusted: TrustedPassword = {}) {
+  const passwordHash = await hashIfGiven(input.admin.password, input.admin, trusted);
   return withSystem(deps.db, async (tx) => {
     if (input.organizationId && !(await repo.findOrganization(tx, input.organizationId))) {
       throw new AppError('unprocessable', 422, 'Unknown organization', {
@@ -454,8 +468,8 @@ export async function patchWorkspace(
   return present(row);
 }
 
-export async function addMember(deps: AppDeps, workspaceId: string, input: MemberInput) {
-  const passwordHash = await hashIfGiven(input.password, input);
+export async function addMember(deps: AppDeps, workspaceId: string, input: MemberInput, trusted: TrustedPassword = {}) {
+  const passwordHash = await hashIfGiven(input.password, input, trusted);
   let delivered: Promise<void> | undefined;
   const added = await withSystem(deps.db, async (tx) => {
     if (!(await repo.findWorkspace(tx, workspaceId))) throw notFound('Workspace');
