@@ -112,7 +112,7 @@ describe('password sign-in and sessions', () => {
     let local: TestApp;
     beforeAll(async () => {
       local = await createTestApp({
-        signIn: { accountLimit: 2, accountCeiling: 5, addressLimit: 4, windowMs: 60_000, backoffMs: 1_000 },
+        signIn: { accountLimit: 2, accountCeiling: 5, addressLimit: 4, windowMs: 60_000, backoffMs: 600 },
       });
       await createWorkspace(local, { adminEmail: 'office@example.test', password: TEST_PASSWORD });
     });
@@ -145,12 +145,12 @@ describe('password sign-in and sessions', () => {
       const guess = () => attempt('office@example.test', 'wrong-guess', '10.5.5.5');
       expect((await guess()).statusCode).toBe(401);
       expect((await guess()).statusCode).toBe(401);
-      expect((await guess()).statusCode).toBe(429); // waits 1 s
-      await sleep(1_100);
-      expect((await guess()).statusCode).toBe(401); // counted; now waits 2 s
-      await sleep(1_100);
+      expect((await guess()).statusCode).toBe(429); // waits 0.6 s
+      await sleep(660);
+      expect((await guess()).statusCode).toBe(401); // counted; now waits 1.2 s
+      await sleep(660);
       expect((await guess()).statusCode).toBe(429);
-      await sleep(1_000);
+      await sleep(600);
       expect((await attempt('office@example.test', TEST_PASSWORD, '10.5.5.5')).statusCode).toBe(200);
       // Success starts the address over.
       expect((await guess()).statusCode).toBe(401);
