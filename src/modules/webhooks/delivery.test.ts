@@ -81,6 +81,32 @@ async function deliveries(endpointId: string, query = '', owner = ws) {
   };
 }
 
+/**
+ * Runs `body` with a delivery worker of its own (options over the app's webhook settings, a 50 ms
+ * poll) in place of the background one, which is restarted afterwards.
+ */
+async function withWorker(
+  options: { timeoutMs: number; maxInFlight?: number; perEndpoint?: number },
+  body: () => Promise<void>,
+): Promise<void> {
+  await background.stop();
+  const { timeoutMs, ...slots } = options;
+  const worker = await startWebhookWorker({
+    deps: t.app.atrium,
+    log: t.app.log,
+    webhooks: { ...t.config.webhooks, timeoutMs },
+    keys: secretKeys(t.app.atrium),
+    pollMs: 50,
+    ...slots,
+  });
+  try {
+    await body();
+  } finally {
+    await worker.stop();
+    background = await t.startBackground();
+  }
+}
+
 async function waitUntil<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -305,20 +331,9 @@ describe('failures, retries and dead-letter', () => {
   it('times out a slow receiver', async () => {
     const slow = await newReceiver({ response: { status: 200, delayMs: 1500 } });
     // A worker with a short timeout, so three attempts take about a second rather than three timeouts of 2 s.
-    await background.stop();
-    const quick = await startWebhookWorker({
-      deps: t.app.atrium,
-      log: t.app.log,
-      webhooks: { ...t.config.webhooks, timeoutMs: 400 },
-      keys: secretKeys(t.app.atrium),
-      pollMs: 50,
-    });
-    try {
+    await withWorker({ timeoutMs: 400 }, async () => {
       await failingCase(slow.url, /^timeout:/, null);
-    } finally {
-      await quick.stop();
-      background = await t.startBackground();
-    }
+    });
   });
 
   it('fails on connection refused', async () => {
@@ -421,28 +436,20 @@ describe('isolation between endpoints and crash safety', () => {
     await createEndpoint(slow.url, {}, owner);
     await createEndpoint(fast.url, {}, owner);
     // A worker with a generous timeout, so held requests never time out and get retried.
-    await background.stop();
-    const dedicated = await startWebhookWorker({
-      deps: t.app.atrium,
-      log: t.app.log,
-      webhooks: { ...t.config.webhooks, timeoutMs: 60_000 },
-      keys: secretKeys(t.app.atrium),
-      pollMs: 50,
+    await withWorker({ timeoutMs: 60_000 }, async () => {
+      try {
+        const events = DEFAULT_PER_ENDPOINT + 20;
+        for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
+        await fast.waitFor(events, 20_000);
+        // Meanwhile the slow endpoint got no more than its cap of concurrent requests.
+        expect(slow.requests.length).toBe(DEFAULT_PER_ENDPOINT);
+        expect(maxConcurrent).toBe(DEFAULT_PER_ENDPOINT);
+        release();
+        await slow.waitFor(events, 20_000);
+      } finally {
+        release(); // before the worker stops: it waits for its requests in flight
+      }
     });
-    try {
-      const events = DEFAULT_PER_ENDPOINT + 20;
-      for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
-      await fast.waitFor(events, 20_000);
-      // Meanwhile the slow endpoint got no more than its cap of concurrent requests.
-      expect(slow.requests.length).toBe(DEFAULT_PER_ENDPOINT);
-      expect(maxConcurrent).toBe(DEFAULT_PER_ENDPOINT);
-      release();
-      await slow.waitFor(events, 20_000);
-    } finally {
-      release();
-      await dedicated.stop();
-      background = await t.startBackground();
-    }
   });
 
   it('shares a process’s slots fairly, so several slow endpoints cannot starve a fast one', async () => {
@@ -461,36 +468,26 @@ describe('isolation between endpoints and crash safety', () => {
     await createEndpoint(slowA.url, {}, owner);
     await createEndpoint(slowB.url, {}, owner);
     await createEndpoint(fast.url, {}, owner);
-    await background.stop();
     // Earlier tests leave endpoints whose retries fall due later (some at receivers that hang): with
     // only eight slots they would take this test's slots at random moments. Only these three count here.
     await withSystem(t.database.db, (tx) =>
       tx.execute(sql`UPDATE webhook_endpoints SET enabled = false WHERE workspace_id <> ${owner.id}`),
     );
     // Eight slots for the whole process; without a fair share the two slow endpoints would hold them all.
-    const dedicated = await startWebhookWorker({
-      deps: t.app.atrium,
-      log: t.app.log,
-      webhooks: { ...t.config.webhooks, timeoutMs: 60_000 },
-      keys: secretKeys(t.app.atrium),
-      pollMs: 50,
-      maxInFlight: 8,
-      perEndpoint: 8,
+    await withWorker({ timeoutMs: 60_000, maxInFlight: 8, perEndpoint: 8 }, async () => {
+      try {
+        const events = 12;
+        for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
+        await fast.waitFor(events, 15_000);
+        // Each slow endpoint holds at most 8 / (busy + 1) = 2 (busy counted with or without the fast one).
+        expect(slowA.requests.length + slowB.requests.length).toBeLessThanOrEqual(4);
+        release();
+        await slowA.waitFor(events, 20_000);
+        await slowB.waitFor(events, 20_000);
+      } finally {
+        release(); // before the worker stops: it waits for its requests in flight
+      }
     });
-    try {
-      const events = 12;
-      for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
-      await fast.waitFor(events, 15_000);
-      // Each slow endpoint holds at most 8 / (busy + 1) = 2 (busy counted with or without the fast one).
-      expect(slowA.requests.length + slowB.requests.length).toBeLessThanOrEqual(4);
-      release();
-      await slowA.waitFor(events, 20_000);
-      await slowB.waitFor(events, 20_000);
-    } finally {
-      release();
-      await dedicated.stop();
-      background = await t.startBackground();
-    }
   });
 
   it('picks up a crashed worker’s claimed deliveries after the lease expires', async () => {
