@@ -52,7 +52,10 @@ async function schemaFingerprint(client: PGlite): Promise<string> {
     `SELECT concat_ws(':', (SELECT count(*) FROM pg_class), (SELECT count(*) FROM pg_proc),
                            (SELECT count(*) FROM pg_policy), (SELECT count(*) FROM pg_roles),
                            (SELECT count(*) FROM pg_trigger), (SELECT count(*) FROM pg_namespace),
-                           (SELECT count(*) FROM pg_attribute), (SELECT count(*) FROM pg_constraint)) AS f`,
+                           (SELECT count(*) FROM pg_attribute), (SELECT count(*) FROM pg_constraint),
+                           (SELECT count(*) FROM pg_index), (SELECT count(*) FROM pg_class WHERE relrowsecurity),
+                           (SELECT count(*) FROM pg_class WHERE relforcerowsecurity),
+                           (SELECT count(*) FROM pg_db_role_setting)) AS f`,
   );
   return rows[0].f;
 }
