@@ -1,6 +1,7 @@
 // The one way to get a provider token: audited per use, refreshed once however many ask.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { auditInsertSql } from '../audit/audit.js';
 import { decryptSecret } from '../crypto.js';
 import type { Db, Tx } from '../db/client.js';
 import { queryRows, withTenant } from '../db/tenant.js';
@@ -37,15 +38,13 @@ interface ConnectionRow {
   expiring: boolean;
 }
 
+const connectionSql = (workspaceId: string, connectionId: string) =>
+  sql`SELECT provider, status, access_token_enc, token_version,
+             coalesce(expires_at <= now() + make_interval(secs => ${EXPIRY_SKEW_SECS}), false) AS expiring
+        FROM oauth_connections WHERE workspace_id = ${workspaceId} AND id = ${connectionId}`;
+
 const readConnection = async (tx: Tx, workspaceId: string, connectionId: string) =>
-  (
-    await queryRows<ConnectionRow>(
-      tx,
-      sql`SELECT provider, status, access_token_enc, token_version,
-                 coalesce(expires_at <= now() + make_interval(secs => ${EXPIRY_SKEW_SECS}), false) AS expiring
-            FROM oauth_connections WHERE workspace_id = ${workspaceId} AND id = ${connectionId}`,
-    )
-  )[0];
+  (await queryRows<ConnectionRow>(tx, connectionSql(workspaceId, connectionId)))[0];
 
 /**
  * A valid access token for the connection, for `reason` (e.g. `calendar.events.list`). Writes one
@@ -62,26 +61,34 @@ export async function getAccessToken(
   reason: string,
   options: { forceRefresh?: boolean } = {},
 ): Promise<string> {
+  // The row and, unless a refresh comes first, its audit row: one statement, one round trip.
+  const force = options.forceRefresh === true;
+  const audit = auditInsertSql(
+    ctx,
+    'token_access',
+    { connectionId, reason },
+    sql`c.status <> 'active' OR NOT (c.expiring OR ${force})`,
+    {
+      from: sql`c`,
+      more: sql`jsonb_build_object('provider', c.provider,
+                                   'outcome', CASE WHEN c.status = 'active' THEN 'ok' ELSE 'reauth_required' END)`,
+    },
+  );
   const first = await withTenant(deps.db, ctx, async (tx) => {
-    const row = await readConnection(tx, ctx.workspaceId, connectionId);
-    if (!row) return undefined;
-    const use = { provider: row.provider, connectionId, reason };
-    if (row.status !== 'active') {
-      await auditTokenUse(tx, ctx, use, 'reauth_required');
-      return { row };
-    }
-    if (!options.forceRefresh && !row.expiring) {
-      await auditTokenUse(tx, ctx, use, 'ok');
-      return {
-        row,
-        token: decryptSecret(keys(deps), row.access_token_enc, aad(ctx.workspaceId, connectionId, 'access')),
-      };
-    }
-    return { row };
+    const [row] = await queryRows<ConnectionRow>(
+      tx,
+      sql`WITH c AS (${connectionSql(ctx.workspaceId, connectionId)}), audit AS (${audit.statement}) SELECT * FROM c`,
+    );
+    if (!row || row.status !== 'active' || force || row.expiring) return { row };
+    // Opened inside the transaction: a token that will not open leaves no `ok` audit row behind.
+    return {
+      row,
+      token: decryptSecret(keys(deps), row.access_token_enc, aad(ctx.workspaceId, connectionId, 'access')),
+    };
   });
-  if (!first) throw notFound('Connection');
-  if (first.token !== undefined) return first.token;
   const { row } = first;
+  if (!row) throw notFound('Connection');
+  if (first.token !== undefined) return first.token;
   if (row.status !== 'active') throw reauthRequired(row.provider);
 
   const use = { provider: row.provider, connectionId, reason };
