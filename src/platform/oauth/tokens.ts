@@ -79,7 +79,7 @@ export async function getAccessToken(
       tx,
       sql`WITH c AS (${connectionSql(ctx.workspaceId, connectionId)}), audit AS (${audit.statement}) SELECT * FROM c`,
     );
-    if (!row || row.status !== 'active' || force || row.expiring) return { row };
+    if (row?.status !== 'active' || force || row.expiring) return { row };
     // Opened inside the transaction: a token that will not open leaves no `ok` audit row behind.
     return {
       row,
