@@ -46,6 +46,30 @@ async function takePglite(): Promise<{ client: PGlite; channels: Set<string> }> 
   return { client, channels };
 }
 
+/**
+ * One file's handle on a pooled instance. Once the file has dropped its database, a call through the
+ * handle (say, from a worker the file left running) fails instead of reaching the next file's data.
+ */
+function lease(client: PGlite): { handle: PGlite; revoke(): void } {
+  let live = true;
+  const handle = new Proxy(client, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (!live) throw new Error('This test database was dropped: something of an earlier test file still uses it');
+        return value.apply(target, args);
+      };
+    },
+  });
+  return {
+    handle,
+    revoke: () => {
+      live = false;
+    },
+  };
+}
+
 /** Objects that a test file could add or remove: a changed count means the instance is not reused. */
 async function schemaFingerprint(client: PGlite): Promise<string> {
   const { rows } = await client.query<{ f: string }>(
@@ -90,7 +114,8 @@ async function recycle(client: PGlite, channels: Set<string>): Promise<void> {
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!TEST_SERVER_URL) {
     const { client, channels } = await takePglite();
-    const database = await openDatabase({ pglite: client });
+    const { handle, revoke } = lease(client);
+    const database = await openDatabase({ pglite: handle });
     schemaOf.set(client, schemaOf.get(client) ?? (await schemaFingerprint(client)));
     let dropped = false;
     return {
@@ -101,6 +126,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       drop: async () => {
         if (dropped) return;
         dropped = true;
+        revoke();
         await recycle(client, channels);
       },
     };
