@@ -81,17 +81,11 @@ export function ensurePgliteTemplate(): Promise<string> {
   pgliteTemplate ??= (async () => {
     const file = join(CACHE_DIR, `pglite-template-${migrationsHash()}-c.tar`);
     if (existsSync(file)) return file;
-    const client = await PGlite.create();
+    const client = await PGlite.create({ ...(await wasmAssets()) });
     const database = await openDatabase({ pglite: client });
-    // A checkpoint first: each copy then starts without replaying the migrations' WAL (~0.25 s a copy).
-    await client.exec('RESET ROLE; CHECKPOINT');
-    const dump = await client.dumpDataDir('none');
+    await client.exec('RESET ROLE'); // openDatabase left the session as the app role; the checkpoint needs the owner
+    await saveDump(client, file);
     await database.close();
-    mkdirSync(CACHE_DIR, { recursive: true });
-    // Written under a unique name and renamed: a parallel worker never reads half a file.
-    const partial = `${file}.${process.pid}.partial`;
-    writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
-    renameSync(partial, file);
     removeStaleDumps(file);
     return file;
   })();
@@ -115,17 +109,26 @@ export async function createEmptyPglite(): Promise<PGlite> {
     const file = join(CACHE_DIR, `pglite-empty-${version}.tar`);
     if (!existsSync(file)) {
       const client = await PGlite.create({ ...(await wasmAssets()), startParams: PGLITE_START_PARAMS });
-      await client.exec('CHECKPOINT');
-      const dump = await client.dumpDataDir('none');
+      await saveDump(client, file);
       await client.close();
-      mkdirSync(CACHE_DIR, { recursive: true });
-      const partial = `${file}.${process.pid}.partial`;
-      writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
-      renameSync(partial, file);
     }
     return new Blob([readFileSync(file)]);
   })();
   return PGlite.create({ ...(await wasmAssets()), loadDataDir: await emptyBlob, startParams: PGLITE_START_PARAMS });
+}
+
+/**
+ * Writes the instance's data directory to `file`. A checkpoint first, so a copy starts without
+ * replaying WAL (~0.25 s a copy); written under a unique name and renamed, so a parallel worker never
+ * reads half a file.
+ */
+async function saveDump(client: PGlite, file: string): Promise<void> {
+  await client.exec('CHECKPOINT');
+  const dump = await client.dumpDataDir('none');
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
+  renameSync(partial, file);
 }
 
 const pgliteDist = () => dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));

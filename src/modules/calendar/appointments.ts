@@ -40,19 +40,9 @@ export async function appointmentOf(
   providerEventIds: (string | null)[],
 ): Promise<AppointmentRow | undefined> {
   const ids = providerEventIds.filter((id): id is string => Boolean(id));
-  if (ids.length === 0) return undefined;
-  const rows = await tx
-    .select()
-    .from(calendarAppointments)
-    .where(
-      and(
-        eq(calendarAppointments.workspaceId, workspaceId),
-        eq(calendarAppointments.calendarId, calendarId),
-        inArray(calendarAppointments.providerEventId, ids),
-      ),
-    );
+  const rows = await appointmentsOf(tx, workspaceId, [calendarId], ids);
   // The instance's own row wins over its series'.
-  return ids.map((id) => rows.find((r) => r.providerEventId === id)).find(Boolean);
+  return ids.map((id) => rows.get(rowKey(calendarId, id))).find(Boolean);
 }
 
 export async function saveAppointment(
