@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     `  Database:        ${config.databaseUrl ? 'PostgreSQL server' : `embedded (PGlite) in ${join(config.dataDir, 'pglite')}`}`,
     `  Emulators:       ${config.emulators ? `on (${url}/_emulators/…)` : 'off'}`,
   ];
+  // Said on every first start, however fast the seeding was (its progress line shows only past a second).
+  if (seed) lines.push('  Demo data:       created on this start');
   if (config.operatorTokenGenerated)
     lines.push(`  Operator token:  ${config.operatorToken}  (generated, kept in the data dir)`);
   if (seed || (config.seedDemo !== false && !config.databaseUrl)) {
