@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -14,5 +15,7 @@ export default defineConfig({
     // and database, so nothing but immutable module state is shared.
     isolate: false,
     maxWorkers: 2,
+    // The longest files first, also on a run with no timings yet (test/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

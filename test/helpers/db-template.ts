@@ -81,7 +81,8 @@ export function ensurePgliteTemplate(): Promise<string> {
   pgliteTemplate ??= (async () => {
     const file = join(CACHE_DIR, `pglite-template-${migrationsHash()}-c.tar`);
     if (existsSync(file)) return file;
-    const client = await PGlite.create({ ...(await wasmAssets()) });
+    // Migrated from the empty cluster's dump, which a migration test then finds made (initdb once).
+    const client = await createEmptyPglite();
     const database = await openDatabase({ pglite: client });
     await client.exec('RESET ROLE'); // openDatabase left the session as the app role; the checkpoint needs the owner
     await saveDump(client, file);
