@@ -15,6 +15,8 @@
  * Env: BENCH_CAL_DELAY_MS (default 100), BENCH_CAL_EVENTS per connection (default 300),
  * BENCH_CAL_LISTS (default 100).
  */
+import { GOOGLE_LIST_FIELDS } from '../src/modules/calendar/providers/google.js';
+import { GRAPH_LIST_SELECT } from '../src/modules/calendar/providers/microsoft.js';
 import { createTestApp } from '../test/helpers/app.js';
 import { forkBenchChild } from './support.js';
 
@@ -111,8 +113,8 @@ async function main() {
   }
   const query = 'timeMin=2026-11-23T00:00:00Z&timeMax=2026-11-30T00:00:00Z';
 
-  // Floor: both providers' list calls straight to the emulators, in parallel (the emulators run in
-  // this process, so their own work counts in both figures).
+  // Floor: both providers' list calls straight to the emulators, in parallel, as the adapters make
+  // them (on PGlite the emulators run in this process, so their own work counts in both figures).
   const { mintEmulatorTokens } = await import('../src/emulators/calendar/index.js');
   const google = mintEmulatorTokens('google', 'demo@google.example').access_token;
   const microsoft = mintEmulatorTokens('microsoft', 'demo@microsoft.example').access_token;
@@ -125,17 +127,31 @@ async function main() {
       value: { id: string }[];
     }
   ).value[0].id;
+  // The same calls the adapters make (one page each, only the fields they read).
+  const googleQuery = new URLSearchParams({
+    timeMin: '2026-11-23T00:00:00Z',
+    timeMax: '2026-11-30T00:00:00Z',
+    singleEvents: 'true',
+    orderBy: 'startTime',
+    maxResults: '2500',
+    fields: GOOGLE_LIST_FIELDS,
+  });
+  const graphQuery = new URLSearchParams({
+    startDateTime: '2026-11-23T00:00:00Z',
+    endDateTime: '2026-11-30T00:00:00Z',
+    $top: '1000',
+    $select: GRAPH_LIST_SELECT,
+  });
   const floor: number[] = [];
   for (let i = 0; i < LISTS; i++) {
     const s = performance.now();
     await Promise.all([
-      fetch(`${providersUrl}/_emulators/google/calendar/v3/calendars/primary/events?singleEvents=true&${query}`, {
+      fetch(`${providersUrl}/_emulators/google/calendar/v3/calendars/primary/events?${googleQuery}`, {
         headers: { authorization: `Bearer ${google}` },
       }).then((r) => r.arrayBuffer()),
-      fetch(
-        `${providersUrl}/_emulators/microsoft/v1.0/me/calendars/${msCalendar}/calendarView?startDateTime=2026-11-23T00:00:00Z&endDateTime=2026-11-30T00:00:00Z&$top=1000`,
-        { headers: { authorization: `Bearer ${microsoft}`, prefer: 'outlook.timezone="UTC"' } },
-      ).then((r) => r.arrayBuffer()),
+      fetch(`${providersUrl}/_emulators/microsoft/v1.0/me/calendars/${msCalendar}/calendarView?${graphQuery}`, {
+        headers: { authorization: `Bearer ${microsoft}`, prefer: 'outlook.timezone="UTC"' },
+      }).then((r) => r.arrayBuffer()),
     ]);
     floor.push(performance.now() - s);
   }

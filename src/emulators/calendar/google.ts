@@ -2,6 +2,7 @@
 // expansion, instance ids, exceptions, 410 for deleted), conferenceData.createRequest (Meet),
 // Google's error bodies, fault injection and expire-tokens (contract §11).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import mask from 'json-mask';
 import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
 import {
   type Account,
@@ -193,9 +194,23 @@ function apply(
   }
 }
 
+/**
+ * Google's partial response: `fields=items(id,start),nextPageToken` keeps only those parts of a
+ * successful answer (the same syntax, through json-mask, which reads a malformed selection leniently).
+ */
+function partialResponses(fastify: FastifyInstance): void {
+  fastify.addHook('preSerialization', async (request, reply, payload) => {
+    const fields = (request.query as Record<string, unknown> | undefined)?.fields;
+    if (typeof fields !== 'string' || reply.statusCode >= 300 || !payload || typeof payload !== 'object')
+      return payload;
+    return mask(payload, fields) ?? {};
+  });
+}
+
 export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
   const faults = new FaultBook();
   registerFaultRoutes(fastify, faults);
+  partialResponses(fastify);
   const db = () => fastify.atrium.db;
   const initial = (email: string) => () => newAccount(email, email, email);
   const ensureAccount = (email: string) => updateDoc(db(), NAME, email, initial(email), () => undefined);

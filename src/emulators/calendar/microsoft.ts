@@ -241,9 +241,29 @@ function apply(body: Record<string, unknown>, target: EmuEvent | (Override & { t
   }
 }
 
+/**
+ * OData `$select` on reads: only the named properties of each entity (and of each item of a
+ * collection's `value`), with `id` and `@odata.etag` always kept, as Graph does.
+ */
+function selectedProperties(fastify: FastifyInstance): void {
+  const pick = (entity: unknown, keep: Set<string>) =>
+    entity && typeof entity === 'object'
+      ? Object.fromEntries(Object.entries(entity).filter(([key]) => keep.has(key)))
+      : entity;
+  fastify.addHook('preSerialization', async (request, reply, payload) => {
+    const select = (request.query as Record<string, unknown> | undefined)?.$select;
+    if (typeof select !== 'string' || request.method !== 'GET' || reply.statusCode >= 300) return payload;
+    if (!payload || typeof payload !== 'object') return payload;
+    const keep = new Set(['id', '@odata.etag', ...select.split(',').map((k) => k.trim())]);
+    const body = payload as Record<string, unknown>;
+    return Array.isArray(body.value) ? { ...body, value: body.value.map((e) => pick(e, keep)) } : pick(body, keep);
+  });
+}
+
 export async function microsoftEmulator(fastify: FastifyInstance): Promise<void> {
   const faults = new FaultBook();
   registerFaultRoutes(fastify, faults);
+  selectedProperties(fastify);
   const db = () => fastify.atrium.db;
   const initial = (email: string) => () =>
     newAccount(email, `AAMk${Buffer.from(email).toString('base64url')}`, 'Calendar');

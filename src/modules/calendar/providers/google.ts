@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { commonCode, type ErrorTable, providerCall } from './http.js';
+import { fieldMask } from './selection.js';
 import type { CalendarProvider, ProviderAttendee, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
 
 /** Google's error body: {error: {code, message, errors: [{domain, reason, message}], status}}. */
@@ -128,6 +129,9 @@ const calendarList = z.object({
   ),
 });
 
+/** The list's partial response: the page fields and, per event, what `googleEvent` reads. */
+export const GOOGLE_LIST_FIELDS = `nextPageToken,timeZone,items(${fieldMask(googleEvent)})`;
+
 const eventList = z.object({
   items: z.array(z.unknown()).default([]),
   nextPageToken: z.string().optional(),
@@ -199,6 +203,7 @@ export const googleCalendar: CalendarProvider = {
             singleEvents: true,
             orderBy: 'startTime',
             maxResults: 2500,
+            fields: GOOGLE_LIST_FIELDS,
             pageToken,
           },
           what: 'calendar',

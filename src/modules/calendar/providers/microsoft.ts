@@ -9,6 +9,7 @@ import {
   UnsupportedRecurrence,
 } from './graph-recurrence.js';
 import { commonCode, type ErrorTable, ProviderError, providerCall } from './http.js';
+import { selectList } from './selection.js';
 import type { CalendarProvider, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
 import { localDateTime } from './zoned.js';
 
@@ -61,6 +62,9 @@ const graphEvent = z.object({
   originalStart: z.string().nullish(),
 });
 type GraphEvent = z.infer<typeof graphEvent>;
+
+/** The list's `$select`: the properties `graphEvent` reads. */
+export const GRAPH_LIST_SELECT = selectList(graphEvent);
 
 const RESPONSE: Record<string, ResponseStatus> = {
   none: 'needsAction',
@@ -218,7 +222,12 @@ export const microsoftCalendar: CalendarProvider = {
           : {
               method: 'GET',
               path: `/me/calendars/${encodeURIComponent(calendarId)}/calendarView`,
-              query: { startDateTime: window.timeMin, endDateTime: window.timeMax, $top: 1000 },
+              query: {
+                startDateTime: window.timeMin,
+                endDateTime: window.timeMax,
+                $top: 1000,
+                $select: GRAPH_LIST_SELECT,
+              },
               headers: UTC_PREFERENCE,
               what: 'calendar',
             },
