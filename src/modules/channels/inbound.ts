@@ -3,7 +3,7 @@
 // and the conversations' counters another, the events and notices a few more.
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
-import { queryRows } from '../../platform/db/tenant.js';
+import { preparedRows } from '../../platform/db/tenant.js';
 import { publishEvents } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
 import type { InboundMessage } from './providers/index.js';
@@ -94,7 +94,7 @@ export async function storeInbound(
   const contactInput = [...people.values()]
     .sort((a, b) => (a.ext < b.ext ? -1 : a.ext > b.ext ? 1 : 0))
     .map((p) => ({ ...p, ctc: newId('ctc'), cnv: newId('cnv') }));
-  const threads = await queryRows<{ ext: string; contact_id: string; conversation_id: string }>(
+  const threads = await preparedRows<{ ext: string; contact_id: string; conversation_id: string }>(
     tx,
     sql`
     WITH input AS (
@@ -134,7 +134,7 @@ export async function storeInbound(
       at: r.at,
       preview: r.preview,
     }));
-  const fresh = await queryRows<{ id: string }>(
+  const fresh = await preparedRows<{ id: string }>(
     tx,
     sql`
     WITH input AS (

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
-import { queryRows } from '../../platform/db/tenant.js';
+import { preparedRows, queryRows } from '../../platform/db/tenant.js';
 import { userNames } from '../identity/index.js';
 import { dmMessages, dmParticipants, dmPhiReads, dmThreads } from './tables.js';
 
@@ -106,7 +106,9 @@ export async function appendMessageRow(
   audit: (inserted: SQL) => SQL,
 ): Promise<number | undefined> {
   const at = row.createdAt.toISOString();
-  const result = await tx.execute(sql`WITH bumped AS (
+  const rows = await preparedRows<{ seq: number | string }>(
+    tx,
+    sql`WITH bumped AS (
       UPDATE dm_threads SET last_seq = last_seq + 1, updated_at = ${at}::timestamptz
        WHERE workspace_id = ${row.workspaceId} AND id = ${row.threadId}
          AND EXISTS (SELECT 1 FROM dm_participants p WHERE p.workspace_id = ${row.workspaceId}
@@ -130,8 +132,8 @@ export async function appendMessageRow(
            pg_notify(${DM_CHANNEL}, json_build_object('w', ${row.workspaceId}::text, 't', ${row.threadId}::text,
                                                       'k', 'm', 's', inserted.seq)::text) AS notified,
            (SELECT count(*) FROM receipt) AS receipts
-      FROM inserted`);
-  const rows = (result as unknown as { rows: { seq: number | string }[] }).rows;
+      FROM inserted`,
+  );
   return rows.length === 0 ? undefined : Number(rows[0].seq);
 }
 

@@ -64,7 +64,8 @@ export const dmMessages = pgTable(
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.id] }),
     uniqueIndex('dm_messages_thread_seq_idx').on(t.workspaceId, t.threadId, t.seq),
-    index('dm_messages_search_idx').using('gin', t.search),
+    // Updated in place, no pending list: no insert pays for merging it (migration 0028).
+    index('dm_messages_search_idx').using('gin', t.search).with({ fastupdate: false }),
   ],
 );
 

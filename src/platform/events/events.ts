@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
+import { preparedRows } from '../db/tenant.js';
 import { newId } from '../ids.js';
 import type { EventType } from './event-types.js';
 
@@ -63,14 +64,17 @@ export async function publishEvents(
   }));
   // The rows and their NOTIFY in one statement (listeners wake only after commit either way).
   const rows = JSON.stringify(events.map((e) => ({ id: e.id, data: e.data })));
-  await tx.execute(sql`
+  await preparedRows(
+    tx,
+    sql`
     WITH e AS (
       INSERT INTO domain_events (workspace_id, id, type, data, created_at)
       SELECT ${scope.workspaceId}, id, ${type}, data, ${createdAt.toISOString()}::timestamptz
         FROM jsonb_to_recordset(${rows}::jsonb) AS x(id text, data jsonb)
       RETURNING id
     )
-    SELECT pg_notify(${EVENTS_CHANNEL}, id) FROM e`);
+    SELECT pg_notify(${EVENTS_CHANNEL}, id) FROM e`,
+  );
   for (const fanout of fanouts) await fanout(tx, events);
   return events;
 }
