@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { auditInsertSql } from '../audit/audit.js';
 import { decryptSecret } from '../crypto.js';
 import type { Db, Tx } from '../db/client.js';
-import { queryRows, withTenant } from '../db/tenant.js';
+import { preparedRows, queryRows, withTenant } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import {
   aad,
@@ -75,7 +75,8 @@ export async function getAccessToken(
     },
   );
   const first = await withTenant(deps.db, ctx, async (tx) => {
-    const [row] = await queryRows<ConnectionRow>(
+    // Prepared on the server: every provider call starts with this statement.
+    const [row] = await preparedRows<ConnectionRow>(
       tx,
       sql`WITH c AS (${connectionSql(ctx.workspaceId, connectionId)}), audit AS (${audit.statement}) SELECT * FROM c`,
     );
