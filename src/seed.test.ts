@@ -72,4 +72,31 @@ describe('seedDemo', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
   });
+
+  it('gives the demo admin staff conversations: one with Dr. Lee mentioning a patient, and a group with unread news', async () => {
+    const signedIn = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email: DEMO_USERS[0].email, password: DEMO_PASSWORD },
+    });
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0];
+    const res = await t.request({ method: 'GET', url: '/api/v1/direct-messages', headers: { cookie } });
+    expect(res.statusCode, res.body).toBe(200);
+    const threads = res.json().items as { kind: string; title: string; unreadCount: number; id: string }[];
+    expect(threads.map((th) => [th.kind, th.title, th.unreadCount])).toEqual(
+      expect.arrayContaining([
+        ['direct', 'Dr. Morgan Lee', 0],
+        ['group', 'Front desk', 2],
+      ]),
+    );
+    const direct = threads.find((th) => th.kind === 'direct')!;
+    const history = await t.request({
+      method: 'GET',
+      url: `/api/v1/direct-messages/${direct.id}`,
+      headers: { cookie },
+    });
+    expect(history.statusCode, history.body).toBe(200);
+    const first = history.json().items.find((m: { body: string }) => m.body.startsWith('Morning!'));
+    expect(first.mentions).toEqual([expect.objectContaining({ type: 'patient', displayName: 'Eleanor Vance' })]);
+  });
 });
