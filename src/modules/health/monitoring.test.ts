@@ -112,7 +112,7 @@ describe('probes see failures', () => {
       const res = await cron();
       expect(res.statusCode).toBe(503);
       const [check] = (res.json() as { checks: Checks }).checks['database:rls-policies'];
-      expect(check).toMatchObject({ status: 'fail', observedValue: 1 });
+      expect(check).toMatchObject({ status: 'fail', observedValue: 1, observedUnit: 'tables out of policy' });
       expect(check.output).toContain('probe_without_rls');
     } finally {
       await owner('DROP TABLE probe_without_rls');

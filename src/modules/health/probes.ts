@@ -63,14 +63,19 @@ export const databaseProbes: DependencyProbe[] = [
       const query: CatalogQuery = (text) => withSystem(deps.db, (tx) => queryRows(tx, sql.raw(text)));
       try {
         await verifyTenantSecurity(query);
-        return { status: 'pass', observedValue: 0, observedUnit: 'tables' };
+        return { status: 'pass', observedValue: 0, observedUnit: 'tables out of policy' };
       } catch (err) {
         if (!(err instanceof TenantSecurityError)) throw err;
         const problems = err.message
           .split('\n')
           .slice(1)
           .map((l) => l.trim());
-        return { status: 'fail', observedValue: problems.length, observedUnit: 'tables', output: problems.join('; ') };
+        return {
+          status: 'fail',
+          observedValue: problems.length,
+          observedUnit: 'tables out of policy',
+          output: problems.join('; '),
+        };
       }
     },
   },
