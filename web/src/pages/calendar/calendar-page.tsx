@@ -317,6 +317,8 @@ export function CalendarPage({ date, view, scope }: CalendarSearch) {
               noEventsText="Nothing booked this day."
               events={items}
               eventContent={(arg) => <EventChip arg={arg} />}
+              // Only events too low for two lines (15 minutes) are drawn short: their title on one line.
+              eventShortHeight={20}
               select={onSelect}
               dateClick={onDateClick}
               eventClick={onEventClick}
