@@ -2,7 +2,7 @@ import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { TIERS } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
-import { queryRows } from '../../platform/db/tenant.js';
+import { preparedRows, queryRows } from '../../platform/db/tenant.js';
 import type { DomainEvent } from '../../platform/events/events.js';
 import {
   cancelJobs,
@@ -281,7 +281,7 @@ export async function loadDeliveries(
       event_id: j.payload.eventId,
     })),
   );
-  const rows = await queryRows<ClaimedDelivery & { job_id: string }>(
+  const rows = await preparedRows<ClaimedDelivery & { job_id: string }>(
     tx,
     sql`
     SELECT v.job_id, d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempts + 1 AS attempts,
@@ -360,7 +360,8 @@ export async function recordAttempts(tx: Tx, results: SettledRecord<AttemptResul
       response_truncated: r.exchange?.responseTruncated ?? false,
     })),
   );
-  await tx.execute(
+  await preparedRows(
+    tx,
     sql`
     WITH v AS (
       SELECT * FROM jsonb_to_recordset(${input}::jsonb) AS x(

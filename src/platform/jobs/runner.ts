@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ZodError } from 'zod';
 import type { Tier } from '../context.js';
 import type { Tx } from '../db/client.js';
-import { queryRows, withSystem } from '../db/tenant.js';
+import { preparedRows, queryRows, withSystem } from '../db/tenant.js';
 import type { AppDeps } from '../types.js';
 import { startPollingWorker, type Worker } from '../worker.js';
 import {
@@ -138,19 +138,18 @@ class JobRunner {
         }
       }
       if (picked.length === 0) return [];
-      const ids = sql.join(
-        picked.map((r) => sql`${r.id}`),
-        sql`, `,
-      );
+      // One array parameter (job ids are `job_` + base32, nothing to quote): the same text for any
+      // number of jobs, so the statement is prepared once per connection.
+      const ids = `{${picked.map((r) => r.id).join(',')}}`;
       // The workspace's tier comes with the claim: read when the job runs, not when it was enqueued.
-      const claimed = await queryRows<ClaimedJob>(
+      const claimed = await preparedRows<ClaimedJob>(
         tx,
         sql`
         WITH c AS (
           UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ${token},
                  lease_until = now() + make_interval(secs => ${leaseSecs}), updated_at = now(),
                  last_error = CASE WHEN status = 'running' THEN ${LEASE_EXPIRED} ELSE last_error END
-           WHERE id IN (${ids})
+           WHERE id = ANY(${ids}::text[])
           RETURNING id, type, workspace_id, payload, attempts, max_attempts, claimed_by
         )
         SELECT c.*, w.tier, w.organization_id, (w.id IS NOT NULL) AS workspace_found
@@ -508,7 +507,7 @@ class JobRunner {
     );
     await withSystem(this.options.deps.db, async (tx) => {
       // `= ANY(ids)` keeps both to primary-key lookups whatever the row estimate of the JSON input.
-      const rows = await queryRows<{ id: string }>(
+      const rows = await preparedRows<{ id: string }>(
         tx,
         sql`
         WITH v AS (
