@@ -12,7 +12,12 @@ import { unusedPort } from './helpers/ports.js';
 
 const root = join(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'atrium-first-start-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+// A failed assertion between a start and its stop must not leave the service running after the run.
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 async function start(): Promise<{ child: ChildProcess; base: string; output: () => string }> {
   const port = await unusedPort();
@@ -21,6 +26,7 @@ async function start(): Promise<{ child: ChildProcess; base: string; output: () 
     env: { ...process.env, PORT: String(port), ATRIUM_DATA_DIR: dataDir, ATRIUM_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
   child.stdout?.on('data', (chunk) => {
     output += chunk;
   });
