@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.js';
+import { textArray } from './lists.js';
 import { preparedRows, queryRows, withTenant } from './tenant.js';
 
 let testDb: TestDatabase;
@@ -56,5 +57,13 @@ describe('preparedRows', () => {
       preparedRows<{ value: string }>(tx, probe('after')),
     );
     expect(rows[0].value).toBe('after');
+  });
+
+  it('textArray: one text[] parameter, whatever the values hold', async () => {
+    const values = ['job_01abc', 'a,b', 'quote"d', 'back\\slash', '{braces}', 'NULL', '', ' spaced '];
+    const rows = await withTenant(testDb.database.db, { workspaceId: 'ws_prep' }, (tx) =>
+      preparedRows<{ v: string }>(tx, sql`SELECT unnest(${textArray(values)}::text[]) AS v`),
+    );
+    expect(rows.map((r) => r.v)).toEqual(values);
   });
 });

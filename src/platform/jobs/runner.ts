@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ZodError } from 'zod';
 import type { Tier } from '../context.js';
 import type { Tx } from '../db/client.js';
+import { textArray } from '../db/lists.js';
 import { preparedRows, queryRows, withSystem } from '../db/tenant.js';
 import type { AppDeps } from '../types.js';
 import { startPollingWorker, type Worker } from '../worker.js';
@@ -138,9 +139,9 @@ class JobRunner {
         }
       }
       if (picked.length === 0) return [];
-      // One array parameter (job ids are `job_` + base32, nothing to quote): the same text for any
-      // number of jobs, so the statement is prepared once per connection.
-      const ids = `{${picked.map((r) => r.id).join(',')}}`;
+      // One array parameter: the same text for any number of jobs, so the statement is prepared once
+      // per connection.
+      const ids = textArray(picked.map((r) => r.id));
       // The workspace's tier comes with the claim: read when the job runs, not when it was enqueued.
       const claimed = await preparedRows<ClaimedJob>(
         tx,
@@ -495,7 +496,7 @@ class JobRunner {
    */
   private async write(batch: Outcome[]): Promise<void> {
     const removed = (o: Outcome) => o.status === 'done' && !this.byType.get(o.job.type)?.keepDone;
-    const ids = (list: Outcome[]) => `{${list.map((o) => o.job.id).join(',')}}`;
+    const ids = (list: Outcome[]) => textArray(list.map((o) => o.job.id));
     const input = JSON.stringify(
       batch.map((o) => ({
         id: o.job.id,
