@@ -1,8 +1,9 @@
+import * as fs from 'node:fs/promises';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { localObjectStore } from './store.js';
+import { localObjectStore, type StoreFiles } from './store.js';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -20,5 +21,48 @@ describe('local object store', () => {
     for (const bad of ['../x', '/etc/passwd', 'a/../../b', '', 'a\u0000b', '.hidden']) {
       await expect(store.put(bad, Buffer.from('x'))).rejects.toThrow(/Not a storage key/);
     }
+  });
+
+  it('flushes the object to the disk before renaming it into place, then flushes its folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'atrium-store-'));
+    dirs.push(dir);
+    const steps: string[] = [];
+    const name = (path: string) => (path.includes('.tmp-') ? 'temp' : path.endsWith('b.bin') ? 'object' : 'folder');
+    const recording: StoreFiles = {
+      ...fs,
+      open: (async (path: string, flags?: string) => {
+        const handle = await fs.open(path, flags);
+        const target = name(String(path));
+        return Object.assign(Object.create(handle), {
+          writeFile: async (data: Buffer) => {
+            steps.push(`write ${target}`);
+            return handle.writeFile(data);
+          },
+          sync: async () => {
+            steps.push(`sync ${target}`);
+            return handle.sync();
+          },
+          close: async () => {
+            steps.push(`close ${target}`);
+            return handle.close();
+          },
+        });
+      }) as StoreFiles['open'],
+      rename: async (from, to) => {
+        steps.push(`rename ${name(String(from))} to ${name(String(to))}`);
+        return fs.rename(from, to);
+      },
+    };
+    const store = localObjectStore(dir, recording);
+    await store.put('a/b.bin', Buffer.from('durable'));
+    expect(steps).toEqual([
+      'write temp',
+      'sync temp',
+      'close temp',
+      'rename temp to object',
+      'sync folder',
+      'close folder',
+    ]);
+    expect((await store.get('a/b.bin'))?.toString()).toBe('durable');
   });
 });

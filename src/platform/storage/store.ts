@@ -1,8 +1,9 @@
 // Object storage: the local disk store under the data dir (`<ATRIUM_DATA_DIR>/objects`) by default.
-// Keys are opaque paths of safe segments; writes go to a temporary file first and are renamed into
-// place, so a crash never leaves half an object under its key.
+// Keys are opaque paths of safe segments; writes go to a temporary file first, reach the disk
+// (fsync), and are renamed into place with the folder synced too, so once `put` resolves the object
+// survives a crash or power loss, and a crash never leaves half an object under its key.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import * as fs from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { s3ObjectStore } from './s3.js';
 
@@ -14,7 +15,20 @@ export interface ObjectStore {
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}){0,7}$/;
 
-export function localObjectStore(dataDir: string): ObjectStore {
+/** The file operations the local store uses (a test records their order). */
+export type StoreFiles = Pick<typeof fs, 'mkdir' | 'open' | 'rename' | 'readFile' | 'rm'>;
+
+/** Flushes a file or folder to the disk. */
+async function syncPath(files: StoreFiles, path: string, flags: string): Promise<void> {
+  const handle = await files.open(path, flags);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export function localObjectStore(dataDir: string, files: StoreFiles = fs): ObjectStore {
   const root = resolve(dataDir, 'objects');
   const pathOf = (key: string) => {
     if (!SAFE_KEY.test(key) || key.includes('..')) throw new Error(`Not a storage key: ${key}`);
@@ -25,21 +39,28 @@ export function localObjectStore(dataDir: string): ObjectStore {
   return {
     async put(key, body) {
       const path = pathOf(key);
-      await mkdir(dirname(path), { recursive: true });
+      await files.mkdir(dirname(path), { recursive: true });
       const temp = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
-      await writeFile(temp, body, { flag: 'wx' });
-      await rename(temp, path);
+      const handle = await files.open(temp, 'wx');
+      try {
+        await handle.writeFile(body);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await files.rename(temp, path);
+      await syncPath(files, dirname(path), 'r');
     },
     async get(key) {
       try {
-        return await readFile(pathOf(key));
+        return await files.readFile(pathOf(key));
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw err;
       }
     },
     async delete(key) {
-      await rm(pathOf(key), { force: true });
+      await files.rm(pathOf(key), { force: true });
     },
   };
 }
