@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
-import { mintEmulatorTokens } from '../../emulators/calendar/tokens.js';
+import { mintEmulatorTokens } from '../../emulators/calendar/index.js';
 import { GOOGLE_LIST_FIELDS } from './providers/google.js';
 import { GRAPH_LIST_SELECT } from './providers/microsoft.js';
 import { fieldMask, selectList } from './providers/selection.js';

@@ -2,24 +2,16 @@
 // (a mention, so the message shows on her record), and the front-desk group has news from this
 // morning, the newest of it not yet read by Avery.
 import type { FastifyInstance } from 'fastify';
-import type { RequestContext } from '../../platform/context.js';
 import type { SeedState } from '../../platform/module.js';
-import { demoAdminContext, demoTenancy } from '../identity/index.js';
+import { demoAdminContext, demoMemberContext } from '../identity/index.js';
 import { listPatients } from '../patients/index.js';
 import { send } from './service.js';
 
 export async function seedDirectMessages(app: FastifyInstance, state: SeedState): Promise<void> {
   const deps = app.atrium;
   const avery = demoAdminContext(app, state, 'Riverside Clinic');
-  const { userIds } = demoTenancy(state);
-  const as = (email: string, isProvider: boolean): RequestContext => ({
-    ...avery,
-    userId: userIds[email],
-    role: 'member',
-    isProvider,
-  });
-  const lee = as('dr.lee@riverside.example', true);
-  const sam = as('sam@riverside.example', false);
+  const lee = demoMemberContext(app, state, 'Riverside Clinic', 'dr.lee@riverside.example');
+  const sam = demoMemberContext(app, state, 'Riverside Clinic', 'sam@riverside.example');
   const eleanor = (await listPatients(deps, avery, { limit: 200 })).items.find((p) => p.mrn === 'RC-1001');
   const her = eleanor ? `@patient:${eleanor.id}` : 'Eleanor Vance';
 

@@ -2,7 +2,14 @@
 export { allWorkspaceIds, memberNames, userNames, workspaceProviders } from './directory.js';
 export { identityModule } from './module.js';
 export type { CreateWorkspaceInput, MemberInput } from './schema.js';
-export { DEMO_PASSWORD, DEMO_USERS, type DemoTenancy, demoAdminContext, demoTenancy } from './seed.js';
+export {
+  DEMO_PASSWORD,
+  DEMO_USERS,
+  type DemoTenancy,
+  demoAdminContext,
+  demoMemberContext,
+  demoTenancy,
+} from './seed.js';
 export {
   addMember,
   adminEmails,

@@ -63,6 +63,25 @@ export function demoAdminContext(app: FastifyInstance, state: SeedState, workspa
   };
 }
 
+/** A request context of one of the demo people in a workspace, with their role and provider flag from DEMO_USERS. */
+export function demoMemberContext(
+  app: FastifyInstance,
+  state: SeedState,
+  workspace: DemoWorkspaceName,
+  email: (typeof DEMO_USERS)[number]['email'],
+): RequestContext {
+  const user = DEMO_USERS.find((u) => u.email === email);
+  if (!user || !(user.workspaces as readonly string[]).includes(workspace)) {
+    throw new Error(`${email} is not a demo member of ${workspace}`);
+  }
+  return {
+    ...demoAdminContext(app, state, workspace),
+    userId: demoTenancy(state).userIds[email],
+    role: user.role,
+    isProvider: 'provider' in user ? user.provider : false,
+  };
+}
+
 export async function seedIdentity(app: FastifyInstance, state: SeedState): Promise<void> {
   const deps = app.atrium;
   // The published demo password, hashed once for every demo account (demo-password.test.ts keeps it

@@ -18,10 +18,16 @@ const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}(\/[A-Za-z0-9][A-Za-z0-9._-]{
 /** The file operations the local store uses (a test records their order). */
 export type StoreFiles = Pick<typeof fs, 'mkdir' | 'open' | 'rename' | 'readFile' | 'rm'>;
 
-/** Flushes a file or folder to the disk. */
-async function syncPath(files: StoreFiles, path: string, flags: string): Promise<void> {
+/** Opens a file or folder, lets `write` write to it, and flushes it to the disk before closing. */
+async function flushed(
+  files: StoreFiles,
+  path: string,
+  flags: string,
+  write?: (handle: fs.FileHandle) => Promise<void>,
+): Promise<void> {
   const handle = await files.open(path, flags);
   try {
+    await write?.(handle);
     await handle.sync();
   } finally {
     await handle.close();
@@ -41,15 +47,9 @@ export function localObjectStore(dataDir: string, files: StoreFiles = fs): Objec
       const path = pathOf(key);
       await files.mkdir(dirname(path), { recursive: true });
       const temp = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
-      const handle = await files.open(temp, 'wx');
-      try {
-        await handle.writeFile(body);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await flushed(files, temp, 'wx', (handle) => handle.writeFile(body));
       await files.rename(temp, path);
-      await syncPath(files, dirname(path), 'r');
+      await flushed(files, dirname(path), 'r');
     },
     async get(key) {
       try {
