@@ -9,6 +9,7 @@ export const LONGEST_FILES = [
   'src/modules/webhooks/delivery.test.ts', // ~14 s: real retry and lease waits
   'test/first-start.test.ts', // ~12 s: builds and runs `npm start` twice
   'src/modules/webhooks/delivery-migration.test.ts', // ~8 s: migrates from an empty cluster
+  'test/api-fuzz.test.ts', // ~8 s: ~3,000 hostile requests over every operation
   'src/modules/identity/identity.test.ts', // ~6 s: sign-in throttle and backoff waits
   'src/modules/health/monitoring.test.ts', // ~5 s: probe timeouts
   'src/platform/jobs/jobs.test.ts',

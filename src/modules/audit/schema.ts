@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { AUDIT_KINDS } from '../../platform/audit/audit.js';
 import { alsoDocumentedAs, CSV_MEDIA_TYPE } from '../../platform/http/openapi-media.js';
+import { daySchema, instantSchema } from '../../platform/http-schemas.js';
 import { pageQuery } from '../../platform/pagination.js';
 
 /** A calendar day or an RFC 3339 instant with an offset. */
-const instantOrDay = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
+const instantOrDay = z.union([instantSchema, daySchema], {
   error: 'Use an RFC 3339 time with an offset (2026-11-21T09:00:00Z) or a date (2026-11-21)',
 });
 

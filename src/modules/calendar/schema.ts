@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { instantSchema, daySchema as isoDay } from '../../platform/http-schemas.js';
 
 const PROVIDERS = ['google', 'microsoft'] as const;
-const rfc3339 = z.iso.datetime({ offset: true });
+const rfc3339 = instantSchema;
 const text = (max: number) => z.string().max(max);
 
 export const connectBody = z.object({ provider: z.enum(PROVIDERS) });
@@ -200,7 +201,7 @@ export const listTasksQuery = z.object({
   assignee: text(100).optional(),
   done: z.enum(['true', 'false']).optional(),
 });
-export const dayQuery = z.object({ date: z.iso.date(), timeZone: text(64).optional() });
+export const dayQuery = z.object({ date: isoDay, timeZone: text(64).optional() });
 export const daySchema = z.object({
   date: z.string(),
   timeZone: z.string(),

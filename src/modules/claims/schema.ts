@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { daySchema } from '../../platform/http-schemas.js';
 
 export const createClaimBody = z.object({
   patientId: z.string().min(1).max(100),
@@ -13,7 +14,7 @@ export const createClaimBody = z.object({
     )
     .max(50)
     .default([]),
-  serviceDate: z.iso.date().optional(),
+  serviceDate: daySchema.optional(),
   noteId: z.string().min(1).max(100).optional(),
 });
 export type CreateClaimInput = z.infer<typeof createClaimBody>;

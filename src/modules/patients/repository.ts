@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, ilike, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
+import { daySchema } from '../../platform/http-schemas.js';
 import { patientAuthorizations, patientCoverages, patients } from './tables.js';
 
 export type PatientRow = typeof patients.$inferSelect;
@@ -38,11 +39,12 @@ export async function findPatientsByIds(tx: Tx, workspaceId: string, ids: string
     .where(and(eq(patients.workspaceId, workspaceId), inArray(patients.id, ids)));
 }
 
-/** `YYYY-MM-DD` naming a real day (2026-02-30 is not one, and must not reach a date comparison). */
+/**
+ * `YYYY-MM-DD` naming a real day PostgreSQL can hold (2026-02-30 is not one, nor is 0000-01-01:
+ * neither may reach a date comparison).
+ */
 function isCalendarDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const at = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === value;
+  return daySchema.safeParse(value).success;
 }
 
 export async function searchPatients(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { daySchema } from '../../platform/http-schemas.js';
 
-const isoDate = z.iso.date();
+const isoDate = daySchema;
 
 /** Today in the timezone furthest ahead (UTC+14), so a birth today is accepted everywhere. */
 const latestToday = () => new Date(Date.now() + 14 * 3_600_000).toISOString().slice(0, 10);

@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { buildApp } from '../../app.js';
 import { ConfigError, loadConfig, loadTestConfig } from '../../config.js';
+import { daySchema, instantSchema } from '../http-schemas.js';
 import { findHostileText, isHostileText, pathOnly } from './hardening.js';
 
 const lines: string[] = [];
@@ -161,6 +162,21 @@ describe('OpenAPI media types', () => {
     expect(errorResponses).toBeGreaterThan(20);
     const stream = doc.paths['/api/v1/direct-messages/{threadId}/events'].get.responses['200'];
     expect(Object.keys(stream.content)).toEqual(['text/event-stream']);
+  });
+});
+
+describe('times and days a request may carry', () => {
+  it('are refused outside the years PostgreSQL stores (no year 0), before any query', () => {
+    const ok = (schema: typeof instantSchema | typeof daySchema, v: string) => schema.safeParse(v).success;
+    expect(ok(instantSchema, '2026-11-24T10:00:00Z')).toBe(true);
+    expect(ok(instantSchema, '0001-01-01T00:00:00Z')).toBe(true);
+    expect(ok(instantSchema, '9999-12-31T23:59:59Z')).toBe(true);
+    expect(ok(instantSchema, '0000-01-01T00:00:00Z')).toBe(false);
+    // Year 1 in its own time, but year 0 in UTC, which is what the database is given.
+    expect(ok(instantSchema, '0001-01-01T00:00:00+14:00')).toBe(false);
+    expect(ok(daySchema, '2024-02-29')).toBe(true);
+    expect(ok(daySchema, '2023-02-29')).toBe(false);
+    expect(ok(daySchema, '0000-01-01')).toBe(false);
   });
 });
 
