@@ -241,9 +241,17 @@ const HOSTILE_ONCE = [
   '%00',
 ];
 
-/** Hostile values for a field, chosen by the type of its good value (wrong types cost a schema check only). */
+const DATE_LIKE = /^\d{4}-\d{2}-\d{2}/;
+
+/**
+ * Hostile values for a body field, chosen by its good value: a time or day gets the dates, other text
+ * the long and numeric text (wrong types cost a schema check only). Query parameters, which a search
+ * may read as a date, get every hostile text.
+ */
 function hostileFor(good: unknown): unknown[] {
-  if (typeof good === 'string') return [...HOSTILE_TEXT, null, 2 ** 31];
+  if (typeof good === 'string') {
+    return [...HOSTILE_TEXT.filter((v) => DATE_LIKE.test(v) === DATE_LIKE.test(good)), null, 2 ** 31];
+  }
   if (typeof good === 'number') return [2 ** 31, 2 ** 63, -1, 1e308, 0.5, '1', null];
   if (typeof good === 'boolean') return ['true', null];
   return [null, [], 'x'.repeat(70_000), [[[[[]]]]]];

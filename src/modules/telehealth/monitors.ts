@@ -26,7 +26,9 @@ const relay: DependencyProbe = {
         output: 'No ATRIUM_TURN_URL and no local responder',
       };
     }
-    const answer = await stunBinding(url, { timeoutMs: 3_000, signal });
+    // Three transmissions (0, 250 and 750 ms): a relay silent for 1.5 s is failing its 500 ms objective
+    // whatever it answers later, and the probe run need not wait longer to say so.
+    const answer = await stunBinding(url, { timeoutMs: 1_500, signal });
     return {
       status: answer.rttMs <= 500 ? 'pass' : 'warn',
       observedValue: answer.rttMs,

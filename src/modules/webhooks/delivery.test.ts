@@ -330,8 +330,8 @@ describe('failures, retries and dead-letter', () => {
 
   it('times out a slow receiver', async () => {
     const slow = await newReceiver({ response: { status: 200, delayMs: 1500 } });
-    // A worker with a short timeout, so three attempts take about a second rather than three timeouts of 2 s.
-    await withWorker({ timeoutMs: 400 }, async () => {
+    // A worker with a short timeout, so three attempts take well under a second rather than three timeouts of 2 s.
+    await withWorker({ timeoutMs: 200 }, async () => {
       await failingCase(slow.url, /^timeout:/, null);
     });
   });
@@ -439,7 +439,7 @@ describe('isolation between endpoints and crash safety', () => {
     await withWorker({ timeoutMs: 60_000 }, async () => {
       try {
         const events = DEFAULT_PER_ENDPOINT + 20;
-        for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
+        await Promise.all(Array.from({ length: events }, () => createPatient(t, owner.admin.token)));
         await fast.waitFor(events, 20_000);
         // Meanwhile the slow endpoint got no more than its cap of concurrent requests.
         expect(slow.requests.length).toBe(DEFAULT_PER_ENDPOINT);
