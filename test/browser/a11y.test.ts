@@ -70,7 +70,8 @@ describe('accessibility and small screens', () => {
         body: JSON.stringify({ botToken, chatId: 5550001, firstName: 'Ada', text: 'Can I reschedule?' }),
       });
     });
-    // A connected calendar with an event this week, so the calendar shows its grid, legend and events.
+    // A connected calendar with an event this week (the patient's appointment), so the calendar shows
+    // its grid, legend and events, and the patient record its schedule.
     const { authorizeUrl } = await page.evaluate(async () => {
       const response = await fetch('/api/v1/calendar/connections', {
         method: 'POST',
@@ -81,7 +82,7 @@ describe('accessibility and small screens', () => {
     });
     await page.goto(authorizeUrl);
     await page.waitForURL(/\/calendar/);
-    await page.evaluate(async () => {
+    await page.evaluate(async (patientId) => {
       const calendars = await (await fetch('/api/v1/calendar/calendars')).json();
       const start = new Date();
       start.setUTCHours(15, 0, 0, 0);
@@ -95,10 +96,11 @@ describe('accessibility and small screens', () => {
             start: start.toISOString(),
             end: new Date(start.getTime() + 1800_000).toISOString(),
             conference: 'meet',
+            patientId,
           },
         }),
       });
-    });
+    }, fixture.patientId);
   });
 
   afterAll(async () => {

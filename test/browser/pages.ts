@@ -16,6 +16,7 @@ export const PAGES: PageEntry[] = [
   { name: 'patients', path: '/patients', ready: { testId: 'patient-row' } },
   { name: 'new patient', path: '/patients/new', ready: { role: 'heading', name: 'New patient' } },
   { name: 'patient record', path: '/patients/:patientId', ready: { testId: 'patient-record' } },
+  { name: 'patient appointments', path: '/patients/:patientId?tab=appointments', ready: { testId: 'appointment' } },
   { name: 'calendar', path: '/calendar', ready: { testId: 'connection' } },
   { name: 'calendar day', path: '/calendar?view=day', ready: { testId: 'tasks-sidebar' } },
   { name: 'messages', path: '/messages', ready: { testId: 'thread-list' } },

@@ -135,6 +135,65 @@ describe('patient record', () => {
     expect(await page.getByTestId('tab-demographics').getAttribute('aria-selected')).toBe('true');
   });
 
+  it("shows the patient's appointments, upcoming and earlier, and opens one in the calendar", async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(page, { givenName: 'Vera', familyName: `Visits${uniqueSuffix()}` });
+    const other = await createPatient(page, { givenName: 'Other', familyName: 'Person' });
+    await page.goto(`/patients/${id}?tab=appointments`);
+    // No calendar yet: both windows say so.
+    await page.getByText('None in the next 60 days').waitFor();
+    await page.goto('/calendar');
+    await page.getByTestId('connect-google').click();
+    await page.waitForURL(/\/calendar/);
+    await page.getByTestId('connection').first().waitFor();
+    await page.evaluate(
+      async ({ id, other }) => {
+        const calendars = await (await fetch('/api/v1/calendar/calendars')).json();
+        const at = (days: number) => {
+          const d = new Date();
+          d.setUTCDate(d.getUTCDate() + days);
+          d.setUTCHours(15, 0, 0, 0);
+          return d;
+        };
+        const create = (title: string, days: number, patientId: string) =>
+          fetch('/api/v1/calendar/events', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+            body: JSON.stringify({
+              calendar: calendars.items[0].id,
+              draft: {
+                title,
+                start: at(days).toISOString(),
+                end: new Date(at(days).getTime() + 2_700_000).toISOString(),
+                patientId,
+              },
+            }),
+          });
+        await create('Physio session', 2, id);
+        await create('Intake', -3, id);
+        await create('Someone else', 2, other);
+      },
+      { id, other },
+    );
+    await page.goto(`/patients/${id}?tab=appointments`);
+    const upcoming = page.getByTestId('appointments-upcoming');
+    await upcoming.waitFor();
+    expect(await upcoming.getByTestId('appointment').count()).toBe(1);
+    expect(await upcoming.textContent()).toContain('Physio session');
+    expect(await page.getByTestId('appointments-earlier').textContent()).toContain('Intake');
+    expect(await page.getByTestId('patient-appointments').textContent()).not.toContain('Someone else');
+    // At 390 px the cards fit the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
+    await upcoming.getByRole('link', { name: 'Open in calendar' }).click();
+    await page.waitForURL(/\/calendar\?/);
+    expect(new URL(page.url()).searchParams.get('view')).toBe('day');
+    await page.getByText('Physio session').first().waitFor();
+  });
+
   it('finds a patient from anywhere with Ctrl+K by name, date of birth or MRN, keyboard only', async () => {
     const page = await harness.newPage();
     await signIn(page, workspace.admin.email, workspace.admin.password);

@@ -117,6 +117,10 @@ export const calendarCases: CrossTenantCase[] = [
       { method: 'GET', url: `/api/v1/calendar/sessions?patientId=${patient}` },
       {
         method: 'GET',
+        url: `/api/v1/calendar/events?timeMin=2026-11-23T00:00:00Z&timeMax=2026-11-30T00:00:00Z&patientId=${patient}`,
+      },
+      {
+        method: 'GET',
         url: `/api/v1/calendar/providers/match?patientId=${patient}&start=2026-12-01T15:00:00Z&end=2026-12-01T16:00:00Z`,
       },
       {

@@ -335,6 +335,53 @@ describe('events', () => {
     ).json();
     expect(later.items.filter((e: { patientId: string | null }) => e.patientId === patient.id)).toEqual([]);
   });
+
+  it("one patient's schedule: patientId narrows the list to their visits (a series' occurrences too), audited", async () => {
+    const mine = await createPatient(t, ws.admin.token, { givenName: 'Sol', familyName: 'Schedule' });
+    const someoneElse = await createPatient(t, ws.admin.token, { givenName: 'Not', familyName: 'Them' });
+    const visit = await create(google.calendarId, {
+      title: 'Intake',
+      start: '2026-11-24T13:00:00Z',
+      end: '2026-11-24T13:45:00Z',
+      patientId: mine.id,
+    });
+    const weekly = await create(microsoft.calendarId, {
+      title: 'Therapy',
+      start: '2026-11-23T15:00:00Z',
+      end: '2026-11-23T15:45:00Z',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+      patientId: mine.id,
+    });
+    const other = await create(google.calendarId, {
+      title: 'Other visit',
+      start: '2026-11-24T14:00:00Z',
+      end: '2026-11-24T14:30:00Z',
+      patientId: someoneElse.id,
+    });
+    expect([visit.statusCode, weekly.statusCode, other.statusCode]).toEqual([201, 201, 201]);
+    const month = { timeMin: '2026-11-23T00:00:00Z', timeMax: '2026-12-21T00:00:00Z' };
+    const res = await list(ws.admin.token, { ...month, patientId: mine.id });
+    expect(res.statusCode, res.body).toBe(200);
+    const items: { id: string; title: string; patientId: string; start: string; recurringEventId: string | null }[] =
+      res.json().items;
+    expect(items.every((e) => e.patientId === mine.id)).toBe(true);
+    expect(items.map((e) => e.title)).toEqual(['Therapy', 'Intake', 'Therapy', 'Therapy', 'Therapy']);
+    expect(items.filter((e) => e.recurringEventId === weekly.json().eventId)).toHaveLength(4);
+    // Reading a patient's schedule is reading their record: one phi_access row per read.
+    const audit = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ data: { patientId: string; context: string } }>(
+        tx,
+        sql`SELECT data FROM audit_log WHERE workspace_id = ${ws.id} AND kind = 'phi_access'
+              AND data->>'context' = 'calendar.appointments'`,
+      ),
+    );
+    expect(audit.map((r) => r.data.patientId)).toEqual([mine.id]);
+    // Not a patient here: 404, and no provider was asked (no token read).
+    const before = (await tokenRows(ws.id)).length;
+    const unknown = await list(ws.admin.token, { ...month, patientId: 'pat_01nobodyhere' });
+    expect(unknown.statusCode).toBe(404);
+    expect((await tokenRows(ws.id)).length).toBe(before);
+  });
 });
 
 describe('provider failures', () => {

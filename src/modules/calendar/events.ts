@@ -6,7 +6,7 @@ import rrulePkg from 'rrule';
 import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { withTenant } from '../../platform/db/tenant.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, notFound } from '../../platform/errors.js';
 import { listConnections } from '../../platform/oauth/index.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
@@ -115,6 +115,7 @@ export async function listEvents(
   if (query.scope === 'organization') requireFeature(ctx, 'hq_calendar');
   const window = { timeMin: new Date(from).toISOString(), timeMax: new Date(to).toISOString() };
 
+  if (query.patientId) return patientWindow(deps, ctx, { ...query, patientId: query.patientId });
   if (query.scope === 'organization') return organizationWindow(deps, ctx, query, window);
   let chosen = await targets(deps, ctx);
   if (query.provider) chosen = chosen.filter((c) => c.provider === query.provider);
@@ -123,6 +124,29 @@ export async function listEvents(
     if (chosen.length === 0) throw calendarNotFound();
   }
   return windowOf(deps, ctx, chosen, window, sessionCache(deps, ctx, 'calendar.events.list'));
+}
+
+/**
+ * One patient's appointments in the window (the patient record's schedule): the merged list of the
+ * workspace's calendars (or the organization's), narrowed to the events whose appointment names the
+ * patient — an occurrence by its series' — after a check that the patient is this workspace's and a
+ * `phi_access` audit row, in one transaction, before any provider is asked.
+ */
+async function patientWindow(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: ListEventsQuery & { patientId: string },
+): Promise<{ items: CalendarEvent[]; warnings: Warning[] }> {
+  const { patientId, ...rest } = query;
+  await withTenant(deps.db, ctx, async (tx) => {
+    if (!(await patientExists(tx, ctx.workspaceId, patientId))) throw notFound('Patient');
+    await writeAudit(tx, ctx, 'phi_access', { patientId, context: 'calendar.appointments' });
+  });
+  const all = await listEvents(deps, ctx, rest);
+  return {
+    items: all.items.filter((e) => e.patientId === patientId && e.workspaceId === ctx.workspaceId),
+    warnings: all.warnings,
+  };
 }
 
 /**

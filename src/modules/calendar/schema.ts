@@ -107,6 +107,13 @@ export const listEventsQuery = z.object({
   provider: z.enum(PROVIDERS).optional(),
   calendar: text(100).optional(),
   scope: z.enum(['workspace', 'organization']).optional(),
+  patientId: text(100)
+    .min(1)
+    .optional()
+    .describe(
+      "Only this patient's appointments (events naming them, and the occurrences of a series that does): " +
+        "the patient record's schedule. A patient of another workspace is 404; each read writes a `phi_access` audit row",
+    ),
 });
 export type ListEventsQuery = z.infer<typeof listEventsQuery>;
 

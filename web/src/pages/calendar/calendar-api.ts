@@ -135,6 +135,18 @@ export const useEvents = (
     enabled: options.enabled ?? true,
   });
 
+/** One patient's appointments in a window (≤ 62 days): the record's schedule. Each read is audited. */
+export const usePatientAppointments = (patientId: string, timeMin: string, timeMax: string) =>
+  useQuery({
+    queryKey: [...KEY, 'events', 'patient', patientId, timeMin, timeMax],
+    queryFn: ({ signal }) =>
+      api.get<{ items: CalendarEvent[]; warnings: Warning[] }>(
+        '/calendar/events',
+        { timeMin, timeMax, patientId },
+        signal,
+      ),
+  });
+
 /** One local day: its events and, for the sidebar, the tasks of those events and those due that day. */
 export const useDay = (date: string, timeZone: string, enabled: boolean) =>
   useQuery({

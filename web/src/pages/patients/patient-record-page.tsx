@@ -1,6 +1,6 @@
 /**
  * One page per patient: header (name, birth date and age, MRN, break-glass) and tabs for
- * demographics, insurance coverage, authorizations, SOAP notes, claims and (admins) the audit trail.
+ * demographics, appointments, insurance coverage, authorizations, SOAP notes, claims and (admins) the audit trail.
  * The tab is in the URL (`?tab=notes`), so a link or a reload lands on the same section.
  */
 
@@ -17,6 +17,7 @@ import { applyProblem, FormError, TextInput, useZodForm } from '../../components
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { PatientConversations } from '../inbox/patient-conversations.js';
+import { PatientAppointments } from './patient-appointments.js';
 import { formatDate, formatDateTime, fullName, type Patient, usePatient, useUpdatePatient } from './patients-api.js';
 import {
   type Authorization,
@@ -40,6 +41,7 @@ import { ScheduleSessionsDialog, type SessionUsage, useSessionUsage } from './sc
 
 export const RECORD_TABS = [
   'demographics',
+  'appointments',
   'coverage',
   'authorizations',
   'notes',
@@ -51,6 +53,7 @@ export type RecordTab = (typeof RECORD_TABS)[number];
 
 const TAB_LABELS: Record<RecordTab, string> = {
   demographics: 'Demographics',
+  appointments: 'Appointments',
   coverage: 'Insurance',
   authorizations: 'Authorizations',
   notes: 'Notes',
@@ -131,6 +134,9 @@ export function PatientRecordPage({ patientId, tab }: { patientId: string; tab: 
         </TabList>
         <TabPanel id="demographics" className="tab-panel">
           <Demographics patient={p} />
+        </TabPanel>
+        <TabPanel id="appointments" className="tab-panel">
+          <PatientAppointments patientId={p.id} />
         </TabPanel>
         <TabPanel id="coverage" className="tab-panel">
           <CoverageSection patientId={p.id} />
