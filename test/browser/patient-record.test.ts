@@ -192,6 +192,26 @@ describe('patient record', () => {
     await page.waitForURL(/\/calendar\?/);
     expect(new URL(page.url()).searchParams.get('view')).toBe('day');
     await page.getByText('Physio session').first().waitFor();
+
+    // Book the next visit from the record: the calendar says for whom, and the new event starts with them.
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(`/patients/${id}?tab=appointments`);
+    await page.getByTestId('book-visit').click();
+    const banner = page.getByTestId('booking-for');
+    await expect.poll(() => banner.textContent()).toContain('Vera Visits');
+    await page.getByTestId('new-event').click();
+    await page.getByTestId('event-dialog').waitFor();
+    await expect.poll(() => page.getByTestId('event-patient').getByRole('combobox').inputValue()).toContain('Visits');
+    const day = new Date(Date.now() + 5 * 86_400_000);
+    const ymd = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
+    await page.getByTestId('event-title').fill('Follow-up visit');
+    await page.getByTestId('event-date').fill(ymd);
+    await page.getByTestId('event-start').fill('11:00');
+    await page.getByTestId('event-end').fill('11:30');
+    await page.getByTestId('event-save').click();
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await banner.getByRole('link', { name: 'Back to the record' }).click();
+    await expect.poll(() => page.getByTestId('appointments-upcoming').textContent()).toContain('Follow-up visit');
   });
 
   it('finds a patient from anywhere with Ctrl+K by name, date of birth or MRN, keyboard only', async () => {

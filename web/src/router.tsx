@@ -64,6 +64,7 @@ const calendarSearch = z.object({
     .optional(),
   view: z.enum(['week', 'day']).optional(),
   scope: z.literal('organization').optional(),
+  patient: z.string().min(1).max(100).optional(),
 });
 
 const calendarRoute = createRoute({

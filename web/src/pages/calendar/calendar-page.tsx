@@ -15,6 +15,7 @@ import { ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { Check } from '../../components/ui/form.js';
 import { useCurrentMe } from '../../me-context.js';
+import { usePatientName } from '../patients/patients-api.js';
 import {
   type CalendarEvent,
   colorOf,
@@ -69,15 +70,43 @@ function EventChip({ arg }: { arg: EventContentArg }) {
   );
 }
 
+/** The banner while booking for a patient: whom for, and a way back to the plain calendar or their record. */
+function BookingFor({ patientId, onDone }: { patientId: string; onDone: () => void }) {
+  const { name } = usePatientName(patientId);
+  return (
+    <div className="notice notice-info calendar-banner" role="status" data-testid="booking-for">
+      <p>
+        Booking for <strong>{name ?? 'a patient'}</strong>: choose a free time (or <em>New event</em>); the visit is
+        linked to their record.
+      </p>
+      <div className="inline-actions">
+        <Link
+          to="/patients/$patientId"
+          params={{ patientId }}
+          search={{ tab: 'appointments' }}
+          className="button button-secondary button-small"
+        >
+          Back to the record
+        </Link>
+        <Button size="small" variant="ghost" onPress={onDone}>
+          Done
+        </Button>
+      </div>
+    </div>
+  );
+}
+
 export interface CalendarSearch {
   date?: string;
   view?: 'week' | 'day';
   scope?: 'organization';
+  /** Booking for this patient (from their record): a new event starts with them chosen. */
+  patient?: string;
 }
 
 const WORKSPACE_COLORS = ['#2557d6', '#b54708', '#1a7f4b', '#7a2bb5', '#0e7490', '#be123c'];
 
-export function CalendarPage({ date, view, scope }: CalendarSearch) {
+export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
   const navigate = useNavigate();
   const me = useCurrentMe();
   const phone = usePhone();
@@ -113,6 +142,7 @@ export function CalendarPage({ date, view, scope }: CalendarSearch) {
     date: dateInput(d),
     view: view === 'day' ? ('day' as const) : undefined,
     scope: hq ? ('organization' as const) : undefined,
+    patient,
   });
   const go = (d: Date) => navigate({ to: '/calendar', search: search(d) });
   const step = dayMode ? 1 : 7;
@@ -169,7 +199,7 @@ export function CalendarPage({ date, view, scope }: CalendarSearch) {
 
   const openCreate = (start: Date, end: Date, allDay = false) => {
     if (cals.length === 0) return;
-    setDialog({ mode: 'create', start, end, allDay });
+    setDialog({ mode: 'create', start, end, allDay, patientId: patient });
   };
   const onSelect = (arg: DateSelectArg) => {
     ref.current?.getApi().unselect();
@@ -203,7 +233,7 @@ export function CalendarPage({ date, view, scope }: CalendarSearch) {
             <span className="calendar-views">
               <Link
                 to="/calendar"
-                search={{ date: dateInput(from), scope }}
+                search={{ date: dateInput(from), scope, patient }}
                 aria-current={dayMode ? undefined : 'page'}
                 data-testid="view-week"
               >
@@ -211,7 +241,7 @@ export function CalendarPage({ date, view, scope }: CalendarSearch) {
               </Link>
               <Link
                 to="/calendar"
-                search={{ date: dateInput(from), view: 'day' }}
+                search={{ date: dateInput(from), view: 'day', patient }}
                 aria-current={dayMode ? 'page' : undefined}
                 data-testid="view-day"
               >
@@ -260,6 +290,12 @@ export function CalendarPage({ date, view, scope }: CalendarSearch) {
         </nav>
       </header>
 
+      {patient ? (
+        <BookingFor
+          patientId={patient}
+          onDone={() => navigate({ to: '/calendar', search: { ...search(from), patient: undefined } })}
+        />
+      ) : null}
       {reauth.map((c) => (
         <div key={c.id} className="notice notice-error calendar-banner" role="alert" data-testid="reauth-banner">
           <p>

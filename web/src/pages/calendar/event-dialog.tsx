@@ -26,7 +26,7 @@ import {
 import { dateInput, describeRecurrence, fromInputs, localZone, REPEATS, type Repeat, timeInput } from './time.js';
 
 export type EventDialogState =
-  | { mode: 'create'; start: Date; end: Date; allDay?: boolean }
+  | { mode: 'create'; start: Date; end: Date; allDay?: boolean; patientId?: string }
   | { mode: 'edit'; event: CalendarEvent };
 
 /** Conferencing the tier allows and the calendar's provider can hold (contract §5.2). */
@@ -97,7 +97,9 @@ export function EventDialog({
   const [location, setLocation] = useState(editing?.location ?? '');
   const [description, setDescription] = useState(editing?.description ?? '');
   const [attendees, setAttendees] = useState(editing?.attendees.map((a) => a.email).join(', ') ?? '');
-  const [patientId, setPatientId] = useState(editing?.patientId ?? '');
+  const [patientId, setPatientId] = useState(
+    editing?.patientId ?? (state.mode === 'create' ? (state.patientId ?? '') : ''),
+  );
   const [hostUserId, setHostUserId] = useState<string | null>(editing?.hostUserId ?? null);
   const [scope, setScope] = useState<'occurrence' | 'series'>('occurrence');
   const [confirmDelete, setConfirmDelete] = useState(false);

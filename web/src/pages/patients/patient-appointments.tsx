@@ -117,8 +117,13 @@ export function PatientAppointments({ patientId }: { patientId: string }) {
   return (
     <div className="record-section" data-testid="patient-appointments">
       <div className="section-actions">
-        <Link to="/calendar" search={{ date: dateInput(today) }} className="button button-secondary">
-          Schedule in the calendar
+        <Link
+          to="/calendar"
+          search={{ date: dateInput(today), patient: patientId }}
+          className="button"
+          data-testid="book-visit"
+        >
+          Book a visit
         </Link>
       </div>
       <Window patientId={patientId} from={today} to={addDays(today, DAYS)} title="Upcoming" names={names} />
