@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { fromFloating, localDateTime, toFloating } from './zoned-time.js';
 
-/** Intl's answer, read the slow way for every instant. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Intl's answer, read the slow way (the parts of a formatted date) for every instant. */
 function reference(instantMs: number, timeZone: string): number {
-  const p = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
       timeZone,
       hourCycle: 'h23',
       year: 'numeric',
@@ -13,10 +16,10 @@ function reference(instantMs: number, timeZone: string): number {
       hour: '2-digit',
       minute: '2-digit',
       second: '2-digit',
-    })
-      .formatToParts(new Date(instantMs))
-      .map((x) => [x.type, x.value]),
-  );
+    });
+    formatters.set(timeZone, format);
+  }
+  const p = Object.fromEntries(format.formatToParts(new Date(instantMs)).map((x) => [x.type, x.value]));
   return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
 }
 
