@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { writeFileDurably } from './platform/durable-files.js';
 import { parseDuration, parseDurationList } from './platform/duration.js';
 import { parseAllowCidrs } from './platform/http/address-policy.js';
 import { parseTrustedProxies } from './platform/http/trust-proxy.js';
@@ -182,7 +183,7 @@ function developmentSecret(dataDir: string, name: string, create: () => string):
   }
   mkdirSync(dataDir, { recursive: true });
   const value = create();
-  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  writeFileDurably(file, `${value}\n`, 0o600);
   return value;
 }
 

@@ -10,6 +10,8 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { flushTree } from '../durable-files.js';
+import { DurableNodeFS } from './durable-fs.js';
 import * as schema from './schema.js';
 import { enableScopedBegin, scopedBeginDatabases } from './scoped-begin.js';
 import { APP_ROLE, type CatalogQuery, verifyTenantSecurity } from './security.js';
@@ -64,6 +66,15 @@ export const PGLITE_START_PARAMS = [
     .flatMap((setting) => ['-c', setting]),
 ];
 
+/**
+ * A data directory on the disk: PostgreSQL's fsync on (`-F` dropped), the WAL flushed with fsync,
+ * which DurableNodeFS passes to the disk (durable-fs.ts). In memory (tests) the defaults stay.
+ */
+export const PGLITE_DURABLE_PARAMS = [
+  ...PGLITE_START_PARAMS.filter((p) => p !== '-F'),
+  ...['-c', 'fsync=on', '-c', 'wal_sync_method=fsync'],
+];
+
 /** Opens the database, runs pending migrations, verifies row-level security, then drops to the app role. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const step = options.step ?? runStep;
@@ -76,9 +87,13 @@ async function createEmbedded(dataDir: string | undefined, step: StepRunner): Pr
     // Creating the cluster (initdb) grows PGlite's WebAssembly memory to ~700 MB, which is never
     // returned: do it, and the first migrations, in a worker thread that then ends, and reopen here.
     mkdirSync(dataDir, { recursive: true });
-    await step('Creating the embedded database', () => createInWorker(dataDir));
+    await step('Creating the embedded database', async () => {
+      await createInWorker(dataDir);
+      flushTree(dataDir);
+    });
   }
-  return PGlite.create(dataDir, { startParams: PGLITE_START_PARAMS });
+  if (!dataDir) return PGlite.create({ startParams: PGLITE_START_PARAMS });
+  return PGlite.create({ fs: new DurableNodeFS(dataDir), startParams: PGLITE_DURABLE_PARAMS });
 }
 
 function createInWorker(dataDir: string): Promise<void> {
