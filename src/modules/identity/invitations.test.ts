@@ -8,7 +8,7 @@ import {
   type TestWorkspace,
   waitForMail,
 } from '../../../test/helpers/factories.js';
-import { withSystem } from '../../platform/db/tenant.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -132,6 +132,24 @@ describe('invitations', () => {
     expect((await as(ws.admin.token, 'DELETE', `/members/${res.json().userId}`)).statusCode).toBe(204);
     expect((await as(ws.admin.token, 'GET', '/members')).body).not.toContain(res.json().userId);
     expect((await post('/auth/accept-invitation', { token, password: NEW_PASSWORD })).statusCode).toBe(404);
+  });
+
+  it('two invitations of one address sent at once leave one that works, as one sent after another does', async () => {
+    const email = `twice-${ws.id}@example.test`;
+    const sent = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        as(ws.admin.token, 'POST', '/members/invitations', { email, name: 'Twice', role: 'member' }),
+      ),
+    );
+    expect(sent.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201, 201]);
+    const pending = await withSystem(t.database.db, (tx) =>
+      queryRows<{ n: number }>(
+        tx,
+        sql`SELECT count(*)::int AS n FROM invitations
+             WHERE workspace_id = ${ws.id} AND email = ${email} AND accepted_at IS NULL`,
+      ),
+    );
+    expect(pending).toEqual([{ n: 1 }]);
   });
 
   it('an existing account accepts with its own password and keeps it', async () => {

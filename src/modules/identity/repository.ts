@@ -342,6 +342,15 @@ export async function insertInvitation(tx: Tx, row: typeof invitations.$inferIns
 }
 
 /** Drops a user's pending invitations to the workspace; returns how many there were. */
+/**
+ * Holds the workspace's invitations of one address until the transaction ends, so that two invitations
+ * sent at once (a double click, two admins) run one after the other: the second replaces the first, as
+ * a later one does, instead of both staying valid.
+ */
+export async function lockInvitationsOf(tx: Tx, workspaceId: string, email: string): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`invitations:${workspaceId}:${email.toLowerCase()}`}))`);
+}
+
 export async function deletePendingInvitations(tx: Tx, workspaceId: string, userId: string): Promise<number> {
   const rows = await tx
     .delete(invitations)

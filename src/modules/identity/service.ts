@@ -519,6 +519,7 @@ export interface InvitationInput {
 export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: InvitationInput) {
   const token = randomToken('inv');
   return withSystem(deps.db, async (tx) => {
+    await repo.lockInvitationsOf(tx, ctx.workspaceId, input.email);
     const workspace = await repo.findWorkspace(tx, ctx.workspaceId);
     let user = await repo.findUserByEmail(tx, input.email);
     if (user && (await repo.findMembership(tx, ctx.workspaceId, user.id))) {
