@@ -397,6 +397,43 @@ describe('group commit', () => {
     else expect(row.batches).toBeLessThanOrEqual(40);
   });
 
+  it("keeps an attachment's address only when it is an http(s) link, so a script never becomes one", async () => {
+    const connection = await connectChannel(t, ws.admin.token, 'messenger', 'Links Messenger');
+    const [row] = await withSystem(t.app.atrium.db, (tx) =>
+      tx.select().from(channelConnections).where(eq(channelConnections.id, connection.id)),
+    );
+    const dedup = `links-${connection.id}`;
+    const stored = await withTenant(t.app.atrium.db, { workspaceId: ws.id }, (tx) =>
+      storeInbound(tx, row, [
+        {
+          kind: 'message',
+          dedupKey: dedup,
+          providerMessageId: dedup,
+          contact: { externalId: senderId('messenger'), name: 'Lin', phone: null },
+          text: 'see these',
+          attachments: [
+            { type: 'image', url: 'https://cdn.example.test/x.jpg' },
+            { type: 'file', url: 'javascript:alert(document.cookie)' },
+            { type: 'file', url: 'data:text/html,<script>alert(1)</script>' },
+            { type: 'file', url: '/relative/path' },
+          ],
+          at: new Date(),
+        },
+      ]),
+    );
+    expect(stored[0]).not.toBeNull();
+    const items: { providerMessageId: string; attachments: { type: string; url?: string }[] }[] = (
+      await api('GET', '/channels/messages?channel=messenger&limit=100')
+    ).json().items;
+    const message = items.find((m) => m.providerMessageId === dedup);
+    expect(message?.attachments).toEqual([
+      { type: 'image', url: 'https://cdn.example.test/x.jpg' },
+      { type: 'file' },
+      { type: 'file' },
+      { type: 'file' },
+    ]);
+  });
+
   it('one batch of many messages: duplicates inside it stored once, names kept, preview the newest, unread per conversation', async () => {
     const connection = await connectChannel(t, ws.admin.token, 'viber', 'Batch Viber');
     const [row] = await withSystem(t.app.atrium.db, (tx) =>

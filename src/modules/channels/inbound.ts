@@ -1,10 +1,12 @@
 // Storing verified inbound messages, set-based: however many messages a batch holds (one webhook's, or
 // many webhooks' under group commit), the contacts and conversations are one statement, the messages
 // and the conversations' counters another, the events and notices a few more.
+
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { preparedRows } from '../../platform/db/tenant.js';
 import { publishEvents } from '../../platform/events/events.js';
+import { linkUrl } from '../../platform/http/url-guard.js';
 import { newId } from '../../platform/ids.js';
 import type { InboundMessage } from './providers/index.js';
 import type { channelConnections } from './tables.js';
@@ -66,7 +68,7 @@ export async function storeInbound(
     const text = clean(m.text);
     const attachments = m.attachments.slice(0, 10).map((a) => ({
       type: clip(clean(a.type), 40),
-      ...(a.url ? { url: clip(clean(a.url), 2000) } : {}),
+      ...(linkUrl(a.url) ? { url: clip(clean(a.url as string), 2000) } : {}),
       ...(a.mimeType ? { mimeType: clip(clean(a.mimeType), 100) } : {}),
       ...(a.name ? { name: clip(clean(a.name), 300) } : {}),
     }));

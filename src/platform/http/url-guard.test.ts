@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { checkOutboundUrl, type HostResolver, type UnsafeReason, UnsafeUrlError } from './url-guard.js';
+import { checkOutboundUrl, type HostResolver, linkUrl, type UnsafeReason, UnsafeUrlError } from './url-guard.js';
 
 const noResolve: HostResolver = async () => {
   throw new Error('resolver must not be called for IP literals');
@@ -163,5 +163,25 @@ describe('checkOutboundUrl: resolved host names', () => {
   it('uses the system resolver by default', async () => {
     expect(await reasonOf('https://localhost/')).toBe('blocked_address');
     expect(await reasonOf('https://does-not-exist.invalid/')).toBe('unresolvable');
+  });
+});
+
+describe('linkUrl: links others wrote, shown for a click', () => {
+  it('keeps absolute http(s) URLs and drops every other scheme, relative and broken ones', () => {
+    expect(linkUrl('https://meet.google.com/abc-defg-hij')).toBe('https://meet.google.com/abc-defg-hij');
+    expect(linkUrl('http://example.test/a')).toBe('http://example.test/a');
+    for (const bad of [
+      'javascript:alert(1)',
+      'JAVASCRIPT:alert(1)',
+      'data:text/html,x',
+      'vbscript:x',
+      '/x',
+      'not a url',
+      '',
+      null,
+      undefined,
+    ]) {
+      expect(linkUrl(bad), String(bad)).toBeNull();
+    }
   });
 });

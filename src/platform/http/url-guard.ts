@@ -86,3 +86,18 @@ async function addressesOf(hostname: string, resolve: HostResolver): Promise<str
   if (unique.length === 0) throw new UnsafeUrlError('unresolvable', 'The host name has no addresses');
   return unique;
 }
+
+/**
+ * A link someone else wrote that we show for a click (a video call's join link from a calendar, an
+ * attachment's address in a patient's message): kept only when it is an absolute http(s) URL, so a
+ * `javascript:`, `data:` or other scheme never becomes a link in the web app.
+ */
+export function linkUrl(raw: string | null | undefined): string | null {
+  if (!raw) return null;
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? raw : null;
+  } catch {
+    return null;
+  }
+}

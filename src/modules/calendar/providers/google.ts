@@ -1,8 +1,10 @@
 // Google Calendar API v3 adapter: calendarList, events with singleEvents=true (series expanded),
 // instance ids for single occurrences, Meet through conferenceData.createRequest
 // (conferenceDataVersion=1). Only this file knows Google's JSON.
+
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { linkUrl } from '../../../platform/http/url-guard.js';
 import { commonCode, type ErrorTable, providerCall } from './http.js';
 import { fieldMask } from './selection.js';
 import type { CalendarProvider, ProviderAttendee, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
@@ -69,7 +71,7 @@ const instant = (t: z.infer<typeof dateTime>): string =>
   t.dateTime ? new Date(t.dateTime).toISOString() : `${t.date}T00:00:00.000Z`;
 
 export function fromGoogle(e: GoogleEvent, calendarTimeZone: string): ProviderEvent {
-  const video = e.conferenceData?.entryPoints?.find((p) => p.entryPointType === 'video')?.uri ?? e.hangoutLink;
+  const video = linkUrl(e.conferenceData?.entryPoints?.find((p) => p.entryPointType === 'video')?.uri ?? e.hangoutLink);
   return {
     providerEventId: e.id,
     title: e.summary ?? '',

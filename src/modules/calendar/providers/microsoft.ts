@@ -1,7 +1,9 @@
 // Microsoft Graph v1.0 adapter: /me/calendars, calendarView (series expanded, occurrence ids),
 // events with Teams through isOnlineMeeting + onlineMeetingProvider "teamsForBusiness". Graph
 // takes local wall-clock times and a recurrence pattern instead of an RRULE (graph-recurrence.ts).
+
 import { z } from 'zod';
+import { linkUrl } from '../../../platform/http/url-guard.js';
 import {
   fromGraphRecurrence,
   type GraphRecurrence,
@@ -82,7 +84,7 @@ const utc = (t: z.infer<typeof graphTime>) => {
 };
 
 export function fromGraph(e: GraphEvent): ProviderEvent {
-  const joinUrl = e.isOnlineMeeting ? e.onlineMeeting?.joinUrl : undefined;
+  const joinUrl = e.isOnlineMeeting ? linkUrl(e.onlineMeeting?.joinUrl) : undefined;
   return {
     providerEventId: e.id,
     title: e.subject ?? '',
