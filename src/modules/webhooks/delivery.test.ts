@@ -439,7 +439,7 @@ describe('isolation between endpoints and crash safety', () => {
     await withWorker({ timeoutMs: 60_000 }, async () => {
       try {
         const events = DEFAULT_PER_ENDPOINT + 20;
-        await Promise.all(Array.from({ length: events }, () => createPatient(t, owner.admin.token)));
+        for (let i = 0; i < events; i++) await createPatient(t, owner.admin.token);
         await fast.waitFor(events, 20_000);
         // Meanwhile the slow endpoint got no more than its cap of concurrent requests.
         expect(slow.requests.length).toBe(DEFAULT_PER_ENDPOINT);
