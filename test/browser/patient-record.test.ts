@@ -141,8 +141,8 @@ describe('patient record', () => {
     const id = await createPatient(page, { givenName: 'Vera', familyName: `Visits${uniqueSuffix()}` });
     const other = await createPatient(page, { givenName: 'Other', familyName: 'Person' });
     await page.goto(`/patients/${id}?tab=appointments`);
-    // No calendar yet: both windows say so.
-    await page.getByText('None in the next 60 days').waitFor();
+    // No calendar yet: the tab says so, and where to connect one.
+    await page.getByText('No calendars connected').waitFor();
     await page.goto('/calendar');
     await page.getByTestId('connect-google').click();
     await page.waitForURL(/\/calendar/);

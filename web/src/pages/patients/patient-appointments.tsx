@@ -4,8 +4,8 @@
  * into the calendar on that day. A series shows as its occurrences.
  */
 import { Link } from '@tanstack/react-router';
-import { ErrorNotice, Loading } from '../../components/status.js';
-import { type CalendarEvent, PROVIDER_LABEL, usePatientAppointments } from '../calendar/calendar-api.js';
+import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { type CalendarEvent, PROVIDER_LABEL, useCalendars, usePatientAppointments } from '../calendar/calendar-api.js';
 import { addDays, dateInput } from '../calendar/time.js';
 import { useMembers } from '../messages/messages-api.js';
 
@@ -109,11 +109,23 @@ function Window({
 }
 
 export function PatientAppointments({ patientId }: { patientId: string }) {
+  const calendars = useCalendars();
   const members = useMembers();
   const names = new Map((members.data?.items ?? []).map((m) => [m.userId, m.name]));
   // Windows of whole local days, so the two lists meet at midnight and repeat reads hit the cache.
   const today = new Date();
   today.setHours(0, 0, 0, 0);
+  // Without a connected calendar there is nothing to read (and "none" would say something untrue).
+  if (calendars.isSuccess && calendars.data.items.length === 0) {
+    return (
+      <div className="record-section" data-testid="patient-appointments">
+        <EmptyState title="No calendars connected">
+          Visits are read from the clinic's Google or Microsoft calendars.{' '}
+          <Link to="/calendar">Connect a calendar</Link> to book this patient and see their visits here.
+        </EmptyState>
+      </div>
+    );
+  }
   return (
     <div className="record-section" data-testid="patient-appointments">
       <div className="section-actions">
