@@ -23,11 +23,18 @@ describe('local object store', () => {
     }
   });
 
-  it('flushes the object to the disk before renaming it into place, then flushes its folder', async () => {
+  it('flushes the object to the disk before renaming it into place, then its folder and the parents of folders it made', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'atrium-store-'));
     dirs.push(dir);
     const steps: string[] = [];
-    const name = (path: string) => (path.includes('.tmp-') ? 'temp' : path.endsWith('b.bin') ? 'object' : 'folder');
+    const name = (path: string) =>
+      path.includes('.tmp-')
+        ? 'temp'
+        : path.endsWith('.bin')
+          ? 'object'
+          : path === dir
+            ? 'data dir'
+            : `folder ${path.slice(dir.length + 1)}`;
     const recording: StoreFiles = {
       ...fs,
       open: (async (path: string, flags?: string) => {
@@ -55,14 +62,30 @@ describe('local object store', () => {
     };
     const store = localObjectStore(dir, recording);
     await store.put('a/b.bin', Buffer.from('durable'));
+    // `objects` and `objects/a` were made for it: their entries in their parents are flushed too.
     expect(steps).toEqual([
       'write temp',
       'sync temp',
       'close temp',
       'rename temp to object',
-      'sync folder',
-      'close folder',
+      'sync folder objects/a',
+      'close folder objects/a',
+      'sync folder objects',
+      'close folder objects',
+      'sync data dir',
+      'close data dir',
     ]);
     expect((await store.get('a/b.bin'))?.toString()).toBe('durable');
+    // Into a folder that is already there: only that folder.
+    steps.length = 0;
+    await store.put('a/c.bin', Buffer.from('again'));
+    expect(steps).toEqual([
+      'write temp',
+      'sync temp',
+      'close temp',
+      'rename temp to object',
+      'sync folder objects/a',
+      'close folder objects/a',
+    ]);
   });
 });

@@ -45,11 +45,20 @@ export function localObjectStore(dataDir: string, files: StoreFiles = fs): Objec
   return {
     async put(key, body) {
       const path = pathOf(key);
-      await files.mkdir(dirname(path), { recursive: true });
+      // The first folder it had to make, if any (mkdir answers that for a recursive call).
+      const made = await files.mkdir(dirname(path), { recursive: true });
       const temp = join(dirname(path), `.tmp-${randomBytes(6).toString('hex')}`);
       await flushed(files, temp, 'wx', (handle) => handle.writeFile(body));
       await files.rename(temp, path);
       await flushed(files, dirname(path), 'r');
+      // A folder made for this object is an entry in its parent: flush those parents too, up to the
+      // folder that was already there, or a power cut could lose the folder and the object with it.
+      if (made) {
+        for (let folder = dirname(path); ; folder = dirname(folder)) {
+          await flushed(files, dirname(folder), 'r');
+          if (folder === resolve(made)) break;
+        }
+      }
     },
     async get(key) {
       try {
