@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { writeFileDurably } from './platform/durable-files.js';
@@ -181,7 +181,6 @@ function developmentSecret(dataDir: string, name: string, create: () => string):
     const kept = readFileSync(file, 'utf8').trim();
     if (kept) return kept;
   }
-  mkdirSync(dataDir, { recursive: true });
   const value = create();
   writeFileDurably(file, `${value}\n`, 0o600);
   return value;

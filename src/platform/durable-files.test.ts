@@ -16,7 +16,7 @@ describe('files on the disk', () => {
       flushed.push(readdirSync(dir).sort().join(','));
     });
     expect(flushed).toHaveLength(2);
-    expect(flushed[0]).toMatch(/^encryption\.key\.\d+\.tmp$/);
+    expect(flushed[0]).toMatch(/^\.tmp-[0-9a-f]{12}$/);
     expect(flushed[1]).toBe('encryption.key');
     expect(readFileSync(file, 'utf8')).toBe('secret\n');
     expect(statSync(file).mode & 0o777).toBe(0o600);

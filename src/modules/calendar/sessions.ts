@@ -7,7 +7,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import rrulePkg from 'rrule';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
-import { withTenant } from '../../platform/db/tenant.js';
+import { lockUntilCommit, withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AppDeps } from '../../platform/types.js';
@@ -81,7 +81,7 @@ export async function bookSessions(deps: AppDeps, ctx: RequestContext, input: Se
   // Reserve under the authorization's lock: whoever comes second sees the first one's units.
   const reservation = `pending:${randomUUID()}`;
   const reserved = await withTenant(deps.db, ctx, async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`${ctx.workspaceId}:${authorization.id}`}))`);
+    await lockUntilCommit(tx, `${ctx.workspaceId}:${authorization.id}`);
     const [{ units }] = await held(tx, ctx.workspaceId, authorization.id);
     const remaining = authorization.units - units;
     if (remaining < unitsPerSession) {

@@ -1,7 +1,6 @@
 // Storing verified inbound messages, set-based: however many messages a batch holds (one webhook's, or
 // many webhooks' under group commit), the contacts and conversations are one statement, the messages
 // and the conversations' counters another, the events and notices a few more.
-
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { preparedRows } from '../../platform/db/tenant.js';
@@ -66,12 +65,16 @@ export async function storeInbound(
   const { workspaceId, id: connectionId, channel } = connection;
   const rows = messages.map((m, ord) => {
     const text = clean(m.text);
-    const attachments = m.attachments.slice(0, 10).map((a) => ({
-      type: clip(clean(a.type), 40),
-      ...(linkUrl(a.url) ? { url: clip(clean(a.url as string), 2000) } : {}),
-      ...(a.mimeType ? { mimeType: clip(clean(a.mimeType), 100) } : {}),
-      ...(a.name ? { name: clip(clean(a.name), 300) } : {}),
-    }));
+    const attachments = m.attachments.slice(0, 10).map((a) => {
+      // Shown as a link in the inbox: only an http(s) address is kept.
+      const url = linkUrl(a.url);
+      return {
+        type: clip(clean(a.type), 40),
+        ...(url ? { url: clip(clean(url), 2000) } : {}),
+        ...(a.mimeType ? { mimeType: clip(clean(a.mimeType), 100) } : {}),
+        ...(a.name ? { name: clip(clean(a.name), 300) } : {}),
+      };
+    });
     return {
       ord,
       id: newId('chm'),

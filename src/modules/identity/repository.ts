@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Principal } from '../../platform/auth/principals.js';
 import type { Tx } from '../../platform/db/client.js';
+import { lockUntilCommit } from '../../platform/db/tenant.js';
 import {
   apiTokens,
   invitations,
@@ -348,7 +349,7 @@ export async function insertInvitation(tx: Tx, row: typeof invitations.$inferIns
  * a later one does, instead of both staying valid.
  */
 export async function lockInvitationsOf(tx: Tx, workspaceId: string, email: string): Promise<void> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`invitations:${workspaceId}:${email.toLowerCase()}`}))`);
+  await lockUntilCommit(tx, `invitations:${workspaceId}:${email.toLowerCase()}`);
 }
 
 export async function deletePendingInvitations(tx: Tx, workspaceId: string, userId: string): Promise<number> {

@@ -1,5 +1,6 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
+import { lockUntilCommit } from '../../platform/db/tenant.js';
 import { privateSkills, skillInstalls } from './tables.js';
 
 export type InstallRow = typeof skillInstalls.$inferSelect;
@@ -7,7 +8,7 @@ export type PrivateSkillRow = typeof privateSkills.$inferSelect;
 
 /** Serialises install changes of one workspace (limit counting must not race). Held until commit. */
 export async function lockWorkspaceInstalls(tx: Tx, workspaceId: string): Promise<void> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`skill_installs:${workspaceId}`}))`);
+  await lockUntilCommit(tx, `skill_installs:${workspaceId}`);
 }
 
 export async function findInstall(tx: Tx, workspaceId: string, slug: string): Promise<InstallRow | undefined> {

@@ -37,6 +37,14 @@ export async function queryRows<T>(tx: Tx | Db, query: SQL): Promise<T[]> {
   return result.rows;
 }
 
+/**
+ * Waits for, then holds until the transaction ends, the lock named `key` (a transaction-level
+ * advisory lock): transactions taking the same key run their locked part one after another.
+ */
+export async function lockUntilCommit(tx: Tx, key: string): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`);
+}
+
 interface PreparingSession {
   prepareQuery(
     query: { sql: string; params: unknown[] },

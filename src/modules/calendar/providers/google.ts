@@ -1,7 +1,6 @@
 // Google Calendar API v3 adapter: calendarList, events with singleEvents=true (series expanded),
 // instance ids for single occurrences, Meet through conferenceData.createRequest
 // (conferenceDataVersion=1). Only this file knows Google's JSON.
-
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { linkUrl } from '../../../platform/http/url-guard.js';

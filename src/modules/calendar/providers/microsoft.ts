@@ -1,7 +1,6 @@
 // Microsoft Graph v1.0 adapter: /me/calendars, calendarView (series expanded, occurrence ids),
 // events with Teams through isOnlineMeeting + onlineMeetingProvider "teamsForBusiness". Graph
 // takes local wall-clock times and a recurrence pattern instead of an RRULE (graph-recurrence.ts).
-
 import { z } from 'zod';
 import { linkUrl } from '../../../platform/http/url-guard.js';
 import {

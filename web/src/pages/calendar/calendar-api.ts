@@ -118,33 +118,22 @@ export const useCapabilities = () =>
     staleTime: 5 * 60_000,
   });
 
+/** Events of a window (≤ 62 days); with `patientId`, only that patient's appointments (each read audited). */
 export const useEvents = (
   timeMin: string,
   timeMax: string,
-  options: { scope?: 'organization'; enabled?: boolean } = {},
+  options: { scope?: 'organization'; patientId?: string; enabled?: boolean } = {},
 ) =>
   useQuery({
-    queryKey: [...KEY, 'events', timeMin, timeMax, options.scope ?? 'workspace'],
+    queryKey: [...KEY, 'events', timeMin, timeMax, options.scope ?? 'workspace', options.patientId ?? null],
     queryFn: ({ signal }) =>
       api.get<{ items: CalendarEvent[]; warnings: Warning[] }>(
         '/calendar/events',
-        { timeMin, timeMax, scope: options.scope },
+        { timeMin, timeMax, scope: options.scope, patientId: options.patientId },
         signal,
       ),
     placeholderData: keepPreviousData,
     enabled: options.enabled ?? true,
-  });
-
-/** One patient's appointments in a window (≤ 62 days): the record's schedule. Each read is audited. */
-export const usePatientAppointments = (patientId: string, timeMin: string, timeMax: string) =>
-  useQuery({
-    queryKey: [...KEY, 'events', 'patient', patientId, timeMin, timeMax],
-    queryFn: ({ signal }) =>
-      api.get<{ items: CalendarEvent[]; warnings: Warning[] }>(
-        '/calendar/events',
-        { timeMin, timeMax, patientId },
-        signal,
-      ),
   });
 
 /** One local day: its events and, for the sidebar, the tasks of those events and those due that day. */

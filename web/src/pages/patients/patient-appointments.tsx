@@ -5,7 +5,7 @@
  */
 import { Link } from '@tanstack/react-router';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
-import { type CalendarEvent, PROVIDER_LABEL, useCalendars, usePatientAppointments } from '../calendar/calendar-api.js';
+import { type CalendarEvent, PROVIDER_LABEL, useCalendars, useEvents } from '../calendar/calendar-api.js';
 import { addDays, dateInput } from '../calendar/time.js';
 import { useMembers } from '../messages/messages-api.js';
 
@@ -77,7 +77,7 @@ function Window({
   newestFirst?: boolean;
   names: Map<string, string>;
 }) {
-  const list = usePatientAppointments(patientId, from.toISOString(), to.toISOString());
+  const list = useEvents(from.toISOString(), to.toISOString(), { patientId });
   const items = [...(list.data?.items ?? [])];
   if (newestFirst) items.reverse();
   const id = `appointments-${newestFirst ? 'earlier' : 'upcoming'}`;
