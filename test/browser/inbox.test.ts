@@ -97,11 +97,16 @@ describe('Inbox page', () => {
     await page.getByText('Nothing on SMS yet.').waitFor();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/inbox');
+    await page.getByTestId('conversation-item').first().waitFor();
+    // The list is the whole page: no "pick one on the left" placeholder under it.
+    expect(await page.getByText('Choose a conversation').isVisible()).toBe(false);
     await page.getByTestId('conversation-item').first().click();
     await page.getByTestId('conversation-view').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.getByTestId('thread-back').click();
     await page.getByTestId('conversation-list').waitFor();
     await page.setViewportSize({ width: 1280, height: 900 });
+    // Side by side, the empty thread pane says what to do.
+    await page.getByText('Choose a conversation').waitFor();
   });
 });
