@@ -65,6 +65,8 @@ export interface InboundSpec {
   from: string;
   text: string;
   name?: string;
+  /** The provider's time of the message in ms (default now); in seconds where the provider counts them. */
+  atMs?: number;
 }
 
 /** The provider's body for one inbound message: raw text and its content type. */
@@ -73,7 +75,8 @@ export function inboundPayload(
   m: InboundSpec,
   credentials: Record<string, string>,
 ): { body: string; contentType: string } {
-  const now = Math.floor(Date.now() / 1000);
+  const atMs = m.atMs ?? Date.now();
+  const now = Math.floor(atMs / 1000);
   switch (channel) {
     case 'telegram':
       return {
@@ -128,7 +131,7 @@ export function inboundPayload(
                 {
                   sender: { id: m.from },
                   recipient: { id: credentials.pageId },
-                  timestamp: Date.now(),
+                  timestamp: atMs,
                   message: { mid: m.id, text: m.text },
                 },
               ],
@@ -140,7 +143,7 @@ export function inboundPayload(
       // The token is written as a bare JSON number, as Viber does (it may exceed 2^53).
       return {
         contentType: 'application/json',
-        body: `{"event":"message","timestamp":${Date.now()},"chat_hostname":"SN-CHAT-05_","message_token":${m.id},"sender":{"id":${JSON.stringify(m.from)},"name":${JSON.stringify(m.name ?? 'Pat')},"api_version":10},"message":{"text":${JSON.stringify(m.text)},"type":"text"},"silent":false}`,
+        body: `{"event":"message","timestamp":${atMs},"chat_hostname":"SN-CHAT-05_","message_token":${m.id},"sender":{"id":${JSON.stringify(m.from)},"name":${JSON.stringify(m.name ?? 'Pat')},"api_version":10},"message":{"text":${JSON.stringify(m.text)},"type":"text"},"silent":false}`,
       };
     case 'sms':
       return {

@@ -148,6 +148,7 @@ describe.each(CHANNELS)('%s webhook', (channel) => {
       await deliver(t, connection, m(), { tamper: true }),
       await deliver(t, connection, m(), { sign: false }),
       await deliver(t, connection, m(), { connectionId: 'chn_01m8doesnotexist0000000000' }),
+      await deliver(t, connection, m(), { connectionId: `chn_${'0'.repeat(300)}` }),
       await deliver(t, connection, m(), { connectionId: connections.get(channel === 'sms' ? 'viber' : 'sms')!.id }),
     ]) {
       expect(res.statusCode, res.body).toBe(401);
@@ -156,6 +157,26 @@ describe.each(CHANNELS)('%s webhook', (channel) => {
     }
     expect(await totalMessages()).toBe(before);
   });
+
+  it.skipIf(channel === 'sms')(
+    'files a verified message with a nonsense time at its arrival: never a 5xx, never lost',
+    async () => {
+      const connection = connections.get(channel)!;
+      // Past what PostgreSQL holds either way, before 2000, and next year.
+      for (const atMs of [8.64e15, -6.2e13, 1e11, Date.now() + 365 * 86_400_000]) {
+        const m = { id: providerId(channel), from: senderId(channel), text: `Odd clock ${atMs}`, atMs };
+        const before = Date.now();
+        const res = await deliver(t, connection, m);
+        expect(res.statusCode, `${atMs} → ${res.body}`).toBe(200);
+        expect(await storedCount(m.id)).toBe(1);
+        const stored = (await api('GET', `/channels/messages?channel=${channel}`))
+          .json()
+          .items.find((x: { providerMessageId: string }) => x.providerMessageId === m.id);
+        expect(Date.parse(stored.at)).toBeGreaterThanOrEqual(before - 1000);
+        expect(Date.parse(stored.at)).toBeLessThanOrEqual(Date.now() + 1000);
+      }
+    },
+  );
 
   it('answers malformed payloads (signed) with 4xx, never 5xx, and stores nothing', async () => {
     const connection = connections.get(channel)!;
@@ -295,6 +316,43 @@ describe('replies and statuses', () => {
     expect(await statusOf()).toBe('read');
     await report('delivered');
     expect(await statusOf()).toBe('read');
+    // A late `failed` does not undo `read`: the patient has it.
+    await report('failed');
+    expect(await statusOf()).toBe('read');
+  });
+
+  it("a refusal's words are kept cleaned and at most 500 characters; a reply whose send was cut off shows as failed", async () => {
+    const wa = connections.get('whatsapp')!;
+    const from = senderId('whatsapp');
+    await deliver(t, wa, { id: providerId('whatsapp'), from, text: 'Hello' });
+    const conversation = (await api('GET', '/channels/conversations?channel=whatsapp&limit=200'))
+      .json()
+      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    await t.request({
+      method: 'POST',
+      url: '/_emulators/meta/faults',
+      payload: {
+        operation: 'messages.send',
+        status: 400,
+        body: { error: { message: `bell\u0007 ${'x'.repeat(20_000)}`, code: 100 } },
+      },
+    });
+    const failed = (await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Hi?' })).json();
+    expect(failed.status).toBe('failed');
+    expect(failed.error.length).toBeLessThanOrEqual(500);
+    expect(failed.error).not.toContain('\u0007');
+
+    // A reply stored as `sending` whose process died mid-send: after the send window it reads as failed.
+    await withTenant(t.app.atrium.db, { workspaceId: ws.id }, (tx) =>
+      tx.execute(sql`INSERT INTO channel_messages (workspace_id, id, conversation_id, connection_id, channel,
+                       direction, text, status, at)
+                     VALUES (${ws.id}, 'chm_cutoff0000000001', ${conversation.id}, ${wa.id}, 'whatsapp', 'out',
+                       'Cut off', 'sending', now() - interval '10 minutes')`),
+    );
+    const cut = (await api('GET', `/channels/messages?conversationId=${conversation.id}&limit=200`))
+      .json()
+      .items.find((m: { id: string }) => m.id === 'chm_cutoff0000000001');
+    expect(cut).toMatchObject({ status: 'failed', error: expect.stringContaining('interrupted') });
   });
 
   it('Twilio reports delivery to the status callback, signed; the reply becomes delivered', async () => {
@@ -544,5 +602,128 @@ describe('patients and the inbox', () => {
     expect((await api('POST', `/channels/conversations/${conversation.id}/read`)).statusCode).toBe(204);
     const after = (await api('GET', `/channels/conversations?patientId=${patient.id}`)).json().items[0];
     expect(after.unreadCount).toBe(0);
+  });
+});
+
+describe('paging and tiers', () => {
+  it('pages conversations and messages whole when their times differ only in microseconds; a forged cursor is a 400', async () => {
+    const other = await createWorkspace(t, { tier: 'standard' });
+    const viber = await connectChannel(t, other.admin.token, 'viber');
+    for (let i = 0; i < 3; i++)
+      await deliver(t, viber, { id: providerId('viber'), from: senderId('viber'), text: `hello ${i}` });
+    // Rows written in one transaction share `now()`; here three times inside one millisecond.
+    await withSystem(t.app.atrium.db, async (tx) => {
+      await tx.execute(sql`
+        UPDATE channel_conversations c SET updated_at = '2026-11-26T10:00:00.123Z'::timestamptz + (n || ' microseconds')::interval
+          FROM (SELECT id, row_number() OVER (ORDER BY id) * 100 AS n FROM channel_conversations
+                 WHERE workspace_id = ${other.id}) x
+         WHERE c.workspace_id = ${other.id} AND c.id = x.id`);
+      await tx.execute(sql`
+        UPDATE channel_messages m SET at = '2026-11-26T10:00:00.456Z'::timestamptz + (n || ' microseconds')::interval
+          FROM (SELECT id, row_number() OVER (ORDER BY id) * 100 AS n FROM channel_messages
+                 WHERE workspace_id = ${other.id}) x
+         WHERE m.workspace_id = ${other.id} AND m.id = x.id`);
+    });
+    for (const list of ['conversations', 'messages']) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await api(
+          'GET',
+          `/channels/${list}?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+          undefined,
+          other.admin.token,
+        );
+        expect(page.statusCode, page.body).toBe(200);
+        seen.push(...page.json().items.map((x: { id: string }) => x.id));
+        cursor = page.json().nextCursor;
+      } while (cursor && seen.length < 10);
+      expect(new Set(seen).size, list).toBe(3);
+    }
+    for (const forged of [
+      ['x', 'y'],
+      ['2026-13-45T00:00:00.000000Z', 'y'],
+      ['0000-01-01T00:00:00.000000Z', 'y'],
+      { u: '2026-11-26T10:00:00Z', id: 'y' },
+    ]) {
+      const cursor = Buffer.from(JSON.stringify(forged)).toString('base64url');
+      for (const list of ['conversations', 'messages']) {
+        const res = await api('GET', `/channels/${list}?cursor=${cursor}`, undefined, other.admin.token);
+        expect(res.statusCode, `${list} ${JSON.stringify(forged)}`).toBe(400);
+        expect(res.json().code).toBe('validation_failed');
+      }
+    }
+  });
+
+  it('a workspace moved below Standard receives nothing: a verified webhook is 403 tier_required, and works again after', async () => {
+    const { setTier } = await import('../../../test/helpers/factories.js');
+    const other = await createWorkspace(t, { tier: 'standard' });
+    const viber = await connectChannel(t, other.admin.token, 'viber');
+    const m = () => ({ id: providerId('viber'), from: senderId('viber'), text: 'still there?' });
+    expect((await deliver(t, viber, m())).statusCode).toBe(200);
+    await setTier(t, other.id, 'free');
+    const refused = m();
+    const res = await deliver(t, viber, refused);
+    expect(res.statusCode, res.body).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'tier_required', requiredTier: 'standard' });
+    expect(await storedCount(refused.id)).toBe(0);
+    await setTier(t, other.id, 'standard');
+    const back = m();
+    expect((await deliver(t, viber, back)).statusCode).toBe(200);
+    expect(await storedCount(back.id)).toBe(1);
+  });
+
+  it('a read watermark past any date marks what was sent so far; one before 2000 or unholdable changes nothing', async () => {
+    const messenger = connections.get('messenger')!;
+    const from = senderId('messenger');
+    await deliver(t, messenger, { id: providerId('messenger'), from, text: 'Hi there' });
+    const conversation = (await api('GET', '/channels/conversations?channel=messenger&limit=200'))
+      .json()
+      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const sent = (await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Hello!' })).json();
+    expect(sent.status).toBe('sent');
+    const { signatureHeaders } = await import('../../../test/helpers/channels.js');
+    const read = (watermark: number) => {
+      const body = JSON.stringify({
+        object: 'page',
+        entry: [
+          {
+            id: messenger.credentials.pageId,
+            time: Date.now(),
+            messaging: [
+              {
+                sender: { id: from },
+                recipient: { id: messenger.credentials.pageId },
+                timestamp: Date.now(),
+                read: { watermark },
+              },
+            ],
+          },
+        ],
+      });
+      const path = `/api/v1/messenger/webhook?connection=${messenger.id}`;
+      return t.request({
+        method: 'POST',
+        url: path,
+        headers: {
+          'content-type': 'application/json',
+          ...signatureHeaders('messenger', `${t.app.atrium.selfUrl()}${path}`, body, messenger.credentials),
+        },
+        payload: body,
+      });
+    };
+    const statusOf = async () =>
+      (await api('GET', `/channels/messages?conversationId=${conversation.id}`))
+        .json()
+        .items.find((x: { id: string }) => x.id === sent.id).status;
+    for (const watermark of [-8.6e15, 1e11]) {
+      const res = await read(watermark);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().statuses).toBe(0);
+    }
+    expect(await statusOf()).toBe('sent');
+    const res = await read(8.64e15);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await statusOf()).toBe('read');
   });
 });

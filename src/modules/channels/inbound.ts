@@ -44,6 +44,31 @@ export async function notifyConversations(tx: Tx, workspaceId: string, conversat
   );
 }
 
+/** No provider's message is older than this; a time before it is the provider's error, not the message's. */
+const EARLIEST_MESSAGE = Date.parse('2000-01-01T00:00:00Z');
+/** How far ahead of our clock a provider's clock may be before its time is not believed. */
+const CLOCK_SKEW_MS = 60 * 60_000;
+
+/**
+ * The time a message is filed at: the provider's own time when it is a believable one, else the
+ * time it reached us. A verified message with a nonsense time (none, before 2000, in the future,
+ * or past what the database can hold) is still stored, never refused or failed on it.
+ */
+export function messageTime(at: Date, received: Date = new Date()): Date {
+  const t = at.getTime();
+  return Number.isFinite(t) && t >= EARLIEST_MESSAGE && t <= received.getTime() + CLOCK_SKEW_MS ? at : received;
+}
+
+/**
+ * A read or delivery watermark ("everything sent before this"): one in the future means everything
+ * sent so far; `undefined` for one that cannot mean any message (no time, or before 2000).
+ */
+export function watermarkTime(at: Date, received: Date = new Date()): Date | undefined {
+  const t = at.getTime();
+  if (!Number.isFinite(t) || t < EARLIEST_MESSAGE) return undefined;
+  return t > received.getTime() ? received : at;
+}
+
 export interface StoredInbound {
   messageId: string;
   conversationId: string;
@@ -63,6 +88,7 @@ export async function storeInbound(
 ): Promise<(StoredInbound | null)[]> {
   if (messages.length === 0) return [];
   const { workspaceId, id: connectionId, channel } = connection;
+  const received = new Date();
   const rows = messages.map((m, ord) => {
     const text = clean(m.text);
     const attachments = m.attachments.slice(0, 10).map((a) => {
@@ -85,7 +111,7 @@ export async function storeInbound(
       dedup: clip(clean(m.dedupKey), 220),
       text,
       att: attachments,
-      at: (Number.isNaN(m.at.getTime()) ? new Date() : m.at).toISOString(),
+      at: messageTime(m.at, received).toISOString(),
       preview: clip(text || (attachments.length ? `[${attachments[0].type}]` : ''), 200),
     };
   });

@@ -64,8 +64,10 @@ export const conversationsQuery = pageQuery.extend({ channel: channelSchema.opti
 export const messagesQuery = pageQuery.extend({ conversationId: id.optional(), channel: channelSchema.optional() });
 export const replyBody = z.object({ text: text(4000).trim().min(1) });
 export const linkBody = z.object({ patientId: id.nullable() });
+// Any `connection` value is taken (a URL is bounded anyway): one that names no connection is the
+// contract's unknown connection, 401 (403 for the handshake), not a 400.
 export const webhookQuery = z.object({
-  connection: z.string().max(100).optional(),
+  connection: z.string().optional(),
   message: z
     .string()
     .max(100)
@@ -73,7 +75,7 @@ export const webhookQuery = z.object({
     .describe('Our id of the reply a status report is about (set by us in Twilio’s per-message StatusCallback URL)'),
 });
 export const handshakeQuery = z.object({
-  connection: z.string().max(100).optional(),
+  connection: z.string().optional(),
   'hub.mode': z.string().max(50).optional(),
   'hub.verify_token': z.string().max(500).optional(),
   'hub.challenge': z.string().max(500).optional(),

@@ -7,18 +7,19 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { countAccepted, countRefused } from '../../platform/acceptance.js';
 import { writeAudit } from '../../platform/audit/audit.js';
-import type { RequestContext } from '../../platform/context.js';
+import type { RequestContext, Tier } from '../../platform/context.js';
 import { decryptSecret, encryptSecret, safeEqual } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
 import { groupCommit } from '../../platform/db/group-commit.js';
 import { withSystem, withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound, validationFailed } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { decodeCursor, encodeCursor } from '../../platform/pagination.js';
+import { decodeCursor, encodeCursor, exactTime, olderThanCursor, timeIdCursor } from '../../platform/pagination.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
+import { workspaceTier } from '../identity/index.js';
 import { patientExists } from '../patients/index.js';
-import { type ConnectionRow, clean, clip, notifyConversations, storeInbound } from './inbound.js';
+import { type ConnectionRow, clean, clip, notifyConversations, storeInbound, watermarkTime } from './inbound.js';
 import {
   ADAPTERS,
   type ChannelAdapter,
@@ -181,8 +182,8 @@ const unverified = () =>
 async function connectionForWebhook(deps: AppDeps, channel: ChannelName, id: string | undefined) {
   if (!id || !/^chn_[0-9a-z]{10,40}$/.test(id)) return undefined;
   // Cross-tenant by design: the webhook names only the connection; its workspace comes from here.
-  const [row] = await withSystem(deps.db, (tx) =>
-    tx
+  return withSystem(deps.db, async (tx) => {
+    const [row] = await tx
       .select()
       .from(channelConnections)
       .where(
@@ -191,9 +192,11 @@ async function connectionForWebhook(deps: AppDeps, channel: ChannelName, id: str
           eq(channelConnections.channel, channel),
           isNull(channelConnections.deletedAt),
         ),
-      ),
-  );
-  return row;
+      );
+    if (!row) return undefined;
+    const tier = await workspaceTier(tx, row.workspaceId);
+    return tier ? { row, tier } : undefined;
+  });
 }
 
 /**
@@ -208,25 +211,41 @@ const WEBHOOK_CONNECTIONS_MAX = 10_000;
 interface KnownConnection {
   row: ConnectionRow;
   credentials: Record<string, string>;
+  /** The workspace's tier: a workspace moved below Standard receives nothing. */
+  tier: Tier;
   until: number;
 }
 const knownConnections = new WeakMap<AppDeps['db'], Map<string, KnownConnection>>();
+
+/** This instance's known connections; a tier change (on any instance: the auth NOTIFY) forgets them all. */
+function knownConnectionsOf(deps: AppDeps): Map<string, KnownConnection> {
+  let known = knownConnections.get(deps.db);
+  if (!known) {
+    const fresh = new Map<string, KnownConnection>();
+    deps.principals.onInvalidate((key) => {
+      if (key === '*') fresh.clear();
+    });
+    knownConnections.set(deps.db, fresh);
+    known = fresh;
+  }
+  return known;
+}
 
 async function webhookConnection(
   deps: AppDeps,
   channel: ChannelName,
   id: string | undefined,
 ): Promise<KnownConnection | undefined> {
-  const known = knownConnections.get(deps.db) ?? new Map<string, KnownConnection>();
-  knownConnections.set(deps.db, known);
+  const known = knownConnectionsOf(deps);
   const key = `${channel}:${id}`;
   const hit = known.get(key);
   if (hit && hit.until > Date.now()) return hit;
   known.delete(key);
-  const row = await connectionForWebhook(deps, channel, id);
-  if (!row) return undefined;
+  const found = await connectionForWebhook(deps, channel, id);
+  if (!found) return undefined;
+  const { row, tier } = found;
   if (known.size >= WEBHOOK_CONNECTIONS_MAX) known.delete(known.keys().next().value as string);
-  const entry = { row, credentials: credentialsOf(deps, row), until: Date.now() + WEBHOOK_CONNECTION_TTL_MS };
+  const entry = { row, tier, credentials: credentialsOf(deps, row), until: Date.now() + WEBHOOK_CONNECTION_TTL_MS };
   known.set(key, entry);
   return entry;
 }
@@ -241,7 +260,7 @@ export async function metaHandshake(
   channel: ChannelName,
   query: { connection?: string; 'hub.mode'?: string; 'hub.verify_token'?: string; 'hub.challenge'?: string },
 ): Promise<string> {
-  const row = await connectionForWebhook(deps, channel, query.connection);
+  const row = (await connectionForWebhook(deps, channel, query.connection))?.row;
   const adapter = ADAPTERS[channel];
   const expected = row && adapter.verifyToken ? adapter.verifyToken(credentialsOf(deps, row)) : undefined;
   if (
@@ -277,6 +296,9 @@ export async function receiveWebhook(
     countRefused(deps, acceptanceSource(channel));
     throw unverified();
   }
+  // Verified, but the workspace is no longer on a tier with channels: the provider is told (and
+  // retries or gives up, as it does), and nothing is stored. Not counted against the channel's health.
+  requireFeature(known, 'inbound_channels');
   let events: ReturnType<typeof adapter.parse>;
   try {
     events = adapter.parse(request);
@@ -374,9 +396,13 @@ const RANK = { sending: 0, sent: 1, delivered: 2, read: 3, failed: 4, received: 
 
 /** A delivery/read report moves our messages forward only (a late `delivered` never undoes `read`). */
 async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate, messageId?: string): Promise<number> {
-  const lower = (Object.keys(RANK) as (keyof typeof RANK)[]).filter(
-    (k) => k !== 'received' && RANK[k] < RANK[s.status] && k !== 'failed',
-  );
+  // `failed` only for a message not yet delivered: one the patient has received or read stays so.
+  const lower =
+    s.status === 'failed'
+      ? (['sending', 'sent'] as const)
+      : (Object.keys(RANK) as (keyof typeof RANK)[]).filter(
+          (k) => k !== 'received' && RANK[k] < RANK[s.status] && k !== 'failed',
+        );
   if (lower.length === 0) return 0;
   const base = and(
     eq(channelMessages.workspaceId, connection.workspaceId),
@@ -395,7 +421,9 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate, m
         ? or(byProviderId, and(eq(channelMessages.id, messageId), isNull(channelMessages.providerMessageId)))
         : byProviderId,
     );
-  } else if (s.contactExternalId && s.watermark && !Number.isNaN(s.watermark.getTime())) {
+  } else if (s.contactExternalId && s.watermark) {
+    const watermark = watermarkTime(s.watermark);
+    if (!watermark) return 0;
     const conversations = tx
       .select({ id: channelConversations.id })
       .from(channelConversations)
@@ -407,7 +435,7 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate, m
           eq(channelContacts.externalId, s.contactExternalId),
         ),
       );
-    where = and(base, inArray(channelMessages.conversationId, conversations), lte(channelMessages.at, s.watermark));
+    where = and(base, inArray(channelMessages.conversationId, conversations), lte(channelMessages.at, watermark));
   } else {
     return 0;
   }
@@ -479,31 +507,36 @@ export async function seedConnection(
 
 // ---------------------------------------------------------------- the inbox
 
-type MessageRow = typeof channelMessages.$inferSelect;
-const presentMessage = (r: MessageRow) => ({
-  id: r.id,
-  conversationId: r.conversationId,
-  channel: r.channel as ChannelName,
-  direction: r.direction,
-  providerMessageId: r.providerMessageId,
-  text: r.text,
-  attachments: r.attachments as { type: string; url?: string; mimeType?: string; name?: string }[],
-  status: r.status,
-  error: r.error,
-  at: r.at.toISOString(),
-});
+/**
+ * A reply still `sending` this long after it was stored lost its send to a crash or restart (a send,
+ * retries included, ends well within it): it is shown as failed, with a word that it may have gone
+ * out. The row keeps `sending`, so a delivery report that still comes moves it on.
+ */
+export const SENDING_GIVEN_UP_MS = 5 * 60_000;
+const INTERRUPTED = 'The send was interrupted (the service restarted during it); it may not have reached the patient';
 
-const cursorSchema = z.tuple([z.string(), z.string()]);
+type MessageRow = typeof channelMessages.$inferSelect;
+const presentMessage = (r: MessageRow, now = Date.now()) => {
+  const interrupted = r.status === 'sending' && now - r.at.getTime() > SENDING_GIVEN_UP_MS;
+  return {
+    id: r.id,
+    conversationId: r.conversationId,
+    channel: r.channel as ChannelName,
+    direction: r.direction,
+    providerMessageId: r.providerMessageId,
+    text: r.text,
+    attachments: r.attachments as { type: string; url?: string; mimeType?: string; name?: string }[],
+    status: interrupted ? ('failed' as const) : r.status,
+    error: interrupted ? INTERRUPTED : r.error,
+    at: r.at.toISOString(),
+  };
+};
 
 /** Conversations joined to their contact. */
 const contactOfConversation = and(
   eq(channelContacts.workspaceId, channelConversations.workspaceId),
   eq(channelContacts.id, channelConversations.contactId),
 );
-
-/** Keyset paging, newest first: rows after the cursor's (time, id). */
-const olderThan = (time: AnyPgColumn, id: AnyPgColumn, after: [string, string] | undefined) =>
-  after ? or(lt(time, new Date(after[0])), and(eq(time, new Date(after[0])), lt(id, after[1]))) : undefined;
 
 /** Whether the workspace has a live connection on any of these channels (health banners). */
 export async function hasLiveConnection(tx: Tx, workspaceId: string, channels: ChannelName[]): Promise<boolean> {
@@ -521,10 +554,14 @@ export async function listConversations(
   query: { channel?: ChannelName; patientId?: string; limit: number; cursor?: string },
 ) {
   requireFeature(ctx, 'inbound_channels');
-  const after = decodeCursor(query.cursor, cursorSchema);
+  const after = decodeCursor(query.cursor, timeIdCursor);
   const rows = await withTenant(deps.db, ctx, (tx) =>
     tx
-      .select({ conversation: channelConversations, contact: channelContacts })
+      .select({
+        conversation: channelConversations,
+        contact: channelContacts,
+        key: exactTime(channelConversations.updatedAt),
+      })
       .from(channelConversations)
       .innerJoin(channelContacts, contactOfConversation)
       .where(
@@ -532,7 +569,7 @@ export async function listConversations(
           eq(channelConversations.workspaceId, ctx.workspaceId),
           query.channel ? eq(channelConversations.channel, query.channel) : undefined,
           query.patientId ? eq(channelContacts.patientId, query.patientId) : undefined,
-          olderThan(channelConversations.updatedAt, channelConversations.id, after),
+          olderThanCursor(channelConversations.updatedAt, channelConversations.id, after),
         ),
       )
       .orderBy(desc(channelConversations.updatedAt), desc(channelConversations.id))
@@ -553,8 +590,8 @@ export async function listConversations(
     unreadCount: c.unreadCount,
     updatedAt: c.updatedAt.toISOString(),
   }));
-  const last = rows.length > query.limit ? rows[query.limit - 1].conversation : undefined;
-  return { items, nextCursor: last ? encodeCursor([last.updatedAt.toISOString(), last.id]) : null };
+  const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
+  return { items, nextCursor: last ? encodeCursor([last.key, last.conversation.id]) : null };
 }
 
 async function requireConversation(tx: Tx, workspaceId: string, id: string) {
@@ -573,18 +610,18 @@ export async function listMessages(
   query: { conversationId?: string; channel?: ChannelName; limit: number; cursor?: string },
 ) {
   requireFeature(ctx, 'inbound_channels');
-  const after = decodeCursor(query.cursor, cursorSchema);
+  const after = decodeCursor(query.cursor, timeIdCursor);
   const rows = await withTenant(deps.db, ctx, async (tx) => {
     if (query.conversationId) await requireConversation(tx, ctx.workspaceId, query.conversationId);
     return tx
-      .select()
+      .select({ message: channelMessages, key: exactTime(channelMessages.at) })
       .from(channelMessages)
       .where(
         and(
           eq(channelMessages.workspaceId, ctx.workspaceId),
           query.conversationId ? eq(channelMessages.conversationId, query.conversationId) : undefined,
           query.channel ? eq(channelMessages.channel, query.channel) : undefined,
-          olderThan(channelMessages.at, channelMessages.id, after),
+          olderThanCursor(channelMessages.at, channelMessages.id, after),
         ),
       )
       .orderBy(desc(channelMessages.at), desc(channelMessages.id))
@@ -592,8 +629,8 @@ export async function listMessages(
   });
   const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
   return {
-    items: rows.slice(0, query.limit).map(presentMessage),
-    nextCursor: last ? encodeCursor([last.at.toISOString(), last.id]) : null,
+    items: rows.slice(0, query.limit).map((r) => presentMessage(r.message)),
+    nextCursor: last ? encodeCursor([last.key, last.message.id]) : null,
   };
 }
 
@@ -662,10 +699,14 @@ export async function reply(deps: AppDeps, ctx: RequestContext, conversationId: 
       { externalId: prepared.contact.externalId, phone: prepared.contact.phone },
       prepared.row.text,
     );
-    outcome = { status: 'sent', providerMessageId: sent.providerMessageId };
+    outcome = { status: 'sent', providerMessageId: clip(clean(sent.providerMessageId), 200) };
   } catch (err) {
     if (!(err instanceof SendFailed)) ctx.log.error({ err }, 'channel send crashed');
-    outcome = { status: 'failed', error: err instanceof SendFailed ? err.message : 'The message could not be sent' };
+    // The provider's words, as a status report's are kept: cleaned and at most 500 characters.
+    outcome = {
+      status: 'failed',
+      error: clip(clean(err instanceof SendFailed ? err.message : 'The message could not be sent'), 500),
+    };
   }
   const [row] = await withTenant(deps.db, ctx, async (tx) => {
     const updated = await tx

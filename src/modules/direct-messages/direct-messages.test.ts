@@ -226,6 +226,43 @@ describe('history pagination', () => {
     expect(older.items.map((m: { id: string }) => m.id)).toEqual([all[2].id, all[3].id]);
   });
 
+  it('pages the thread list whole when threads were active within one millisecond; a forged cursor is a 400', async () => {
+    const { withSystem } = await import('../../platform/db/tenant.js');
+    const { sql } = await import('drizzle-orm');
+    const team = await createWorkspace(t, { tier: 'standard' });
+    const members = [await addMember(t, team, { name: 'Erin' }), await addMember(t, team, { name: 'Finn' })];
+    for (const m of members) await sendDm(t, team.admin.token, { recipients: [m.userId], body: 'hi' });
+    await sendDm(t, team.admin.token, { recipients: members.map((m) => m.userId), body: 'all' });
+    // Three threads whose last activity differs only in microseconds.
+    await withSystem(t.app.atrium.db, (tx) =>
+      tx.execute(sql`
+        UPDATE dm_threads d SET updated_at = '2026-11-26T10:00:00.123Z'::timestamptz + (n || ' microseconds')::interval
+          FROM (SELECT id, row_number() OVER (ORDER BY id) * 100 AS n FROM dm_threads WHERE workspace_id = ${team.id}) x
+         WHERE d.workspace_id = ${team.id} AND d.id = x.id`),
+    );
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await t.request({
+        method: 'GET',
+        url: `/api/v1/direct-messages?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        token: team.admin.token,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      seen.push(...res.json().items.map((x: { id: string }) => x.id));
+      cursor = res.json().nextCursor;
+    } while (cursor && seen.length < 10);
+    expect(new Set(seen).size).toBe(3);
+    for (const forged of [{ u: 'not a time', id: 'x' }, ['2026-02-30T00:00:00.000000Z', 'x']]) {
+      const res = await t.request({
+        method: 'GET',
+        url: `/api/v1/direct-messages?cursor=${Buffer.from(JSON.stringify(forged)).toString('base64url')}`,
+        token: team.admin.token,
+      });
+      expect(res.statusCode, JSON.stringify(forged)).toBe(400);
+    }
+  });
+
   it('rejects a malformed cursor', async () => {
     const { threadId } = (await sendDm(t, admin.token, { recipients: [bob.userId], body: 'x' })).json();
     expect((await history(admin.token, threadId, '?before=%%%')).statusCode).toBe(400);

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
 import { preparedRows, queryRows } from '../../platform/db/tenant.js';
+import { exactTime, olderThanCursor, type TimeIdCursor } from '../../platform/pagination.js';
 import { userNames } from '../identity/index.js';
 import { dmMessages, dmParticipants, dmPhiReads, dmThreads } from './tables.js';
 
@@ -196,11 +197,12 @@ export async function listThreadsOfUser(
   workspaceId: string,
   userId: string,
   limit: number,
-  after?: { u: string; id: string },
+  after?: TimeIdCursor,
 ) {
   return tx
     .select({
       thread: dmThreads,
+      key: exactTime(dmThreads.updatedAt),
       lastReadSeq: dmParticipants.lastReadSeq,
       last: messageColumns,
     })
@@ -221,7 +223,7 @@ export async function listThreadsOfUser(
       and(
         eq(dmParticipants.workspaceId, workspaceId),
         eq(dmParticipants.userId, userId),
-        after ? sql`(${dmThreads.updatedAt}, ${dmThreads.id}) < (${after.u}::timestamptz, ${after.id})` : undefined,
+        olderThanCursor(dmThreads.updatedAt, dmThreads.id, after),
       ),
     )
     .orderBy(desc(dmThreads.updatedAt), desc(dmThreads.id))

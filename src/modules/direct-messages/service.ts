@@ -6,7 +6,7 @@ import type { Tx } from '../../platform/db/client.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound, unprocessable } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { decodeCursor, encodeCursor, type Page } from '../../platform/pagination.js';
+import { decodeCursor, encodeCursor, type Page, timeIdCursor } from '../../platform/pagination.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { memberNames } from '../identity/index.js';
@@ -113,14 +113,12 @@ async function requireParticipation(tx: Tx, ctx: Ctx, threadId: string) {
   return found;
 }
 
-const listCursor = z.object({ u: z.string(), id: z.string() });
-
 export async function listThreads(
   deps: AppDeps,
   ctx: Ctx,
   query: { limit: number; cursor?: string },
 ): Promise<Page<ThreadListItem>> {
-  const after = decodeCursor(query.cursor, listCursor);
+  const after = decodeCursor(query.cursor, timeIdCursor);
   return withTenant(deps.db, ctx, async (tx) => {
     const rows = await repo.listThreadsOfUser(tx, ctx.workspaceId, ctx.userId, query.limit, after);
     const page = rows.slice(0, query.limit);
@@ -141,10 +139,7 @@ export async function listThreads(
       unreadCount: Math.max(0, r.thread.lastSeq - r.lastReadSeq),
     }));
     const last = page[page.length - 1];
-    const nextCursor =
-      rows.length > query.limit && last
-        ? encodeCursor({ u: last.thread.updatedAt.toISOString(), id: last.thread.id })
-        : null;
+    const nextCursor = rows.length > query.limit && last ? encodeCursor([last.key, last.thread.id]) : null;
     return { items, nextCursor };
   });
 }

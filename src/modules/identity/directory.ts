@@ -1,6 +1,7 @@
 // What other modules may know about people: names of a workspace's members (never e-mails or
 // credentials), read in the caller's transaction so RLS scopes them to its workspace.
 import { and, eq, inArray } from 'drizzle-orm';
+import type { Tier } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { memberships, users, workspaces } from './tables.js';
 
@@ -38,4 +39,10 @@ export async function workspaceProviders(tx: Tx, workspaceId: string) {
 export async function allWorkspaceIds(tx: Tx): Promise<string[]> {
   const rows = await tx.select({ id: workspaces.id }).from(workspaces);
   return rows.map((r) => r.id);
+}
+
+/** The workspace's tier (`undefined` for no such workspace), for work no signed-in user started (webhooks). */
+export async function workspaceTier(tx: Tx, workspaceId: string): Promise<Tier | undefined> {
+  const [row] = await tx.select({ tier: workspaces.tier }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  return row?.tier as Tier | undefined;
 }

@@ -1,5 +1,5 @@
 // The identity module's public entry: the only file other code imports from this module.
-export { allWorkspaceIds, memberNames, userNames, workspaceProviders } from './directory.js';
+export { allWorkspaceIds, memberNames, userNames, workspaceProviders, workspaceTier } from './directory.js';
 export { identityModule } from './module.js';
 export type { CreateWorkspaceInput, MemberInput } from './schema.js';
 export {
