@@ -2,6 +2,7 @@
 // "floating" wall-clock time (the local time of the series' zone written as if it were UTC), then
 // each is placed in the zone: a 09:00 series stays at 09:00 local across daylight-saving changes.
 import rrulePkg from 'rrule';
+import { rruleProblem } from '../../platform/rrule-check.js';
 import { fromFloating, toFloating } from '../../platform/zoned-time.js';
 
 const { RRule, RRuleSet } = rrulePkg;
@@ -37,6 +38,9 @@ export function occurrences(
     const name = head.split(';')[0].toUpperCase();
     const zone = /TZID=([^;:]+)/i.exec(head)?.[1] ?? timeZone;
     if (name === 'RRULE') {
+      // Refused as the providers refuse it (and so an hourly or secondly series cannot stall a list).
+      const problem = rruleProblem(value);
+      if (problem) throw new RecurrenceError(`Invalid recurrence rule: ${problem}`);
       let options: ReturnType<typeof RRule.parseString>;
       try {
         options = RRule.parseString(value);

@@ -1,6 +1,7 @@
 // The events API of contract §5.2: one provider-resolution step (calendar or event id → this
 // workspace's calendar and connection, 404 before any token is read), one token step per
 // connection per operation, merged lists with warnings, write-result codes from the adapters.
+
 import { eq } from 'drizzle-orm';
 import rrulePkg from 'rrule';
 import { writeAudit } from '../../platform/audit/audit.js';
@@ -8,6 +9,7 @@ import type { RequestContext } from '../../platform/context.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { listConnections } from '../../platform/oauth/index.js';
+import { rruleProblem } from '../../platform/rrule-check.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { organizationWorkspacesOf } from '../identity/index.js';
@@ -296,6 +298,8 @@ function checkRecurrence(lines: string[] | null | undefined) {
   for (const raw of lines) {
     const line = raw.trim();
     if (/^RRULE:/i.test(line)) {
+      const problem = rruleProblem(line.slice(6));
+      if (problem) throw invalidDraft(`${problem}: ${line.slice(0, 100)}`);
       try {
         const options = RRule.parseString(line.slice(6));
         if (options.freq === undefined) throw new Error('no FREQ');

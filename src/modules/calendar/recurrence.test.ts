@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { MAX_COUNT, rruleProblem } from '../../platform/rrule-check.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -49,7 +50,77 @@ async function instances(provider: 'google' | 'microsoft', title: string, timeMi
   return (res.json().items as Ev[]).filter((e) => e.title.startsWith(title));
 }
 
+describe('repeat rules a calendar can hold (platform/rrule-check)', () => {
+  it('takes daily to yearly rules with RFC 5545 parts in range, and says what is wrong with the rest', () => {
+    for (const ok of [
+      'FREQ=WEEKLY;BYDAY=MO,TH;COUNT=8',
+      'FREQ=MONTHLY;BYDAY=-1FR',
+      'FREQ=MONTHLY;BYDAY=2TU;INTERVAL=2;UNTIL=20271231T235959Z',
+      'FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=15',
+      'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1',
+      'freq=daily;until=20261231',
+      `FREQ=DAILY;COUNT=${MAX_COUNT}`,
+    ])
+      expect(rruleProblem(ok), ok).toBeUndefined();
+    for (const [bad, words] of [
+      ['FREQ=SECONDLY', 'daily, weekly'],
+      ['FREQ=MINUTELY;COUNT=1000000000', 'daily, weekly'],
+      ['FREQ=HOURLY', 'daily, weekly'],
+      ['FREQ=DAILY;BYHOUR=9,10', 'BYHOUR'],
+      ['FREQ=WEEKLY;BYDAY=XX', 'BYDAY=XX'],
+      ['FREQ=WEEKLY;BYDAY=0MO', 'BYDAY=0MO'],
+      ['FREQ=DAILY;INTERVAL=0', 'INTERVAL'],
+      ['FREQ=DAILY;COUNT=-5', 'COUNT'],
+      [`FREQ=DAILY;COUNT=${MAX_COUNT + 1}`, 'COUNT'],
+      ['FREQ=DAILY;COUNT=3;UNTIL=20261231', 'not both'],
+      ['FREQ=DAILY;UNTIL=20260230', 'UNTIL'],
+      ['FREQ=DAILY;FREQ=WEEKLY', 'twice'],
+      ['COUNT=3', 'needs FREQ'],
+      ['FREQ=DAILY;X-NAME=1', 'not part'],
+      ['FREQ=MONTHLY;BYMONTHDAY=32', 'BYMONTHDAY'],
+    ])
+      expect(rruleProblem(bad), bad).toContain(words);
+  });
+});
+
 describe.each(['google', 'microsoft'] as const)('recurrence through %s', (provider) => {
+  it('refuses a rule the calendar cannot hold with 422 invalid_draft, creating and changing, and writes nothing', async () => {
+    const window = { timeMin: '2027-03-01T00:00:00Z', timeMax: '2027-03-08T00:00:00Z' };
+    const id = await series(provider, {
+      title: `Rules ${provider}`,
+      start: '2027-03-01T10:00:00Z',
+      end: '2027-03-01T10:30:00Z',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
+    for (const rule of ['RRULE:FREQ=SECONDLY', 'RRULE:FREQ=WEEKLY;BYDAY=XX', 'RRULE:FREQ=DAILY;COUNT=-5']) {
+      const created = await t.request({
+        method: 'POST',
+        url: '/api/v1/calendar/events',
+        token: ws.admin.token,
+        payload: {
+          calendar: calendars[provider],
+          draft: {
+            title: `Bad ${provider}`,
+            start: '2027-03-02T10:00:00Z',
+            end: '2027-03-02T10:30:00Z',
+            recurrence: [rule],
+          },
+        },
+      });
+      expect(created.statusCode, `${rule} → ${created.body}`).toBe(422);
+      expect(created.json().code).toBe('invalid_draft');
+      const changed = await t.request({
+        method: 'PATCH',
+        url: '/api/v1/calendar/events',
+        token: ws.admin.token,
+        payload: { event: id, draft: { recurrence: [rule] } },
+      });
+      expect(changed.statusCode, `${rule} → ${changed.body}`).toBe(422);
+    }
+    expect(await instances(provider, 'Bad', window.timeMin, window.timeMax)).toHaveLength(0);
+    expect(await instances(provider, `Rules ${provider}`, window.timeMin, window.timeMax)).toHaveLength(3);
+  });
+
   it('keeps 09:00 New York across the November change (13:00Z before, 14:00Z after)', async () => {
     await series(provider, {
       title: `DST NY ${provider}`,
