@@ -150,6 +150,38 @@ describe('events', () => {
     expect((await list()).json().items.some((e: { id: string }) => e.id === eventId)).toBe(false);
   });
 
+  it.each(['google', 'microsoft'] as const)(
+    '%s: cancelling by PATCH answers the cancelled event; changing a deleted event is 404 event_not_found',
+    async (provider) => {
+      const calendar = provider === 'google' ? google.calendarId : microsoft.calendarId;
+      const patch = (eventId: string, draft: Record<string, unknown>) =>
+        t.request({
+          method: 'PATCH',
+          url: '/api/v1/calendar/events',
+          token: ws.admin.token,
+          payload: { event: eventId, draft },
+        });
+      const made = await create(calendar, {
+        title: `Cancel me ${provider}`,
+        start: '2026-11-25T15:00:00Z',
+        end: '2026-11-25T15:30:00Z',
+      });
+      const { eventId } = made.json();
+      const cancelled = await patch(eventId, { status: 'cancelled' });
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+      expect(cancelled.json()).toMatchObject({
+        ok: true,
+        eventId,
+        event: { status: 'cancelled', title: `Cancel me ${provider}` },
+      });
+      expect((await list()).json().items.some((e: { id: string }) => e.id === eventId)).toBe(false);
+      // The provider answers 410 Gone (Google) or 404 (Microsoft) for it now: §5.2's 404 either way.
+      const again = await patch(eventId, { title: 'Too late' });
+      expect(again.statusCode, again.body).toBe(404);
+      expect(again.json().code).toBe('event_not_found');
+    },
+  );
+
   it('refuses a draft that ends before it starts with 422 invalid_draft and writes nothing', async () => {
     const before = (await list()).json().items.length;
     const res = await create(microsoft.calendarId, {

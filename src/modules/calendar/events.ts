@@ -480,10 +480,12 @@ export async function patchEvent(
   const session = sessions(cal);
 
   if (draft.status === 'cancelled') {
+    // Read before the delete: Microsoft keeps nothing of a deleted event (Google keeps it, cancelled).
+    const read = () =>
+      provider.adapter.getEvent(session, cal.providerCalendarId, providerEventId).catch(() => undefined);
+    const before = await read();
     await deleteResolved(deps, ctx, { cal, provider, providerEventId, session });
-    const current = await provider.adapter
-      .getEvent(session, cal.providerCalendarId, providerEventId)
-      .catch(() => undefined);
+    const current = before ?? (await read());
     const event = current ? { ...present(ctx, cal, current), status: 'cancelled' as const } : undefined;
     if (!event) throw eventNotFound();
     return { ok: true, eventId, event };

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { linkUrl } from '../../../platform/http/url-guard.js';
-import { commonCode, type ErrorTable, providerCall } from './http.js';
+import { commonCode, type ErrorTable, isGone, providerCall } from './http.js';
 import { fieldMask } from './selection.js';
 import type { CalendarProvider, ProviderAttendee, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
 
@@ -262,7 +262,7 @@ export const googleCalendar: CalendarProvider = {
     try {
       await providerCall('google', session, { method: 'DELETE', path: path(calendarId, eventId) }, googleErrors);
     } catch (err) {
-      if ((err as { code?: string }).code === 'gone') return;
+      if (isGone(err)) return;
       throw err;
     }
   },

@@ -40,16 +40,25 @@ export const WRITE_RESULT_STATUS: Record<WriteResultCode, number> = {
 /** A provider's answer classified: the adapter's table turns (status, body) into a code. */
 export type ErrorTable = (status: number, body: unknown, what: 'calendar' | 'event') => WriteResultCode;
 
+/**
+ * A provider's refusal. `reason` is the adapter's classification; the answer's code is the same
+ * write-result code, except that `gone` (the provider's 410 for a deleted event) is answered as
+ * §5.2's 404 `event_not_found`: only a delete treats it otherwise (as success).
+ */
 export class ProviderError extends AppError {
   constructor(
     readonly provider: string,
-    code: WriteResultCode,
+    readonly reason: WriteResultCode,
     detail: string,
     headers: Record<string, string> = {},
   ) {
+    const code = reason === 'gone' ? 'event_not_found' : reason;
     super(code, WRITE_RESULT_STATUS[code], detail, { provider }, headers);
   }
 }
+
+/** Whether a provider call failed because the event was deleted there (410 Gone). */
+export const isGone = (err: unknown) => err instanceof ProviderError && err.reason === 'gone';
 
 const PLAIN: Record<WriteResultCode, (p: string) => string> = {
   invalid_draft: (p) => `${p} refused the event as invalid`,

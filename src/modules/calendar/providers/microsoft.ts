@@ -9,7 +9,7 @@ import {
   toGraphRecurrence,
   UnsupportedRecurrence,
 } from './graph-recurrence.js';
-import { commonCode, type ErrorTable, ProviderError, providerCall } from './http.js';
+import { commonCode, type ErrorTable, isGone, ProviderError, providerCall } from './http.js';
 import { selectList } from './selection.js';
 import type { CalendarProvider, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
 import { localDateTime } from './zoned.js';
@@ -296,7 +296,7 @@ export const microsoftCalendar: CalendarProvider = {
         graphErrors,
       );
     } catch (err) {
-      if ((err as { code?: string }).code === 'gone') return;
+      if (isGone(err)) return;
       throw err;
     }
   },
