@@ -84,6 +84,15 @@ export function registerOAuthServer(fastify: FastifyInstance, options: OAuthServ
       if (!code || code.r !== form.redirect_uri || !form.code_verifier || S256(form.code_verifier) !== code.c) {
         return refuse(reply, 400, 'invalid_grant', 'Malformed auth code, wrong redirect_uri or code_verifier.');
       }
+      // As the providers do: a code is exchanged once (a replayed callback URL gets nothing).
+      const first = await updateDoc(db(), emulator, OAUTH_KEY, oauthInitial, (doc: OAuthDoc) => {
+        const now = Date.now();
+        doc.redeemed = Object.fromEntries(Object.entries(doc.redeemed ?? {}).filter(([, until]) => until > now));
+        if (doc.redeemed[code.n]) return false;
+        doc.redeemed[code.n] = code.x;
+        return true;
+      });
+      if (!first) return refuse(reply, 400, 'invalid_grant', 'The authorization code was already redeemed.');
       email = code.e;
     } else if (form.grant_type === 'refresh_token') {
       const refresh = verify(emulator, form.refresh_token ?? '', 'r');

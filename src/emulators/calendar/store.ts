@@ -46,6 +46,8 @@ export async function updateDoc<T, R>(
 export interface OAuthDoc {
   generation: number;
   revoked: string[];
+  /** Authorization codes already exchanged (nonce → expiry, ms): a code is good for one exchange. */
+  redeemed?: Record<string, number>;
 }
 export const OAUTH_KEY = '__oauth';
 export const oauthInitial = (): OAuthDoc => ({ generation: 0, revoked: [] });

@@ -87,6 +87,70 @@ describe('connections and calendars', () => {
     expect(second.json().code).toBe('tier_required');
   });
 
+  it('Free: connections started side by side cannot all finish; a replayed callback and another signed-in user get nothing', async () => {
+    const free = await createWorkspace(t, { tier: 'free' });
+    const { addMember } = await import('../../../test/helpers/factories.js');
+    const member = await addMember(t, free, { name: 'Side By Side' });
+    // Three flows started before any finished: each was allowed when it started.
+    const started = [];
+    for (const [token, provider, hint] of [
+      [free.admin.token, 'google', `a-${free.id}@google.example`],
+      [member.token, 'microsoft', `b-${free.id}@microsoft.example`],
+      [free.admin.token, 'google', `c-${free.id}@google.example`],
+    ] as const) {
+      const start = await t.request({
+        method: 'POST',
+        url: '/api/v1/calendar/connections',
+        token,
+        payload: { provider },
+      });
+      expect(start.statusCode, start.body).toBe(201);
+      const authorize = new URL(start.json().authorizeUrl);
+      authorize.searchParams.set('login_hint', hint);
+      const consent = await fetch(authorize, { redirect: 'manual' });
+      const callback = new URL(consent.headers.get('location') ?? '');
+      started.push(`${callback.pathname}${callback.search}`);
+    }
+    const answers = await Promise.all(started.map((url) => t.request({ method: 'GET', url })));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([302, 403, 403]);
+    for (const refused of answers.filter((a) => a.statusCode === 403))
+      expect(refused.json().code).toBe('tier_required');
+    const listed = await t.request({ method: 'GET', url: '/api/v1/calendar/connections', token: free.admin.token });
+    expect(listed.json().items).toHaveLength(1);
+
+    // The callback that worked, opened again (after a disconnect, too): the code was used up.
+    const used = started[answers.findIndex((a) => a.statusCode === 302)];
+    const replay = await t.request({ method: 'GET', url: used });
+    expect(replay.statusCode, replay.body).toBe(400);
+    expect(replay.json().code).toBe('authorization_failed');
+    const id = listed.json().items[0].id;
+    await t.request({ method: 'DELETE', url: `/api/v1/calendar/connections/${id}`, token: free.admin.token });
+    expect((await t.request({ method: 'GET', url: used })).statusCode).toBe(400);
+    expect(
+      (await t.request({ method: 'GET', url: '/api/v1/calendar/connections', token: free.admin.token })).json().items,
+    ).toHaveLength(0);
+
+    // A flow the member started, finished in a browser signed in as the admin: refused, nothing stored.
+    const start = await t.request({
+      method: 'POST',
+      url: '/api/v1/calendar/connections',
+      token: member.token,
+      payload: { provider: 'google' },
+    });
+    const consent = await fetch(start.json().authorizeUrl, { redirect: 'manual' });
+    const callback = new URL(consent.headers.get('location') ?? '');
+    const crossed = await t.request({
+      method: 'GET',
+      url: `${callback.pathname}${callback.search}`,
+      token: free.admin.token,
+    });
+    expect(crossed.statusCode, crossed.body).toBe(400);
+    expect(crossed.json().code).toBe('invalid_state');
+    // The member's own browser finishes it.
+    const own = await t.request({ method: 'GET', url: `${callback.pathname}${callback.search}`, token: member.token });
+    expect(own.statusCode, own.body).toBe(302);
+  });
+
   it('connecting the same account again repairs that connection instead of adding one', async () => {
     const again = await connectCalendar(t, ws.admin.token, 'google', `g-${ws.id}@google.example`);
     expect(again.connectionId).toBe(google.connectionId);

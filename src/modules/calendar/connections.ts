@@ -2,13 +2,14 @@
 // own accounts; admins see and manage all of the workspace's. Free: one connection per workspace.
 import { and, eq, inArray } from 'drizzle-orm';
 import type { RequestContext } from '../../platform/context.js';
-import { withTenant } from '../../platform/db/tenant.js';
+import { lockUntilCommit, withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import {
   type CompletedAuthorization,
   type Connection,
   completeAuthorization,
+  countConnections,
   disconnect,
   getAccessToken,
   listConnections,
@@ -17,10 +18,14 @@ import {
 } from '../../platform/oauth/index.js';
 import { hasFeature, requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
+import { workspaceTier } from '../identity/index.js';
 import { oauthDeps, resolveProvider } from './providers/index.js';
 import type { ProviderCalendar, ProviderSession } from './providers/types.js';
 import type { CalendarInfo } from './schema.js';
 import { calendarCalendars } from './tables.js';
+
+/** The providers whose connections count against Free's one. */
+const CALENDAR_PROVIDERS = ['google', 'microsoft'];
 
 /** A provider without credentials (and no emulator) is disabled: its features answer `unavailable` (contract §10). */
 export const providerUnavailable = (provider: string) =>
@@ -58,6 +63,18 @@ export async function finishConnection(
   const done = await completeAuthorization(oauthDeps(deps), provider, query, {
     expectedUserId: options.signedInUserId,
     requestId: options.requestId,
+    // Free's one connection, checked again as it is stored: connections started side by side (each
+    // allowed when it started) cannot all finish. One workspace's connections are stored one at a time.
+    admit: async (tx, connection) => {
+      if (connection.repaired) return;
+      const { workspaceId } = connection;
+      const tier = await workspaceTier(tx, workspaceId);
+      if (!tier || hasFeature(tier, 'calendar_both_providers')) return;
+      await lockUntilCommit(tx, `calendar.connections:${workspaceId}`);
+      if ((await countConnections(tx, workspaceId, CALENDAR_PROVIDERS, connection.connectionId)) > 0) {
+        requireFeature({ tier }, 'calendar_both_providers');
+      }
+    },
   });
   const user: TokenUser = {
     workspaceId: done.workspaceId,

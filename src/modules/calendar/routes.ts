@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requireCtx } from '../../platform/auth/authenticate.js';
+import { requireCtx, signedInUserId } from '../../platform/auth/authenticate.js';
 import { AppError } from '../../platform/errors.js';
 import { idParams, noContent, problemResponses } from '../../platform/http-schemas.js';
 import { calendarCapabilities } from './capabilities.js';
@@ -65,7 +65,10 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         summary: "The provider's redirect back: stores the tokens, then 302 to /calendar",
         description:
-          'Public: the signed, expiring `state` carries the workspace, the user and the PKCE verifier. Bad or expired state → 400 `invalid_state`.',
+          'Public: the signed, expiring `state` carries the workspace, the user and the PKCE verifier. Bad or expired ' +
+          'state, or a browser signed in as another user than the one who started → 400 `invalid_state`; a code ' +
+          'already used (a replayed callback) → 400 `authorization_failed`; a second connection on Free (connections ' +
+          'started side by side) → 403 `tier_required`, nothing stored.',
         params: z.object({ provider: z.enum(['google', 'microsoft']) }),
         querystring: callbackQuery,
         response: { 302: z.null().describe('Redirect to /calendar'), ...problemResponses },
@@ -73,6 +76,7 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const done = await connections.finishConnection(deps, request.params.provider, request.query, {
+        signedInUserId: await signedInUserId(request),
         requestId: request.id,
         log: request.log,
       });

@@ -113,6 +113,14 @@ export function registerAuthentication(app: FastifyInstance): void {
   });
 }
 
+/**
+ * On a public route, who is signed in (session cookie or token), if anyone: a browser coming back from
+ * a provider's consent page carries its session, so a flow started by someone else can be refused.
+ */
+export async function signedInUserId(request: FastifyRequest): Promise<string | undefined> {
+  return (await resolvePrincipal(request.server, request))?.principal.userId;
+}
+
 /** The caller's context; routes that run behind `user`/`admin` auth always have one. */
 export function requireCtx(request: FastifyRequest): RequestContext {
   if (!request.ctx) throw unauthenticated();

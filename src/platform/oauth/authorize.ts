@@ -1,6 +1,7 @@
 // The authorization code flow with PKCE (RFC 6749 §4.1, RFC 7636) and a signed, expiring state.
 import { sql } from 'drizzle-orm';
 import { writeAudit } from '../audit/audit.js';
+import type { Tx } from '../db/client.js';
 import { queryRows, withTenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -45,6 +46,33 @@ export function startAuthorization(
   return { authorizeUrl: url.toString(), state };
 }
 
+/**
+ * A module's check of a connection about to be stored, in its transaction (throw to refuse: nothing
+ * is kept). `repaired` when the account was already connected.
+ */
+export type AdmitConnection = (
+  tx: Tx,
+  connection: { workspaceId: string; connectionId: string; repaired: boolean },
+) => Promise<void>;
+
+/** How many of the workspace's connections are to these providers, leaving one out (in `tx`). */
+export async function countConnections(
+  tx: Tx,
+  workspaceId: string,
+  providers: string[],
+  except: string,
+): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    tx,
+    sql`SELECT count(*)::int AS n FROM oauth_connections
+         WHERE workspace_id = ${workspaceId} AND provider IN ${sql`(${sql.join(
+           providers.map((p) => sql`${p}`),
+           sql`, `,
+         )})`} AND id <> ${except}`,
+  );
+  return row.n;
+}
+
 export interface CompletedAuthorization {
   connectionId: string;
   workspaceId: string;
@@ -65,11 +93,13 @@ export async function completeAuthorization(
   deps: OAuthDeps,
   providerName: string,
   query: { code?: string; state?: string; error?: string },
-  options: { expectedUserId?: string; requestId?: string } = {},
+  options: { expectedUserId?: string; requestId?: string; admit?: AdmitConnection } = {},
 ): Promise<CompletedAuthorization> {
   const state = verifyState(deps.config.encryptionKey, query.state ?? '');
   if (state.provider !== providerName) throw invalidState();
-  if (options.expectedUserId && options.expectedUserId !== state.userId) throw invalidState();
+  if (options.expectedUserId && options.expectedUserId !== state.userId) {
+    throw invalidState('Another user started this connection; sign in as them, or start connecting again');
+  }
   if (query.error || !query.code) {
     throw new AppError('authorization_failed', 400, `The provider did not authorize: ${query.error ?? 'no code'}`);
   }
@@ -95,6 +125,7 @@ export async function completeAuthorization(
     provider.name,
     email,
     tokens,
+    options.admit,
   );
   return {
     ...saved,
@@ -116,6 +147,7 @@ export async function saveConnection(
   providerName: string,
   email: string,
   tokens: TokenSet,
+  admit?: AdmitConnection,
 ): Promise<{ connectionId: string; repaired: boolean }> {
   const provider = providerOf(deps, providerName);
   return withTenant(deps.db, actor, async (tx) => {
@@ -134,6 +166,8 @@ export async function saveConnection(
                WHERE workspace_id = ${actor.workspaceId} AND provider = ${provider.name} AND account_email = ${email}
                FOR UPDATE`,
         );
+    // The module's own rule (e.g. how many connections a tier may have) decides before anything is kept.
+    await admit?.(tx, { workspaceId: actor.workspaceId, connectionId: row.id, repaired: inserted.length === 0 });
     await storeTokens(deps, tx, actor.workspaceId, row.id, tokens, provider.scopes, { userId: actor.userId });
     await writeAudit(tx, actor, 'token_access', {
       provider: provider.name,

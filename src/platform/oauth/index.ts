@@ -1,7 +1,9 @@
 // platform/oauth: every provider token goes through here (architecture convention 14). See docs/platform.md.
 export {
+  type AdmitConnection,
   type CompletedAuthorization,
   completeAuthorization,
+  countConnections,
   STATE_TTL_MS,
   saveConnection,
   startAuthorization,
