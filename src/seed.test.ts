@@ -99,4 +99,41 @@ describe('seedDemo', () => {
     const first = history.json().items.find((m: { body: string }) => m.body.startsWith('Morning!'));
     expect(first.mentions).toEqual([expect.objectContaining({ type: 'patient', displayName: 'Eleanor Vance' })]);
   });
+
+  it("gives the demo week's video visits (Meet, Teams and Zoom) a telehealth room, and Zoom's join link is at this server", async () => {
+    const signedIn = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email: DEMO_USERS[0].email, password: DEMO_PASSWORD },
+    });
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0];
+    const now = Date.now();
+    const query = new URLSearchParams({
+      timeMin: new Date(now - 8 * 86_400_000).toISOString(),
+      timeMax: new Date(now + 8 * 86_400_000).toISOString(),
+    });
+    type Listed = {
+      id: string;
+      recurringEventId: string | null;
+      title: string;
+      conference: { product: string; joinUrl: string } | null;
+    };
+    const res = await t.request({ method: 'GET', url: `/api/v1/calendar/events?${query}`, headers: { cookie } });
+    expect(res.statusCode, res.body).toBe(200);
+    const video = (res.json().items as Listed[]).filter((e) => e.conference);
+    // Each has its room (its join link is prepared by a background job).
+    const rooms = new Set(
+      (
+        await withSystem(t.database.db, (tx) =>
+          queryRows<{ event_id: string }>(tx, sql`SELECT event_id FROM telehealth_rooms`),
+        )
+      ).map((r) => r.event_id),
+    );
+    expect(new Set(video.map((e) => e.conference?.product))).toEqual(new Set(['meet', 'teams', 'zoom']));
+    for (const e of video) {
+      expect(rooms.has(e.recurringEventId ?? e.id), e.title).toBe(true);
+      expect(e.conference?.joinUrl, e.title).toMatch(/^https?:\/\//);
+      if (e.conference?.product === 'zoom') expect(e.conference.joinUrl.startsWith(t.app.atrium.selfUrl())).toBe(true);
+    }
+  });
 });

@@ -162,11 +162,13 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
     if (first) authorizationOf.set(id, first.id);
   }
 
+  const ownHost = new URL(deps.selfUrl()).host;
   const inject = async (method: 'GET' | 'POST', url: string, token: string, body?: unknown) => {
     const res = await app.inject({
       method,
       url,
-      headers: { authorization: `Bearer ${token}`, prefer: 'outlook.timezone="UTC"' },
+      // As if called at the server's own address (the Zoom emulator writes its join links from it).
+      headers: { authorization: `Bearer ${token}`, prefer: 'outlook.timezone="UTC"', host: ownHost },
       payload: body as Record<string, unknown> | undefined,
     });
     if (res.statusCode >= 300) throw new Error(`demo calendar seed: ${method} ${url} answered ${res.statusCode}`);
@@ -270,7 +272,8 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
             createdBy: ctx.userId,
           });
         }
-        if (e.conference === 'native') await requestRoom(tx, ctx.workspaceId, eventId);
+        // Every visit with video gets its telehealth room, Zoom ones too (as a visit booked in the app does).
+        if (e.conference) await requestRoom(tx, ctx.workspaceId, eventId);
         const authorization = patientId ? authorizationOf.get(patientId) : undefined;
         if (e.sessions && patientId && authorization) {
           const minutes = e.minutes;
