@@ -44,6 +44,16 @@ describe('seedDemo', () => {
   });
   afterAll(async () => t?.close());
 
+  /** The demo admin's session cookie (signed in with the published password). */
+  const demoAdminCookie = async () => {
+    const signedIn = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email: DEMO_USERS[0].email, password: DEMO_PASSWORD },
+    });
+    return String(signedIn.headers['set-cookie']).split(';')[0];
+  };
+
   const userCount = async () =>
     Number(
       (
@@ -74,12 +84,7 @@ describe('seedDemo', () => {
   });
 
   it('gives the demo admin staff conversations: one with Dr. Lee mentioning a patient, and a group with unread news', async () => {
-    const signedIn = await t.request({
-      method: 'POST',
-      url: '/api/v1/auth/sign-in',
-      payload: { email: DEMO_USERS[0].email, password: DEMO_PASSWORD },
-    });
-    const cookie = String(signedIn.headers['set-cookie']).split(';')[0];
+    const cookie = await demoAdminCookie();
     const res = await t.request({ method: 'GET', url: '/api/v1/direct-messages', headers: { cookie } });
     expect(res.statusCode, res.body).toBe(200);
     const threads = res.json().items as { kind: string; title: string; unreadCount: number; id: string }[];
@@ -101,12 +106,7 @@ describe('seedDemo', () => {
   });
 
   it("gives the demo week's video visits (Meet, Teams and Zoom) a telehealth room, and Zoom's join link is at this server", async () => {
-    const signedIn = await t.request({
-      method: 'POST',
-      url: '/api/v1/auth/sign-in',
-      payload: { email: DEMO_USERS[0].email, password: DEMO_PASSWORD },
-    });
-    const cookie = String(signedIn.headers['set-cookie']).split(';')[0];
+    const cookie = await demoAdminCookie();
     const now = Date.now();
     const query = new URLSearchParams({
       timeMin: new Date(now - 8 * 86_400_000).toISOString(),

@@ -245,3 +245,22 @@ export async function deliver(
   if (options.tamper && sent === body && connection.channel !== 'telegram') throw new Error('tamper changed nothing');
   return t.request({ method: 'POST', url: path, headers: { 'content-type': contentType, ...headers }, payload: sent });
 }
+
+/** Posts `body` to the connection's webhook, signed as its provider signs (any payload: status reports, malformed ones). */
+export function postSigned(
+  t: TestApp,
+  connection: Pick<Connected, 'id' | 'channel' | 'credentials'>,
+  body: string,
+  contentType = connection.channel === 'sms' ? 'application/x-www-form-urlencoded' : 'application/json',
+) {
+  const path = `/api/v1/${connection.channel}/webhook?connection=${connection.id}`;
+  return t.request({
+    method: 'POST',
+    url: path,
+    headers: {
+      'content-type': contentType,
+      ...signatureHeaders(connection.channel, `${t.app.atrium.selfUrl()}${path}`, body, connection.credentials),
+    },
+    payload: body,
+  });
+}

@@ -9,6 +9,7 @@ import {
   type Connected,
   connectChannel,
   deliver,
+  postSigned,
   providerId,
   senderId,
 } from '../../../test/helpers/channels.js';
@@ -36,6 +37,12 @@ const storedCount = async (providerMessageId: string) =>
       ),
     )
   )[0].n;
+
+/** The conversation of the workspace's channel with this sender (the newest 200 are looked at). */
+const conversationWith = async (channel: string, externalId: string) =>
+  (await api('GET', `/channels/conversations?channel=${channel}&limit=200`))
+    .json()
+    .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === externalId);
 
 const totalMessages = async () =>
   (
@@ -181,7 +188,6 @@ describe.each(CHANNELS)('%s webhook', (channel) => {
   it('answers malformed payloads (signed) with 4xx, never 5xx, and stores nothing', async () => {
     const connection = connections.get(channel)!;
     const before = await totalMessages();
-    const { signatureHeaders } = await import('../../../test/helpers/channels.js');
     const bodies = [
       '',
       '{',
@@ -200,17 +206,7 @@ describe.each(CHANNELS)('%s webhook', (channel) => {
       }),
     ];
     for (const body of bodies) {
-      const path = `/api/v1/${channel}/webhook?connection=${connection.id}`;
-      const contentType = channel === 'sms' ? 'application/x-www-form-urlencoded' : 'application/json';
-      const res = await t.request({
-        method: 'POST',
-        url: path,
-        headers: {
-          'content-type': contentType,
-          ...signatureHeaders(channel, `${t.app.atrium.selfUrl()}${path}`, body, connection.credentials),
-        },
-        payload: body,
-      });
+      const res = await postSigned(t, connection, body);
       expect(res.statusCode, `${JSON.stringify(body.slice(0, 40))} → ${res.body}`).toBeLessThan(500);
       if (res.statusCode >= 400) expect(res.headers['content-type']).toContain('application/problem+json');
     }
@@ -223,9 +219,7 @@ describe('replies and statuses', () => {
     const connection = connections.get(channel)!;
     const from = senderId(channel);
     await deliver(t, connection, { id: providerId(channel), from, text: 'Can I book a visit?' });
-    const conversation = (await api('GET', `/channels/conversations?channel=${channel}`))
-      .json()
-      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const conversation = await conversationWith(channel, from);
     const sent = await api('POST', `/channels/conversations/${conversation.id}/messages`, {
       text: 'Yes, Tuesday 10:00?',
     });
@@ -249,9 +243,7 @@ describe('replies and statuses', () => {
     const tg = connections.get('telegram')!;
     const from = senderId('telegram');
     await deliver(t, tg, { id: providerId('telegram'), from, text: 'Are you open Saturday?' });
-    const conversation = (await api('GET', '/channels/conversations?channel=telegram&limit=100'))
-      .json()
-      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const conversation = await conversationWith('telegram', from);
     const sentTo = async () =>
       (await (await fetch(`${t.baseUrl}/_emulators/telegram/sent?to=${from}`)).json()).items as unknown[];
     const fault = (payload: object) => t.request({ method: 'POST', url: '/_emulators/telegram/faults', payload });
@@ -265,9 +257,7 @@ describe('replies and statuses', () => {
     const wa = connections.get('whatsapp')!;
     const from = senderId('whatsapp');
     await deliver(t, wa, { id: providerId('whatsapp'), from, text: 'Hi' });
-    const conversation = (await api('GET', '/channels/conversations?channel=whatsapp'))
-      .json()
-      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const conversation = await conversationWith('whatsapp', from);
     await t.request({
       method: 'POST',
       url: '/_emulators/meta/faults',
@@ -281,7 +271,6 @@ describe('replies and statuses', () => {
     const ok = (
       await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Hello again' })
     ).json();
-    const { signatureHeaders } = await import('../../../test/helpers/channels.js');
     const report = async (status: string) => {
       const body = JSON.stringify({
         object: 'whatsapp_business_account',
@@ -297,16 +286,7 @@ describe('replies and statuses', () => {
           },
         ],
       });
-      const path = `/api/v1/whatsapp/webhook?connection=${wa.id}`;
-      return t.request({
-        method: 'POST',
-        url: path,
-        headers: {
-          'content-type': 'application/json',
-          ...signatureHeaders('whatsapp', `${t.app.atrium.selfUrl()}${path}`, body, wa.credentials),
-        },
-        payload: body,
-      });
+      return postSigned(t, wa, body);
     };
     const statusOf = async () =>
       (await api('GET', `/channels/messages?conversationId=${conversation.id}`))
@@ -325,9 +305,7 @@ describe('replies and statuses', () => {
     const wa = connections.get('whatsapp')!;
     const from = senderId('whatsapp');
     await deliver(t, wa, { id: providerId('whatsapp'), from, text: 'Hello' });
-    const conversation = (await api('GET', '/channels/conversations?channel=whatsapp&limit=200'))
-      .json()
-      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const conversation = await conversationWith('whatsapp', from);
     await t.request({
       method: 'POST',
       url: '/_emulators/meta/faults',
@@ -359,9 +337,7 @@ describe('replies and statuses', () => {
     const sms = connections.get('sms')!;
     const from = senderId('sms');
     await deliver(t, sms, { id: providerId('sms'), from, text: 'Running late' });
-    const conversation = (await api('GET', '/channels/conversations?channel=sms'))
-      .json()
-      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const conversation = await conversationWith('sms', from);
     const sent = (
       await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'No problem' })
     ).json();
@@ -380,9 +356,7 @@ describe('replies and statuses', () => {
     const sms = connections.get('sms')!;
     const from = senderId('sms');
     await deliver(t, sms, { id: providerId('sms'), from, text: 'Is parking free?' });
-    const conversation = (await api('GET', '/channels/conversations?channel=sms'))
-      .json()
-      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const conversation = await conversationWith('sms', from);
     const fault = await t.request({
       method: 'POST',
       url: '/_emulators/twilio/faults',
@@ -406,9 +380,7 @@ describe('replies and statuses', () => {
     expect((await deliver(t, extra, { id: providerId('viber'), from, text: 'before' })).statusCode).toBe(200);
     expect((await api('DELETE', `/channels/${extra.id}`)).statusCode).toBe(204);
     expect((await deliver(t, extra, { id: providerId('viber'), from, text: 'after' })).statusCode).toBe(401);
-    const conversation = (await api('GET', '/channels/conversations?channel=viber'))
-      .json()
-      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const conversation = await conversationWith('viber', from);
     expect(conversation).toBeTruthy();
     const refused = await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'x' });
     expect(refused.statusCode).toBe(409);
@@ -540,9 +512,7 @@ describe('group commit', () => {
       const m = { id: providerId('telegram'), from: senderId('telegram'), text: 'Can I come at 3?' };
       expect((await deliver(t, connection, m, { tamper: true })).statusCode).toBe(401);
       expect((await deliver(t, connection, m)).statusCode).toBe(200);
-      const conversation = (await api('GET', '/channels/conversations?channel=telegram&limit=100'))
-        .json()
-        .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === m.from);
+      const conversation = await conversationWith('telegram', m.from);
       const events = await stream.waitFor((all) => all.some((e) => e.data.includes(conversation.id)));
       expect(events.filter((e) => e.data.includes(conversation.id))).toHaveLength(1);
     } finally {
@@ -586,9 +556,7 @@ describe('patients and the inbox', () => {
     const sms = connections.get('sms')!;
     const from = senderId('sms');
     await deliver(t, sms, { id: providerId('sms'), from, text: 'This is Grace' });
-    const conversation = (await api('GET', '/channels/conversations?channel=sms'))
-      .json()
-      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const conversation = await conversationWith('sms', from);
     const unknown = await api('PUT', `/channels/contacts/${conversation.contact.id}/patient`, {
       patientId: 'pat_unknown',
     });
@@ -677,12 +645,9 @@ describe('paging and tiers', () => {
     const messenger = connections.get('messenger')!;
     const from = senderId('messenger');
     await deliver(t, messenger, { id: providerId('messenger'), from, text: 'Hi there' });
-    const conversation = (await api('GET', '/channels/conversations?channel=messenger&limit=200'))
-      .json()
-      .items.find((c: { contact: { externalId: string } }) => c.contact.externalId === from);
+    const conversation = await conversationWith('messenger', from);
     const sent = (await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Hello!' })).json();
     expect(sent.status).toBe('sent');
-    const { signatureHeaders } = await import('../../../test/helpers/channels.js');
     const read = (watermark: number) => {
       const body = JSON.stringify({
         object: 'page',
@@ -701,16 +666,7 @@ describe('paging and tiers', () => {
           },
         ],
       });
-      const path = `/api/v1/messenger/webhook?connection=${messenger.id}`;
-      return t.request({
-        method: 'POST',
-        url: path,
-        headers: {
-          'content-type': 'application/json',
-          ...signatureHeaders('messenger', `${t.app.atrium.selfUrl()}${path}`, body, messenger.credentials),
-        },
-        payload: body,
-      });
+      return postSigned(t, messenger, body);
     };
     const statusOf = async () =>
       (await api('GET', `/channels/messages?conversationId=${conversation.id}`))
