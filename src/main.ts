@@ -6,16 +6,22 @@ import { startupStep } from './platform/startup-progress.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   // The modules load while the database opens (both take a good part of a second).
-  const [{ buildApp }, { DEMO_PASSWORD, DEMO_USERS, isEmpty, seedDemo, shouldSeedDemo }, { startBackground }, opened] =
-    await Promise.all([
-      import('./app.js'),
-      import('./seed.js'),
-      import('./workers.js'),
-      openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pglite'), step: startupStep }),
-    ]);
+  const [
+    { buildApp },
+    { DEMO_PASSWORD, DEMO_USERS, isEmpty, lockPublishedPasswords, seedDemo, shouldSeedDemo },
+    { startBackground },
+    opened,
+  ] = await Promise.all([
+    import('./app.js'),
+    import('./seed.js'),
+    import('./workers.js'),
+    openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pglite'), step: startupStep }),
+  ]);
   let database = opened;
   let app = await startupStep('Starting the service', () => buildApp({ config, database }));
 
+  // Contract §10: production refuses demo accounts with the published password (a data dir begun in development).
+  const locked = config.env === 'production' ? await lockPublishedPasswords(app.atrium) : [];
   const seed = shouldSeedDemo(config, await isEmpty(app));
   if (seed) await startupStep('Creating the demo organization', () => seedDemo(app));
   if (seed && !config.databaseUrl) {
@@ -50,6 +56,13 @@ async function main(): Promise<void> {
   if (seed || (config.seedDemo !== false && !config.databaseUrl)) {
     lines.push(`  Demo sign-ins (password for all: ${DEMO_PASSWORD}):`);
     for (const u of DEMO_USERS) lines.push(`    ${u.email.padEnd(28)} ${u.role.padEnd(6)} ${u.workspaces.join(', ')}`);
+  }
+  if (locked.length > 0) {
+    lines.push(
+      '  Demo accounts locked: they had the published demo password, which production refuses. Their sessions and',
+      '  API tokens are revoked; each can set a new password with a reset link ("Forgot password"):',
+      ...locked.map((email) => `    ${email}`),
+    );
   }
   console.log(`${lines.join('\n')}\n`);
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/helpers/app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { queryRows, withSystem } from './platform/db/tenant.js';
-import { DEMO_PASSWORD, DEMO_USERS, seedDemo, shouldSeedDemo } from './seed.js';
+import { DEMO_PASSWORD, DEMO_USERS, lockPublishedPasswords, seedDemo, shouldSeedDemo } from './seed.js';
 
 const production = {
   ATRIUM_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
@@ -135,5 +135,32 @@ describe('seedDemo', () => {
       expect(e.conference?.joinUrl, e.title).toMatch(/^https?:\/\//);
       if (e.conference?.product === 'zoom') expect(e.conference.joinUrl.startsWith(t.app.atrium.selfUrl())).toBe(true);
     }
+  });
+  it('in production, locks demo accounts with the published password: sign-in refused, sessions and tokens revoked', async () => {
+    const cookie = await demoAdminCookie();
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).statusCode).toBe(200);
+    const real = t.app.atrium.config;
+    t.app.atrium.config = { ...real, env: 'production' };
+    try {
+      const locked = await lockPublishedPasswords(t.app.atrium);
+      expect(locked).toEqual(expect.arrayContaining(DEMO_USERS.map((u) => u.email)));
+      expect(await lockPublishedPasswords(t.app.atrium)).toEqual([]);
+      expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).statusCode).toBe(401);
+      const signIn = await t.request({
+        method: 'POST',
+        url: '/api/v1/auth/sign-in',
+        payload: { email: DEMO_USERS[0].email, password: DEMO_PASSWORD },
+      });
+      expect(signIn.statusCode).toBe(401);
+    } finally {
+      t.app.atrium.config = real;
+    }
+    // Also outside production: the account has no password until a reset link sets one.
+    const again = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email: DEMO_USERS[0].email, password: DEMO_PASSWORD },
+    });
+    expect(again.statusCode).toBe(401);
   });
 });

@@ -5,7 +5,7 @@ import { MODULES } from './modules/index.js';
 import { queryRows, withSystem } from './platform/db/tenant.js';
 import type { SeedState } from './platform/module.js';
 
-export { DEMO_PASSWORD, DEMO_USERS } from './modules/identity/index.js';
+export { DEMO_PASSWORD, DEMO_USERS, lockPublishedPasswords } from './modules/identity/index.js';
 
 export async function isEmpty(app: FastifyInstance): Promise<boolean> {
   const rows = await withSystem(app.atrium.db, (tx) =>

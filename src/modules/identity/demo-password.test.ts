@@ -13,6 +13,14 @@ describe('the demo password', () => {
     }
   });
 
+  it('is refused when anyone tries to set it: it is published', async () => {
+    for (const published of [DEMO_PASSWORD, DEMO_PASSWORD.toUpperCase(), ` ${DEMO_PASSWORD} `]) {
+      await expect(
+        assertStrongPassword(published, { email: 'new@clinic.example', published: [DEMO_PASSWORD] }),
+      ).rejects.toMatchObject({ code: 'weak_password', message: expect.stringContaining('published') });
+    }
+  });
+
   it('would be refused if it were guessable (the check is real)', async () => {
     await expect(assertStrongPassword('riverside-2026', { email: DEMO_USERS[0].email })).rejects.toMatchObject({
       code: 'weak_password',

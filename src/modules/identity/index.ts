@@ -16,6 +16,7 @@ export {
   createOrganization,
   createWorkspace,
   isMember,
+  lockPublishedPasswords,
   organizationWorkspacesOf,
   workspaceExists,
 } from './service.js';

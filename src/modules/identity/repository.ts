@@ -82,6 +82,11 @@ export async function setUserPassword(tx: Tx, userId: string, passwordHash: stri
   await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
 }
 
+/** No password: signing in with one is refused until a reset link sets a new one. */
+export async function clearUserPassword(tx: Tx, userId: string): Promise<void> {
+  await tx.update(users).set({ passwordHash: null }).where(eq(users.id, userId));
+}
+
 export async function membershipsOfUser(tx: Tx, userId: string) {
   return tx
     .select({

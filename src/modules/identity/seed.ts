@@ -4,29 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { hashPassword } from '../../platform/auth/passwords.js';
 import type { RequestContext, Tier } from '../../platform/context.js';
 import type { SeedState } from '../../platform/module.js';
+/** Published in the README: which is why production never creates these accounts. */
+import { DEMO_PASSWORD, DEMO_USERS } from './demo-accounts.js';
 import { addMember, createOrganization, createWorkspace } from './service.js';
 
-/** Published in the README: which is why production never creates these accounts. */
-export const DEMO_PASSWORD = 'atrium-demo-2026';
-
-export const DEMO_USERS = [
-  {
-    email: 'admin@riverside.example',
-    name: 'Avery Admin',
-    role: 'admin',
-    workspaces: ['Riverside Clinic', 'Harbor Therapy'],
-  },
-  {
-    email: 'dr.lee@riverside.example',
-    name: 'Dr. Morgan Lee',
-    role: 'member',
-    provider: true,
-    workspaces: ['Riverside Clinic'],
-  },
-  { email: 'sam@riverside.example', name: 'Sam Rivera', role: 'member', workspaces: ['Riverside Clinic'] },
-  { email: 'jordan@harbor.example', name: 'Jordan Park', role: 'admin', workspaces: ['Harbor Therapy'] },
-  { email: 'casey@harbor.example', name: 'Casey Kim', role: 'member', provider: true, workspaces: ['Harbor Therapy'] },
-] as const;
+export { DEMO_PASSWORD, DEMO_USERS };
 
 export type DemoWorkspaceName = (typeof DEMO_USERS)[number]['workspaces'][number];
 

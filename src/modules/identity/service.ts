@@ -14,6 +14,7 @@ import { newId } from '../../platform/ids.js';
 import { defineJob, enqueueJob } from '../../platform/jobs/jobs.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import type { AppDeps } from '../../platform/types.js';
+import { DEMO_PASSWORD, DEMO_USERS } from './demo-accounts.js';
 import { meCacheFor } from './me-cache.js';
 import * as repo from './repository.js';
 import type { CreateWorkspaceInput, MemberInput } from './schema.js';
@@ -45,6 +46,10 @@ const tooMany = (retryAfterMs: number) =>
  * the owner out), per account from all addresses up to a much higher ceiling (distributed
  * guessing), and per address (`addressLimit`, spraying many accounts). Successes count for none.
  */
+/** The password policy, with the published demo password refused too (for every account, in every environment). */
+const strongPassword = (password: string, account: { email?: string; name?: string }) =>
+  assertStrongPassword(password, { ...account, published: [DEMO_PASSWORD] });
+
 export async function signIn(deps: AppDeps, input: SignInInput) {
   const { accountLimit, accountCeiling, addressLimit, windowMs, backoffMs } = deps.config.signIn;
   const email = input.email.toLowerCase();
@@ -69,7 +74,9 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
   }
 
   const user = await withSystem(deps.db, (tx) => repo.findUserByEmail(tx, input.email));
-  const valid = await verifyPassword(input.password, user?.passwordHash);
+  // In production the README's demo password signs no one in, whoever holds it.
+  const published = deps.config.env === 'production' && input.password === DEMO_PASSWORD;
+  const valid = !published && (await verifyPassword(input.password, user?.passwordHash));
   const workspaces = valid && user ? await withSystem(deps.db, (tx) => repo.membershipsOfUser(tx, user.id)) : [];
   if (!valid || !user || workspaces.length === 0) {
     throw new AppError('unauthenticated', 401, 'Wrong e-mail or password');
@@ -371,7 +378,7 @@ async function hashIfGiven(
 ) {
   if (trusted.passwordHash) return trusted.passwordHash;
   if (password === undefined) return null;
-  await assertStrongPassword(password, account);
+  await strongPassword(password, account);
   return hashPassword(password);
 }
 
@@ -582,7 +589,7 @@ export async function acceptInvitation(deps: AppDeps, input: { token: string; pa
       throw new AppError('unauthenticated', 401, 'This account already has a password: enter it to accept');
     }
   } else {
-    await assertStrongPassword(input.password, { email: user.email, name: user.name });
+    await strongPassword(input.password, { email: user.email, name: user.name });
     newHash = await hashPassword(input.password);
   }
   const chosen = await withSystem(deps.db, async (tx) => {
@@ -663,6 +670,36 @@ export async function requestPasswordReset(deps: AppDeps, email: string, address
   );
 }
 
+/**
+ * Production's answer to contract §10's "refuses any demo account with a published password": every
+ * demo account (a data dir that began in development) still holding the README's password gets no
+ * password (sign-in with it is refused; the owner sets a new one with a reset link) and loses its
+ * sessions and API tokens. Answers the e-mails of the accounts locked. Checks only the demo
+ * addresses (one password check per distinct hash), so it costs nothing on a real deployment.
+ */
+export async function lockPublishedPasswords(deps: AppDeps): Promise<string[]> {
+  const found = await withSystem(deps.db, async (tx) =>
+    (await Promise.all(DEMO_USERS.map((u) => repo.findUserByEmail(tx, u.email)))).filter(
+      (u): u is repo.UserRow => !!u?.passwordHash,
+    ),
+  );
+  const published = new Map<string, boolean>();
+  const locked: repo.UserRow[] = [];
+  for (const user of found) {
+    const hash = user.passwordHash as string;
+    if (!published.has(hash)) published.set(hash, await verifyPassword(DEMO_PASSWORD, hash));
+    if (published.get(hash)) locked.push(user);
+  }
+  if (locked.length === 0) return [];
+  await withSystem(deps.db, async (tx) => {
+    for (const user of locked) {
+      await repo.clearUserPassword(tx, user.id);
+      await revokeEverything(tx, deps, user.id);
+    }
+  });
+  return locked.map((u) => u.email);
+}
+
 /** Revokes every session (all workspaces, optionally but one) and every API token of a user, at once. */
 async function revokeEverything(tx: Tx, deps: AppDeps, userId: string, keepSessionId?: string) {
   const sessions = await repo.revokeAllUserSessions(tx, userId, keepSessionId);
@@ -684,7 +721,7 @@ export async function confirmPasswordReset(deps: AppDeps, input: { token: string
     return { reset: row!, user: await repo.findUser(tx, row!.userId) };
   });
   if (!found.user) throw new AppError('not_found', 404, 'Reset link not found');
-  await assertStrongPassword(input.password, { email: found.user.email, name: found.user.name });
+  await strongPassword(input.password, { email: found.user.email, name: found.user.name });
   const passwordHash = await hashPassword(input.password);
   await withSystem(deps.db, async (tx) => {
     check(await repo.lockPasswordResetByHash(tx, hash));
@@ -711,7 +748,7 @@ export async function changePassword(
       errors: [{ path: 'body.currentPassword', message: 'Wrong password' }],
     });
   }
-  await assertStrongPassword(input.newPassword, { email: user.email, name: user.name });
+  await strongPassword(input.newPassword, { email: user.email, name: user.name });
   const passwordHash = await hashPassword(input.newPassword);
   await withSystem(deps.db, async (tx) => {
     await repo.setUserPassword(tx, user.id, passwordHash);

@@ -61,8 +61,12 @@ function accountWords(context: { email?: string; name?: string }): string[] {
 /** Throws 422 `weak_password` with a plain-words detail when the password may not be set. */
 export async function assertStrongPassword(
   password: string,
-  context: { email?: string; name?: string } = {},
+  context: { email?: string; name?: string; published?: readonly string[] } = {},
 ): Promise<void> {
+  // A password printed somewhere public (the demo's, in the README) is as guessable as any, however strong it looks.
+  if (context.published?.some((p) => p.toLowerCase() === password.trim().toLowerCase())) {
+    throw weak('This password is published (it is the demo password); choose one of your own.');
+  }
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH) {
     throw weak(`Use at least ${PASSWORD_MIN_LENGTH} characters; a few unrelated words make a good password.`);
