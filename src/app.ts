@@ -15,7 +15,7 @@ import { registerAuthentication } from './platform/auth/authenticate.js';
 import { AUTH_CHANNEL, PrincipalCache } from './platform/auth/principal-cache.js';
 import type { Database } from './platform/db/client.js';
 import { installErrorHandling, sendProblem } from './platform/errors.js';
-import { frameworkErrors, pathOnly, registerRequestHardening } from './platform/http/hardening.js';
+import { frameworkErrors, registerRequestHardening, routedPath } from './platform/http/hardening.js';
 import { documentMediaTypes } from './platform/http/openapi-media.js';
 import { registerBodyParsers } from './platform/http/raw-body.js';
 import { trustProxyFunction } from './platform/http/trust-proxy.js';
@@ -44,7 +44,7 @@ function securityHeaders(app: FastifyInstance, config: Config): void {
     reply.header('cross-origin-opener-policy', 'same-origin');
     if (https) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
     if (!reply.hasHeader('content-security-policy')) {
-      const docs = request.url.startsWith('/docs');
+      const docs = routedPath(request).startsWith('/docs');
       reply.header(
         'content-security-policy',
         docs
@@ -172,7 +172,7 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
   }
   // Client-side routes (/patients, /messages, …) load the app shell; everything else is a 404 problem.
   app.setNotFoundHandler((request, reply) => {
-    const path = pathOnly(request.url);
+    const path = routedPath(request);
     const apiLike = path.startsWith('/api/') || path.startsWith('/_emulators/') || path.startsWith('/docs');
     if (hasWeb && request.method === 'GET' && !apiLike && !/\.[a-z0-9]+$/i.test(path)) {
       return reply.type('text/html; charset=utf-8').sendFile('index.html');

@@ -102,6 +102,43 @@ describe('problem+json for every error', () => {
     expectProblem(await t.request({ method: 'POST', url: '/api/v1/nope', payload: {} }), 404, 'not_found');
   });
 
+  it('decides authentication by the route reached, not the URL as written', async () => {
+    const { request } = await import('node:http');
+    const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+      new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const url = new URL(t.baseUrl);
+        const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+          let text = '';
+          res.on('data', (c) => {
+            text += c;
+          });
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: text }),
+          );
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    // `/%61pi/v1/…` is routed to `/api/v1/…`: it is an API request, so it needs credentials.
+    for (const [method, path, body] of [
+      ['GET', '/%61pi/v1/patients', undefined],
+      ['POST', '/%61pi/v1/patients', '{"givenName":1}'],
+      ['GET', '/api/%76%31/me', undefined],
+    ] as const) {
+      const res = await raw(method, path, body ? { 'content-type': 'application/json' } : {}, body);
+      expect([res.status, res.type], `${method} ${path} → ${res.body}`).toEqual([
+        401,
+        expect.stringMatching(/^application\/problem\+json/),
+      ]);
+    }
+    // With credentials the encoded path is the same route.
+    const me = await raw('GET', '/%61pi/v1/me', { authorization: `Bearer ${ws.admin.token}` });
+    expect(me.status, me.body).toBe(200);
+    // An absolute-form request line is judged by its path: an unknown API route is a 404 problem, not the app.
+    const absolute = await raw('GET', 'http://evil.example/api/v1/nope');
+    expect([absolute.status, absolute.type]).toEqual([404, expect.stringMatching(/^application\/problem\+json/)]);
+  });
+
   it('an empty body with a JSON content type counts as no body', async () => {
     const token = (
       await t.request({ method: 'POST', url: '/api/v1/auth/tokens', token: ws.admin.token, payload: { name: 'x' } })

@@ -3,6 +3,7 @@ import type { RequestContext } from '../context.js';
 import { safeEqual, sha256Hex } from '../crypto.js';
 import { withSystem } from '../db/tenant.js';
 import { AppError } from '../errors.js';
+import { routedPath } from '../http/hardening.js';
 import type { AppDeps, AuthMode } from '../types.js';
 import { type Principal, principalResolver } from './principals.js';
 
@@ -87,7 +88,8 @@ export function registerAuthentication(app: FastifyInstance): void {
     // Unknown routes answer 404 whoever asks (the not-found handler runs these hooks too).
     if (request.is404) return;
     const configured = request.routeOptions.config?.auth;
-    const mode: AuthMode = configured ?? (request.url.startsWith('/api/v1/') ? 'user' : 'public');
+    // By the matched route, not the URL as sent (`/%61pi/v1/…` reaches the same routes).
+    const mode: AuthMode = configured ?? (routedPath(request).startsWith('/api/v1/') ? 'user' : 'public');
     if (mode === 'public') return;
     const token = bearer(request);
     const { operatorToken, cronSecret } = app.atrium.config;

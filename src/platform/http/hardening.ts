@@ -70,6 +70,30 @@ export function pathOnly(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/**
+ * The path the router acted on, for deciding what a request is (API or not, which auth): the matched
+ * route's pattern, else the request path decoded as the router decodes it, with an absolute-form
+ * request line (`GET http://host/api/…`) reduced to its path. Never `request.url` as sent: `/%61pi/v1/…`
+ * reaches the `/api/v1/…` routes.
+ */
+export function routedPath(request: FastifyRequest): string {
+  const pattern = request.routeOptions?.url;
+  if (pattern && !request.is404) return pattern;
+  let path = pathOnly(request.url);
+  if (!path.startsWith('/')) {
+    try {
+      path = new URL(path).pathname;
+    } catch {
+      return path;
+    }
+  }
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 export function registerRequestHardening(app: FastifyInstance): void {
   // Hostile text anywhere in the parsed request is refused before any handler or schema sees it.
   app.addHook('preValidation', async (request) => {
@@ -82,7 +106,7 @@ export function registerRequestHardening(app: FastifyInstance): void {
 
   // API responses carry tenant data (patients, messages, audit rows, credentials): never cached.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!reply.hasHeader('cache-control') && (request.url.startsWith('/api/') || reply.statusCode >= 400)) {
+    if (!reply.hasHeader('cache-control') && (routedPath(request).startsWith('/api/') || reply.statusCode >= 400)) {
       reply.header('cache-control', 'no-store');
     }
     return payload;
