@@ -164,6 +164,37 @@ describe('password sign-in and sessions', () => {
       expect(limited.statusCode).toBe(429);
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     });
+
+    it('a guess from many addresses does not lock the owner out: a familiar address still signs in, a reset link clears it', async () => {
+      const { waitForMail } = await import('../../../test/helpers/factories.js');
+      await local.startBackground(); // the reset link is mailed by a job
+      await createWorkspace(local, { adminEmail: 'owner@example.test', password: TEST_PASSWORD });
+      expect((await attempt('owner@example.test', TEST_PASSWORD, '10.45.0.1')).statusCode).toBe(200);
+      for (let i = 1; i <= 5; i++) {
+        expect((await attempt('owner@example.test', 'wrong-guess', `10.45.1.${i}`)).statusCode).toBe(401);
+      }
+      const stranger = await attempt('owner@example.test', TEST_PASSWORD, '10.45.2.1');
+      expect(stranger.statusCode).toBe(429);
+      expect(stranger.json().detail).toContain('Forgot password');
+      // The owner's usual address is not held back by the others' failures.
+      expect((await attempt('owner@example.test', TEST_PASSWORD, '10.45.0.1')).statusCode).toBe(200);
+      // Elsewhere, a reset link proves the mailbox and clears the account's count.
+      const reset = await local.request({
+        method: 'POST',
+        url: '/api/v1/auth/password-reset',
+        payload: { email: 'owner@example.test' },
+      });
+      expect(reset.statusCode).toBe(202);
+      const [mail] = await waitForMail(local, 'owner@example.test');
+      const token = decodeURIComponent(/reset-password\?token=([^\s]+)/.exec(mail.text)?.[1] ?? '');
+      const confirmed = await local.request({
+        method: 'POST',
+        url: '/api/v1/auth/password-reset/confirm',
+        payload: { token, password: 'lantern-harbor-meadow-58' },
+      });
+      expect(confirmed.statusCode, confirmed.body).toBe(204);
+      expect((await attempt('owner@example.test', 'lantern-harbor-meadow-58', '10.45.2.1')).statusCode).toBe(200);
+    });
   });
 
   it('requires a CSRF signal for cookie-authenticated unsafe requests', async () => {

@@ -3,7 +3,15 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import { assertStrongPassword } from '../../platform/auth/password-policy.js';
 import { hashPassword, verifyPassword } from '../../platform/auth/passwords.js';
 import { invalidateCredential } from '../../platform/auth/principal-cache.js';
-import { decrementCount, incrementCount, resetCount, takeBackoffSlot } from '../../platform/auth/rate-limit.js';
+import {
+  decrementCount,
+  incrementCount,
+  isMarked,
+  MARK_WINDOW_MS,
+  markKey,
+  resetCount,
+  takeBackoffSlot,
+} from '../../platform/auth/rate-limit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
@@ -30,14 +38,8 @@ export interface SignInInput {
   requestId: string;
 }
 
-const tooMany = (retryAfterMs: number) =>
-  new AppError(
-    'rate_limited',
-    429,
-    'Too many sign-in attempts; try again later',
-    {},
-    { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
-  );
+const tooMany = (retryAfterMs: number, detail = 'Too many sign-in attempts; try again later') =>
+  new AppError('rate_limited', 429, detail, {}, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
 
 /**
  * Password sign-in; the same 401 for an unknown e-mail and a wrong password. Failed attempts are
@@ -55,6 +57,7 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
   const email = input.email.toLowerCase();
   const pairKey = `signin:pair:${email}|${input.address}`;
   const accountKey = `signin:account:${email}`;
+  const familiarKey = `signin:familiar:${email}|${input.address}`;
   const addressKey = `signin:address:${input.address}`;
   // Count first, then check: parallel guesses each take a slot, so none slips past a limit.
   const [pair, account, address] = await Promise.all([
@@ -62,15 +65,24 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
     incrementCount(deps.db, accountKey, windowMs),
     incrementCount(deps.db, addressKey, windowMs),
   ]);
+  // Past the account's ceiling (failures from many addresses: a distributed guess), only an address the
+  // owner signed in from before may still try, so the guessing cannot lock the owner out; elsewhere the
+  // owner can still get in with a reset link, which clears the account's count.
+  const ceilingReached = account.count > accountCeiling && !(await isMarked(deps.db, familiarKey, MARK_WINDOW_MS));
   const waits = [
     pair.allowed ? null : pair.retryAfterMs,
-    account.count > accountCeiling ? account.resetInMs : null,
+    ceilingReached ? account.resetInMs : null,
     address.count > addressLimit ? address.resetInMs : null,
   ].filter((w) => w !== null);
   if (waits.length > 0) {
     // A refused attempt checked no password: it is not a failure against the other limits.
     await Promise.all([decrementCount(deps.db, accountKey), decrementCount(deps.db, addressKey)]);
-    throw tooMany(Math.max(...waits));
+    throw tooMany(
+      Math.max(...waits),
+      ceilingReached
+        ? 'Too many failed sign-ins on this account from many places. Sign in from a device you used before, or use “Forgot password” to get a link by e-mail.'
+        : undefined,
+    );
   }
 
   const user = await withSystem(deps.db, (tx) => repo.findUserByEmail(tx, input.email));
@@ -85,6 +97,7 @@ export async function signIn(deps: AppDeps, input: SignInInput) {
     resetCount(deps.db, pairKey),
     decrementCount(deps.db, accountKey),
     decrementCount(deps.db, addressKey),
+    markKey(deps.db, familiarKey),
   ]);
   const chosen = workspaces.find((w) => w.id === input.workspaceId) ?? workspaces[0];
   return openSession(deps, user, chosen, 'password');
@@ -729,6 +742,8 @@ export async function confirmPasswordReset(deps: AppDeps, input: { token: string
     await repo.usePasswordResets(tx, found.user!.id);
     await revokeEverything(tx, deps, found.user!.id);
   });
+  // The reset proved the mailbox: failures others ran up against the account no longer hold its owner back.
+  await resetCount(deps.db, `signin:account:${found.user.email.toLowerCase()}`);
 }
 
 /**

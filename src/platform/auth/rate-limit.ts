@@ -28,6 +28,27 @@ export async function incrementCount(
   return { count: Number(rows[0].count), resetInMs: Number(rows[0].reset_ms) };
 }
 
+/**
+ * Marks (with `seen`) or asks whether a key was marked within `windowMs`: a fact that lasts longer than the
+ * counters' windows (an address a user signed in from). Marks live under `mark:` and are pruned by their own age.
+ */
+export async function markKey(db: Db, key: string): Promise<void> {
+  await withSystem(db, (tx) =>
+    tx.execute(sql`INSERT INTO rate_limits (key, window_start, count) VALUES (${`mark:${key}`}, now(), 1)
+                   ON CONFLICT (key) DO UPDATE SET window_start = now()`),
+  );
+}
+export async function isMarked(db: Db, key: string, windowMs: number): Promise<boolean> {
+  const rows = await withSystem(db, (tx) =>
+    queryRows<{ key: string }>(
+      tx,
+      sql`SELECT key FROM rate_limits WHERE key = ${`mark:${key}`}
+            AND window_start > now() - make_interval(secs => ${windowMs / 1000}::float8)`,
+    ),
+  );
+  return rows.length > 0;
+}
+
 /** Takes one attempt back (a successful sign-in does not count against its address). */
 export async function decrementCount(db: Db, key: string): Promise<void> {
   await withSystem(db, (tx) =>
@@ -91,13 +112,18 @@ export async function takeBackoffSlot(
 }
 
 /** Deletes counters idle for longer than `windowMs` (they would start over anyway); a schedule runs it. */
-export async function pruneRateLimits(db: Db, windowMs: number): Promise<number> {
+export async function pruneRateLimits(db: Db, windowMs: number, markWindowMs = MARK_WINDOW_MS): Promise<number> {
   const rows = await withSystem(db, (tx) =>
     queryRows<{ key: string }>(
       tx,
-      sql`DELETE FROM rate_limits WHERE window_start < now() - make_interval(secs => ${windowMs / 1000}::float8)
+      sql`DELETE FROM rate_limits
+           WHERE (key NOT LIKE 'mark:%' AND window_start < now() - make_interval(secs => ${windowMs / 1000}::float8))
+              OR (key LIKE 'mark:%' AND window_start < now() - make_interval(secs => ${markWindowMs / 1000}::float8))
           RETURNING key`,
     ),
   );
   return rows.length;
 }
+
+/** How long a mark lasts (an address a user signed in from stays familiar this long after the last time). */
+export const MARK_WINDOW_MS = 90 * 24 * 3600_000;
