@@ -47,6 +47,7 @@ const envSchema = z.object({
   ATRIUM_HEALTH_INTERVAL: duration('60s'),
   ATRIUM_HEALTH_TTL: duration('30d'),
   ATRIUM_CRON_SECRET: z.string().optional(),
+  ATRIUM_METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional().or(z.literal('')),
   ATRIUM_TURN_URL: z
     .string()
     .regex(
@@ -120,6 +121,8 @@ export interface Config {
   webhooks: { retryDelaysMs: number[]; timeoutMs: number; allowCidrs: string[] };
   health: { intervalMs: number; ttlMs: number };
   cronSecret?: string;
+  /** When set, /metrics answers only `Authorization: Bearer` with it (or the operator token). */
+  metricsToken?: string;
   /** The relay the video probe sends a STUN binding to; unset: the video emulator's responder. */
   turnUrl?: string;
   adminAlertEmails: string[];
@@ -260,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     health: { intervalMs: e.ATRIUM_HEALTH_INTERVAL, ttlMs: e.ATRIUM_HEALTH_TTL },
     cronSecret: e.ATRIUM_CRON_SECRET || undefined,
+    metricsToken: e.ATRIUM_METRICS_TOKEN || undefined,
     turnUrl: e.ATRIUM_TURN_URL || undefined,
     adminAlertEmails: e.ATRIUM_ADMIN_ALERT_EMAILS.split(',')
       .map((s) => s.trim())

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { addMember, createWorkspace, type TestWorkspace } from './helpers/factories.js';
 
@@ -188,6 +189,23 @@ describe('health, metrics and docs', () => {
     expect(metrics.statusCode).toBe(200);
     expect(metrics.body).toContain('atrium_http_request_duration_seconds');
     expect(metrics.body).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('with ATRIUM_METRICS_TOKEN set, /metrics needs it (or the operator token)', async () => {
+    const real = t.app.atrium.config;
+    t.app.atrium.config = { ...real, metricsToken: 'metrics-token-0123456789' };
+    try {
+      expectProblem(await t.request({ method: 'GET', url: '/metrics' }), 401, 'unauthenticated');
+      expectProblem(await t.request({ method: 'GET', url: '/metrics', token: 'wrong-token' }), 401, 'unauthenticated');
+      for (const token of ['metrics-token-0123456789', real.operatorToken]) {
+        const res = await t.request({ method: 'GET', url: '/metrics', token });
+        expect(res.statusCode).toBe(200);
+        expect(res.body).toContain('atrium_http_request_duration_seconds');
+      }
+    } finally {
+      t.app.atrium.config = real;
+    }
+    expect(() => loadConfig({ ATRIUM_METRICS_TOKEN: 'short' })).toThrow(/ATRIUM_METRICS_TOKEN/);
   });
 
   it('serves OpenAPI 3.1 generated from the route schemas, and the docs UI', async () => {

@@ -10,6 +10,8 @@ export interface SseEvent {
 export interface SseClient {
   status: number;
   contentType: string | null;
+  /** Event streams carry messages: never stored (contract §1). */
+  cacheControl: string | null;
   events: SseEvent[];
   comments: string[];
   waitFor(predicate: (events: SseEvent[]) => boolean, timeoutMs?: number): Promise<SseEvent[]>;
@@ -69,6 +71,7 @@ export async function openSse(
   return {
     status: res.status,
     contentType: res.headers.get('content-type'),
+    cacheControl: res.headers.get('cache-control'),
     events,
     comments,
     waitFor(predicate, timeoutMs = 5000) {

@@ -40,6 +40,7 @@ describe('thread events (SSE)', () => {
     const stream = await open(t.baseUrl, threadId, bob.token);
     expect(stream.status).toBe(200);
     expect(stream.contentType).toContain('text/event-stream');
+    expect(stream.cacheControl).toContain('no-store');
     // Every connection starts with the receipts snapshot.
     await stream.waitFor((ev) => ev.filter((e) => e.event === 'receipt.updated').length === 2);
 

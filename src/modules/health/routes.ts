@@ -1,8 +1,12 @@
-// Health: liveness, readiness and Prometheus metrics (outside /api/v1, unauthenticated).
+// Health: liveness, readiness and Prometheus metrics (outside /api/v1; metrics behind ATRIUM_METRICS_TOKEN when set).
 
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { safeEqual } from '../../platform/crypto.js';
 import { sendProblem } from '../../platform/errors.js';
+import { sentAs } from '../../platform/http/openapi-media.js';
+import { problemResponses } from '../../platform/http-schemas.js';
 import { metricsRegistry } from '../../platform/metrics.js';
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
@@ -21,6 +25,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['health'],
         summary: 'Readiness: the database answers and every module probe passes (503 problem otherwise)',
+        response: { 200: z.object({ status: z.literal('pass') }), ...problemResponses },
       },
     },
     async (request, reply) => {
@@ -44,9 +49,22 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
     '/metrics',
     {
       config: { auth: 'public' },
-      schema: { tags: ['health'], summary: 'Prometheus metrics (text exposition format)' },
+      schema: {
+        tags: ['health'],
+        summary: 'Prometheus metrics (text exposition format)',
+        description:
+          'Open unless `ATRIUM_METRICS_TOKEN` is set; then `Authorization: Bearer` with it or the operator token (401 otherwise).',
+        response: { 200: sentAs(z.string(), 'text/plain'), ...problemResponses },
+      },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
+      const { metricsToken, operatorToken } = app.atrium.config;
+      if (metricsToken) {
+        const given = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+        if (!safeEqual(given, metricsToken) && !safeEqual(given, operatorToken)) {
+          return sendProblem(request, reply, 401, 'unauthenticated', 'The metrics need the metrics token');
+        }
+      }
       reply.header('content-type', metricsRegistry.contentType);
       return metricsRegistry.metrics();
     },

@@ -128,7 +128,8 @@ export function openSseStream<N>(
   const res = reply.raw;
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
+    // Events carry messages and patient data: never stored (contract §1), nor transformed by a proxy.
+    'cache-control': 'no-store, no-transform',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
     'x-content-type-options': 'nosniff',
