@@ -49,7 +49,8 @@ function securityHeaders(app: FastifyInstance, config: Config): void {
         'content-security-policy',
         docs
           ? "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'"
-          : "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
+          : // font-src data: for the calendar's icon font, which FullCalendar's stylesheet embeds as a data: URL.
+            "default-src 'self'; img-src 'self' data:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
       );
     }
     return payload;

@@ -29,6 +29,10 @@ describe('Calendar page', () => {
     await page.getByTestId('new-event').click();
     const dialog = page.getByTestId('event-dialog');
     await dialog.waitFor();
+    // Typing goes straight into the title.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('event-title');
     await page.getByTestId('event-title').fill(fields.title);
     if (fields.calendar) {
       const option = await page
@@ -145,6 +149,9 @@ describe('Calendar page', () => {
     expect(await short.textContent()).toMatch(/8:00/);
     await chip('Standup').nth(2).click();
     await page.getByTestId('scope-choice').waitFor();
+    // Each choice is a small radio beside its words, not a full-width field.
+    const radio = await page.getByTestId('scope-choice').locator('input').first().boundingBox();
+    expect(radio?.width).toBeLessThan(30);
     await page.getByTestId('event-title').fill('Standup (moved)');
     await page.getByTestId('event-start').fill('09:00');
     await page.getByTestId('event-end').fill('09:15');
@@ -178,6 +185,40 @@ describe('Calendar page', () => {
     await banner.getByRole('button', { name: 'Dismiss this notice' }).click();
     await banner.waitFor({ state: 'detached' });
     await fetch(`${harness.baseUrl}/_emulators/microsoft/faults`, { method: 'DELETE' });
+  });
+
+  it('a refused token refresh shows the reconnect banner on the first load; Reconnect repairs that connection', async () => {
+    const emulator = (path: string, body?: object) =>
+      fetch(`${harness.baseUrl}/_emulators/microsoft${path}`, {
+        method: body ? 'POST' : 'DELETE',
+        headers: { 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    await emulator('/expire-tokens', {});
+    await emulator('/faults', { operation: 'token', status: 400, body: { error: 'invalid_grant' } });
+    await page.goto(WEEK);
+    const banner = page.getByTestId('reauth-banner');
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain('Microsoft');
+    await emulator('/faults');
+    await banner.getByRole('button', { name: /Reconnect/ }).click();
+    await page.waitForURL(/\/calendar/);
+    await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    await expect.poll(() => page.getByTestId('reauth-banner').count()).toBe(0);
+    expect(await page.getByTestId('connection').count()).toBe(2);
+    expect(await page.getByTestId('needs-reconnect').count()).toBe(0);
+  });
+
+  it('Day opens today when the week shown holds it, and only the view shown is marked current', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    await page.goto(`/calendar?date=${today}`);
+    await page.getByTestId('view-day').click();
+    await page.waitForURL(new RegExp(`date=${today}.*view=day|view=day.*date=${today}`));
+    await expect.poll(() => page.getByTestId('view-day').getAttribute('aria-current')).toBe('page');
+    expect(await page.getByTestId('view-week').getAttribute('aria-current')).toBeNull();
+    await page.getByTestId('view-week').click();
+    await expect.poll(() => page.getByTestId('view-week').getAttribute('aria-current')).toBe('page');
+    expect(await page.getByTestId('view-day').getAttribute('aria-current')).toBeNull();
   });
 
   it('day view: the tasks sidebar adds tasks for an event or the day and ticks them done; Join opens the call', async () => {

@@ -69,6 +69,12 @@ export const calendarCases: CrossTenantCase[] = [
       return { calendar: cal.calendarId, patient: patient.id };
     },
     denied: ({ connection, calendar, event, patient, authorization, task, room, mail }, own) => [
+      // Reconnecting names the connection to repair: another workspace's is unknown (no consent URL for its account).
+      {
+        method: 'POST',
+        url: '/api/v1/calendar/connections',
+        payload: { provider: 'google', connectionId: connection },
+      },
       { method: 'GET', url: `/api/v1/mail/messages/${mail}` },
       { method: 'GET', url: `/api/v1/telehealth/rooms/${room}` },
       { method: 'POST', url: `/api/v1/telehealth/rooms/${room}/start` },

@@ -9,8 +9,8 @@ import { queryRows, withSystem } from '../../platform/db/tenant.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
-let google: { connectionId: string; calendarId: string };
-let microsoft: { connectionId: string; calendarId: string };
+let google: { connectionId: string; calendarId: string; accountEmail: string };
+let microsoft: { connectionId: string; calendarId: string; accountEmail: string };
 
 const WEEK = { timeMin: '2026-11-23T00:00:00Z', timeMax: '2026-11-30T00:00:00Z' };
 
@@ -149,6 +149,35 @@ describe('connections and calendars', () => {
     // The member's own browser finishes it.
     const own = await t.request({ method: 'GET', url: `${callback.pathname}${callback.search}`, token: member.token });
     expect(own.statusCode, own.body).toBe(302);
+  });
+
+  it('reconnecting a connection asks the provider for its account, so that connection is repaired', async () => {
+    const start = (connectionId: string, token = ws.admin.token) =>
+      t.request({
+        method: 'POST',
+        url: '/api/v1/calendar/connections',
+        token,
+        payload: { provider: 'microsoft', connectionId },
+      });
+    const res = await start(microsoft.connectionId);
+    expect(res.statusCode, res.body).toBe(201);
+    const authorize = new URL(res.json().authorizeUrl);
+    expect(authorize.searchParams.get('login_hint')).toBe(microsoft.accountEmail);
+    const consent = await fetch(authorize, { redirect: 'manual' });
+    const callback = new URL(consent.headers.get('location') ?? '');
+    const back = await t.request({
+      method: 'GET',
+      url: `${callback.pathname}${callback.search}`,
+      token: ws.admin.token,
+    });
+    expect(back.statusCode, back.body).toBe(302);
+    const listed = await t.request({ method: 'GET', url: '/api/v1/calendar/connections', token: ws.admin.token });
+    expect(listed.json().items.filter((c: { provider: string }) => c.provider === 'microsoft')).toHaveLength(1);
+    // Another provider's, another workspace's or an unknown connection: 404, no consent URL.
+    expect((await start(google.connectionId)).statusCode).toBe(404);
+    expect((await start('oac_unknown0000000000000000')).statusCode).toBe(404);
+    const other = await createWorkspace(t, { tier: 'advanced' });
+    expect((await start(microsoft.connectionId, other.admin.token)).statusCode).toBe(404);
   });
 
   it('connecting the same account again repairs that connection instead of adding one', async () => {

@@ -35,8 +35,22 @@ export const callbackUrl = (deps: AppDeps, provider: string) =>
   `${deps.selfUrl()}/api/v1/calendar/oauth/${provider}/callback`;
 
 /** 201 {authorizeUrl}: the provider's consent page for this user. */
-export async function startConnection(deps: AppDeps, ctx: RequestContext, provider: string, loginHint?: string) {
+export async function startConnection(
+  deps: AppDeps,
+  ctx: RequestContext,
+  provider: string,
+  options: { loginHint?: string; connectionId?: string } = {},
+) {
   if (!resolveProvider(deps, provider)) throw providerUnavailable(provider);
+  let loginHint = options.loginHint;
+  if (options.connectionId) {
+    // Reconnecting: the provider is asked for that connection's account, so the callback repairs it
+    // (same connection, same calendars) instead of adding whichever account the browser is signed in to.
+    const own = await listConnections(deps, ctx, canSeeAll(ctx) ? {} : { userId: ctx.userId });
+    const repairing = own.find((c) => c.id === options.connectionId && c.provider === provider);
+    if (!repairing) throw notFound('Connection');
+    loginHint = repairing.accountEmail;
+  }
   if (!hasFeature(ctx.tier, 'calendar_both_providers')) {
     const existing = await listConnections(deps, ctx);
     // Reconnecting a connection that needs it is not a second connection.

@@ -54,7 +54,11 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await connections.startConnection(deps, requireCtx(request), request.body.provider)),
+      reply.status(201).send(
+        await connections.startConnection(deps, requireCtx(request), request.body.provider, {
+          connectionId: request.body.connectionId,
+        }),
+      ),
   );
 
   app.get(

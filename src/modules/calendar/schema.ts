@@ -5,7 +5,14 @@ const PROVIDERS = ['google', 'microsoft'] as const;
 const rfc3339 = instantSchema;
 const text = (max: number) => z.string().max(max);
 
-export const connectBody = z.object({ provider: z.enum(PROVIDERS) });
+export const connectBody = z.object({
+  provider: z.enum(PROVIDERS),
+  connectionId: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('Reconnecting this connection: its account is asked for by name, so the same connection is repaired'),
+});
 export const connectionSchema = z.object({
   id: z.string(),
   provider: z.string(),

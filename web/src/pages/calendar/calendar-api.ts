@@ -220,7 +220,9 @@ export function useDeleteEvent() {
 /** Starts the provider's consent flow; the browser leaves for the provider and comes back to /calendar. */
 export function useConnect() {
   return useMutation({
-    mutationFn: (provider: Provider) => api.post<{ authorizeUrl: string }>('/calendar/connections', { provider }),
+    // With `connectionId` (reconnecting), the provider is asked for that connection's account, so it is repaired.
+    mutationFn: (target: { provider: Provider; connectionId?: string }) =>
+      api.post<{ authorizeUrl: string }>('/calendar/connections', target),
     onSuccess: ({ authorizeUrl }) => window.location.assign(authorizeUrl),
   });
 }

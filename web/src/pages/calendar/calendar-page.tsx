@@ -114,6 +114,8 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
   const anchor = parseDateParam(date);
   const from = dayMode ? new Date(anchor.getFullYear(), anchor.getMonth(), anchor.getDate()) : mondayOf(anchor);
   const to = addDays(from, dayMode ? 1 : 7);
+  const now = new Date();
+  const dayOfWeekShown = now >= from && now < to ? now : from;
   const zone = localZone();
   const hq = scope === 'organization' && !dayMode;
   const week = useEvents(from.toISOString(), to.toISOString(), {
@@ -191,6 +193,13 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
         .map((w) => `${PROVIDER_LABEL[w.provider] ?? w.provider} ${WARNING_WORDS[w.code] ?? 'could not be loaded'}`),
     ),
   ];
+  // The week's answer may be the first to learn that a connection needs signing in again (its
+  // refresh was refused just now): read the connections again so the banner shows at once.
+  const reauthWarned = warnings.some((w) => w.code === 'reauth_required');
+  const refetchConnections = connections.refetch;
+  useEffect(() => {
+    if (reauthWarned) void refetchConnections();
+  }, [reauthWarned, refetchConnections]);
   const reauth = (connections.data?.items ?? []).filter((c) => c.status === 'reauth_required');
   const canAddMore = capabilities.data
     ? capabilities.data.allowed.bothProviders || (connections.data?.items.length ?? 0) === 0
@@ -234,6 +243,8 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
               <Link
                 to="/calendar"
                 search={{ date: dateInput(from), scope, patient }}
+                // Exact: in the day view (same path, more search) the week is not the current view.
+                activeOptions={{ exact: true }}
                 aria-current={dayMode ? undefined : 'page'}
                 data-testid="view-week"
               >
@@ -241,7 +252,8 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
               </Link>
               <Link
                 to="/calendar"
-                search={{ date: dateInput(from), view: 'day', patient }}
+                // Today when it is in the week shown, else the week's first day.
+                search={{ date: dateInput(dayOfWeekShown), view: 'day', patient }}
                 aria-current={dayMode ? 'page' : undefined}
                 data-testid="view-day"
               >
@@ -302,7 +314,11 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
             Your {PROVIDER_LABEL[c.provider]} connection ({c.accountEmail}) needs you to sign in again; its events are
             not shown until then.
           </p>
-          <Button size="small" onPress={() => connect.mutate(c.provider)} isDisabled={connect.isPending}>
+          <Button
+            size="small"
+            onPress={() => connect.mutate({ provider: c.provider, connectionId: c.id })}
+            isDisabled={connect.isPending}
+          >
             Reconnect {PROVIDER_LABEL[c.provider]}
           </Button>
         </div>

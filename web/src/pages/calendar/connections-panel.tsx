@@ -11,16 +11,19 @@ export function ConnectionsPanel({ connections, canAddMore }: { connections: Con
   const disconnect = useDisconnect();
   const [removing, setRemoving] = useState<Connection | null>(null);
 
-  const start = (provider: Provider) =>
-    connect.mutate(provider, {
-      onError: (error) =>
-        notifyError(
-          error,
-          error instanceof ApiError && error.code === 'tier_required'
-            ? 'Your plan includes one calendar connection. Upgrade to connect more.'
-            : describeError(error),
-        ),
-    });
+  const start = (provider: Provider, connectionId?: string) =>
+    connect.mutate(
+      { provider, connectionId },
+      {
+        onError: (error) =>
+          notifyError(
+            error,
+            error instanceof ApiError && error.code === 'tier_required'
+              ? 'Your plan includes one calendar connection. Upgrade to connect more.'
+              : describeError(error),
+          ),
+      },
+    );
 
   return (
     <section className="card calendar-connections" aria-labelledby="connections-title" data-testid="connections-panel">
@@ -45,7 +48,7 @@ export function ConnectionsPanel({ connections, canAddMore }: { connections: Con
             </div>
             <div className="connection-actions">
               {c.status === 'reauth_required' ? (
-                <Button size="small" onPress={() => start(c.provider)} isDisabled={connect.isPending}>
+                <Button size="small" onPress={() => start(c.provider, c.id)} isDisabled={connect.isPending}>
                   Reconnect
                 </Button>
               ) : null}

@@ -3,7 +3,7 @@
  * event asks whether a change or a deletion is for this occurrence or the whole series.
  */
 import { Link } from '@tanstack/react-router';
-import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
+import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
@@ -81,6 +81,11 @@ export function EventDialog({
     attendees: useId(),
   };
   const editing = state.mode === 'edit' ? state.event : null;
+  // A new event starts with its title: typing right after "New event" (or a click on a slot) goes there.
+  const titleRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (!editing) titleRef.current?.focus();
+  }, [editing]);
   const initialStart = editing ? new Date(editing.start) : (state as { start: Date }).start;
   const initialEnd = editing ? new Date(editing.end) : (state as { end: Date }).end;
   const writable = calendars;
@@ -262,6 +267,7 @@ export function EventDialog({
           </label>
           <input
             id={ids.title}
+            ref={titleRef}
             value={title}
             onChange={(e) => setTitle(e.target.value)}
             maxLength={500}
