@@ -374,6 +374,8 @@ describe('Calendar page', () => {
       .poll(
         async () => {
           await page.reload();
+          // The list loads after the page: count the label once the row is there.
+          await junk.waitFor();
           return junk.getByTestId('mail-spam').count();
         },
         { timeout: 20_000, interval: 1_000 },

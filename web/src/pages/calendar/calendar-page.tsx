@@ -338,7 +338,7 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
       ) : null}
       {events.isError ? <ErrorNotice error={events.error} onRetry={() => events.refetch()} /> : null}
 
-      <div className="calendar-layout">
+      <div className={`calendar-layout${dayMode ? '' : ' calendar-layout-week'}`}>
         <div className="calendar-main card">
           {events.isPending || calendars.isPending ? <Loading label="Loading the calendar…" /> : null}
           {noCalendars ? (
@@ -371,6 +371,9 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
               eventContent={(arg) => <EventChip arg={arg} />}
               // Only events too low for two lines (15 minutes) are drawn short: their title on one line.
               eventShortHeight={20}
+              // In the week's narrow columns an event shows its start only (its height shows the end), so
+              // the title (often "Visit: patient's name") gets the room.
+              views={{ timeGridWeek: { displayEventEnd: false } }}
               select={onSelect}
               dateClick={onDateClick}
               eventClick={onEventClick}
