@@ -167,6 +167,33 @@ describe('Calendar page', () => {
     await expect.poll(() => chip('Standup').count()).toBe(6);
   });
 
+  it('a series renamed as a whole reaches an occurrence that was only moved', async () => {
+    await page.goto('/calendar?date=2026-12-14');
+    await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    await createEvent({
+      title: 'Check-in',
+      date: '2026-12-14',
+      start: '11:00',
+      end: '11:30',
+      repeat: 'daily',
+      calendar: /Google/,
+    });
+    await expect.poll(() => chip('Check-in').count()).toBe(7);
+    // Move one occurrence: its times only.
+    await chip('Check-in').nth(1).click();
+    await page.getByTestId('event-start').fill('13:00');
+    await page.getByTestId('event-end').fill('13:30');
+    await page.getByTestId('event-save').click();
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    // Rename the whole series from another occurrence.
+    await chip('Check-in').nth(3).click();
+    await page.getByTestId('scope-series').check();
+    await page.getByTestId('event-title').fill('Daily check-in');
+    await page.getByTestId('event-save').click();
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await expect.poll(() => chip('Daily check-in').count()).toBe(7);
+  });
+
   it('shows a failing provider as a dismissible banner and still shows the other calendars', async () => {
     await fetch(`${harness.baseUrl}/_emulators/microsoft/faults`, {
       method: 'POST',

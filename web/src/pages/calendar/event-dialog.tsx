@@ -54,6 +54,29 @@ const FRIENDLY: Record<string, string> = {
 const messageOf = (error: unknown) =>
   error instanceof ApiError && FRIENDLY[error.code] ? FRIENDLY[error.code] : describeError(error);
 
+/** The fields of a change that differ from the event as it is (times only when given: not for a whole series). */
+function changedFields(
+  event: CalendarEvent,
+  fields: { title: string; location: string | null; description: string | null; attendees: { email: string }[] },
+  times: { start: string; end: string; allDay: boolean; timeZone: string } | null,
+): Draft {
+  const draft: Draft = {};
+  if (fields.title !== event.title) draft.title = fields.title;
+  if (fields.location !== (event.location ?? null)) draft.location = fields.location;
+  if (fields.description !== (event.description ?? null)) draft.description = fields.description;
+  const guests = (list: { email: string }[]) =>
+    list
+      .map((a) => a.email.toLowerCase())
+      .sort()
+      .join(',');
+  if (guests(fields.attendees) !== guests(event.attendees)) draft.attendees = fields.attendees;
+  const same = (a: string, b: string) => Date.parse(a) === Date.parse(b);
+  if (times && (!same(times.start, event.start) || !same(times.end, event.end) || times.allDay !== event.allDay)) {
+    Object.assign(draft, times);
+  }
+  return draft;
+}
+
 export function EventDialog({
   state,
   calendars,
@@ -155,21 +178,25 @@ export function EventDialog({
       .filter(Boolean);
     const bad = emails.find((a) => !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a));
     if (bad) return setProblem(`“${bad}” is not an e-mail address.`);
-    const draft: Draft = {
+    const fields = {
       title: title.trim(),
       location: location.trim() || null,
       description: description.trim() || null,
       attendees: emails.map((email) => ({ email })),
     };
+    const times = { start: start.toISOString(), end: end.toISOString(), allDay, timeZone: localZone() };
+    // A change sends only what changed: a field sent for one occurrence becomes that occurrence's own
+    // (a later rename of the whole series would pass it by), so moving one visit sends its times only.
+    const draft: Draft = editing ? changedFields(editing, fields, seriesScope ? null : times) : { ...fields };
     if (!editing && patientId) {
       draft.patientId = patientId;
       const host = hostUserId ?? calendar?.hostUserId;
       if (host) draft.hostUserId = host;
     }
-    if (!seriesScope)
-      Object.assign(draft, { start: start.toISOString(), end: end.toISOString(), allDay, timeZone: localZone() });
+    if (!editing) Object.assign(draft, times);
     const currentVideo = editing?.conference?.product ?? 'none';
     if (!editing || video !== currentVideo) draft.conference = video === 'none' ? null : video;
+    if (editing && Object.keys(draft).length === 0) return onClose();
     if (!editing) {
       const rule = REPEATS[repeat].rule;
       if (rule) draft.recurrence = [rule];
