@@ -121,6 +121,8 @@ describe('patient record', () => {
     await expect
       .poll(() => page.getByTestId('patient-audit').textContent())
       .toContain('Patient unconscious in the ER, need history');
+    // Who did it, by name.
+    await expect.poll(() => page.getByTestId('audit-who').first().textContent()).toBe(workspace.admin.name);
   });
 
   it('does not show the audit trail to members', async () => {

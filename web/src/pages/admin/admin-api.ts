@@ -41,14 +41,7 @@ export const AUDIT_KINDS = [
   'admin_action',
 ] as const;
 
-export const AUDIT_KIND_LABELS: Record<string, string> = {
-  skill_invocation: 'Assistant skill used',
-  token_access: 'Provider token used',
-  phi_access: 'Patient information viewed',
-  message_send: 'Message sent',
-  break_glass: 'Break-glass access',
-  admin_action: 'Administrative change',
-};
+export { AUDIT_KIND_LABELS } from './audit-words.js';
 
 export const adminKeys = {
   members: ['members'] as const,

@@ -15,6 +15,7 @@ import {
   useMembers,
   usePatientNames,
 } from './admin-api.js';
+import { auditDetails } from './audit-words.js';
 
 export function AuditPage({ filter }: { filter: AuditFilter }) {
   const navigate = useNavigate();
@@ -117,7 +118,7 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
                     <td data-testid="audit-patient" data-label="Patient">
                       <PatientCell patientId={row.patientId} names={patientNames} />
                     </td>
-                    <td className="muted">{details(row, names)}</td>
+                    <td className="muted">{auditDetails(row, names)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -134,47 +135,6 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
       </div>
     </section>
   );
-}
-
-/** Administrative actions in plain words (the raw action name for any not listed). */
-const ACTIONS: Record<string, string> = {
-  'members.invite': 'Invited',
-  'members.accept_invitation': 'Accepted the invitation',
-  'members.add': 'Added',
-  'members.update': 'Changed the role of',
-  'members.remove': 'Removed',
-  'tokens.revoke': 'Revoked an API token',
-  'workspace.update': 'Renamed the workspace',
-  'marketplace.install': 'Installed a skill',
-  'marketplace.uninstall': 'Uninstalled a skill',
-  'marketplace.grants_changed': 'Changed the permissions of a skill',
-  'marketplace.private_skill.create': 'Created a private skill',
-  'marketplace.private_skill.update': 'Changed a private skill',
-  'marketplace.private_skill.delete': 'Deleted a private skill',
-  'webhooks.create': 'Added a webhook endpoint',
-  'webhooks.update': 'Changed a webhook endpoint',
-  'webhooks.delete': 'Deleted a webhook endpoint',
-  'webhooks.rotate_secret': 'Rotated a webhook secret',
-  'webhooks.replay': 'Replayed a webhook delivery',
-  'direct_messages.search': 'Searched messages',
-};
-
-function details(row: AuditRow, people: Map<string, string>): string {
-  const parts: string[] = [];
-  if (typeof row.action === 'string') {
-    const words = ACTIONS[row.action];
-    const person = typeof row.target === 'string' ? people.get(row.target) : undefined;
-    if (!words) parts.push(row.action);
-    else if (!row.action.startsWith('members.') || row.action === 'members.accept_invitation') parts.push(words);
-    else parts.push(`${words} ${person ?? 'a former member'}`);
-  }
-  if (typeof row.slug === 'string')
-    parts.push(`${row.slug}${typeof row.toolName === 'string' ? ` › ${row.toolName}` : ''}`);
-  if (typeof row.context === 'string') parts.push(`in ${row.context.replace(/-/g, ' ')}`);
-  if (typeof row.reason === 'string') parts.push(`reason: ${row.reason}`);
-  if (typeof row.provider === 'string') parts.push(row.provider);
-  if (typeof row.outcome === 'string') parts.push(row.outcome);
-  return parts.join(' · ');
 }
 
 function PatientCell({ patientId, names }: { patientId: unknown; names: Map<string, string> }) {

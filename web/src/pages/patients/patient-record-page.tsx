@@ -16,6 +16,8 @@ import { AppDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
+import { useMembers } from '../admin/admin-api.js';
+import { AUDIT_KIND_LABELS, auditDetails } from '../admin/audit-words.js';
 import { PatientConversations } from '../inbox/patient-conversations.js';
 import { PatientAppointments } from './patient-appointments.js';
 import { formatDate, formatDateTime, fullName, type Patient, usePatient, useUpdatePatient } from './patients-api.js';
@@ -768,17 +770,10 @@ function ClaimCard({ claim: c, patientId, isAdmin }: { claim: Claim; patientId: 
   );
 }
 
-const AUDIT_LABELS: Record<string, string> = {
-  phi_access: 'Viewed patient information',
-  break_glass: 'Break-glass access',
-  skill_invocation: 'Assistant skill used',
-  admin_action: 'Administrative change',
-  message_send: 'Message sent',
-  token_access: 'Provider token used',
-};
-
 function AuditTrail({ patientId }: { patientId: string }) {
   const audit = usePatientAudit(patientId, true);
+  const members = useMembers();
+  const names = new Map((members.data?.items ?? []).map((m) => [m.userId, m.name]));
   if (audit.isPending) return <Loading label="Loading the audit trail…" />;
   if (audit.isError) return <ErrorNotice error={audit.error} onRetry={() => audit.refetch()} />;
   if (audit.data.items.length === 0) {
@@ -793,6 +788,7 @@ function AuditTrail({ patientId }: { patientId: string }) {
         <thead>
           <tr>
             <th scope="col">When</th>
+            <th scope="col">Who</th>
             <th scope="col">What</th>
             <th scope="col">Details</th>
           </tr>
@@ -801,21 +797,17 @@ function AuditTrail({ patientId }: { patientId: string }) {
           {audit.data.items.map((row) => (
             <tr key={row.id} data-testid="audit-row">
               <td className="nowrap">{formatDateTime(row.at)}</td>
-              <td>{AUDIT_LABELS[row.kind] ?? row.kind}</td>
-              <td className="muted">{auditDetail(row)}</td>
+              <td data-testid="audit-who">
+                {typeof row.actorUserId === 'string' ? (names.get(row.actorUserId) ?? 'Former member') : 'System'}
+              </td>
+              <td>{AUDIT_KIND_LABELS[row.kind] ?? row.kind}</td>
+              <td className="muted">{auditDetails(row, names)}</td>
             </tr>
           ))}
         </tbody>
       </table>
     </div>
   );
-}
-
-function auditDetail(row: Record<string, unknown>): string {
-  if (typeof row.reason === 'string') return `Reason: ${row.reason}`;
-  if (typeof row.context === 'string') return `In ${row.context.replace(/-/g, ' ')}`;
-  if (typeof row.action === 'string') return row.action;
-  return '';
 }
 
 function BreakGlass({ patient }: { patient: Patient }) {
