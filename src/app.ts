@@ -15,7 +15,12 @@ import { registerAuthentication } from './platform/auth/authenticate.js';
 import { AUTH_CHANNEL, PrincipalCache } from './platform/auth/principal-cache.js';
 import type { Database } from './platform/db/client.js';
 import { installErrorHandling, sendProblem } from './platform/errors.js';
-import { frameworkErrors, registerRequestHardening, routedPath } from './platform/http/hardening.js';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  registerRequestHardening,
+  routedPath,
+} from './platform/http/hardening.js';
 import { documentMediaTypes } from './platform/http/openapi-media.js';
 import { registerBodyParsers } from './platform/http/raw-body.js';
 import { trustProxyFunction } from './platform/http/trust-proxy.js';
@@ -80,6 +85,9 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors,
   });
+  // Errors of Node's HTTP parser (before there is a request) answer as problem+json too.
+  app.server.removeAllListeners('clientError');
+  app.server.on('clientError', clientErrorHandler(app.log));
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON (empty = no body); raw bytes and forms only for routes that opt in (config.rawBody / formBody).

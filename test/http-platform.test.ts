@@ -140,6 +140,45 @@ describe('problem+json for every error', () => {
     expect([absolute.status, absolute.type]).toEqual([404, expect.stringMatching(/^application\/problem\+json/)]);
   });
 
+  it("answers the HTTP parser's own refusals (huge headers, a broken request line) as problem+json with a request id", async () => {
+    const { connect } = await import('node:net');
+    const send = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL(t.baseUrl);
+        const socket = connect(Number(url.port), url.hostname, () => socket.write(text));
+        let out = '';
+        socket.on('data', (c) => {
+          out += c;
+        });
+        socket.on('end', () => resolve(out));
+        socket.on('error', reject);
+      });
+    for (const [request, status] of [
+      [`GET /api/v1/patients?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+      [`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431],
+      ['NOT A REQUEST LINE\r\n\r\n', 400],
+    ] as const) {
+      const answer = await send(request);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head, answer.slice(0, 200)).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head.toLowerCase()).toContain('content-type: application/problem+json');
+      const problem = JSON.parse(body);
+      expect(problem).toMatchObject({ status, requestId: expect.stringMatching(/^req_/) });
+      expect(head.toLowerCase()).toContain(`x-request-id: ${problem.requestId}`);
+    }
+  });
+
+  it("counts the router's own refusals in the metrics like any request", async () => {
+    const sample = async () =>
+      (await t.request({ method: 'GET', url: '/metrics' })).body
+        .split('\n')
+        .find((l) => l.startsWith('atrium_http_request_duration_seconds_count') && l.includes('status="414"'));
+    const before = Number((await sample())?.split(' ').pop() ?? 0);
+    const res = await t.request({ method: 'GET', url: `/api/v1/patients/${'p'.repeat(3000)}`, token: ws.admin.token });
+    expect(res.statusCode).toBe(414);
+    expect(Number((await sample())?.split(' ').pop() ?? 0)).toBe(before + 1);
+  });
+
   it('an empty body with a JSON content type counts as no body', async () => {
     const token = (
       await t.request({ method: 'POST', url: '/api/v1/auth/tokens', token: ws.admin.token, payload: { name: 'x' } })

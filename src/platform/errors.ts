@@ -13,12 +13,14 @@ const TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Payload Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
@@ -59,7 +61,7 @@ export interface Problem {
 }
 
 export function problemBody(
-  request: FastifyRequest,
+  request: Pick<FastifyRequest, 'id'>,
   status: number,
   code: string,
   detail: string,

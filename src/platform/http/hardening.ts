@@ -1,7 +1,17 @@
 // Request-level hardening every route gets: problem+json for errors raised before a route runs,
 // refusal of hostile text, no caching of API responses, one log line and one metric per request.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { sendProblem, validationFailed } from '../errors.js';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type {
+  FastifyBaseLogger,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerOptions,
+} from 'fastify';
+import { problemBody, sendProblem, validationFailed } from '../errors.js';
+import { newId } from '../ids.js';
 import { httpDuration } from '../metrics.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -45,6 +55,61 @@ function sendEarlyProblem(
 ): void {
   reply.header('x-request-id', String(request.id)).header('cache-control', 'no-store');
   sendProblem(request, reply, status, code, detail);
+  // No onResponse hook runs for these: their one log line and their sample are written here.
+  recordRequest(request, reply);
+}
+
+const RECORDED = Symbol('atrium.request-recorded');
+
+/** One log line and one latency sample per request, by route pattern (never the query string). */
+function recordRequest(request: FastifyRequest, reply: FastifyReply): void {
+  const marked = request as FastifyRequest & { [RECORDED]?: boolean };
+  if (marked[RECORDED]) return;
+  marked[RECORDED] = true;
+  const route = request.is404 ? undefined : request.routeOptions?.url;
+  const ms = reply.elapsedTime;
+  httpDuration.observe(
+    { method: request.method, route: route ?? 'unmatched', status: String(reply.statusCode) },
+    ms / 1000,
+  );
+  request.log.info(
+    {
+      method: request.method,
+      route: route ?? undefined,
+      path: route ? undefined : pathOnly(request.url),
+      status: reply.statusCode,
+      ms: Math.round(ms * 10) / 10,
+    },
+    'request',
+  );
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (headers too large, a broken request
+ * line or chunk): answered as problem+json with a request id, and logged, like every other error.
+ */
+export function clientErrorHandler(log: FastifyBaseLogger) {
+  return (error: Error & { code?: string }, socket: Duplex): void => {
+    const [status, code, detail] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? ([431, 'headers_too_large', 'The request headers (or the URL) are too large'] as const)
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? ([408, 'request_timeout', 'The request did not arrive in time'] as const)
+          : ([400, 'bad_request', 'The request could not be read as HTTP'] as const);
+    const id = newId('req');
+    log.info({ reqId: id, status, code: error.code }, 'request refused by the HTTP parser');
+    httpDuration.observe({ method: 'unknown', route: 'unparsed', status: String(status) }, 0);
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify(problemBody({ id }, status, code, detail));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nCache-Control: no-store\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
 }
 
 /**
@@ -113,22 +178,5 @@ export function registerRequestHardening(app: FastifyInstance): void {
   });
 
   // One log line and one latency sample per request, by route pattern; never the query string.
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url;
-    const ms = reply.elapsedTime;
-    httpDuration.observe(
-      { method: request.method, route: route ?? 'unmatched', status: String(reply.statusCode) },
-      ms / 1000,
-    );
-    request.log.info(
-      {
-        method: request.method,
-        route: route ?? undefined,
-        path: route ? undefined : pathOnly(request.url),
-        status: reply.statusCode,
-        ms: Math.round(ms * 10) / 10,
-      },
-      'request',
-    );
-  });
+  app.addHook('onResponse', async (request, reply) => recordRequest(request, reply));
 }
