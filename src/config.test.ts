@@ -70,6 +70,34 @@ describe('config', () => {
     );
   });
 
+  it('stops on every value it cannot take, naming the variable (switches, log level, host, URLs, zero durations)', () => {
+    for (const [name, value] of [
+      ['ATRIUM_EMULATORS', 'enabled'],
+      ['ATRIUM_SEED_DEMO', 'bogus'],
+      ['ATRIUM_LOG_LEVEL', 'verbose'],
+      ['HOST', 'not_a_host'],
+      ['ATRIUM_PUBLIC_URL', 'foo:bar'],
+      ['SMTP_URL', 'notaurl'],
+      ['ATRIUM_SIGNIN_WINDOW', '0s'],
+      ['ATRIUM_WEBHOOK_TIMEOUT', '0ms'],
+    ]) {
+      expect(() => loadConfig({ ATRIUM_ENCRYPTION_KEY: key, [name]: value }), `${name}=${value}`).toThrow(
+        new RegExp(name),
+      );
+    }
+    const ok = loadConfig({
+      ATRIUM_ENCRYPTION_KEY: key,
+      ATRIUM_EMULATORS: 'OFF',
+      ATRIUM_SEED_DEMO: 'no',
+      ATRIUM_LOG_LEVEL: 'warn',
+      HOST: '::1',
+      ATRIUM_PUBLIC_URL: 'https://clinic.example',
+      SMTP_URL: 'smtps://user:pass@mail.example:465',
+      ATRIUM_SIGNIN_BACKOFF: '0s',
+    });
+    expect(ok).toMatchObject({ emulators: false, seedDemo: false, logLevel: 'warn', host: '::1' });
+  });
+
   it('parses durations', () => {
     expect(parseDuration('500ms')).toBe(500);
     expect(parseDuration('10s')).toBe(10_000);

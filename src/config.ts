@@ -7,40 +7,66 @@ import { parseDuration, parseDurationList } from './platform/duration.js';
 import { parseAllowCidrs } from './platform/http/address-policy.js';
 import { parseTrustedProxies } from './platform/http/trust-proxy.js';
 
+const TRUE = ['1', 'true', 'on', 'yes'];
+const FALSE = ['0', 'false', 'off', 'no'];
+/** A switch: on/off (true/false, yes/no, 1/0, any case); anything else stops the start, naming the variable. */
+const onOff = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || v === '' || [...TRUE, ...FALSE].includes(v.trim().toLowerCase()), {
+    message: 'use on or off',
+  });
 const bool = (fallback: boolean) =>
   z
     .string()
     .optional()
-    .transform((v) => (v === undefined || v === '' ? fallback : ['1', 'true', 'on', 'yes'].includes(v.toLowerCase())));
+    .transform((v) => (v === undefined || v === '' ? fallback : TRUE.includes(v.trim().toLowerCase())));
 
-const duration = (fallback: string) =>
+/** A duration (500ms, 10s, 1m, 2h, 1d); above zero unless `allowZero`. */
+const duration = (fallback: string, options: { allowZero?: boolean } = {}) =>
   z
     .string()
     .optional()
     .transform((v, ctx) => {
       try {
-        return parseDuration(v || fallback);
+        const ms = parseDuration(v || fallback);
+        if (ms <= 0 && !options.allowZero) {
+          ctx.addIssue({ code: 'custom', message: 'use a duration above zero' });
+          return z.NEVER;
+        }
+        return ms;
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: (err as Error).message });
         return z.NEVER;
       }
     });
+const httpUrl = (what: string) =>
+  z
+    .string()
+    .url()
+    .refine((v) => /^https?:\/\/[^/?#\s]+/i.test(v), { message: `${what} must be an http:// or https:// URL` });
 
 const envSchema = z.object({
   NODE_ENV: z.string().optional().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('127.0.0.1'),
+  HOST: z
+    .string()
+    .regex(
+      /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]+)$/,
+      'a host name or an IP address',
+    )
+    .default('127.0.0.1'),
   DATABASE_URL: z
     .string()
     .url()
     .optional()
     .or(z.literal('').transform(() => undefined)),
   ATRIUM_DATA_DIR: z.string().default('./data'),
-  ATRIUM_PUBLIC_URL: z.string().url().optional(),
+  ATRIUM_PUBLIC_URL: httpUrl('the public URL').optional(),
   ATRIUM_OPERATOR_TOKEN: z.string().min(16).optional(),
   ATRIUM_ENCRYPTION_KEY: z.string().optional(),
-  ATRIUM_EMULATORS: z.string().optional(),
-  ATRIUM_SEED_DEMO: z.string().optional(),
+  ATRIUM_EMULATORS: onOff,
+  ATRIUM_SEED_DEMO: onOff,
   ATRIUM_WEBHOOK_RETRY_DELAYS: z.string().default('1m,5m,30m,2h,12h'),
   ATRIUM_WEBHOOK_TIMEOUT: duration('10s'),
   ATRIUM_WEBHOOK_ALLOW_CIDRS: z.string().default(''),
@@ -56,15 +82,22 @@ const envSchema = z.object({
     )
     .optional(),
   ATRIUM_ADMIN_ALERT_EMAILS: z.string().default(''),
-  SMTP_URL: z.string().optional(),
+  SMTP_URL: z
+    .string()
+    .optional()
+    .refine((v) => !v || /^smtps?:\/\/[^/?#\s]+/i.test(v), { message: 'use smtp://host:port or smtps://…' }),
   ATRIUM_MAIL_FROM: z.string().default('Atrium <no-reply@atrium.local>'),
-  ATRIUM_LOG_LEVEL: z.string().default('info'),
+  ATRIUM_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'use fatal, error, warn, info, debug, trace or silent',
+    })
+    .default('info'),
   ATRIUM_WORKER_POLL: duration('1s'),
   ATRIUM_SIGNIN_ACCOUNT_LIMIT: z.coerce.number().int().positive().default(5),
   ATRIUM_SIGNIN_ACCOUNT_CEILING: z.coerce.number().int().positive().default(200),
   ATRIUM_SIGNIN_ADDRESS_LIMIT: z.coerce.number().int().positive().default(20),
   ATRIUM_SIGNIN_WINDOW: duration('15m'),
-  ATRIUM_SIGNIN_BACKOFF: duration('2s'),
+  ATRIUM_SIGNIN_BACKOFF: duration('2s', { allowZero: true }),
   ATRIUM_TRUST_PROXY: z.string().default(''),
   ATRIUM_SESSION_TTL: duration('12h'),
   ATRIUM_AI_BASE_URL: z
