@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import {
   addMember,
   createWorkspace,
+  setTier,
   TEST_PASSWORD,
   type TestUser,
   type TestWorkspace,
@@ -149,6 +150,16 @@ describe('event streams end when their credential is revoked', () => {
         await invalidateCredential(tx, t.app.atrium.principals, '*');
       });
     });
+  });
+
+  it("the workspace's tier changed (the client reconnects and is let in only as the new tier allows)", async () => {
+    const threadId = await threadWithBob();
+    const stream = await openStream(t.baseUrl, threadId, { authorization: `Bearer ${bob.token}` });
+    try {
+      await expectEndsOnRevocation(stream, threadId, () => setTier(t, ws.id, 'free'));
+    } finally {
+      await setTier(t, ws.id, 'standard');
+    }
   });
 
   it.skipIf(!process.env.ATRIUM_TEST_DATABASE_URL)('a token revoked on another instance', async () => {

@@ -18,7 +18,7 @@ export interface CredentialWatch {
 /**
  * Keeps a long-lived response (an event stream) tied to the credential that opened it (contract
  * §6): once the token is revoked, the session signed out or expired, or the user is no longer a
- * member of the workspace, `onRevoked` runs (the stream ends). Driven by the credential cache's
+ * member of the workspace, or its role or the workspace's tier changed, `onRevoked` runs (the stream ends). Driven by the credential cache's
  * invalidations, which arrive from every instance through NOTIFY, so it ends within moments
  * rather than polling; a slow timer re-reads the credential as a safety net.
  */
@@ -43,7 +43,15 @@ export function watchCredential(deps: AppDeps, request: FastifyRequest, onRevoke
         while (!revoked && !stopped && confirmed < wanted) {
           const target = wanted;
           const found = credential ? await lookupCredential(deps, credential.hash, credential.via) : undefined;
-          const same = found && ctx && found.workspaceId === ctx.workspaceId && found.userId === ctx.userId;
+          // The same person in the same workspace with the same role and tier: a change of role or tier
+          // ends the stream too (the client reconnects, and is let in again only if still allowed).
+          const same =
+            found &&
+            ctx &&
+            found.workspaceId === ctx.workspaceId &&
+            found.userId === ctx.userId &&
+            found.role === ctx.role &&
+            found.tier === ctx.tier;
           if (!same) revoke();
           else confirmed = target;
         }
