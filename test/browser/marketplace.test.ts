@@ -91,7 +91,11 @@ describe('marketplace page', () => {
     expect(await answer.textContent()).toContain('I10');
 
     // Uninstall: the tools are gone from the chat at once.
-    await page.locator('[data-testid="installed-item"][data-slug="billing-codes"]').getByTestId('uninstall').click();
+    const item = page.locator('[data-testid="installed-item"][data-slug="billing-codes"]');
+    // Listed by its name, not its id; uninstalling asks first.
+    expect(await item.locator('strong').textContent()).not.toBe('billing-codes');
+    await item.getByTestId('uninstall').click();
+    await page.getByTestId('confirm-uninstall').click();
     await expect.poll(() => page.getByTestId('installed-item').count()).toBe(0);
     await expect.poll(() => page.getByTestId('install-count').textContent()).toContain('0 of 5 active skills');
     await page.getByTestId('chat-input').fill('Suggest billing codes: follow-up visit for hypertension');

@@ -2,6 +2,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { ConfirmDialog } from '../../components/ui/dialog.js';
 import { useDebounced } from '../../components/use-debounced.js';
 import type { Me } from '../../session.js';
 import { ChatPanel } from './chat-panel.js';
@@ -208,30 +209,58 @@ function SkillDetail({
 function InstalledList({ isAdmin, onNotice }: { isAdmin: boolean; onNotice: (m: string) => void }) {
   const installed = useInstalled();
   const uninstall = useUninstall();
+  // Skills by their names (the whole catalog, unfiltered); the slug only while it loads.
+  const catalog = useCatalog('', '');
+  const nameOf = (slug: string) => catalog.data?.items.find((c) => c.slug === slug)?.name ?? slug;
+  const [removing, setRemoving] = useState<string | null>(null);
   return (
     <section className="card" aria-label="Installed skills" data-testid="installed-list">
       <h2>Installed</h2>
       {installed.data?.items.length === 0 ? <p className="muted">No skills installed yet.</p> : null}
       <ul className="mk-list">
         {installed.data?.items.map((i) => (
-          <li key={i.slug} data-testid="installed-item" data-slug={i.slug}>
-            <strong>{i.slug}</strong> v{i.version}{' '}
-            <span className="muted">{i.grantedScopes.length ? i.grantedScopes.join(', ') : 'no data access'}</span>
+          <li key={i.slug} data-testid="installed-item" data-slug={i.slug} className="mk-installed">
+            <div>
+              <strong>{nameOf(i.slug)}</strong> <span className="muted">v{i.version}</span>
+              <div className="muted">{i.grantedScopes.length ? i.grantedScopes.join(', ') : 'no data access'}</div>
+            </div>
             {isAdmin ? (
-              <button
-                type="button"
-                className="button-link"
-                disabled={uninstall.isPending}
-                onClick={() => uninstall.mutate(i.slug, { onSuccess: () => onNotice(`Uninstalled ${i.slug}.`) })}
+              <Button
+                size="small"
+                variant="ghost"
+                onPress={() => setRemoving(i.slug)}
+                isDisabled={uninstall.isPending}
+                aria-label={`Uninstall ${nameOf(i.slug)}`}
                 data-testid="uninstall"
               >
                 Uninstall
-              </button>
+              </Button>
             ) : null}
           </li>
         ))}
       </ul>
       {uninstall.error ? <ErrorNotice error={uninstall.error} /> : null}
+      <ConfirmDialog
+        title={`Uninstall ${removing ? nameOf(removing) : ''}?`}
+        description="Its tools leave the assistant at once for everyone in this workspace. You can install it again later."
+        confirmLabel="Uninstall"
+        isOpen={removing !== null}
+        onOpenChange={(open) => {
+          if (!open) setRemoving(null);
+        }}
+        pending={uninstall.isPending}
+        confirmTestId="confirm-uninstall"
+        onConfirm={() => {
+          if (!removing) return;
+          const name = nameOf(removing);
+          uninstall.mutate(removing, {
+            onSuccess: () => {
+              setRemoving(null);
+              onNotice(`Uninstalled ${name}.`);
+            },
+          });
+        }}
+      />
     </section>
   );
 }
