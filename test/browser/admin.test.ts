@@ -145,7 +145,10 @@ describe('workspace administration', () => {
     expect(href).toContain('kind=admin_action');
     const csv = await page.evaluate(async (url) => (await fetch(url as string)).text(), href);
     expect(csv.split('\n')[0]).toContain('kind');
+    expect(csv.split('\n')[0]).toContain('actorName');
     expect(csv).toContain('admin_action');
+    // Who acted, by name as well as id.
+    expect(csv).toContain(workspace.admin.name);
   });
 
   it('changes the password (wrong and weak refused in plain words) and resets a forgotten one by e-mail', async () => {

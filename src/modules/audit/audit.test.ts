@@ -176,6 +176,7 @@ describe('GET /audit as CSV', () => {
         'at',
         'kind',
         'actorUserId',
+        'actorName',
         'requestId',
         'patientId',
         'action',
@@ -193,16 +194,17 @@ describe('GET /audit as CSV', () => {
     const res = await get('?format=csv');
     expect(res.body).toContain(`,"'=HYPERLINK(""http://evil.example""), Dr. ""Bob""\nsecond line",`);
     const byId = new Map(parseCsv(res.body).map((r) => [r[0], r]));
-    expect(byId.get(rows.r1)?.slice(2, 8)).toEqual([
+    expect(byId.get(rows.r1)?.slice(2, 9)).toEqual([
       'admin_action',
       'usr_one',
+      '', // no such person: no name
       'req-r1',
       '',
       'webhooks.create',
       `'${TRICKY}`,
     ]);
-    expect(byId.get(rows.r3)?.[8]).toBe(`'+1 urgent, "ER"`);
-    expect(byId.get(rows.r4)?.[10]).toBe(`'@mention`);
+    expect(byId.get(rows.r3)?.[9]).toBe(`'+1 urgent, "ER"`);
+    expect(byId.get(rows.r4)?.[11]).toBe(`'@mention`);
     expect(byId.get(rows.r2)?.[1]).toBe('2026-01-02T10:00:00.000Z');
   });
 

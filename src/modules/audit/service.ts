@@ -5,6 +5,7 @@ import { withTenant } from '../../platform/db/tenant.js';
 import { csvRow } from '../../platform/http/csv.js';
 import { decodeCursor, type Page, toPage } from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
+import { userNames } from '../identity/index.js';
 import * as repo from './repository.js';
 import { type AuditQuery, toRange } from './schema.js';
 
@@ -63,22 +64,37 @@ export async function exportAuditCsv(
   query: AuditQuery,
 ): Promise<AsyncIterable<string>> {
   const filter = filterOf(query);
+  // Each batch with the names of the people in it (a spreadsheet is read by people, not ids).
   const batch = (before: string | undefined) =>
-    withTenant(deps.db, ctx, (tx) => repo.findAuditRows(tx, ctx.workspaceId, filter, CSV_BATCH, before));
+    withTenant(deps.db, ctx, async (tx) => {
+      const rows = await repo.findAuditRows(tx, ctx.workspaceId, filter, CSV_BATCH, before);
+      const names = await userNames(
+        tx,
+        rows.flatMap((r) => (r.actorUserId ? [r.actorUserId] : [])),
+      );
+      return { rows, names };
+    });
   const first = await batch(decodeCursor(query.cursor, z.string()));
+  const [before, after] = [CSV_COLUMNS.slice(0, 4), CSV_COLUMNS.slice(4)];
   return (async function* () {
-    yield csvRow([...CSV_COLUMNS, 'details']);
-    for (let rows = first; ; rows = await batch(rows[rows.length - 1].id)) {
+    yield csvRow([...before, 'actorName', ...after, 'details']);
+    for (let page = first; ; page = await batch(page.rows[page.rows.length - 1].id)) {
       let chunk = '';
-      for (const row of rows) {
+      for (const row of page.rows) {
         const entry = presentEntry(row);
         const rest = Object.fromEntries(
           Object.entries(entry).filter(([k]) => !(CSV_COLUMNS as readonly string[]).includes(k)),
         );
-        chunk += csvRow([...CSV_COLUMNS.map((c) => entry[c]), Object.keys(rest).length ? rest : null]);
+        const actorName = row.actorUserId ? (page.names.get(row.actorUserId) ?? null) : 'System';
+        chunk += csvRow([
+          ...before.map((c) => entry[c]),
+          actorName,
+          ...after.map((c) => entry[c]),
+          Object.keys(rest).length ? rest : null,
+        ]);
       }
       if (chunk) yield chunk;
-      if (rows.length < CSV_BATCH) return;
+      if (page.rows.length < CSV_BATCH) return;
     }
   })();
 }
