@@ -167,6 +167,29 @@ describe('Calendar page', () => {
     await expect.poll(() => chip('Standup').count()).toBe(6);
   });
 
+  it('moves an event by dragging it to another time, and says so', async () => {
+    await page.goto(WEEK);
+    await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    await createEvent({ title: 'Drag me', date: '2026-12-09', start: '10:00', end: '10:30', calendar: /Google/ });
+    const event = chip('Drag me');
+    await event.waitFor();
+    const from = await event.boundingBox();
+    const column = await page.locator('.fc-timegrid-col[data-date="2026-12-09"]').boundingBox();
+    const slot = await page.locator('.fc-timegrid-slot-lane[data-time="14:00:00"]').boundingBox();
+    expect(from && column && slot).toBeTruthy();
+    if (!from || !column || !slot) return;
+    await page.mouse.move(from.x + from.width / 2, from.y + 4);
+    await page.mouse.down();
+    await page.mouse.move(column.x + column.width / 2, from.y + 20, { steps: 5 });
+    await page.mouse.move(column.x + column.width / 2, slot.y + 4, { steps: 10 });
+    await page.mouse.up();
+    await page.getByText('Moved', { exact: true }).waitFor();
+    await expect.poll(() => chip('Drag me').textContent()).toContain('2:00');
+    // The provider has it at the new time (the list is read again from the server).
+    await page.reload();
+    await expect.poll(() => chip('Drag me').textContent()).toContain('2:00');
+  });
+
   it('a series renamed as a whole reaches an occurrence that was only moved', async () => {
     await page.goto('/calendar?date=2026-12-14');
     await page.getByTestId('calendar-legend').locator('li').first().waitFor();

@@ -6,6 +6,10 @@ export function notifySuccess(message: string, description?: string): void {
   toast.success(message, { description });
 }
 
-export function notifyError(error: unknown, title = 'That did not work'): void {
-  toast.error(title, { description: describeError(error) });
+export function notifyError(
+  error: unknown,
+  title = 'That did not work',
+  describe: (error: unknown) => string = describeError,
+): void {
+  toast.error(title, { description: describe(error) });
 }

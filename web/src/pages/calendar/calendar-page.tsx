@@ -4,8 +4,8 @@
  * click an empty slot to create, open an event to edit or delete it in place, banners for
  * failing providers and for connections that need signing in again.
  */
-import type { DateSelectArg, EventClickArg, EventContentArg, EventInput } from '@fullcalendar/core';
-import interactionPlugin, { type DateClickArg } from '@fullcalendar/interaction';
+import type { DateSelectArg, EventClickArg, EventContentArg, EventDropArg, EventInput } from '@fullcalendar/core';
+import interactionPlugin, { type DateClickArg, type EventResizeDoneArg } from '@fullcalendar/interaction';
 import listPlugin from '@fullcalendar/list';
 import FullCalendar from '@fullcalendar/react';
 import timeGridPlugin from '@fullcalendar/timegrid';
@@ -14,6 +14,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { Check } from '../../components/ui/form.js';
+import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { usePatientName } from '../patients/patients-api.js';
 import {
@@ -26,9 +27,10 @@ import {
   useConnections,
   useDay,
   useEvents,
+  usePatchEvent,
 } from './calendar-api.js';
 import { ConnectionsPanel } from './connections-panel.js';
-import { EventDialog, type EventDialogState } from './event-dialog.js';
+import { EventDialog, type EventDialogState, messageOf } from './event-dialog.js';
 import { TasksSidebar } from './tasks-sidebar.js';
 import { addDays, dateInput, formatDay, formatRange, localZone, mondayOf, parseDateParam } from './time.js';
 import './calendar.css';
@@ -164,6 +166,8 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
     textColor: 'var(--text)',
     classNames: [`event-${e.provider}`, e.status === 'completed' ? 'event-completed' : ''],
     extendedProps: { source: e },
+    // Dragged to another time or stretched: only this workspace's events, and never between all-day and timed.
+    editable: !phone && e.workspaceId === me.workspace.id && e.status !== 'cancelled',
   }));
 
   // Working hours by default, widened so that no event falls outside the grid.
@@ -219,6 +223,31 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
   const onEventClick = (arg: EventClickArg) => {
     arg.jsEvent.preventDefault();
     setDialog({ mode: 'edit', event: arg.event.extendedProps.source as CalendarEvent });
+  };
+  // Moving by drag (or stretching) changes that event's times only (one occurrence of a series); a
+  // refusal (a conflict, a provider's no) puts it back where it was and says why.
+  const patch = usePatchEvent();
+  const onMoved = (arg: EventDropArg | EventResizeDoneArg) => {
+    const source = arg.event.extendedProps.source as CalendarEvent;
+    const { start, end } = arg.event;
+    if (!start || !end || arg.event.allDay !== source.allDay) return arg.revert();
+    patch.mutate(
+      {
+        event: source.id,
+        draft: { start: start.toISOString(), end: end.toISOString(), allDay: source.allDay, timeZone: zone },
+      },
+      {
+        onSuccess: () =>
+          notifySuccess(
+            'Moved',
+            `${source.title || 'The event'}${source.recurringEventId ? ' (this occurrence)' : ''} is now at ${start.toLocaleString(undefined, { weekday: 'short', hour: 'numeric', minute: '2-digit' })}.`,
+          ),
+        onError: (error) => {
+          arg.revert();
+          notifyError(error, 'Not moved', messageOf);
+        },
+      },
+    );
   };
   const newEvent = () => {
     const start = new Date(from);
@@ -377,6 +406,8 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
               select={onSelect}
               dateClick={onDateClick}
               eventClick={onEventClick}
+              eventDrop={onMoved}
+              eventResize={onMoved}
             />
           </div>
         </div>

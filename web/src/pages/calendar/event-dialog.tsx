@@ -51,7 +51,8 @@ const FRIENDLY: Record<string, string> = {
   scheduling_conflict:
     'The provider or the patient already has an appointment at this time. Choose another time or provider.',
 };
-const messageOf = (error: unknown) =>
+/** A failed calendar write in words for the person who tried it. */
+export const messageOf = (error: unknown) =>
   error instanceof ApiError && FRIENDLY[error.code] ? FRIENDLY[error.code] : describeError(error);
 
 /** The fields of a change that differ from the event as it is (times only when given: not for a whole series). */
