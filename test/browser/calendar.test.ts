@@ -190,6 +190,24 @@ describe('Calendar page', () => {
     await expect.poll(() => chip('Drag me').textContent()).toContain('2:00');
   });
 
+  it('a single event can start repeating, and be given a patient, after it was booked', async () => {
+    await page.goto('/calendar?date=2026-12-21');
+    await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    await createEvent({ title: 'Walk-in', date: '2026-12-21', start: '15:00', end: '15:30', calendar: /Google/ });
+    await chip('Walk-in').click();
+    await page.getByTestId('event-dialog').waitFor();
+    await page.getByTestId('event-patient').waitFor();
+    await page.getByTestId('event-repeat').selectOption('daily');
+    await page.getByTestId('event-save').click();
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await expect.poll(() => chip('Walk-in').count()).toBe(7);
+    // An occurrence offers neither (the series holds them).
+    await chip('Walk-in').nth(2).click();
+    await page.getByTestId('scope-choice').waitFor();
+    expect(await page.getByTestId('event-repeat').count()).toBe(0);
+    await page.keyboard.press('Escape');
+  });
+
   it('a series renamed as a whole reaches an occurrence that was only moved', async () => {
     await page.goto('/calendar?date=2026-12-14');
     await page.getByTestId('calendar-legend').locator('li').first().waitFor();

@@ -162,6 +162,8 @@ export function EventDialog({
     if (!hostUserId && best) pickProvider(best);
   }, [best]);
   const seriesScope = recurring && scope === 'series';
+  // A single event (not a series, not one occurrence of one) may still get a patient or start repeating.
+  const single = !!editing && !editing.recurringEventId && !editing.recurrence?.length;
   const pending = create.isPending || patch.isPending || remove.isPending;
 
   const submit = (e: FormEvent) => {
@@ -195,11 +197,14 @@ export function EventDialog({
       if (host) draft.hostUserId = host;
     }
     if (!editing) Object.assign(draft, times);
+    if (single && editing && patientId !== (editing.patientId ?? '')) draft.patientId = patientId || null;
+    const rule = REPEATS[repeat].rule;
+    // A new repeat rule goes with the times it starts from (Microsoft needs them to place the series).
+    if (single && rule) Object.assign(draft, times, { recurrence: [rule] });
     const currentVideo = editing?.conference?.product ?? 'none';
     if (!editing || video !== currentVideo) draft.conference = video === 'none' ? null : video;
     if (editing && Object.keys(draft).length === 0) return onClose();
     if (!editing) {
-      const rule = REPEATS[repeat].rule;
       if (rule) draft.recurrence = [rule];
       create.mutate(
         { calendar: calendarId, draft },
@@ -303,7 +308,7 @@ export function EventDialog({
             data-testid="event-title"
           />
         </div>
-        {!editing && !readOnlyFrom ? (
+        {(!editing || single) && !readOnlyFrom ? (
           <PatientPicker
             label="Patient (optional)"
             patientId={patientId || undefined}
@@ -425,7 +430,7 @@ export function EventDialog({
         <Check isSelected={allDay} onChange={setAllDay} testId="event-all-day">
           All day
         </Check>
-        {!editing ? (
+        {(!editing || single) && !readOnlyFrom ? (
           <div className="field">
             <label htmlFor={ids.repeat}>Repeat</label>
             <select
