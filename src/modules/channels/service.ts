@@ -2,9 +2,7 @@
 // (verified on the raw bytes before anything is read or stored, deduplicated by the provider's id
 // under a unique constraint), the inbox (conversations, messages, unread counts, statuses),
 // replies through each provider's send API, and linking a contact to a patient (audited).
-import { and, desc, eq, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { z } from 'zod';
+import { and, desc, eq, inArray, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import { countAccepted, countRefused } from '../../platform/acceptance.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext, Tier } from '../../platform/context.js';

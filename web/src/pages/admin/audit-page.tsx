@@ -9,7 +9,6 @@ import {
   AUDIT_KIND_LABELS,
   AUDIT_KINDS,
   type AuditFilter,
-  type AuditRow,
   auditCsvUrl,
   useAudit,
   useMembers,
