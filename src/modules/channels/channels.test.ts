@@ -683,3 +683,68 @@ describe('paging and tiers', () => {
     expect(await statusOf()).toBe('read');
   });
 });
+
+describe('one Meta app, several WhatsApp numbers', () => {
+  it("files each number's messages under that number's connection; a number not connected here is not stored", async () => {
+    const { credentialsFor } = await import('../../../test/helpers/channels.js');
+    const other = await createWorkspace(t, { tier: 'standard' });
+    const shared = credentialsFor('whatsapp');
+    const connect = async (phoneNumberId: string, name: string) => {
+      const res = await api(
+        'POST',
+        '/channels',
+        { channel: 'whatsapp', name, credentials: { ...shared, phoneNumberId } },
+        other.admin.token,
+      );
+      expect(res.statusCode, res.body).toBe(201);
+      return { ...res.json(), credentials: { ...shared, phoneNumberId } } as Connected;
+    };
+    const front = await connect('111111111111', 'Front desk number');
+    const billing = await connect('222222222222', 'Billing number');
+    const notify = (phoneNumberId: string, id: string, text: string) =>
+      JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: '102290129340398',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '15550000000', phone_number_id: phoneNumberId },
+                  contacts: [{ profile: { name: 'Pat' }, wa_id: '15557654321' }],
+                  messages: [
+                    {
+                      from: '15557654321',
+                      id,
+                      timestamp: String(Math.floor(Date.now() / 1000)),
+                      type: 'text',
+                      text: { body: text },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        ],
+      });
+    // Meta posts every number's events to the one callback URL (here: the front desk's).
+    const forBilling = providerId('whatsapp');
+    const res = await postSigned(t, front, notify('222222222222', forBilling, 'About my bill'));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().stored).toBe(1);
+    const stranger = providerId('whatsapp');
+    const unknown = await postSigned(t, front, notify('999999999999', stranger, 'Wrong number'));
+    expect(unknown.statusCode, unknown.body).toBe(200);
+    expect(unknown.json().stored).toBe(0);
+    expect(await storedCount(stranger)).toBe(0);
+    const messages = (await api('GET', '/channels/messages?channel=whatsapp', undefined, other.admin.token)).json()
+      .items as { providerMessageId: string; conversationId: string }[];
+    const conversations = (
+      await api('GET', '/channels/conversations?channel=whatsapp', undefined, other.admin.token)
+    ).json().items as { id: string; connectionId: string }[];
+    const stored = messages.find((m) => m.providerMessageId === forBilling);
+    expect(conversations.find((c) => c.id === stored?.conversationId)?.connectionId).toBe(billing.id);
+  });
+});

@@ -309,15 +309,70 @@ export async function receiveWebhook(
   }
   const messageId =
     options.messageId && /^chm_[0-9a-z]{10,40}$/.test(options.messageId) ? options.messageId : undefined;
-  const result = await inboundCommitter(deps).submit({ connection: known.row, events, messageId });
-  if (!result) {
+  const groups = await routeByBusiness(deps, channel, known, events);
+  const results = await Promise.all(
+    groups.map(async (group) => ({
+      own: group.connection.id === known.row.id,
+      result: await inboundCommitter(deps).submit({ connection: group.connection, events: group.events, messageId }),
+    })),
+  );
+  if (results.some((r) => r.own && !r.result)) {
     // Disconnected since its credentials were read: the same answer as for an unknown connection.
     forgetConnection(deps, channel, known.row.id);
     countRefused(deps, acceptanceSource(channel));
     throw unverified();
   }
   countAccepted(deps, acceptanceSource(channel));
-  return result;
+  return results.reduce(
+    (sum, r) => ({ stored: sum.stored + (r.result?.stored ?? 0), statuses: sum.statuses + (r.result?.statuses ?? 0) }),
+    { stored: 0, statuses: 0 },
+  );
+}
+
+/**
+ * Whose events these are. One Meta app posts the events of every WhatsApp number it serves to one
+ * callback URL, so a notification may name another number (its `phone_number_id`) than this
+ * connection's: those events go to the workspace's live connection of that number, if it has one
+ * that was signed with the same app secret, and are otherwise acknowledged and not stored (filed
+ * here they would show under the wrong number, and replies would leave from it).
+ */
+async function routeByBusiness(
+  deps: AppDeps,
+  channel: ChannelName,
+  known: KnownConnection,
+  events: (InboundMessage | StatusUpdate)[],
+): Promise<{ connection: ConnectionRow; events: (InboundMessage | StatusUpdate)[] }[]> {
+  const adapter = ADAPTERS[channel] as ChannelAdapter;
+  if (!adapter.businessIdOf) return [{ connection: known.row, events }];
+  const own = adapter.businessIdOf(known.credentials);
+  const byBusiness = new Map<string, (InboundMessage | StatusUpdate)[]>();
+  for (const event of events) {
+    const id = event.businessId ?? own;
+    byBusiness.set(id, [...(byBusiness.get(id) ?? []), event]);
+  }
+  if (byBusiness.size === 0) return [{ connection: known.row, events }];
+  const groups: { connection: ConnectionRow; events: (InboundMessage | StatusUpdate)[] }[] = [];
+  let siblings: { row: ConnectionRow; credentials: Record<string, string> }[] | undefined;
+  const secret = adapter.signingSecretOf?.(known.credentials);
+  for (const [id, list] of byBusiness) {
+    if (id === own) {
+      groups.push({ connection: known.row, events: list });
+      continue;
+    }
+    siblings ??= await withTenant(deps.db, { workspaceId: known.row.workspaceId }, async (tx) =>
+      (
+        await tx
+          .select()
+          .from(channelConnections)
+          .where(liveConnections(known.row.workspaceId, eq(channelConnections.channel, channel)))
+      ).map((row) => ({ row, credentials: credentialsOf(deps, row) })),
+    );
+    const match = siblings.find(
+      (s) => adapter.businessIdOf?.(s.credentials) === id && adapter.signingSecretOf?.(s.credentials) === secret,
+    );
+    if (match) groups.push({ connection: match.row, events: list });
+  }
+  return groups;
 }
 
 interface InboundBatchItem {

@@ -48,6 +48,10 @@ const waPayload = z.object({
         z.object({
           field: z.string(),
           value: z.object({
+            metadata: z
+              .object({ phone_number_id: z.string().max(100).optional() })
+              .partial()
+              .optional(),
             contacts: z
               .array(z.object({ wa_id: id, profile: z.object({ name: z.string() }).partial().optional() }))
               .optional(),
@@ -137,6 +141,8 @@ export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {
   credentials: whatsappCredentials,
   verify: (request, creds) => verifyHub(request.raw, header(request, 'x-hub-signature-256'), creds.appSecret),
   verifyToken: (creds) => creds.verifyToken,
+  businessIdOf: (creds) => creds.phoneNumberId,
+  signingSecretOf: (creds) => creds.appSecret,
   parse(request): ChannelEvent[] {
     const parsed = waPayload.safeParse(parseJsonExact(request.raw));
     if (!parsed.success) throw new MalformedPayload('Not a WhatsApp Cloud API notification');
@@ -156,6 +162,7 @@ export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {
             ? [{ type: m.type, mimeType: media.mime_type, name: m.document?.filename ?? media.id }]
             : [],
           at: m.timestamp,
+          businessId: change.value.metadata?.phone_number_id,
         });
       }
       for (const s of change.value.statuses ?? []) {
@@ -165,7 +172,13 @@ export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {
           ?.map((e) => e.message ?? e.title)
           .filter(Boolean)
           .join('; ');
-        out.push({ kind: 'status', status, providerMessageIds: [s.id], error: error || undefined });
+        out.push({
+          kind: 'status',
+          status,
+          providerMessageIds: [s.id],
+          error: error || undefined,
+          businessId: change.value.metadata?.phone_number_id,
+        });
       }
     }
     return out;

@@ -33,6 +33,8 @@ export interface InboundMessage {
   text: string;
   attachments: Attachment[];
   at: Date;
+  /** The business number or page the message was sent to, when the payload names it (WhatsApp's phone_number_id). */
+  businessId?: string;
 }
 
 /** A delivery or read report about messages we sent. */
@@ -45,6 +47,8 @@ export interface StatusUpdate {
   contactExternalId?: string;
   watermark?: Date;
   error?: string;
+  /** As on InboundMessage: the business number the report is about. */
+  businessId?: string;
 }
 
 export type ChannelEvent = InboundMessage | StatusUpdate;
@@ -93,4 +97,12 @@ export interface ChannelAdapter<C = Record<string, string>> {
   register?(context: SendContext, credentials: C, webhookUrl: string): Promise<void>;
   /** Meta's subscription handshake: the verify token to compare with `hub.verify_token`. */
   verifyToken?(credentials: C): string;
+  /**
+   * The business number this connection is (WhatsApp's phone_number_id). One Meta app posts every
+   * number's events to one callback URL, so events naming another number belong to that number's
+   * connection, not this one.
+   */
+  businessIdOf?(credentials: C): string;
+  /** The secret the signature was checked with: a sibling connection is only trusted with the same one. */
+  signingSecretOf?(credentials: C): string;
 }
