@@ -43,6 +43,24 @@ describe('problem+json for every error', () => {
   });
 
   it('400 for malformed JSON, 415 for other media types, 413 over 1 MiB', async () => {
+    // Bytes that are not UTF-8 are refused, not stored as U+FFFD.
+    const notUtf8 = Buffer.concat([
+      Buffer.from('{"givenName":"Ana'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('","familyName":"X"}'),
+    ]);
+    const refused = expectProblem(
+      await t.request({
+        method: 'POST',
+        url: '/api/v1/patients',
+        token: ws.admin.token,
+        payload: notUtf8,
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'validation_failed',
+    );
+    expect(refused.detail).toContain('UTF-8');
     expectProblem(
       await t.request({
         method: 'POST',

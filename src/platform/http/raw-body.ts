@@ -2,7 +2,9 @@
 // opt in, the exact bytes received (`config: { rawBody: true }` → `request.rawBody`, for signature
 // checks over what the sender signed) and `application/x-www-form-urlencoded` forms
 // (`config: { formBody: true }`; other routes answer 415). The app's body limit applies to all.
+import { isUtf8 } from 'node:buffer';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { validationFailed } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +41,8 @@ const keepRaw = (request: FastifyRequest, body: Buffer) => {
 };
 
 /** Replaces Fastify's body parsers: call once, right after creating the app. */
+const NOT_UTF8 = 'The body is not valid UTF-8';
+
 export function registerBodyParsers(app: FastifyInstance): void {
   // JSON only by default: anything else is 415 (emulators that speak other formats add their own parsers).
   app.removeContentTypeParser('text/plain');
@@ -47,6 +51,8 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
     keepRaw(request, bytes);
+    // JSON is UTF-8 (RFC 8259): other bytes would be stored as U+FFFD, silently changing what was sent.
+    if (!isUtf8(bytes)) return done(validationFailed([{ path: 'body', message: NOT_UTF8 }], NOT_UTF8), undefined);
     const text = bytes.toString('utf8');
     // An empty body with a JSON content type (body-less actions like rotate or replay) means "no body".
     if (text.trim() === '') return done(null, undefined);
