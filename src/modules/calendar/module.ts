@@ -1,8 +1,10 @@
 import { googleEmulator, microsoftEmulator, zoomEmulator } from '../../emulators/calendar/index.js';
 import { defineModule } from '../../platform/module.js';
+import { registerAuthorizationUsage } from '../patients/index.js';
 import { calendarMonitors } from './monitors.js';
 import { calendarRoutes } from './routes.js';
 import { seedCalendar } from './seed.js';
+import { unitsHeld } from './sessions.js';
 import * as tables from './tables.js';
 import { taskRoutes } from './tasks-routes.js';
 
@@ -17,4 +19,6 @@ export const calendarModule = defineModule({
   monitors: calendarMonitors,
   emulators: { google: googleEmulator, microsoft: microsoftEmulator, zoom: zoomEmulator },
   seed: seedCalendar,
+  // Authorizations answer how many of their units the calendar's sessions use.
+  init: () => registerAuthorizationUsage(unitsHeld),
 });

@@ -140,8 +140,12 @@ describe('sessions from authorized units', () => {
       validTo,
     });
     expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().unitsUsed).toBe(0);
     return res.json().id as string;
   };
+  const unitsUsed = async (id: string) =>
+    (await get(`/patients/${patient.id}/authorizations`)).json().items.find((a: { id: string }) => a.id === id)
+      ?.unitsUsed;
   const book = (authorizationId: string, extra: Record<string, unknown> = {}) =>
     post('/calendar/sessions/from-authorization', {
       patientId: patient.id,
@@ -181,6 +185,8 @@ describe('sessions from authorized units', () => {
       .json()
       .items.find((a: { authorizationId: string }) => a.authorizationId === id);
     expect(usage).toMatchObject({ units: 4, unitsBooked: 3, unitsRemaining: 1 });
+    // The patient's authorization says the same (contract §3a unitsUsed).
+    expect(await unitsUsed(id)).toBe(3);
     const refill = await book(id, { firstStart: '2027-03-02T14:00:00Z' });
     expect(refill.statusCode, refill.body).toBe(201);
     expect(refill.json()).toMatchObject({ unitsBooked: 1, unitsRemaining: 0 });

@@ -42,6 +42,25 @@ const held = (tx: Tx, workspaceId: string, authorizationId: string) =>
       ),
     );
 
+/** Units held (reserved or booked) per authorization: the patients module's `unitsUsed`. */
+export async function unitsHeld(tx: Tx, workspaceId: string, authorizationIds: string[]): Promise<Map<string, number>> {
+  const rows = await tx
+    .select({
+      id: calendarSessions.authorizationId,
+      units: sql<number>`coalesce(sum(${calendarSessions.units}), 0)::int`,
+    })
+    .from(calendarSessions)
+    .where(
+      and(
+        eq(calendarSessions.workspaceId, workspaceId),
+        inArray(calendarSessions.authorizationId, authorizationIds),
+        inArray(calendarSessions.status, ['reserved', 'booked']),
+      ),
+    )
+    .groupBy(calendarSessions.authorizationId);
+  return new Map(rows.map((r) => [r.id, Number(r.units)]));
+}
+
 /** Session starts from `first`, every day or week in `timeZone` (wall clock kept across DST), up to `max`, none after `lastDay`. */
 function sessionStarts(
   first: string,

@@ -2,6 +2,7 @@
 
 export { patientsModule } from './module.js';
 export type { AuthorizationInput, Coverage, CoverageInput, CreatePatientInput, Patient } from './schema.js';
+export type { AuthorizationUsage } from './service.js';
 export {
   addAuthorization,
   addCoverage,
@@ -12,5 +13,6 @@ export {
   listPatients,
   patientExists,
   patientNames,
+  registerAuthorizationUsage,
   requirePatient,
 } from './service.js';

@@ -69,6 +69,7 @@ export const authorizationSchema = z.object({
   unitMinutes: z.number().int(),
   validFrom: z.string(),
   validTo: z.string(),
+  unitsUsed: z.number().int().describe('Units of the sessions booked from it on the calendar (not cancelled)'),
   createdAt: z.string(),
 });
 

@@ -33,7 +33,21 @@ export function presentPatient(p: repo.PatientRow): Patient {
   };
 }
 
-const presentAuthorization = (a: repo.AuthorizationRow) => ({
+/**
+ * How many units of each authorization are used: the module that books sessions from them
+ * (calendar) registers this in its init (patients cannot import it: calendar depends on patients).
+ */
+export type AuthorizationUsage = (
+  tx: Tx,
+  workspaceId: string,
+  authorizationIds: string[],
+) => Promise<Map<string, number>>;
+let authorizationUsage: AuthorizationUsage | undefined;
+export function registerAuthorizationUsage(usage: AuthorizationUsage): void {
+  authorizationUsage = usage;
+}
+
+const presentAuthorization = (a: repo.AuthorizationRow, used: Map<string, number>) => ({
   id: a.id,
   patientId: a.patientId,
   service: a.service,
@@ -41,8 +55,18 @@ const presentAuthorization = (a: repo.AuthorizationRow) => ({
   unitMinutes: a.unitMinutes,
   validFrom: a.validFrom,
   validTo: a.validTo,
+  unitsUsed: used.get(a.id) ?? 0,
   createdAt: a.createdAt.toISOString(),
 });
+
+const usageOf = async (tx: Tx, workspaceId: string, rows: repo.AuthorizationRow[]) =>
+  rows.length && authorizationUsage
+    ? authorizationUsage(
+        tx,
+        workspaceId,
+        rows.map((r) => r.id),
+      )
+    : new Map<string, number>();
 
 async function checkProvider(tx: Tx, ctx: RequestContext, providerId: string | null | undefined) {
   if (providerId && !(await isMember(tx, ctx.workspaceId, providerId, true))) {
@@ -148,14 +172,16 @@ export async function addAuthorization(
       patientId,
       ...input,
     });
-    return presentAuthorization(row);
+    return presentAuthorization(row, new Map());
   });
 }
 
 export async function listAuthorizations(deps: AppDeps, ctx: RequestContext, patientId: string) {
   return withTenant(deps.db, ctx, async (tx) => {
     await requirePatient(tx, ctx, patientId);
-    return (await repo.listAuthorizations(tx, ctx.workspaceId, patientId)).map(presentAuthorization);
+    const rows = await repo.listAuthorizations(tx, ctx.workspaceId, patientId);
+    const used = await usageOf(tx, ctx.workspaceId, rows);
+    return rows.map((row) => presentAuthorization(row, used));
   });
 }
 
