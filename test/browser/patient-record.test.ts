@@ -92,6 +92,8 @@ describe('patient record', () => {
     const note = page.getByTestId('note').first();
     await expect.poll(() => note.getAttribute('data-status')).toBe('draft');
     await note.getByTestId('sign-note').click();
+    // Signing is final: it asks first.
+    await page.getByTestId('confirm-sign-note').click();
     await expect.poll(() => note.getAttribute('data-status')).toBe('signed');
     expect(await note.getByTestId('sign-note').count()).toBe(0);
 
@@ -106,6 +108,7 @@ describe('patient record', () => {
     await expect.poll(() => claim.getAttribute('data-status')).toBe('submitted');
     expect(await claim.textContent()).toContain('$125.50');
     await claim.getByTestId('claim-paid').click();
+    await page.getByTestId('confirm-claim-answer').click();
     await expect.poll(() => claim.getByTestId('claim-status').textContent()).toBe('Paid');
 
     // Break-glass asks for a reason (too short is refused), then the audit trail shows it.

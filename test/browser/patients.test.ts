@@ -57,15 +57,33 @@ describe('patients page', () => {
     await expect.poll(() => page.getByTestId('record-name').textContent()).toBe(`Augusta Ada ${family}`);
   });
 
-  it('shows field errors from the server next to the form', async () => {
+  it("says what is missing in plain words before sending, and puts the server's refusals next to their fields", async () => {
     const page = await harness.newPage();
     await signIn(page, workspace.admin.email, workspace.admin.password);
     await page.goto('/patients/new');
     await page.getByLabel('Family name').fill('Hopper');
     await page.getByRole('button', { name: 'Create patient' }).click();
-
-    await page.getByTestId('patient-form-error').waitFor();
     await page.getByTestId('field-error-givenName').waitFor();
+    expect(await page.getByTestId('field-error-givenName').textContent()).toContain('Enter the given name');
     expect(await page.getByLabel('Given name').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByTestId('patient-form-error').count()).toBe(0);
+
+    // The MRN of the patient created above: the server refuses it, next to the MRN field.
+    await page.getByLabel('Given name').fill('Grace');
+    await page.getByLabel('MRN').fill('MRN-1001');
+    await page.getByRole('button', { name: 'Create patient' }).click();
+    await page.getByTestId('field-error-mrn').waitFor();
+  });
+
+  it('keeps the list search in the URL, so Back from a record finds it', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/patients');
+    await page.getByLabel('Search patients').fill('Lovelace');
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('Lovelace');
+    await page.getByTestId('patient-row').first().getByTestId('patient-name').click();
+    await page.getByTestId('patient-record').waitFor();
+    await page.goBack();
+    await expect.poll(() => page.getByLabel('Search patients').inputValue()).toBe('Lovelace');
   });
 });

@@ -28,6 +28,27 @@ describe('sign in', () => {
     expect(await page.getByTestId('workspace-name').count()).toBe(0);
   });
 
+  it('says in words when the e-mail is not an address; the reset dialog keeps the focus after sending', async () => {
+    const page = await harness.newPage();
+    await page.goto('/patients');
+    await page.getByLabel('E-mail').fill('notanemail');
+    await page.getByLabel('Password').fill('whatever-it-is');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toContain('name@example.com');
+
+    await page.getByTestId('forgot-password').click();
+    const dialog = page.getByTestId('forgot-dialog');
+    await dialog.getByTestId('send-reset').click();
+    await dialog.getByLabel('E-mail').fill(workspace.admin.email);
+    await dialog.getByTestId('send-reset').click();
+    await dialog.getByTestId('reset-requested').waitFor();
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('reset-requested');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it('signs in, shows the workspace and user, and signs out', async () => {
     const page = await harness.newPage();
     await signIn(page, workspace.admin.email, workspace.admin.password);

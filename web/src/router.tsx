@@ -133,6 +133,9 @@ const patientsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/patients',
   staticData: { title: 'Patients' },
+  // The search is kept in the URL: Back from a record finds the list as it was.
+  validateSearch: (search: Record<string, unknown>): { q?: string } =>
+    typeof search.q === 'string' && search.q.trim() ? { q: search.q.slice(0, 200) } : {},
   component: () => <PatientsPage />,
 });
 

@@ -21,9 +21,14 @@ export function WorkspaceSwitcher({ me }: { me: Me }) {
         onChange={(event) => switchWorkspace.mutate(event.target.value)}
       >
         {me.workspaces.map((workspace) => (
-          <option key={workspace.id} value={workspace.id}>
+          // The name alone fits the sidebar (a role suffix pushed it out of sight); the role is in the label.
+          <option
+            key={workspace.id}
+            value={workspace.id}
+            label={workspace.name}
+            aria-label={`${workspace.name}, ${workspace.role}`}
+          >
             {workspace.name}
-            {workspace.role === 'admin' ? ' · admin' : ''}
           </option>
         ))}
       </select>

@@ -59,7 +59,10 @@ function TokenRow({ token }: { token: ApiToken }) {
     <tr data-testid="admin-token-row">
       <th scope="row" className="cell-name">
         {token.name}
-        <span className="muted cell-sub">Created {formatDateTime(token.createdAt)}</span>
+        {/* The end of its id tells apart tokens of one name (the same id is in the audit log). */}
+        <span className="muted cell-sub">
+          Created {formatDateTime(token.createdAt)} · <span title={token.id}>…{token.id.slice(-6)}</span>
+        </span>
       </th>
       <td data-label="Owner">{token.userName}</td>
       <td className="muted nowrap col-updated" data-label="Last used">

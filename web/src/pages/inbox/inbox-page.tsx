@@ -103,9 +103,19 @@ function LinkPatientDialog({ conversation, onClose }: { conversation: Conversati
         {conversation.contact.patientId ? (
           <Button
             variant="ghost"
+            isDisabled={link.isPending}
             onPress={() =>
-              link.mutate({ contactId: conversation.contact.id, patientId: null }, { onSuccess: () => onClose() })
+              link.mutate(
+                { contactId: conversation.contact.id, patientId: null },
+                {
+                  onSuccess: () => {
+                    notifySuccess('Unlinked', 'The conversation no longer shows on the patient record.');
+                    onClose();
+                  },
+                },
+              )
             }
+            data-testid="unlink-patient"
           >
             Unlink
           </Button>

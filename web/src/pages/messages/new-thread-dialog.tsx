@@ -51,7 +51,7 @@ export function NewThreadDialog({
         </fieldset>
         {selected.length > 1 ? (
           <div className="field">
-            <label htmlFor={groupTitleId}>Group name (optional)</label>
+            <label htmlFor={groupTitleId}>Group name (optional, for a new group)</label>
             <input id={groupTitleId} value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} />
           </div>
         ) : null}
@@ -60,7 +60,7 @@ export function NewThreadDialog({
             ? 'Choose one colleague for a direct message, or several for a group.'
             : selected.length === 1
               ? 'Direct message: your existing conversation with this person is reused.'
-              : `Group of ${selected.length + 1}: an existing conversation with exactly these people is reused.`}
+              : `Group of ${selected.length + 1}: an existing conversation with exactly these people is reused (with its name; the name here is for a new group).`}
         </p>
         {selected.length > 0 ? (
           <Composer

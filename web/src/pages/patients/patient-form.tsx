@@ -53,7 +53,9 @@ interface PatientFormProps {
 export function PatientForm({ patient, submitLabel, pending, error, onSubmit, onCancel }: PatientFormProps) {
   const [original] = useState(() => (patient ? initialValues(patient) : undefined));
   const [values, setValues] = useState(() => initialValues(patient));
-  const errors = fieldErrors(error);
+  // Checked here first, in plain words, so an empty name never reaches the server (whose words are for developers).
+  const [local, setLocal] = useState<Partial<Record<keyof Values, string>>>({});
+  const errors = { ...fieldErrors(error), ...local };
   const knownField = (path: string) => (FIELDS as readonly string[]).includes(fieldName(path) ?? '');
   const unplaced = error instanceof ApiError ? error.errors.filter((e) => !knownField(e.path)) : [];
 
@@ -63,6 +65,15 @@ export function PatientForm({ patient, submitLabel, pending, error, onSubmit, on
   const handleSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (pending) return;
+    const problems: Partial<Record<keyof Values, string>> = {};
+    if (!values.givenName.trim()) problems.givenName = 'Enter the given name';
+    if (!values.familyName.trim()) problems.familyName = 'Enter the family name';
+    const today = new Date().toISOString().slice(0, 10);
+    if (values.dateOfBirth && (values.dateOfBirth < '1900-01-01' || values.dateOfBirth > today)) {
+      problems.dateOfBirth = 'Enter a date of birth from 1900 to today';
+    }
+    setLocal(problems);
+    if (Object.keys(problems).length > 0) return;
     onSubmit(toPayload(values, original));
   };
 
@@ -70,7 +81,7 @@ export function PatientForm({ patient, submitLabel, pending, error, onSubmit, on
 
   return (
     <form className="form" onSubmit={handleSubmit} noValidate data-testid="patient-form">
-      {error ? (
+      {error && Object.keys(local).length === 0 ? (
         <ErrorNotice
           error={error}
           title={

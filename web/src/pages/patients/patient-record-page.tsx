@@ -12,7 +12,7 @@ import { patchPatientBody } from '../../../../src/modules/patients/schema.js';
 import { ApiError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
-import { AppDialog } from '../../components/ui/dialog.js';
+import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
@@ -579,6 +579,7 @@ function Notes({ patientId }: { patientId: string }) {
 
 function NoteCard({ note, patientId }: { note: Note; patientId: string }) {
   const sign = useSignNote(patientId);
+  const [confirming, setConfirming] = useState(false);
   const sections = [
     ['Subjective', note.subjective],
     ['Objective', note.objective],
@@ -605,19 +606,27 @@ function NoteCard({ note, patientId }: { note: Note; patientId: string }) {
       </dl>
       {note.status === 'draft' ? (
         <div>
-          <Button
-            size="small"
-            onPress={() =>
-              sign.mutate(note.id, {
-                onSuccess: () => notifySuccess('Note signed. It can no longer be changed.'),
-              })
-            }
-            isDisabled={sign.isPending}
-            data-testid="sign-note"
-          >
+          <Button size="small" onPress={() => setConfirming(true)} isDisabled={sign.isPending} data-testid="sign-note">
             Sign note
           </Button>
           {sign.isError ? <ErrorNotice error={sign.error} /> : null}
+          <ConfirmDialog
+            title="Sign this note?"
+            description="A signed note is part of the record and can no longer be changed."
+            confirmLabel="Sign note"
+            isOpen={confirming}
+            onOpenChange={setConfirming}
+            pending={sign.isPending}
+            confirmTestId="confirm-sign-note"
+            onConfirm={() =>
+              sign.mutate(note.id, {
+                onSuccess: () => {
+                  setConfirming(false);
+                  notifySuccess('Note signed. It can no longer be changed.');
+                },
+              })
+            }
+          />
         </div>
       ) : null}
     </li>
@@ -715,6 +724,8 @@ const CLAIM_STATUS: Record<Claim['status'], { label: string; tone: string }> = {
 
 function ClaimCard({ claim: c, patientId, isAdmin }: { claim: Claim; patientId: string; isAdmin: boolean }) {
   const adjudicate = useAdjudicateClaim(patientId);
+  // The payer's answer is recorded once (a second is refused): it is confirmed first.
+  const [answer, setAnswer] = useState<'paid' | 'denied' | null>(null);
   const status = CLAIM_STATUS[c.status];
   return (
     <li className="card item-card" data-testid="claim" data-status={c.status}>
@@ -739,12 +750,7 @@ function ClaimCard({ claim: c, patientId, isAdmin }: { claim: Claim; patientId: 
             size="small"
             variant="secondary"
             isDisabled={adjudicate.isPending}
-            onPress={() =>
-              adjudicate.mutate(
-                { claimId: c.id, outcome: 'paid', paidAmountCents: c.amountCents },
-                { onSuccess: () => notifySuccess('Claim marked paid.') },
-              )
-            }
+            onPress={() => setAnswer('paid')}
             data-testid="claim-paid"
           >
             Paid
@@ -753,12 +759,7 @@ function ClaimCard({ claim: c, patientId, isAdmin }: { claim: Claim; patientId: 
             size="small"
             variant="secondary"
             isDisabled={adjudicate.isPending}
-            onPress={() =>
-              adjudicate.mutate(
-                { claimId: c.id, outcome: 'denied', reason: 'Denied by payer' },
-                { onSuccess: () => notifySuccess('Claim marked denied.') },
-              )
-            }
+            onPress={() => setAnswer('denied')}
             data-testid="claim-denied"
           >
             Denied
@@ -766,6 +767,30 @@ function ClaimCard({ claim: c, patientId, isAdmin }: { claim: Claim; patientId: 
         </div>
       ) : null}
       {adjudicate.isError ? <ErrorNotice error={adjudicate.error} /> : null}
+      <ConfirmDialog
+        title={answer === 'paid' ? `Mark this claim paid (${formatMoney(c.amountCents)})?` : 'Mark this claim denied?'}
+        description="The payer's answer is recorded once; it cannot be changed afterwards."
+        confirmLabel={answer === 'paid' ? 'Mark paid' : 'Mark denied'}
+        isOpen={answer !== null}
+        onOpenChange={(open) => {
+          if (!open) setAnswer(null);
+        }}
+        pending={adjudicate.isPending}
+        confirmTestId="confirm-claim-answer"
+        onConfirm={() =>
+          adjudicate.mutate(
+            answer === 'paid'
+              ? { claimId: c.id, outcome: 'paid', paidAmountCents: c.amountCents }
+              : { claimId: c.id, outcome: 'denied', reason: 'Denied by payer' },
+            {
+              onSuccess: () => {
+                notifySuccess(answer === 'paid' ? 'Claim marked paid.' : 'Claim marked denied.');
+                setAnswer(null);
+              },
+            },
+          )
+        }
+      />
     </li>
   );
 }

@@ -1,7 +1,7 @@
 /** Patients: search and list, with a side panel to create one (`/patients/new`); each opens its record. */
 
-import { Link, useNavigate } from '@tanstack/react-router';
-import { type ReactNode, useId, useState } from 'react';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { type ReactNode, useEffect, useId, useState } from 'react';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useDebounced } from '../../components/use-debounced.js';
 import { PatientForm } from './patient-form.js';
@@ -13,8 +13,14 @@ export type PatientPanel = { mode: 'create' };
 export function PatientsPage({ panel }: { panel?: PatientPanel }) {
   const searchId = useId();
   const navigate = useNavigate();
-  const [search, setSearch] = useState('');
+  const { q } = useSearch({ strict: false }) as { q?: string };
+  const [search, setSearch] = useState(q ?? '');
   const query = useDebounced(search.trim(), 250);
+  // The list's search goes into the URL (replacing, not adding history), so Back returns to it.
+  useEffect(() => {
+    if (panel || query === (q ?? '')) return;
+    void navigate({ to: '/patients', search: query ? { q: query } : {}, replace: true });
+  }, [query, q, panel, navigate]);
   const closePanel = () => void navigate({ to: '/patients' });
   const openRecord = (patient: Patient) => {
     notifySuccess(`Created ${fullName(patient)}.`);

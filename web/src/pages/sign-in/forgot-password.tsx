@@ -1,5 +1,5 @@
 /** "Forgot password?": asks for the e-mail and always answers the same (no account enumeration). */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { z } from 'zod';
 import { api } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
@@ -14,6 +14,12 @@ export function ForgotPassword() {
   const [open, setOpen] = useState(false);
   const [sentTo, setSentTo] = useState<string | null>(null);
   const f = useZodForm(form, { defaultValues: { email: '' } });
+  // The form (and the button that had the focus) goes away: the answer takes the focus, so the
+  // dialog keeps it (Escape still closes it, a screen reader reads the answer).
+  const sentRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (sentTo) sentRef.current?.focus();
+  }, [sentTo]);
   const onSubmit = f.handleSubmit((values) =>
     api
       .post('/auth/password-reset', { email: values.email })
@@ -38,7 +44,13 @@ export function ForgotPassword() {
         testId="forgot-dialog"
       >
         {sentTo ? (
-          <div className="notice notice-success" role="status" data-testid="reset-requested">
+          <div
+            className="notice notice-success"
+            role="status"
+            data-testid="reset-requested"
+            tabIndex={-1}
+            ref={sentRef}
+          >
             <p>
               If {sentTo} belongs to an Atrium account, a link to choose a new password is on its way. It works once,
               for one hour.

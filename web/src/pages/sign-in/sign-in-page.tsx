@@ -11,7 +11,7 @@ function signInMessage(error: unknown): { title: string; text: string } {
     if (error.status === 401)
       return { title: 'Could not sign you in', text: error.detail || 'Wrong e-mail or password.' };
     if (error.status === 429) return { title: 'Too many attempts', text: describeError(error) };
-    if (error.status === 400) return { title: 'Check the form', text: error.detail };
+    if (error.status === 400) return { title: 'Check the form', text: 'Enter an e-mail address and your password.' };
   }
   return { title: 'Sign-in failed', text: describeError(error) };
 }
@@ -21,6 +21,7 @@ export function SignInPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [missing, setMissing] = useState(false);
+  const [malformed, setMalformed] = useState(false);
 
   useEffect(() => {
     document.title = 'Sign in · Atrium';
@@ -32,14 +33,20 @@ export function SignInPage() {
     const incomplete = !email.trim() || !password;
     setMissing(incomplete);
     if (incomplete) return signIn.reset();
+    // An address that cannot be one is said in words before anything is sent.
+    const wellFormed = /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email.trim());
+    setMalformed(!wellFormed);
+    if (!wellFormed) return signIn.reset();
     signIn.mutate({ email: email.trim(), password });
   };
 
   const message = missing
     ? { title: 'Check the form', text: 'Enter your e-mail and password.' }
-    : signIn.isError
-      ? signInMessage(signIn.error)
-      : null;
+    : malformed
+      ? { title: 'Check the form', text: 'Enter an e-mail address like name@example.com.' }
+      : signIn.isError
+        ? signInMessage(signIn.error)
+        : null;
 
   return (
     <main className="sign-in" id="main">
