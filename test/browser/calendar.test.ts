@@ -272,8 +272,9 @@ describe('Calendar page', () => {
     await banner.getByRole('button', { name: /Reconnect/ }).click();
     await page.waitForURL(/\/calendar/);
     await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    // The connections load beside the week: wait for them before judging the banner by them.
+    await expect.poll(() => page.getByTestId('connection').count()).toBe(2);
     await expect.poll(() => page.getByTestId('reauth-banner').count()).toBe(0);
-    expect(await page.getByTestId('connection').count()).toBe(2);
     expect(await page.getByTestId('needs-reconnect').count()).toBe(0);
   });
 
