@@ -66,4 +66,12 @@ describe('Health banners and dashboard', () => {
     await page.goto('/admin/health');
     await page.getByTestId('incident-log').getByText('Resolved').waitFor();
   });
+
+  it('the public status page says over how many days its uptime was measured', async () => {
+    await page.goto('/status');
+    const summary = page.getByTestId('uptime-summary').first();
+    await summary.waitFor();
+    // A fresh install has measured one day, not ninety.
+    expect(await summary.textContent()).toMatch(/uptime over the (one day|\d+ days) measured/);
+  });
 });

@@ -10,12 +10,17 @@ function UptimeBar({ uptime }: { uptime: { day: string; percent: number }[] }) {
     return d.toISOString().slice(0, 10);
   });
   const measured = uptime.length ? uptime.reduce((a, u) => a + u.percent, 0) / uptime.length : null;
+  // Over the days measured, and said so: a new install has one day, not ninety.
+  const over =
+    uptime.length >= 90
+      ? 'over 90 days'
+      : `over the ${uptime.length === 1 ? 'one day' : `${uptime.length} days`} measured`;
   return (
     <>
       <div
         className="history-bar uptime-bar"
         role="img"
-        aria-label={measured === null ? 'No data yet' : `${measured.toFixed(2)} % uptime over 90 days`}
+        aria-label={measured === null ? 'No data yet' : `${measured.toFixed(2)} % uptime ${over}`}
       >
         {days.map((day) => {
           const p = byDay.get(day);
@@ -32,7 +37,9 @@ function UptimeBar({ uptime }: { uptime: { day: string; percent: number }[] }) {
       </div>
       <p className="muted uptime-legend">
         <span>90 days ago</span>
-        <span>{measured === null ? 'No data yet' : `${measured.toFixed(2)} % uptime`}</span>
+        <span data-testid="uptime-summary">
+          {measured === null ? 'No data yet' : `${measured.toFixed(2)} % uptime ${over}`}
+        </span>
         <span>Today</span>
       </p>
     </>
