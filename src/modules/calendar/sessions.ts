@@ -30,18 +30,6 @@ export interface SessionsInput {
   conference?: 'auto' | 'meet' | 'teams' | 'zoom' | null;
 }
 
-const held = (tx: Tx, workspaceId: string, authorizationId: string) =>
-  tx
-    .select({ units: sql<number>`coalesce(sum(${calendarSessions.units}), 0)::int` })
-    .from(calendarSessions)
-    .where(
-      and(
-        eq(calendarSessions.workspaceId, workspaceId),
-        eq(calendarSessions.authorizationId, authorizationId),
-        inArray(calendarSessions.status, ['reserved', 'booked']),
-      ),
-    );
-
 /** Units held (reserved or booked) per authorization: the patients module's `unitsUsed`. */
 export async function unitsHeld(tx: Tx, workspaceId: string, authorizationIds: string[]): Promise<Map<string, number>> {
   const rows = await tx
@@ -101,7 +89,7 @@ export async function bookSessions(deps: AppDeps, ctx: RequestContext, input: Se
   const reservation = `pending:${randomUUID()}`;
   const reserved = await withTenant(deps.db, ctx, async (tx) => {
     await lockUntilCommit(tx, `${ctx.workspaceId}:${authorization.id}`);
-    const [{ units }] = await held(tx, ctx.workspaceId, authorization.id);
+    const units = (await unitsHeld(tx, ctx.workspaceId, [authorization.id])).get(authorization.id) ?? 0;
     const remaining = authorization.units - units;
     if (remaining < unitsPerSession) {
       throw new AppError('units_exhausted', 409, 'No authorized units are left for another session', {

@@ -686,7 +686,7 @@ describe('paging and tiers', () => {
 
 describe('one Meta app, several WhatsApp numbers', () => {
   it("files each number's messages under that number's connection; a number not connected here is not stored", async () => {
-    const { credentialsFor } = await import('../../../test/helpers/channels.js');
+    const { credentialsFor, inboundPayload } = await import('../../../test/helpers/channels.js');
     const other = await createWorkspace(t, { tier: 'standard' });
     const shared = credentialsFor('whatsapp');
     const connect = async (phoneNumberId: string, name: string) => {
@@ -701,34 +701,9 @@ describe('one Meta app, several WhatsApp numbers', () => {
     };
     const front = await connect('111111111111', 'Front desk number');
     const billing = await connect('222222222222', 'Billing number');
+    // The notification Meta sends for a message to that number (its metadata names the number).
     const notify = (phoneNumberId: string, id: string, text: string) =>
-      JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: '102290129340398',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: '15550000000', phone_number_id: phoneNumberId },
-                  contacts: [{ profile: { name: 'Pat' }, wa_id: '15557654321' }],
-                  messages: [
-                    {
-                      from: '15557654321',
-                      id,
-                      timestamp: String(Math.floor(Date.now() / 1000)),
-                      type: 'text',
-                      text: { body: text },
-                    },
-                  ],
-                },
-              },
-            ],
-          },
-        ],
-      });
+      inboundPayload('whatsapp', { id, from: '15557654321', text, name: 'Pat' }, { ...shared, phoneNumberId }).body;
     // Meta posts every number's events to the one callback URL (here: the front desk's).
     const forBilling = providerId('whatsapp');
     const res = await postSigned(t, front, notify('222222222222', forBilling, 'About my bill'));
