@@ -128,6 +128,33 @@ describe('messages page', () => {
     await expect.poll(() => bob.getByTestId('unread-badge').count()).toBe(0);
   });
 
+  it('admins search every message; a hit opens its thread; members have no search', async () => {
+    const word = `zephyr${uniqueSuffix()}`;
+    const admin = await harness.newPage();
+    await signIn(admin, workspace.admin.email, workspace.admin.password);
+    const sent = await admin.request.post('/api/v1/direct-messages', {
+      data: { recipients: [colleague.userId], body: `The ${word} <b>report</b> is ready` },
+      headers: { 'x-requested-with': 'fetch' },
+    });
+    expect(sent.status()).toBe(201);
+    await admin.goto('/messages');
+    await admin.getByTestId('message-search').fill(word);
+    const hit = admin.getByTestId('search-hit').first();
+    await hit.waitFor();
+    // The match is marked; the message's own markup is text, never HTML.
+    expect(await hit.locator('mark').first().textContent()).toBe(word);
+    expect(await hit.locator('b').count()).toBe(0);
+    await hit.click();
+    await admin.waitForURL(/\/messages\/.+/);
+    await admin.getByTestId('message').filter({ hasText: word }).first().waitFor();
+
+    const member = await harness.newPage();
+    await signIn(member, colleague.email, colleague.password);
+    await member.goto('/messages');
+    await member.getByTestId('thread-list').waitFor();
+    expect(await member.getByTestId('message-search').count()).toBe(0);
+  });
+
   it('shows a banner instead of the composer on the Free tier', async () => {
     const free = await harness.createWorkspace({ tier: 'free' });
     const page = await harness.newPage();

@@ -84,6 +84,45 @@ export function useThreads() {
   });
 }
 
+export interface SearchHit {
+  message: Message;
+  thread: Thread;
+  /** HTML-escaped excerpt with the matches in `<mark>…</mark>` (read by `snippetParts`, never as HTML). */
+  snippet: string;
+  rank: number;
+}
+
+/** Admins' full-text search over every message of the workspace (audited by the server); off while `q` is empty. */
+export function useMessageSearch(q: string) {
+  return useQuery({
+    queryKey: ['direct-messages', 'search', q],
+    enabled: q.length > 0,
+    queryFn: ({ signal }) =>
+      api.get<{ items: SearchHit[]; nextCursor: string | null }>('/direct-messages/search', { q, limit: 50 }, signal),
+  });
+}
+
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+  '&#x27;': "'",
+};
+
+/** A snippet as text parts, the matches marked: the server's escaping undone here, so nothing is parsed as HTML. */
+export function snippetParts(snippet: string): { text: string; match: boolean }[] {
+  const parts: { text: string; match: boolean }[] = [];
+  let match = false;
+  for (const piece of snippet.split(/(<mark>|<\/mark>)/)) {
+    if (piece === '<mark>') match = true;
+    else if (piece === '</mark>') match = false;
+    else if (piece) parts.push({ text: piece.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (e) => ENTITIES[e] ?? e), match });
+  }
+  return parts;
+}
+
 export function useHistory(threadId: string) {
   return useInfiniteQuery({
     queryKey: messageKeys.history(threadId),

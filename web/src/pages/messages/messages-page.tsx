@@ -1,12 +1,13 @@
 /** Messages: thread list with unread badges beside the open thread (`/messages/:threadId`), live over SSE. */
 
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { useDebounced } from '../../components/use-debounced.js';
 import type { Me } from '../../session.js';
 import { previewText } from './message-body.js';
-import { formatTime, useThreads } from './messages-api.js';
+import { formatTime, snippetParts, useMessageSearch, useThreads } from './messages-api.js';
 import { NewThreadDialog } from './new-thread-dialog.js';
 import { FreeTierBanner, ThreadView } from './thread-view.js';
 import './messages.css';
@@ -53,7 +54,43 @@ function ThreadList({ activeId, me }: { activeId?: string; me: Me }) {
   );
 }
 
+/** Admins: every message of the workspace matching the words, each opening its thread. */
+function SearchResults({ q, activeId }: { q: string; activeId?: string }) {
+  const search = useMessageSearch(q);
+  if (search.isPending) return <Loading label="Searching…" />;
+  if (search.isError) return <ErrorNotice error={search.error} onRetry={() => search.refetch()} />;
+  if (search.data.items.length === 0) return <EmptyState title="No messages match">Try other words.</EmptyState>;
+  return (
+    <ul className="thread-list" data-testid="search-results">
+      {search.data.items.map((hit) => (
+        <li key={hit.message.id}>
+          <Link
+            to="/messages/$threadId"
+            params={{ threadId: hit.thread.id }}
+            className={`thread-item ${hit.thread.id === activeId ? 'active' : ''}`}
+            data-testid="search-hit"
+          >
+            <span className="thread-item-top">
+              <span className="thread-item-title">{hit.thread.title}</span>
+            </span>
+            <span className="thread-item-preview muted">
+              {snippetParts(hit.snippet).map((part, i) =>
+                // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never reorder
+                part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>,
+              )}
+            </span>
+            <span className="thread-item-time muted">{formatTime(hit.message.createdAt)}</span>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
+  const [search, setSearch] = useState('');
+  const q = useDebounced(search.trim(), 300);
+  const searchId = useId();
   const [composing, setComposing] = useState(false);
   const navigate = useNavigate();
   const canSend = me.workspace.tier !== 'free';
@@ -73,7 +110,23 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
       {!canSend && !threadId ? <FreeTierBanner /> : null}
       <div className={`messages-layout card${threadId ? ' has-thread' : ''}`}>
         <aside className="messages-sidebar" aria-label="Conversations">
-          <ThreadList activeId={threadId} me={me} />
+          {me.role === 'admin' ? (
+            <div className="message-search">
+              <label htmlFor={searchId} className="visually-hidden">
+                Search all messages
+              </label>
+              <input
+                id={searchId}
+                type="search"
+                placeholder="Search all messages (admins)"
+                value={search}
+                maxLength={200}
+                onChange={(e) => setSearch(e.target.value)}
+                data-testid="message-search"
+              />
+            </div>
+          ) : null}
+          {q ? <SearchResults q={q} activeId={threadId} /> : <ThreadList activeId={threadId} me={me} />}
         </aside>
         <div className="messages-main">
           {threadId ? (
