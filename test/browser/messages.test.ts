@@ -153,6 +153,26 @@ describe('messages page', () => {
     await member.goto('/messages');
     await member.getByTestId('thread-list').waitFor();
     expect(await member.getByTestId('message-search').count()).toBe(0);
+
+    // A conversation between two others: the hit shows the message itself (it cannot be opened).
+    const suffix = uniqueSuffix();
+    const other = await harness.addMember(workspace.id, {
+      email: `tech-${suffix}@example.test`,
+      name: `Tech ${suffix}`,
+      password: `pw-${suffix}-secret`,
+      role: 'member',
+    });
+    const secret = `quasar${uniqueSuffix()}`;
+    const between = await member.request.post('/api/v1/direct-messages', {
+      data: { recipients: [other.userId], body: `Shift swap: ${secret} on Friday` },
+      headers: { 'x-requested-with': 'fetch' },
+    });
+    expect(between.status()).toBe(201);
+    await admin.goto('/messages');
+    await admin.getByTestId('message-search').fill(secret);
+    const readOnly = admin.locator('[data-testid="search-hit"][data-readonly="true"]').first();
+    await readOnly.waitFor();
+    expect(await readOnly.textContent()).toContain(`Shift swap: ${secret} on Friday`);
   });
 
   it('shows a banner instead of the composer on the Free tier', async () => {

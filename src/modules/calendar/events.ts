@@ -497,8 +497,9 @@ export async function patchEvent(
     draft.recurrence !== undefined ||
     draft.timeZone !== undefined ||
     draft.allDay !== undefined;
+  // Read when the times change, for Zoom, or when a patient is set (their other visits are checked for a clash).
   const existing =
-    timesChange || product === 'zoom'
+    timesChange || product === 'zoom' || draft.patientId
       ? await provider.adapter.getEvent(session, cal.providerCalendarId, providerEventId)
       : undefined;
   const timeZone = draft.timeZone ?? existing?.timeZone;

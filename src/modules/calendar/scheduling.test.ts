@@ -75,6 +75,18 @@ describe('conflicts', () => {
       });
     expect((await move('2026-12-01T15:30:00Z', '2026-12-01T16:00:00Z')).json().code).toBe('scheduling_conflict');
     expect((await move('2026-12-01T16:15:00Z', '2026-12-01T16:45:00Z')).statusCode).toBe(200);
+
+    // Giving the patient to an event at the time of their other visit is refused too (no times in the change).
+    const plain = await appt(front, '2026-12-01T15:00:00Z', '2026-12-01T15:30:00Z');
+    expect(plain.statusCode, plain.body).toBe(201);
+    const given = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: { event: plain.json().eventId, draft: { patientId: patient.id } },
+    });
+    expect(given.statusCode, given.body).toBe(409);
+    expect(given.json().code).toBe('scheduling_conflict');
   });
 
   it('does not check below Advanced', async () => {

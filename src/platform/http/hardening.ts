@@ -90,6 +90,8 @@ function recordRequest(request: FastifyRequest, reply: FastifyReply): void {
  */
 export function clientErrorHandler(log: FastifyBaseLogger) {
   return (error: Error & { code?: string }, socket: Duplex): void => {
+    // A client that hung up is no refusal (Node sends its socket error here too): nothing to answer or count.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const [status, code, detail] =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? ([431, 'headers_too_large', 'The request headers (or the URL) are too large'] as const)
@@ -99,7 +101,9 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
     const id = newId('req');
     log.info({ reqId: id, status, code: error.code }, 'request refused by the HTTP parser');
     httpDuration.observe({ method: 'unknown', route: 'unparsed', status: String(status) }, 0);
-    if (!socket.writable) {
+    // Never a raw answer in the middle of a response already being sent on this connection.
+    const sending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (!socket.writable || sending) {
       socket.destroy();
       return;
     }

@@ -167,7 +167,8 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
     classNames: [`event-${e.provider}`, e.status === 'completed' ? 'event-completed' : ''],
     extendedProps: { source: e },
     // Dragged to another time or stretched: only this workspace's events, and never between all-day and timed.
-    editable: !phone && e.workspaceId === me.workspace.id && e.status !== 'cancelled',
+    // All-day events are changed in their dialog (a dragged day is a local midnight, not the day the providers take).
+    editable: !phone && !e.allDay && e.workspaceId === me.workspace.id && e.status !== 'cancelled',
   }));
 
   // Working hours by default, widened so that no event falls outside the grid.

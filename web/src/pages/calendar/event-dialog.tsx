@@ -62,16 +62,22 @@ function changedFields(
   times: { start: string; end: string; allDay: boolean; timeZone: string } | null,
 ): Draft {
   const draft: Draft = {};
-  if (fields.title !== event.title) draft.title = fields.title;
-  if (fields.location !== (event.location ?? null)) draft.location = fields.location;
-  if (fields.description !== (event.description ?? null)) draft.description = fields.description;
+  // Compared as the form shows them (trimmed, empty as none), so a field nobody touched is never sent.
+  const shown = (text: string | null | undefined) => text?.trim() || null;
+  if (fields.title !== (event.title ?? '').trim()) draft.title = fields.title;
+  if (fields.location !== shown(event.location)) draft.location = fields.location;
+  if (fields.description !== shown(event.description)) draft.description = fields.description;
   const guests = (list: { email: string }[]) =>
     list
       .map((a) => a.email.toLowerCase())
       .sort()
       .join(',');
   if (guests(fields.attendees) !== guests(event.attendees)) draft.attendees = fields.attendees;
-  const same = (a: string, b: string) => Date.parse(a) === Date.parse(b);
+  // An all-day event's times are days (the API gives them as UTC midnights, the form as local ones).
+  const same = (a: string, b: string) =>
+    times?.allDay && event.allDay
+      ? dateInput(new Date(a)) === new Date(b).toISOString().slice(0, 10)
+      : Date.parse(a) === Date.parse(b);
   if (times && (!same(times.start, event.start) || !same(times.end, event.end) || times.allDay !== event.allDay)) {
     Object.assign(draft, times);
   }

@@ -55,34 +55,49 @@ function ThreadList({ activeId, me }: { activeId?: string; me: Me }) {
 }
 
 /** Admins: every message of the workspace matching the words, each opening its thread. */
-function SearchResults({ q, activeId }: { q: string; activeId?: string }) {
+function SearchResults({ q, activeId, me }: { q: string; activeId?: string; me: Me }) {
   const search = useMessageSearch(q);
   if (search.isPending) return <Loading label="Searching…" />;
   if (search.isError) return <ErrorNotice error={search.error} onRetry={() => search.refetch()} />;
   if (search.data.items.length === 0) return <EmptyState title="No messages match">Try other words.</EmptyState>;
   return (
     <ul className="thread-list" data-testid="search-results">
-      {search.data.items.map((hit) => (
-        <li key={hit.message.id}>
-          <Link
-            to="/messages/$threadId"
-            params={{ threadId: hit.thread.id }}
-            className={`thread-item ${hit.thread.id === activeId ? 'active' : ''}`}
-            data-testid="search-hit"
-          >
-            <span className="thread-item-top">
-              <span className="thread-item-title">{hit.thread.title}</span>
-            </span>
-            <span className="thread-item-preview muted">
-              {snippetParts(hit.snippet).map((part, i) =>
-                // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never reorder
-                part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>,
-              )}
-            </span>
-            <span className="thread-item-time muted">{formatTime(hit.message.createdAt)}</span>
-          </Link>
-        </li>
-      ))}
+      {search.data.items.map((hit) =>
+        // A conversation the admin is not in cannot be opened: the message itself is shown (the search is audited).
+        !hit.thread.participants.some((p) => p.userId === me.user.id) ? (
+          <li key={hit.message.id}>
+            <div className="thread-item" data-testid="search-hit" data-readonly="true">
+              <span className="thread-item-top">
+                <span className="thread-item-title">{hit.thread.title}</span>
+              </span>
+              <span className="thread-item-preview">{previewText(hit.message.body, hit.message.mentions)}</span>
+              <span className="thread-item-time muted">
+                {formatTime(hit.message.createdAt)} · a conversation you are not in
+              </span>
+            </div>
+          </li>
+        ) : (
+          <li key={hit.message.id}>
+            <Link
+              to="/messages/$threadId"
+              params={{ threadId: hit.thread.id }}
+              className={`thread-item ${hit.thread.id === activeId ? 'active' : ''}`}
+              data-testid="search-hit"
+            >
+              <span className="thread-item-top">
+                <span className="thread-item-title">{hit.thread.title}</span>
+              </span>
+              <span className="thread-item-preview muted">
+                {snippetParts(hit.snippet).map((part, i) =>
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never reorder
+                  part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>,
+                )}
+              </span>
+              <span className="thread-item-time muted">{formatTime(hit.message.createdAt)}</span>
+            </Link>
+          </li>
+        ),
+      )}
     </ul>
   );
 }
@@ -126,7 +141,7 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
               />
             </div>
           ) : null}
-          {q ? <SearchResults q={q} activeId={threadId} /> : <ThreadList activeId={threadId} me={me} />}
+          {q ? <SearchResults q={q} activeId={threadId} me={me} /> : <ThreadList activeId={threadId} me={me} />}
         </aside>
         <div className="messages-main">
           {threadId ? (

@@ -1,7 +1,7 @@
 /** Patients: search and list, with a side panel to create one (`/patients/new`); each opens its record. */
 
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
-import { type ReactNode, useEffect, useId, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useDebounced } from '../../components/use-debounced.js';
 import { PatientForm } from './patient-form.js';
@@ -17,10 +17,16 @@ export function PatientsPage({ panel }: { panel?: PatientPanel }) {
   const [search, setSearch] = useState(q ?? '');
   const query = useDebounced(search.trim(), 250);
   // The list's search goes into the URL (replacing, not adding history), so Back returns to it.
+  const written = useRef<string | null>(null);
   useEffect(() => {
     if (panel || query === (q ?? '')) return;
+    written.current = query;
     void navigate({ to: '/patients', search: query ? { q: query } : {}, replace: true });
   }, [query, q, panel, navigate]);
+  // The URL changed from outside (the Patients link, Back): the box follows it (not when we wrote it).
+  useEffect(() => {
+    if ((q ?? '') !== written.current) setSearch(q ?? '');
+  }, [q]);
   const closePanel = () => void navigate({ to: '/patients' });
   const openRecord = (patient: Patient) => {
     notifySuccess(`Created ${fullName(patient)}.`);
@@ -50,6 +56,7 @@ export function PatientsPage({ panel }: { panel?: PatientPanel }) {
               className="search-input"
               placeholder="Search by name or MRN"
               value={search}
+              maxLength={200}
               onChange={(e) => setSearch(e.target.value)}
               data-testid="patient-search"
             />
