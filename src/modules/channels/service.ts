@@ -348,7 +348,9 @@ async function routeByBusiness(
   const byBusiness = new Map<string, (InboundMessage | StatusUpdate)[]>();
   for (const event of events) {
     const id = event.businessId ?? own;
-    byBusiness.set(id, [...(byBusiness.get(id) ?? []), event]);
+    const list = byBusiness.get(id);
+    if (list) list.push(event);
+    else byBusiness.set(id, [event]);
   }
   if (byBusiness.size === 0) return [{ connection: known.row, events }];
   const groups: { connection: ConnectionRow; events: (InboundMessage | StatusUpdate)[] }[] = [];

@@ -126,13 +126,14 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
       <div className={`messages-layout card${threadId ? ' has-thread' : ''}`}>
         <aside className="messages-sidebar" aria-label="Conversations">
           {me.role === 'admin' ? (
-            <div className="message-search">
+            <div className="toolbar">
               <label htmlFor={searchId} className="visually-hidden">
                 Search all messages
               </label>
               <input
                 id={searchId}
                 type="search"
+                className="search-input"
                 placeholder="Search all messages (admins)"
                 value={search}
                 maxLength={200}

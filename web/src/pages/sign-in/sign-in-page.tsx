@@ -1,5 +1,7 @@
 /** Sign in with e-mail and password; a session cookie is set and the shell takes over. */
+
 import { type FormEvent, useEffect, useState } from 'react';
+import { z } from 'zod';
 import { ApiError, describeError } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
 import { Spinner } from '../../components/status.js';
@@ -33,8 +35,8 @@ export function SignInPage() {
     const incomplete = !email.trim() || !password;
     setMissing(incomplete);
     if (incomplete) return signIn.reset();
-    // An address that cannot be one is said in words before anything is sent.
-    const wellFormed = /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email.trim());
+    // An address that cannot be one is said in words before anything is sent (the same check as the reset dialog's).
+    const wellFormed = z.string().email().safeParse(email.trim()).success;
     setMalformed(!wellFormed);
     if (!wellFormed) return signIn.reset();
     signIn.mutate({ email: email.trim(), password });
