@@ -684,7 +684,7 @@ describe('paging and tiers', () => {
   });
 });
 
-describe('one Meta app, several WhatsApp numbers', () => {
+describe('one Meta app, several numbers and pages', () => {
   it("files each number's messages under that number's connection; a number not connected here is not stored", async () => {
     const { credentialsFor, inboundPayload } = await import('../../../test/helpers/channels.js');
     const other = await createWorkspace(t, { tier: 'standard' });
@@ -722,4 +722,44 @@ describe('one Meta app, several WhatsApp numbers', () => {
     const stored = messages.find((m) => m.providerMessageId === forBilling);
     expect(conversations.find((c) => c.id === stored?.conversationId)?.connectionId).toBe(billing.id);
   });
+
+  it.each(['messenger', 'instagram'] as const)(
+    "files each %s page's messages under that page's connection; a page not connected here is not stored",
+    async (channel) => {
+      const { credentialsFor, inboundPayload } = await import('../../../test/helpers/channels.js');
+      const other = await createWorkspace(t, { tier: 'standard' });
+      const shared = credentialsFor(channel);
+      const connect = async (pageId: string, name: string) => {
+        const res = await api(
+          'POST',
+          '/channels',
+          { channel, name, credentials: { ...shared, pageId } },
+          other.admin.token,
+        );
+        expect(res.statusCode, res.body).toBe(201);
+        return { ...res.json(), credentials: { ...shared, pageId } } as Connected;
+      };
+      const clinic = await connect('333333333333', 'Clinic page');
+      const pharmacy = await connect('444444444444', 'Pharmacy page');
+      const notify = (pageId: string, id: string, text: string) =>
+        inboundPayload(channel, { id, from: '7654321098765', text }, { ...shared, pageId }).body;
+      // Meta posts every page's events to the one callback URL (here: the clinic page's).
+      const forPharmacy = providerId(channel);
+      const res = await postSigned(t, clinic, notify('444444444444', forPharmacy, 'Is my refill ready?'));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().stored).toBe(1);
+      const stranger = providerId(channel);
+      const unknown = await postSigned(t, clinic, notify('999999999999', stranger, 'Wrong page'));
+      expect(unknown.statusCode, unknown.body).toBe(200);
+      expect(unknown.json().stored).toBe(0);
+      expect(await storedCount(stranger)).toBe(0);
+      const messages = (await api('GET', `/channels/messages?channel=${channel}`, undefined, other.admin.token)).json()
+        .items as { providerMessageId: string; conversationId: string }[];
+      const conversations = (
+        await api('GET', `/channels/conversations?channel=${channel}`, undefined, other.admin.token)
+      ).json().items as { id: string; connectionId: string }[];
+      const stored = messages.find((m) => m.providerMessageId === forPharmacy);
+      expect(conversations.find((c) => c.id === stored?.conversationId)?.connectionId).toBe(pharmacy.id);
+    },
+  );
 });

@@ -330,11 +330,12 @@ export async function receiveWebhook(
 }
 
 /**
- * Whose events these are. One Meta app posts the events of every WhatsApp number it serves to one
- * callback URL, so a notification may name another number (its `phone_number_id`) than this
- * connection's: those events go to the workspace's live connection of that number, if it has one
- * that was signed with the same app secret, and are otherwise acknowledged and not stored (filed
- * here they would show under the wrong number, and replies would leave from it).
+ * Whose events these are. One Meta app posts the events of every WhatsApp number, Facebook page and
+ * Instagram account it serves to one callback URL, so a notification may name another number (its
+ * `phone_number_id`) or page (`entry[].id`) than this connection's: those events go to the
+ * workspace's live connection of that number or page, if it has one that was signed with the same
+ * app secret, and are otherwise acknowledged and not stored (filed here they would show under the
+ * wrong number or page, and replies would leave from it).
  */
 async function routeByBusiness(
   deps: AppDeps,

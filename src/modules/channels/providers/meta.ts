@@ -102,6 +102,8 @@ const pagePayload = (object: 'page' | 'instagram') =>
     object: z.literal(object),
     entry: z.array(
       z.object({
+        /** The page (Messenger) or Instagram account the events were sent to. */
+        id: id.optional(),
         messaging: z
           .array(
             z.object({
@@ -126,6 +128,47 @@ const pagePayload = (object: 'page' | 'instagram') =>
       }),
     ),
   });
+
+type PageEvent = NonNullable<z.infer<ReturnType<typeof pagePayload>>['entry'][number]['messaging']>[number];
+
+/** One `messaging` item's events, each naming the page or account it was sent to. */
+function pageEvents(event: PageEvent, businessId: string | undefined): ChannelEvent[] {
+  const out: ChannelEvent[] = [];
+  const to = businessId ? { businessId } : {};
+  // Our own replies come back as echoes: they are already stored.
+  if (event.message && !event.message.is_echo) {
+    out.push({
+      kind: 'message',
+      dedupKey: event.message.mid,
+      providerMessageId: event.message.mid,
+      contact: { externalId: event.sender.id, name: null, phone: null },
+      text: event.message.text ?? '',
+      attachments: (event.message.attachments ?? []).map((a) => ({ type: a.type, url: a.payload?.url })),
+      at: new Date(event.timestamp ?? Date.now()),
+      ...to,
+    });
+  }
+  if (event.delivery) {
+    out.push({
+      kind: 'status',
+      status: 'delivered',
+      ...(event.delivery.mids?.length
+        ? { providerMessageIds: event.delivery.mids }
+        : { contactExternalId: event.sender.id, watermark: new Date(event.delivery.watermark) }),
+      ...to,
+    });
+  }
+  if (event.read) {
+    out.push({
+      kind: 'status',
+      status: 'read',
+      contactExternalId: event.sender.id,
+      watermark: new Date(event.read.watermark),
+      ...to,
+    });
+  }
+  return out;
+}
 
 const graph = upstreamFor('meta');
 
@@ -219,41 +262,14 @@ function pageAdapter(channel: Extract<ChannelName, 'messenger' | 'instagram'>): 
     credentials: pageCredentials,
     verify: (request, creds) => verifyHub(request.raw, header(request, 'x-hub-signature-256'), creds.appSecret),
     verifyToken: (creds) => creds.verifyToken,
+    businessIdOf: (creds) => creds.pageId,
+    signingSecretOf: (creds) => creds.appSecret,
     parse(request): ChannelEvent[] {
       const parsed = payload.safeParse(parseJsonExact(request.raw));
       if (!parsed.success) throw new MalformedPayload(`Not a ${service} webhook notification`);
       const out: ChannelEvent[] = [];
-      for (const event of parsed.data.entry.flatMap((e) => e.messaging ?? [])) {
-        // Our own replies come back as echoes: they are already stored.
-        if (event.message && !event.message.is_echo) {
-          out.push({
-            kind: 'message',
-            dedupKey: event.message.mid,
-            providerMessageId: event.message.mid,
-            contact: { externalId: event.sender.id, name: null, phone: null },
-            text: event.message.text ?? '',
-            attachments: (event.message.attachments ?? []).map((a) => ({ type: a.type, url: a.payload?.url })),
-            at: new Date(event.timestamp ?? Date.now()),
-          });
-        }
-        if (event.delivery) {
-          out.push({
-            kind: 'status',
-            status: 'delivered',
-            ...(event.delivery.mids?.length
-              ? { providerMessageIds: event.delivery.mids }
-              : { contactExternalId: event.sender.id, watermark: new Date(event.delivery.watermark) }),
-          });
-        }
-        if (event.read) {
-          out.push({
-            kind: 'status',
-            status: 'read',
-            contactExternalId: event.sender.id,
-            watermark: new Date(event.read.watermark),
-          });
-        }
-      }
+      for (const entry of parsed.data.entry)
+        for (const event of entry.messaging ?? []) out.push(...pageEvents(event, entry.id));
       return out;
     },
     async send(context, creds, to, text) {

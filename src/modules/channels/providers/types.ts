@@ -33,7 +33,10 @@ export interface InboundMessage {
   text: string;
   attachments: Attachment[];
   at: Date;
-  /** The business number or page the message was sent to, when the payload names it (WhatsApp's phone_number_id). */
+  /**
+   * The business number, page or account the message was sent to, when the payload names it
+   * (WhatsApp's `phone_number_id`, Messenger's and Instagram's `entry[].id`).
+   */
   businessId?: string;
 }
 
@@ -47,7 +50,7 @@ export interface StatusUpdate {
   contactExternalId?: string;
   watermark?: Date;
   error?: string;
-  /** As on InboundMessage: the business number the report is about. */
+  /** As on InboundMessage: the business number, page or account the report is about. */
   businessId?: string;
 }
 
@@ -98,9 +101,9 @@ export interface ChannelAdapter<C = Record<string, string>> {
   /** Meta's subscription handshake: the verify token to compare with `hub.verify_token`. */
   verifyToken?(credentials: C): string;
   /**
-   * The business number this connection is (WhatsApp's phone_number_id). One Meta app posts every
-   * number's events to one callback URL, so events naming another number belong to that number's
-   * connection, not this one.
+   * The business number, page or account this connection is (WhatsApp's phone_number_id, the
+   * Messenger page id, the Instagram account id). One Meta app posts the events of every number and
+   * page it serves to one callback URL, so events naming another belong to that one's connection.
    */
   businessIdOf?(credentials: C): string;
   /** The secret the signature was checked with: a sibling connection is only trusted with the same one. */
