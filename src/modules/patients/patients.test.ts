@@ -88,6 +88,45 @@ describe('patients', () => {
     expect(updatedEvents.at(-1)?.data).toMatchObject({ patient: { id: patient.id }, changed: ['givenName', 'mrn'] });
   });
 
+  it("opening a record writes one phi_access row per reader and hour; another workspace's patient is 404 and writes none", async () => {
+    const patient = await createPatient(t, ws.admin.token, { givenName: 'Ada', familyName: 'Lovelace' });
+    const member = await addMember(t, ws);
+    const open = (token: string, id = patient.id) => t.request({ method: 'GET', url: `/api/v1/patients/${id}`, token });
+    const views = () =>
+      withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+        queryRows<{ actor_user_id: string }>(
+          tx,
+          sql`SELECT actor_user_id FROM audit_log
+               WHERE kind = 'phi_access' AND data->>'patientId' = ${patient.id}
+                 AND data->>'context' = 'patients.record' ORDER BY at, id`,
+        ),
+      );
+    for (let i = 0; i < 3; i++) expect((await open(ws.admin.token)).statusCode).toBe(200);
+    expect((await open(member.token)).statusCode).toBe(200);
+    expect((await views()).map((r) => r.actor_user_id)).toEqual([ws.admin.userId, member.userId]);
+    // A view an hour ago no longer counts (the log is append-only: an earlier view is written as such).
+    const member2 = await addMember(t, ws);
+    await withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+      tx.execute(
+        sql`INSERT INTO audit_log (workspace_id, id, kind, at, actor_user_id, data)
+            VALUES (${ws.id}, 'aud_earlier_view', 'phi_access', now() - interval '61 minutes', ${member2.userId},
+                    ${JSON.stringify({ patientId: patient.id, context: 'patients.record' })}::jsonb)`,
+      ),
+    );
+    expect((await open(member2.token)).statusCode).toBe(200);
+    expect((await views()).map((r) => r.actor_user_id)).toEqual([
+      member2.userId,
+      ws.admin.userId,
+      member.userId,
+      member2.userId,
+    ]);
+
+    const other = await createWorkspace(t, { tier: 'standard' });
+    const res = await open(other.admin.token);
+    expect(res.statusCode).toBe(404);
+    expect(await views()).toHaveLength(4);
+  });
+
   it('pages with a cursor without repeats', async () => {
     for (let i = 0; i < 5; i++) await createPatient(t, ws.admin.token, { familyName: `Pager${i}` });
     const seen: string[] = [];

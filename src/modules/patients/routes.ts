@@ -54,9 +54,17 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/patients/:id',
     {
-      schema: { tags, summary: 'One patient', params: idParams, response: { 200: patientSchema, ...problemResponses } },
+      schema: {
+        tags,
+        summary: 'One patient',
+        description:
+          "Opening a patient's record is a PHI access: it writes one `phi_access` audit row (context " +
+          '`patients.record`) per reader and patient per hour.',
+        params: idParams,
+        response: { 200: patientSchema, ...problemResponses },
+      },
     },
-    async (request) => service.getPatient(deps, requireCtx(request), request.params.id),
+    async (request) => service.readPatientRecord(deps, requireCtx(request), request.params.id),
   );
 
   app.patch(

@@ -1,8 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { writeAudit } from '../../platform/audit/audit.js';
+import { auditInsertSql, writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
-import { withTenant } from '../../platform/db/tenant.js';
+import { preparedRows, withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound, unprocessable } from '../../platform/errors.js';
 import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
@@ -120,6 +121,32 @@ export async function createPatient(deps: AppDeps, ctx: RequestContext, input: C
 
 export async function getPatient(deps: AppDeps, ctx: RequestContext, id: string): Promise<Patient> {
   return withTenant(deps.db, ctx, async (tx) => presentPatient(await requirePatient(tx, ctx, id)));
+}
+
+/** How long one reader's views of one record count as one access in the audit trail. */
+const RECORD_VIEW_WINDOW = '1 hour';
+
+/**
+ * A person opening a patient's record (`GET /patients/:id`): the record, and one `phi_access` row
+ * (context `patients.record`) per reader and patient per hour, so the trail shows who looked at the
+ * chart without a row for every refresh. The row commits with the read.
+ */
+export async function readPatientRecord(deps: AppDeps, ctx: RequestContext, id: string): Promise<Patient> {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const patient = await requirePatient(tx, ctx, id);
+    const { statement } = auditInsertSql(
+      ctx,
+      'phi_access',
+      { patientId: patient.id, context: 'patients.record' },
+      sql`NOT EXISTS (
+        SELECT 1 FROM audit_log
+         WHERE workspace_id = ${ctx.workspaceId} AND (data->>'patientId') = ${patient.id}
+           AND kind = 'phi_access' AND actor_user_id IS NOT DISTINCT FROM ${ctx.userId ?? null}
+           AND data->>'context' = 'patients.record' AND at > now() - ${RECORD_VIEW_WINDOW}::interval)`,
+    );
+    await preparedRows(tx, statement);
+    return presentPatient(patient);
+  });
 }
 
 export async function listPatients(

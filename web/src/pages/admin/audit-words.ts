@@ -35,6 +35,7 @@ const ACTIONS: Record<string, string> = {
 
 /** Where patient information was seen (`phi_access` context). */
 const CONTEXTS: Record<string, string> = {
+  'patients.record': 'opened their record',
   'direct-messages': 'in a staff message',
   'calendar.appointments': 'their appointments on the calendar',
   'channels.contact_linked': 'linked an inbox contact to the patient',
