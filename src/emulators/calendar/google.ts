@@ -249,7 +249,8 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.get('/oauth2/v3/userinfo', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (email) return reply.send({ sub: email, email, email_verified: true });
+    if (!email) return reply;
+    return reply.send({ sub: email, email, email_verified: true });
   });
 
   fastify.get('/meet/:code', { schema: { hide: true } }, async (request, reply) =>
@@ -262,7 +263,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.get('/calendar/v3/users/me/calendarList', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('calendars.list', reply, request))) return;
+    if (!email || (await fault('calendars.list', reply, request))) return reply;
     const account = await updateDoc(db(), NAME, email, initial(email), (a: Account) => a);
     return reply.send({
       kind: 'calendar#calendarList',
@@ -281,7 +282,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.get('/calendar/v3/calendars/:calendarId/events', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('events.list', reply, request))) return;
+    if (!email || (await fault('events.list', reply, request))) return reply;
     const q = request.query as Record<string, string | undefined>;
     const account = await readDoc<Account>(db(), NAME, email);
     const calendar = account && calendarOf(account, (request.params as { calendarId: string }).calendarId);
@@ -316,7 +317,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.post('/calendar/v3/calendars/:calendarId/events', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('events.insert', reply))) return;
+    if (!email || (await fault('events.insert', reply))) return reply;
     const q = request.query as Record<string, string | undefined>;
     const body = request.body;
     if (!body || typeof body !== 'object' || Array.isArray(body))
@@ -375,7 +376,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
   const eventRoute = '/calendar/v3/calendars/:calendarId/events/:eventId';
   fastify.get(eventRoute, { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email) return;
+    if (!email) return reply;
     const { calendarId, eventId } = request.params as { calendarId: string; eventId: string };
     const account = await readDoc<Account>(db(), NAME, email);
     const calendar = account && calendarOf(account, calendarId);
@@ -388,7 +389,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.patch(eventRoute, { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('events.patch', reply))) return;
+    if (!email || (await fault('events.patch', reply))) return reply;
     const q = request.query as Record<string, string | undefined>;
     const body = request.body;
     if (!body || typeof body !== 'object' || Array.isArray(body))
@@ -453,7 +454,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.delete(eventRoute, { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('events.delete', reply))) return;
+    if (!email || (await fault('events.delete', reply))) return reply;
     const { calendarId, eventId } = request.params as { calendarId: string; eventId: string };
     const status = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
       const calendar = calendarOf(account, calendarId);

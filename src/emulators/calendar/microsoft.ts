@@ -309,13 +309,13 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
 
   fastify.get('/v1.0/me', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (email)
-      return reply.send({
-        id: Buffer.from(email).toString('hex').slice(0, 32),
-        displayName: email.split('@')[0],
-        mail: email,
-        userPrincipalName: email,
-      });
+    if (!email) return reply;
+    return reply.send({
+      id: Buffer.from(email).toString('hex').slice(0, 32),
+      displayName: email.split('@')[0],
+      mail: email,
+      userPrincipalName: email,
+    });
   });
 
   fastify.get('/teams/l/meetup-join/*', { schema: { hide: true } }, async (_request, reply) =>
@@ -328,7 +328,7 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
 
   fastify.get('/v1.0/me/calendars', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('calendars.list', reply, request))) return;
+    if (!email || (await fault('calendars.list', reply, request))) return reply;
     const account = await updateDoc(db(), NAME, email, initial(email), (a: Account) => a);
     return reply.send({
       '@odata.context': "https://graph.microsoft.com/v1.0/$metadata#users('me')/calendars",
@@ -347,7 +347,7 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
 
   fastify.get('/v1.0/me/calendars/:calendarId/calendarView', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('events.list', reply, request))) return;
+    if (!email || (await fault('events.list', reply, request))) return reply;
     const q = request.query as Record<string, string | undefined>;
     const account = await readDoc<Account>(db(), NAME, email);
     const calendar = account?.calendars.find((c) => c.id === (request.params as { calendarId: string }).calendarId);
@@ -381,7 +381,7 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
 
   fastify.post('/v1.0/me/calendars/:calendarId/events', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('events.insert', reply))) return;
+    if (!email || (await fault('events.insert', reply))) return reply;
     const body = request.body;
     if (!body || typeof body !== 'object' || Array.isArray(body))
       return graphError(reply, 400, 'Empty Payload. JSON content expected.');
@@ -432,7 +432,7 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
   for (const path of ['/v1.0/me/events/:eventId', '/v1.0/me/calendars/:calendarId/events/:eventId']) {
     fastify.get(path, { schema: { hide: true } }, async (request, reply) => {
       const email = await authed(request, reply);
-      if (!email) return;
+      if (!email) return reply;
       const target = find(await readDoc<Account>(db(), NAME, email), (request.params as { eventId: string }).eventId);
       if (!target || (target.kind === 'event' && target.event.cancelled)) return graphError(reply, 404);
       const e = target.kind === 'instance' ? target.instance : asInstance(target.event);
@@ -447,7 +447,7 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
 
     fastify.patch(path, { schema: { hide: true } }, async (request, reply) => {
       const email = await authed(request, reply);
-      if (!email || (await fault('events.patch', reply))) return;
+      if (!email || (await fault('events.patch', reply))) return reply;
       const body = request.body;
       if (!body || typeof body !== 'object' || Array.isArray(body))
         return graphError(reply, 400, 'Empty Payload. JSON content expected.');
@@ -496,7 +496,7 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
 
     fastify.delete(path, { schema: { hide: true } }, async (request, reply) => {
       const email = await authed(request, reply);
-      if (!email || (await fault('events.delete', reply))) return;
+      if (!email || (await fault('events.delete', reply))) return reply;
       const eventId = (request.params as { eventId: string }).eventId;
       const status = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
         const target = findTarget(account, eventId);

@@ -54,7 +54,7 @@ export async function zoomEmulator(fastify: FastifyInstance): Promise<void> {
   };
 
   fastify.post('/oauth/token', { schema: { hide: true } }, async (request, reply) => {
-    if (await fault('token', reply)) return;
+    if (await fault('token', reply)) return reply;
     const q = request.query as Record<string, string | undefined>;
     const basic = /^Basic (.+)$/i.exec(request.headers.authorization ?? '');
     const [id, secret] = basic ? Buffer.from(basic[1], 'base64').toString('utf8').split(':') : [];
@@ -105,7 +105,7 @@ export async function zoomEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.post('/v2/users/me/meetings', { schema: { hide: true } }, async (request, reply) => {
     const account = await authed(request, reply);
-    if (!account || (await fault('meetings.create', reply))) return;
+    if (!account || (await fault('meetings.create', reply))) return reply;
     const b = (request.body ?? {}) as Record<string, unknown>;
     if (typeof b.topic !== 'string' && b.topic !== undefined)
       return zoomError(reply, 400, 300, 'Invalid field: topic.');
@@ -133,7 +133,7 @@ export async function zoomEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.get('/v2/meetings/:id', { schema: { hide: true } }, async (request, reply) => {
     const account = await authed(request, reply);
-    if (!account) return;
+    if (!account) return reply;
     const id = (request.params as { id: string }).id;
     const m = meetingOf(await readDoc<ZoomDoc>(db(), NAME, account), id);
     if (!m) return zoomError(reply, 404, 3001, `Meeting does not exist: ${id}.`);
@@ -142,7 +142,7 @@ export async function zoomEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.patch('/v2/meetings/:id', { schema: { hide: true } }, async (request, reply) => {
     const account = await authed(request, reply);
-    if (!account || (await fault('meetings.update', reply))) return;
+    if (!account || (await fault('meetings.update', reply))) return reply;
     const id = (request.params as { id: string }).id;
     const b = (request.body ?? {}) as Record<string, unknown>;
     const found = await updateDoc(db(), NAME, account, initial, (doc: ZoomDoc) => {
@@ -160,7 +160,7 @@ export async function zoomEmulator(fastify: FastifyInstance): Promise<void> {
 
   fastify.delete('/v2/meetings/:id', { schema: { hide: true } }, async (request, reply) => {
     const account = await authed(request, reply);
-    if (!account || (await fault('meetings.delete', reply))) return;
+    if (!account || (await fault('meetings.delete', reply))) return reply;
     const id = (request.params as { id: string }).id;
     const found = await updateDoc(db(), NAME, account, initial, (doc: ZoomDoc) => {
       const before = doc.meetings.length;

@@ -61,7 +61,7 @@ export async function videoEmulator(fastify: FastifyInstance): Promise<void> {
   };
 
   fastify.post('/rooms', { schema: { hide: true } }, async (request, reply) => {
-    if (!authed(request, reply) || (await fault('rooms.create', reply))) return;
+    if (!authed(request, reply) || (await fault('rooms.create', reply))) return reply;
     const name = String((request.body as { name?: unknown } | undefined)?.name ?? '').slice(0, 200);
     const room = await updateDoc(db(), 'video', KEY, initial, (doc: VideoDoc) => {
       const made: Room = {
@@ -78,7 +78,7 @@ export async function videoEmulator(fastify: FastifyInstance): Promise<void> {
   });
 
   fastify.get('/rooms/:id', { schema: { hide: true } }, async (request, reply) => {
-    if (!authed(request, reply)) return;
+    if (!authed(request, reply)) return reply;
     const room = (await readDoc<VideoDoc>(db(), 'video', KEY))?.rooms.find(
       (r) => r.id === (request.params as { id: string }).id,
     );
@@ -87,7 +87,7 @@ export async function videoEmulator(fastify: FastifyInstance): Promise<void> {
   });
 
   fastify.post('/rooms/:id/end', { schema: { hide: true } }, async (request, reply) => {
-    if (!authed(request, reply) || (await fault('rooms.end', reply))) return;
+    if (!authed(request, reply) || (await fault('rooms.end', reply))) return reply;
     const id = (request.params as { id: string }).id;
     const room = await updateDoc(db(), 'video', KEY, initial, (doc: VideoDoc) => {
       const r = doc.rooms.find((x) => x.id === id);
