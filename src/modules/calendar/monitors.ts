@@ -61,16 +61,20 @@ function refreshProbe(name: 'google' | 'microsoft'): DependencyProbe {
         }),
       });
       const ms = elapsed(started);
-      const body = (await res.json().catch(() => undefined)) as { error?: string } | undefined;
-      if (res.status >= 500 || !body || (typeof body.error !== 'string' && !res.ok)) {
+      const body = (await res.json().catch(() => undefined)) as { error?: unknown } | undefined;
+      // The only healthy answer to a token that cannot be valid (RFC 6749 §5.2): 400 invalid_grant.
+      // A 429, 401/403 (the client refused), a 5xx or a body that is not an OAuth error means a real
+      // refresh would fail too.
+      if (res.status !== 400 || body?.error !== 'invalid_grant') {
+        const error = typeof body?.error === 'string' ? ` ${body.error.slice(0, 100)}` : ' (no OAuth error body)';
         return {
           status: 'fail',
           observedValue: res.status,
           observedUnit: 'http status',
-          output: `${label}'s token endpoint answered ${res.status}`,
+          output: `${label}'s token endpoint answered ${res.status}${error} instead of 400 invalid_grant`,
         };
       }
-      return timed(ms, res.ok ? undefined : `answered ${res.status} ${body.error} as expected`);
+      return timed(ms, 'answered 400 invalid_grant as expected');
     },
   };
 }

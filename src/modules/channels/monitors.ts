@@ -17,6 +17,9 @@ const acceptance: DependencyProbe[] = CHANNELS.map((channel) => ({
   measure: (deps) => measureAcceptance(deps, acceptanceSource(channel), deps.config.health.intervalMs),
 }));
 
+/** Graph's error codes for a request it refused on its merits: invalid parameter, app, token. */
+const REFUSAL_CODES = new Set([100, 101, 190]);
+
 /**
  * Meta's token endpoint (WhatsApp, Messenger, Instagram): a long-lived token exchange with a token
  * that cannot be valid must come back as Graph's OAuthException, in time; called directly.
@@ -37,20 +40,30 @@ export const metaTokenProbe: DependencyProbe = {
     const started = performance.now();
     const res = await probeFetch('oauth-meta', url, { signal, headers: { accept: 'application/json' } });
     const ms = Math.round((performance.now() - started) * 10) / 10;
-    const body = (await res.json().catch(() => undefined)) as { error?: { code?: number } } | undefined;
-    if (res.status >= 500 || !body?.error) {
+    const body = (await res.json().catch(() => undefined)) as
+      | { error?: { type?: unknown; code?: unknown } }
+      | undefined;
+    const code = body?.error?.code;
+    // Healthy: Graph refuses the request itself, as a 400 OAuthException saying the parameters (100),
+    // the app (101) or the token (190) are not valid. Graph also sends throttling (4, 17, 32, 613) and
+    // outages (1, 2) as OAuthExceptions, and those mean a real exchange would fail too.
+    if (res.status !== 400 || body?.error?.type !== 'OAuthException' || !REFUSAL_CODES.has(code as number)) {
       return {
         status: 'fail',
         observedValue: res.status,
         observedUnit: 'http status',
-        output: `Graph answered ${res.status}`,
+        output: `Graph answered ${res.status}${
+          typeof body?.error?.type === 'string'
+            ? ` ${body.error.type.slice(0, 100)} code ${String(code).slice(0, 20)}`
+            : ''
+        } instead of 400 OAuthException (100, 101 or 190)`,
       };
     }
     return {
       status: ms <= 2_000 ? 'pass' : 'warn',
       observedValue: ms,
       observedUnit: 'ms',
-      output: `answered ${res.status} OAuthException as expected`,
+      output: `answered 400 OAuthException code ${code} as expected`,
     };
   },
 };

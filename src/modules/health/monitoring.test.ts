@@ -175,6 +175,61 @@ describe('each probe sees its dependency fail', () => {
   });
 });
 
+describe("token probes pass only on the provider's well-formed refusal", () => {
+  const probeWith = async (emulator: string, fault: Record<string, unknown>) => {
+    await t.request({
+      method: 'POST',
+      url: `/_emulators/${emulator}/faults`,
+      payload: { operation: 'token', times: 1, ...fault },
+    });
+    const probe = emulator === 'meta' ? 'oauth-meta:token-refresh' : `oauth-${emulator}:token-refresh`;
+    const [check] = ((await cron()).json() as { checks: Checks }).checks[probe];
+    await t.request({ method: 'DELETE', url: `/_emulators/${emulator}/faults` });
+    // A passing run between, so these runs never add up to an incident (the incident tests count on none).
+    await cron();
+    return check;
+  };
+
+  it('healthy: 400 invalid_grant (Google, Microsoft) and 400 OAuthException 190 (Meta)', async () => {
+    const { checks } = (await cron()).json() as { checks: Checks };
+    for (const id of ['oauth-google:token-refresh', 'oauth-microsoft:token-refresh'])
+      expect(checks[id][0]).toMatchObject({ status: 'pass', output: 'answered 400 invalid_grant as expected' });
+    expect(checks['oauth-meta:token-refresh'][0]).toMatchObject({
+      status: 'pass',
+      output: 'answered 400 OAuthException code 190 as expected',
+    });
+  });
+
+  it.each([
+    ['google', 429],
+    ['google', 401],
+    ['google', 403],
+    ['google', 500],
+    ['microsoft', 429],
+    ['microsoft', 401],
+    ['microsoft', 403],
+  ])('oauth-%s:token-refresh fails while the token endpoint answers %i', async (emulator, status) => {
+    const check = await probeWith(emulator, { status });
+    expect(check, JSON.stringify(check)).toMatchObject({ status: 'fail', observedValue: status });
+  });
+
+  it.each([
+    ['another OAuth error', { error: 'invalid_request' }],
+    ['a body that is no OAuth error', 'Bad Request'],
+  ])('oauth-google:token-refresh fails on a 400 with %s', async (_what, body) => {
+    const check = await probeWith('google', { status: 400, body });
+    expect(check, JSON.stringify(check)).toMatchObject({ status: 'fail', observedValue: 400 });
+  });
+
+  it.each([429, 401, 403, 400])(
+    'oauth-meta:token-refresh fails while Graph answers %i with a temporary OAuthException (code 2)',
+    async (status) => {
+      const check = await probeWith('meta', { status });
+      expect(check, JSON.stringify(check)).toMatchObject({ status: 'fail', observedValue: status });
+    },
+  );
+});
+
 describe('incidents', () => {
   it('3 failing runs open one incident (one e-mail); 2 passing runs close it (one e-mail)', async () => {
     await t.request({
