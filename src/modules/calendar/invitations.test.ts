@@ -172,6 +172,35 @@ describe('iMIP invitations', () => {
     });
   }
 
+  it('carries the iCalendar once as the text/calendar part and once as invite.ics (RFC 6047 §2.4), not three times', async () => {
+    const guest = `once-${ws.id}@example.test`;
+    const made = await req('POST', '/calendar/events', {
+      calendar,
+      draft: {
+        title: 'Intake',
+        start: '2026-10-22T13:00:00Z',
+        end: '2026-10-22T14:00:00Z',
+        attendees: [{ email: guest }],
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const [mail] = await inbox(guest);
+    const calendarParts = mail.attachments.filter(
+      (a) => /calendar|ics/i.test(a.contentType) || a.filename.toLowerCase().endsWith('.ics'),
+    );
+    const shown = JSON.stringify(calendarParts.map((a) => [a.filename, a.contentType]));
+    expect(calendarParts, shown).toHaveLength(2);
+    expect(
+      calendarParts.filter((a) => a.filename === 'invite.ics'),
+      shown,
+    ).toHaveLength(1);
+    const [raw] = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ raw: string }>(tx, sql`SELECT raw FROM emulator_mail WHERE "to"::text LIKE ${`%${guest}%`}`),
+    );
+    expect(raw.raw.match(/^Content-Type: text\/calendar/gim)).toHaveLength(1);
+    expect(raw.raw).toMatch(/^Content-Type: text\/calendar; charset=utf-8; method=REQUEST/im);
+  });
+
   it('sends nothing for an event without guests', async () => {
     const solo = `solo-${ws.id}@example.test`;
     await req('POST', '/calendar/events', {

@@ -88,10 +88,9 @@ function mailFor(
       method === 'REQUEST'
         ? `You are invited to "${event.title}" (${when}).${event.location ? `\nWhere: ${event.location}` : ''}${event.conference ? `\nJoin: ${event.conference.joinUrl}` : ''}\n\nOpen the attached invitation to add it to your calendar and reply.`
         : `"${event.title}" (${when}) was cancelled.`,
+    // nodemailer's icalEvent writes both parts RFC 6047 asks for: the `text/calendar; method=…`
+    // alternative and an invite.ics attachment (application/ics). Adding our own would send it twice more.
     icalEvent: { method, content: ics },
-    attachments: [
-      { filename: 'invite.ics', contentType: `text/calendar; charset=utf-8; method=${method}`, content: ics },
-    ],
   };
 }
 
