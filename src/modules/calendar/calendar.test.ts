@@ -428,7 +428,8 @@ describe('events', () => {
       end: '2026-11-27T17:30:00Z',
       patientId: foreign.id,
     });
-    expect(refused.statusCode).toBe(422);
+    // Another workspace's patient reads as an unknown one (contract §1).
+    expect([refused.statusCode, refused.json().code]).toEqual([404, 'not_found']);
   });
 
   it('the week list carries our facts for exactly the events it shows: a single visit and each occurrence of a series', async () => {

@@ -12,7 +12,7 @@ import { listConnections } from '../../platform/oauth/index.js';
 import { rruleProblem } from '../../platform/rrule-check.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
-import { organizationWorkspacesOf } from '../identity/index.js';
+import { isMember, organizationWorkspacesOf } from '../identity/index.js';
 import { patientExists } from '../patients/index.js';
 import { requestRoom, roomsForEvents } from '../telehealth/index.js';
 import {
@@ -336,10 +336,24 @@ function conferenceFor(
   return product;
 }
 
-async function checkPatient(deps: AppDeps, ctx: RequestContext, patientId: string | null | undefined) {
-  if (!patientId) return;
-  const exists = await withTenant(deps.db, ctx, (tx) => patientExists(tx, ctx.workspaceId, patientId));
-  if (!exists) throw invalidDraft('That patient is not in this workspace');
+/**
+ * The people a draft names: a patient or host who is not of this workspace is 404 (another
+ * workspace's id reads as an unknown one, contract §1); a host who is a member but not a provider
+ * is 422 `unknown_provider` (appointments are scheduled with providers, §2).
+ */
+async function checkParticipants(
+  deps: AppDeps,
+  ctx: RequestContext,
+  draft: { patientId?: string | null; hostUserId?: string | null },
+) {
+  const { patientId, hostUserId } = draft;
+  if (!patientId && !hostUserId) return;
+  await withTenant(deps.db, ctx, async (tx) => {
+    if (patientId && !(await patientExists(tx, ctx.workspaceId, patientId))) throw notFound('Patient');
+    if (hostUserId && !(await isMember(tx, ctx.workspaceId, hostUserId))) throw notFound('Provider');
+    if (hostUserId && !(await isMember(tx, ctx.workspaceId, hostUserId, true)))
+      throw new AppError('unknown_provider', 422, 'The host is not a provider of this workspace');
+  });
 }
 
 const zoomNote = (url: string) => `Join Zoom meeting: ${url}`;
@@ -390,13 +404,20 @@ export async function createEvent(
   const { cal, provider } = await targetCalendar(deps, ctx, input.calendar);
   if (input.provider && input.provider !== cal.provider) throw calendarNotFound();
   const product = conferenceFor(ctx, cal.provider, draft);
-  await checkPatient(deps, ctx, draft.patientId);
+  await checkParticipants(deps, ctx, draft);
   const sessions = sessionCache(deps, ctx, 'calendar.events.create');
   const hostUserId = draft.hostUserId ?? cal.hostUserId;
   await checkConflicts(
     deps,
     ctx,
-    { start: draft.start, end: draft.end, patientId: draft.patientId, hostUserId },
+    {
+      start: draft.start,
+      end: draft.end,
+      patientId: draft.patientId,
+      hostUserId,
+      recurrence: draft.recurrence,
+      timeZone,
+    },
     sessions,
   );
 
@@ -475,7 +496,7 @@ export async function patchEvent(
   const { cal, provider, providerEventId } = await resolveEvent(deps, ctx, eventId);
   checkRecurrence(draft.recurrence);
   const product = conferenceFor(ctx, cal.provider, draft);
-  if (draft.patientId) await checkPatient(deps, ctx, draft.patientId);
+  await checkParticipants(deps, ctx, draft);
   const sessions = sessionCache(deps, ctx, 'calendar.events.update');
   const session = sessions(cal);
 
@@ -497,14 +518,15 @@ export async function patchEvent(
     draft.recurrence !== undefined ||
     draft.timeZone !== undefined ||
     draft.allDay !== undefined;
-  // Read when the times change, for Zoom, or when a patient is set (their other visits are checked for a clash).
+  // Read when the times change, for Zoom, or when a patient or host is set (their other visits are
+  // checked for a clash).
   const existing =
-    timesChange || product === 'zoom' || draft.patientId
+    timesChange || product === 'zoom' || draft.patientId || draft.hostUserId
       ? await provider.adapter.getEvent(session, cal.providerCalendarId, providerEventId)
       : undefined;
   const timeZone = draft.timeZone ?? existing?.timeZone;
   if (existing) checkTimes(draft.start ?? existing.start, draft.end ?? existing.end, draft.timeZone);
-  if (existing && (draft.start !== undefined || draft.end !== undefined || draft.patientId)) {
+  if (existing && (draft.start !== undefined || draft.end !== undefined || draft.patientId || draft.hostUserId)) {
     const known = await withTenant(deps.db, ctx, (tx) =>
       appointmentOf(tx, ctx.workspaceId, cal.id, [providerEventId, existing.recurringEventId]),
     );
@@ -519,6 +541,9 @@ export async function patchEvent(
         patientId,
         hostUserId: draft.hostUserId ?? known?.hostUserId ?? cal.hostUserId,
         exclude: (e) => e.id === self || e.recurringEventId === self,
+        // A series is checked over its occurrences; one occurrence (it has a series) by itself.
+        recurrence: existing.recurringEventId ? null : (draft.recurrence ?? existing.recurrence),
+        timeZone: timeZone ?? 'UTC',
       },
       sessions,
     );

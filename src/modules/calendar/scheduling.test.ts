@@ -89,6 +89,86 @@ describe('conflicts', () => {
     expect(given.json().code).toBe('scheduling_conflict');
   });
 
+  it("refuses a host or patient who is not this workspace's (404) and a host who is no provider (422); changing the host checks their visits", async () => {
+    const stranger = await createWorkspace(t, { tier: 'advanced' });
+    const strangerPatient = await createPatient(t, stranger.admin.token, { givenName: 'Far', familyName: 'Away' });
+    const draft = (extra: Record<string, unknown>) => ({
+      calendar: front,
+      draft: { title: 'Visit', start: '2026-12-09T15:00:00Z', end: '2026-12-09T15:30:00Z', ...extra },
+    });
+    for (const extra of [
+      { hostUserId: stranger.admin.userId },
+      { hostUserId: 'usr_01zzzzzzzzzzzzzzzzzzzzzzzz' },
+      { patientId: strangerPatient.id },
+    ]) {
+      const res = await post('/calendar/events', draft(extra));
+      expect([res.statusCode, res.json().code], JSON.stringify(extra)).toEqual([404, 'not_found']);
+    }
+    const notProvider = await post('/calendar/events', draft({ hostUserId: ws.admin.userId }));
+    expect([notProvider.statusCode, notProvider.json().code]).toEqual([422, 'unknown_provider']);
+
+    // Dr. Able is busy at 15:00; handing a visit at that time to her is a clash.
+    const busy = await appt(calA, '2026-12-09T15:00:00Z', '2026-12-09T15:30:00Z');
+    expect(busy.statusCode, busy.body).toBe(201);
+    const visit = await post('/calendar/events', draft({ hostUserId: drB.userId, patientId: other.id }));
+    expect(visit.statusCode, visit.body).toBe(201);
+    const change = (hostUserId: string) =>
+      t.request({
+        method: 'PATCH',
+        url: '/api/v1/calendar/events',
+        token: ws.admin.token,
+        payload: { event: visit.json().eventId, draft: { hostUserId } },
+      });
+    expect((await change(stranger.admin.userId)).statusCode).toBe(404);
+    const clash = await change(drA.userId);
+    expect([clash.statusCode, clash.json().code]).toEqual([409, 'scheduling_conflict']);
+
+    // Matching agrees with the rule: Dr. Baker hosts the visit on the front desk's calendar, so he is not free then.
+    const match = await get(
+      `/calendar/providers/match?patientId=${patient.id}&start=2026-12-09T15:00:00Z&end=2026-12-09T15:30:00Z`,
+    );
+    expect(match.statusCode, match.body).toBe(200);
+    const free = Object.fromEntries(
+      match.json().items.map((m: { userId: string; free: boolean }) => [m.userId, m.free]),
+    );
+    expect(free).toMatchObject({ [drA.userId]: false, [drB.userId]: false });
+  });
+
+  it('checks a repeating appointment at each of its occurrences, not only the first', async () => {
+    const third = await appt(calA, '2026-12-16T15:00:00Z', '2026-12-16T15:45:00Z', patient.id);
+    expect(third.statusCode, third.body).toBe(201);
+    const series = (start: string, end: string) =>
+      post('/calendar/events', {
+        calendar: front,
+        draft: {
+          title: 'Weekly check-in',
+          start,
+          end,
+          timeZone: 'America/New_York',
+          patientId: patient.id,
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+        },
+      });
+    const clash = await series('2026-12-02T15:30:00Z', '2026-12-02T16:00:00Z');
+    expect(clash.statusCode, clash.body).toBe(409);
+    expect(clash.json().conflicts).toEqual([
+      { eventId: third.json().eventId, start: '2026-12-16T15:00:00.000Z', end: '2026-12-16T15:45:00.000Z' },
+    ]);
+    // Skipping that week (EXDATE in the series' zone) leaves nothing in the way.
+    const skipped = await post('/calendar/events', {
+      calendar: front,
+      draft: {
+        title: 'Weekly check-in',
+        start: '2026-12-02T15:30:00Z',
+        end: '2026-12-02T16:00:00Z',
+        timeZone: 'America/New_York',
+        patientId: patient.id,
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3', 'EXDATE;TZID=America/New_York:20261216T103000'],
+      },
+    });
+    expect(skipped.statusCode, skipped.body).toBe(201);
+  });
+
   it('does not check below Advanced', async () => {
     const standard = await createWorkspace(t, { tier: 'standard' });
     const cal = (await connectCalendar(t, standard.admin.token, 'google', `std-${standard.id}@google.example`))

@@ -4,6 +4,7 @@
 import type { RequestContext } from '../../platform/context.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError } from '../../platform/errors.js';
+import { occurrences, RecurrenceError } from '../../platform/recurrence.js';
 import { hasFeature, requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { workspaceProviders } from '../identity/index.js';
@@ -18,6 +19,30 @@ export interface Slot {
   hostUserId: string;
   /** The event being moved (and, for a series, its instances) is not its own conflict. */
   exclude?: (e: CalendarEvent) => boolean;
+  /** A repeating appointment: its RRULE/EXDATE/RDATE lines, expanded in `timeZone`. */
+  recurrence?: string[] | null;
+  timeZone?: string;
+}
+
+/**
+ * How far ahead a repeating appointment's occurrences are checked: the longest window a list reads.
+ * Later occurrences are not read (a weekly series for a year would read every calendar for a year).
+ */
+export const SERIES_CHECK_DAYS = 62;
+
+/** The times a slot takes: itself, or each occurrence of its series within the check horizon. */
+function slotTimes(slot: Slot): { start: number; end: number }[] {
+  const start = Date.parse(slot.start);
+  const length = Date.parse(slot.end) - start;
+  if (!slot.recurrence?.length) return [{ start, end: start + length }];
+  let starts: number[];
+  try {
+    starts = occurrences(slot.recurrence, start, slot.timeZone ?? 'UTC', start, start + SERIES_CHECK_DAYS * 86_400_000);
+  } catch (err) {
+    if (err instanceof RecurrenceError) throw invalidDraft(err.message);
+    throw err;
+  }
+  return (starts.length ? starts : [start]).map((s) => ({ start: s, end: s + length }));
 }
 
 const busy = (e: CalendarEvent) => e.status !== 'cancelled' && !e.allDay;
@@ -25,17 +50,25 @@ const busy = (e: CalendarEvent) => e.status !== 'cancelled' && !e.allDay;
 /** 409 `scheduling_conflict` with `conflicts: [{eventId, start, end}]` when the slot overlaps. Advanced+ only. */
 export async function checkConflicts(deps: AppDeps, ctx: RequestContext, slot: Slot, sessions: SessionCache) {
   if (!slot.patientId || !hasFeature(ctx.tier, 'patient_aware_scheduling')) return;
+  const times = slotTimes(slot);
   const { items } = await windowOf(
     deps,
     ctx,
     await targets(deps, ctx),
-    { timeMin: slot.start, timeMax: slot.end },
+    {
+      timeMin: new Date(times[0].start).toISOString(),
+      timeMax: new Date(Math.max(...times.map((t) => t.end))).toISOString(),
+    },
     sessions,
   );
+  const overlaps = (e: CalendarEvent) => {
+    const [s, f] = [Date.parse(e.start), Date.parse(e.end)];
+    return times.some((t) => s < t.end && f > t.start);
+  };
   const conflicts = items
     .filter(busy)
     .filter((e) => !slot.exclude?.(e))
-    .filter((e) => e.start < slot.end && e.end > slot.start)
+    .filter(overlaps)
     .filter((e) => e.patientId === slot.patientId || e.hostUserId === slot.hostUserId)
     .map((e) => ({ eventId: e.id, start: e.start, end: e.end }));
   if (conflicts.length) {
@@ -70,10 +103,12 @@ export async function matchProviders(
     withTenant(deps.db, ctx, (tx) => workspaceProviders(tx, ctx.workspaceId)),
     targets(deps, ctx),
   ]);
+  // Every calendar, as the conflict rule reads them: a provider hosting a visit on the front desk's
+  // calendar is not free then either.
   const { items, warnings } = await windowOf(
     deps,
     ctx,
-    calendars.filter((c) => providers.some((p) => p.userId === c.hostUserId)),
+    calendars,
     { timeMin: query.start, timeMax: query.end },
     sessionCache(deps, ctx, 'calendar.events.list'),
   );
