@@ -31,7 +31,7 @@ import type { ConferenceProduct, ProviderDraft, ProviderEvent, ProviderSession }
 import { isTimeZone } from './providers/zoned.js';
 import { checkConflicts } from './scheduling.js';
 import type { CalendarEvent, Draft, ListEventsQuery, PartialDraft, Warning } from './schema.js';
-import { releaseSessions } from './sessions.js';
+import { moveSession, releaseSessions } from './sessions.js';
 import { calendarCalendars } from './tables.js';
 
 const { RRule } = rrulePkg;
@@ -607,6 +607,14 @@ export async function patchEvent(
       endAt: new Date(updated.end),
     };
     if (touched) await saveAppointment(tx, row);
+    if (updated.recurringEventId && existing && timesChange) {
+      await moveSession(tx, ctx.workspaceId, cal.id, {
+        seriesEventId: updated.recurringEventId,
+        from: [existing.start, existing.originalStart ?? existing.start],
+        start: updated.start,
+        end: updated.end,
+      });
+    }
     const event = present(ctx, cal, updated, row as AppointmentRow);
     // Guests hear about changes to what they were invited to (one occurrence: that date alone).
     const guestsCare = [
@@ -674,7 +682,10 @@ async function deleteResolved(
       ctx.workspaceId,
       t.cal.id,
       current?.recurringEventId
-        ? { seriesEventId: current.recurringEventId, occurrenceStart: current.start }
+        ? {
+            seriesEventId: current.recurringEventId,
+            occurrenceStart: [current.start, current.originalStart ?? current.start],
+          }
         : { seriesEventId: t.providerEventId },
     );
     const before = await appointmentOf(tx, ctx.workspaceId, t.cal.id, [

@@ -284,6 +284,37 @@ describe('sessions from authorized units', () => {
     expect(refill.json()).toMatchObject({ unitsBooked: 1, unitsRemaining: 0 });
   });
 
+  it('a moved session is listed at its new time, and cancelling it afterwards gives its units back', async () => {
+    const id = await authorize(3, '2027-09-01', '2027-11-30');
+    const res = await book(id, { firstStart: '2027-09-07T14:00:00Z' });
+    expect(res.statusCode, res.body).toBe(201);
+    const second = res.json().sessions[1];
+    const moved = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: { event: second.eventId, draft: { start: '2027-09-15T14:00:00Z', end: '2027-09-15T14:45:00Z' } },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const usage = async () =>
+      (await get(`/calendar/sessions?patientId=${patient.id}`))
+        .json()
+        .items.find((a: { authorizationId: string }) => a.authorizationId === id);
+    expect((await usage()).sessions.map((s: { start: string }) => s.start)).toEqual([
+      '2027-09-07T14:00:00.000Z',
+      '2027-09-15T14:00:00.000Z',
+      '2027-09-21T14:00:00.000Z',
+    ]);
+    const cancel = await t.request({
+      method: 'DELETE',
+      url: `/api/v1/calendar/events?event=${encodeURIComponent(moved.json().eventId)}`,
+      token: ws.admin.token,
+    });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    expect(await usage()).toMatchObject({ units: 3, unitsBooked: 2, unitsRemaining: 1 });
+    expect(await unitsUsed(id)).toBe(2);
+  });
+
   it('never books past the end of the authorization; an ended one is 422 authorization_expired', async () => {
     const id = await authorize(10, '2027-01-01', '2027-01-20');
     const res = await book(id, { unitsPerSession: 2, firstStart: '2027-01-06T14:00:00Z' });

@@ -189,8 +189,10 @@ export async function releaseSessions(
   tx: Tx,
   workspaceId: string,
   calendarId: string,
-  target: { seriesEventId: string; occurrenceStart?: string },
+  target: { seriesEventId: string; occurrenceStart?: string | string[] },
 ): Promise<void> {
+  // An occurrence is known by its original start (the series' rule) or, once moved here, by its new one.
+  const starts = [target.occurrenceStart ?? []].flat().map((s) => new Date(s));
   await tx
     .update(calendarSessions)
     .set({ status: 'cancelled' })
@@ -200,9 +202,31 @@ export async function releaseSessions(
         eq(calendarSessions.calendarId, calendarId),
         eq(calendarSessions.seriesEventId, target.seriesEventId),
         eq(calendarSessions.status, 'booked'),
-        target.occurrenceStart
-          ? eq(calendarSessions.startAt, new Date(target.occurrenceStart))
-          : sql`${calendarSessions.startAt} > now()`,
+        target.occurrenceStart ? inArray(calendarSessions.startAt, starts) : sql`${calendarSessions.startAt} > now()`,
+      ),
+    );
+}
+
+/** A session's occurrence moved to another time: its row follows, so the sessions list shows when it now is. */
+export async function moveSession(
+  tx: Tx,
+  workspaceId: string,
+  calendarId: string,
+  occurrence: { seriesEventId: string; from: string[]; start: string; end: string },
+): Promise<void> {
+  await tx
+    .update(calendarSessions)
+    .set({ startAt: new Date(occurrence.start), endAt: new Date(occurrence.end) })
+    .where(
+      and(
+        eq(calendarSessions.workspaceId, workspaceId),
+        eq(calendarSessions.calendarId, calendarId),
+        eq(calendarSessions.seriesEventId, occurrence.seriesEventId),
+        eq(calendarSessions.status, 'booked'),
+        inArray(
+          calendarSessions.startAt,
+          occurrence.from.map((s) => new Date(s)),
+        ),
       ),
     );
 }
