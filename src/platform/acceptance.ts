@@ -1,7 +1,9 @@
 // Acceptance of inbound traffic (mail, channel webhooks, payment webhooks): each instance counts what
 // it accepted and refused (unverified, malformed) per source, and flushes its counts to
 // `inbound_acceptance` every few seconds; the probes read the sum over all instances for the last
-// interval, so the rate is right however many instances share the traffic.
+// interval, so the rate is right however many instances share the traffic. Callers count only what
+// says something about the source: a real connection's failed signature, not a call naming no
+// connection or carrying no credential at all (anyone can send those).
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { withSystem } from './db/tenant.js';
 import { newId } from './ids.js';
@@ -57,8 +59,17 @@ export async function sweepAcceptance(deps: Pick<AppDeps, 'db'>): Promise<void> 
 }
 
 /**
+ * Fewest refused calls in the window for a probe to fail. A rate over a handful of calls is noise
+ * (one stray refusal on a quiet channel reads 0 %); below this the probe at most warns, which shows on
+ * the dashboard but opens no incident, e-mails no one and raises no banner. With the incident rule
+ * (3 failing runs in a row) it takes at least 15 refusals over 3 intervals to open one.
+ */
+export const MIN_REFUSED_TO_FAIL = 5;
+
+/**
  * The probe's view of a source over the last `windowMs` (all instances): the accepted share
- * (pass ≥ 95 %, warn ≥ 80 %); no traffic passes.
+ * (pass ≥ 95 %, warn ≥ 80 %, fail below with at least `MIN_REFUSED_TO_FAIL` refused, else warn);
+ * no traffic passes.
  */
 export async function measureAcceptance(deps: AppDeps, source: string, windowMs: number): Promise<ProbeResult> {
   await flushAcceptance(deps);
@@ -78,10 +89,13 @@ export async function measureAcceptance(deps: AppDeps, source: string, windowMs:
   const span = `in the last ${Math.round(windowMs / 1000)} s`;
   if (total === 0) return { status: 'pass', observedValue: 100, observedUnit: '%', output: `No traffic ${span}` };
   const rate = Math.round((accepted / total) * 1000) / 10;
+  const few = rate < 80 && refused < MIN_REFUSED_TO_FAIL;
   return {
-    status: rate >= 95 ? 'pass' : rate >= 80 ? 'warn' : 'fail',
+    status: rate >= 95 ? 'pass' : rate >= 80 || few ? 'warn' : 'fail',
     observedValue: rate,
     observedUnit: '%',
-    output: `${accepted} accepted, ${refused} refused ${span}`,
+    output: `${accepted} accepted, ${refused} refused ${span}${
+      few ? ` (fewer than ${MIN_REFUSED_TO_FAIL} refused: too few to fail)` : ''
+    }`,
   };
 }

@@ -291,7 +291,9 @@ export async function receiveWebhook(
   const known = await webhookConnection(deps, channel, connectionId);
   const adapter = ADAPTERS[channel];
   if (!known || !adapter.verify(request, known.credentials)) {
-    countRefused(deps, acceptanceSource(channel));
+    // Only a real connection whose signature fails is a signal (a secret out of step at the provider);
+    // a call naming no connection, or one that does not exist, is anyone's and not the channel's health.
+    if (known) countRefused(deps, acceptanceSource(channel));
     throw unverified();
   }
   // Verified, but the workspace is no longer on a tier with channels: the provider is told (and
@@ -317,9 +319,9 @@ export async function receiveWebhook(
     })),
   );
   if (results.some((r) => r.own && !r.result)) {
-    // Disconnected since its credentials were read: the same answer as for an unknown connection.
+    // Disconnected since its credentials were read: the same answer as for an unknown connection
+    // (and, like it, not counted against the channel's health).
     forgetConnection(deps, channel, known.row.id);
-    countRefused(deps, acceptanceSource(channel));
     throw unverified();
   }
   countAccepted(deps, acceptanceSource(channel));

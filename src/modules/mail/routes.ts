@@ -61,6 +61,9 @@ export async function mailRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
+      // A call with no credential at all is anyone's, not a sign of trouble at the mail relay; a wrong
+      // credential (a secret out of step) and a refused message from the relay are.
+      const presented = /^Bearer \S/i.test(request.headers.authorization ?? '');
       try {
         authorizeInbound(request);
         if (!Buffer.isBuffer(request.body)) {
@@ -70,7 +73,7 @@ export async function mailRoutes(fastify: FastifyInstance): Promise<void> {
         countAccepted(deps, service.INBOUND_SOURCE);
         return reply.status(201).send(received);
       } catch (err) {
-        if (err instanceof AppError && err.status < 500) countRefused(deps, service.INBOUND_SOURCE);
+        if (presented && err instanceof AppError && err.status < 500) countRefused(deps, service.INBOUND_SOURCE);
         throw err;
       }
     },
