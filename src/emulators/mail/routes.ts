@@ -12,6 +12,15 @@ import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
 const addresses = (list: { address?: string }[] | undefined) =>
   (list ?? []).map((a) => a.address?.toLowerCase()).filter((a): a is string => Boolean(a));
 
+type StoredAttachment = (typeof emulatorMail.$inferSelect)['attachments'][number] & { encoding?: 'base64' };
+
+/** An attachment as listed: `content` base64. Rows stored before it was kept as base64 hold decoded text. */
+const listedAttachment = ({ filename, contentType, content, encoding }: StoredAttachment) => ({
+  filename,
+  contentType,
+  content: encoding === 'base64' ? content : Buffer.from(content, 'utf8').toString('base64'),
+});
+
 export async function mailEmulator(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const faults = new FaultBook();
@@ -30,7 +39,8 @@ export async function mailEmulator(fastify: FastifyInstance): Promise<void> {
       if (fault) return reply.status(fault.status!).send({ error: 'injected fault' });
       const raw = request.body as Buffer;
       if (!Buffer.isBuffer(raw)) return reply.status(415).send({ error: 'Send message/rfc822' });
-      const parsed = await PostalMime.parse(raw);
+      // Attachments as base64, the way the mailbox lists them (contract §11): binary parts survive whole.
+      const parsed = await PostalMime.parse(raw, { attachmentEncoding: 'base64' });
       const to = [...addresses(parsed.to), ...addresses(parsed.cc), ...addresses(parsed.bcc)];
       const row = {
         id: newId('eml'),
@@ -42,7 +52,8 @@ export async function mailEmulator(fastify: FastifyInstance): Promise<void> {
         attachments: parsed.attachments.map((a) => ({
           filename: a.filename ?? 'attachment',
           contentType: a.mimeType,
-          content: typeof a.content === 'string' ? a.content : Buffer.from(a.content as ArrayBuffer).toString('utf8'),
+          content: typeof a.content === 'string' ? a.content : Buffer.from(a.content as ArrayBuffer).toString('base64'),
+          encoding: 'base64' as const,
         })),
         raw: raw.toString('utf8'),
       };
@@ -81,7 +92,7 @@ export async function mailEmulator(fastify: FastifyInstance): Promise<void> {
           subject: r.subject,
           text: r.text,
           html: r.html ?? undefined,
-          attachments: r.attachments,
+          attachments: r.attachments.map(listedAttachment),
           sentAt: r.sentAt.toISOString(),
         })),
       };

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { waitForMail } from '../../../test/helpers/factories.js';
@@ -38,7 +39,35 @@ describe('outgoing mail', () => {
     expect(mail.text.trim()).toBe('Hello');
     expect(mail.attachments[0]).toMatchObject({ filename: 'invite.ics' });
     expect(mail.attachments[0].contentType).toContain('text/calendar');
-    expect(mail.attachments[0].content).toContain('BEGIN:VCALENDAR');
+    // The mailbox lists attachment content as base64 (contract §11); a text part's line breaks are the decoder's.
+    const { content } = mail.attachments[0];
+    expect(content).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+    expect(Buffer.from(content, 'base64').toString('utf8').replace(/\r\n/g, '\n')).toBe(
+      'BEGIN:VCALENDAR\nEND:VCALENDAR\n',
+    );
+  });
+
+  it('the mail emulator lists attachments as base64, so binary content comes back byte for byte', async () => {
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80, 0xc3, 0x28]);
+    const raw = await new MailComposer({
+      from: 'lab@example.test',
+      to: 'binary@example.test',
+      subject: 'Scan',
+      text: 'Attached.',
+      attachments: [{ filename: 'scan.png', contentType: 'image/png', content: bytes }],
+    })
+      .compile()
+      .build();
+    const posted = await fetch(`${t.baseUrl}/_emulators/mail/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'message/rfc822' },
+      body: new Uint8Array(raw),
+    });
+    expect(posted.status).toBe(202);
+    const [mail] = await waitForMail(t, 'binary@example.test');
+    expect(mail.attachments).toEqual([
+      { filename: 'scan.png', contentType: 'image/png', content: bytes.toString('base64') },
+    ]);
   });
 
   it('a rolled-back transaction sends nothing', async () => {
