@@ -14,7 +14,7 @@ import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { isMember, organizationWorkspacesOf } from '../identity/index.js';
 import { patientExists } from '../patients/index.js';
-import { requestRoom, roomsForEvents } from '../telehealth/index.js';
+import { cancelRooms, closeProviderRooms, requestRoom, roomsForEvents } from '../telehealth/index.js';
 import {
   type AppointmentRow,
   appointmentOf,
@@ -462,7 +462,8 @@ export async function createEvent(
       await saveAppointment(tx, row);
       await notifyGuests(tx, ctx.workspaceId, event, cal.accountEmail, 'created');
       // A visit with video gets a telehealth room, prepared in the background (never blocks this write).
-      if (product) await requestRoom(tx, ctx.workspaceId, event.id);
+      // A series' room is standing: every occurrence meets in it.
+      if (product) await requestRoom(tx, ctx.workspaceId, event.id, { standing: Boolean(draft.recurrence?.length) });
       if (draft.patientId) {
         await emitAppointment(tx, ctx.workspaceId, 'appointment.created', {
           eventId: event.id,
@@ -671,7 +672,12 @@ async function deleteResolved(
     .getEvent(t.session, t.cal.providerCalendarId, t.providerEventId)
     .catch(() => undefined);
   await t.provider.adapter.deleteEvent(t.session, t.cal.providerCalendarId, t.providerEventId);
+  const closing: string[] = [];
   await withTenant(deps.db, ctx, async (tx) => {
+    // A cancelled visit (or series) cannot be met in any more; one occurrence leaves the series' room.
+    if (!current?.recurringEventId) {
+      closing.push(...(await cancelRooms(tx, ctx.workspaceId, [encodeEventId(t.cal.id, t.providerEventId)])));
+    }
     if (current && !current.recurringEventId) {
       await notifyGuests(tx, ctx.workspaceId, present(ctx, t.cal, current), t.cal.accountEmail, 'cancelled');
     } else if (current) {
@@ -718,6 +724,7 @@ async function deleteResolved(
       });
     }
   });
+  await closeProviderRooms(deps, ctx.log, closing);
   const zoomMeeting =
     current && !current.recurringEventId
       ? (await withTenant(deps.db, ctx, (tx) => appointmentOf(tx, ctx.workspaceId, t.cal.id, [t.providerEventId])))

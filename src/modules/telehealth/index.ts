@@ -2,4 +2,4 @@
 
 export { localStunUrl } from '../../emulators/video/routes.js';
 export { telehealthModule } from './module.js';
-export { type Room, requestRoom, roomsForEvents } from './service.js';
+export { cancelRooms, closeProviderRooms, type Room, requestRoom, roomsForEvents } from './service.js';

@@ -67,11 +67,19 @@ export const prewarmRoomJob = defineJob({
   },
 });
 
-/** Asks for a room for the event, in the caller's transaction (idempotent per event). */
-export async function requestRoom(tx: Tx, workspaceId: string, eventId: string): Promise<void> {
+/**
+ * Asks for a room for the event, in the caller's transaction (idempotent per event). A series'
+ * room is `standing`: its occurrences all meet in it, and ending one meeting readies it for the next.
+ */
+export async function requestRoom(
+  tx: Tx,
+  workspaceId: string,
+  eventId: string,
+  options: { standing?: boolean } = {},
+): Promise<void> {
   const inserted = await tx
     .insert(telehealthRooms)
-    .values({ workspaceId, id: newId('room'), eventId })
+    .values({ workspaceId, id: newId('room'), eventId, standing: options.standing ?? false })
     .onConflictDoNothing()
     .returning({ id: telehealthRooms.id });
   if (inserted[0]) await enqueueJob(tx, prewarmRoomJob, { roomId: inserted[0].id }, { workspaceId });
@@ -125,7 +133,43 @@ export async function startRoom(deps: AppDeps, ctx: RequestContext, id: string):
   });
 }
 
-/** → ended (meeting.ended); the provider's room is closed after commit, best effort. */
+/**
+ * The visit these events were is cancelled: their rooms not yet in use end (a live meeting runs on
+ * until it is ended), in the caller's transaction. Answers the provider's rooms to close after commit.
+ */
+export async function cancelRooms(tx: Tx, workspaceId: string, eventIds: string[]): Promise<string[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await tx
+    .update(telehealthRooms)
+    .set({ status: 'ended', endedAt: sql`now()` })
+    .where(
+      and(
+        eq(telehealthRooms.workspaceId, workspaceId),
+        inList(telehealthRooms.eventId, eventIds),
+        inList(telehealthRooms.status, ['pending', 'warm']),
+      ),
+    )
+    .returning({ providerRoomId: telehealthRooms.providerRoomId });
+  return rows.flatMap((r) => (r.providerRoomId ? [r.providerRoomId] : []));
+}
+
+/** Closes rooms at the video provider, best effort (after the commit that ended them). */
+export async function closeProviderRooms(deps: AppDeps, log: RequestContext['log'], providerRoomIds: string[]) {
+  const video = resolveVideo(deps);
+  if (!video) return;
+  await Promise.all(
+    providerRoomIds.map((roomId) =>
+      video
+        .endRoom(roomId)
+        .catch((err) => log.warn({ err, providerRoomId: roomId }, 'video room could not be closed at the provider')),
+    ),
+  );
+}
+
+/**
+ * → ended (meeting.ended); the provider's room is closed after commit, best effort. A standing room
+ * (a series') goes back to `warm` instead, for the series' next occurrence.
+ */
 export async function endRoom(deps: AppDeps, ctx: RequestContext, id: string): Promise<Room> {
   const room = await withTenant(deps.db, ctx, async (tx) => {
     const [row] = await tx
@@ -134,19 +178,15 @@ export async function endRoom(deps: AppDeps, ctx: RequestContext, id: string): P
       .where(and(eq(telehealthRooms.workspaceId, ctx.workspaceId), eq(telehealthRooms.id, id)))
       .for('update');
     if (!row) throw notFound('Room');
-    if (row.status === 'ended') return row;
+    if (row.status === 'ended' || (row.standing && row.status !== 'live')) return row;
     const [ended] = await tx
       .update(telehealthRooms)
-      .set({ status: 'ended', endedAt: sql`now()` })
+      .set({ status: row.standing ? 'warm' : 'ended', endedAt: sql`now()` })
       .where(and(eq(telehealthRooms.workspaceId, ctx.workspaceId), eq(telehealthRooms.id, id)))
       .returning();
     await publishEvent(tx, ctx, 'meeting.ended', { roomId: id, eventId: row.eventId, endedBy: ctx.userId });
     return ended;
   });
-  if (room.providerRoomId) {
-    await resolveVideo(deps)
-      ?.endRoom(room.providerRoomId)
-      .catch((err) => ctx.log.warn({ err, roomId: id }, 'video room could not be closed at the provider'));
-  }
+  if (room.providerRoomId && room.status === 'ended') await closeProviderRooms(deps, ctx.log, [room.providerRoomId]);
   return present(room);
 }

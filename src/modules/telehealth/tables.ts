@@ -1,9 +1,10 @@
-import { index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /**
  * A video room for a calendar event with conferencing: pre-warmed in the background (`warm`), then
- * `live` while the visit runs and `ended` after. One room per event.
+ * `live` while the visit runs and `ended` after (a series' standing room goes back to `warm`). One room
+ * per event (a series' occurrences share the series').
  */
 export const telehealthRooms = pgTable(
   'telehealth_rooms',
@@ -18,6 +19,11 @@ export const telehealthRooms = pgTable(
       .notNull()
       .default('pending'),
     attempts: integer('attempts').notNull().default(0),
+    /**
+     * A repeating visit's room (migration 0029): every occurrence meets in it, so ending a meeting
+     * makes it `warm` again for the next one; it ends when the series is cancelled.
+     */
+    standing: boolean('standing').notNull().default(false),
     startedAt: ts('started_at'),
     endedAt: ts('ended_at'),
     createdAt: ts('created_at').notNull().defaultNow(),

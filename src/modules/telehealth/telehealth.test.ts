@@ -77,6 +77,68 @@ describe('telehealth rooms', () => {
     ]);
   });
 
+  it("a repeating visit's room serves every occurrence: ending one meeting readies it for the next", async () => {
+    const made = await req('POST', '/calendar/events', {
+      calendar,
+      draft: {
+        title: 'Weekly video check-in',
+        start: '2026-12-14T16:00:00Z',
+        end: '2026-12-14T16:30:00Z',
+        timeZone: 'America/New_York',
+        conference: 'meet',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    await prewarm();
+    const week = async () =>
+      (await req('GET', '/calendar/events?timeMin=2026-12-14T00:00:00Z&timeMax=2027-01-04T00:00:00Z'))
+        .json()
+        .items.filter((e: { recurringEventId: string | null }) => e.recurringEventId === made.json().eventId);
+    const before = await week();
+    expect(before).toHaveLength(3);
+    const roomId = before[0].telehealth.roomId;
+    expect(new Set(before.map((e: { telehealth: { roomId: string } }) => e.telehealth?.roomId))).toEqual(
+      new Set([roomId]),
+    );
+    expect((await req('POST', `/telehealth/rooms/${roomId}/start`)).json().status).toBe('live');
+    const ended = await req('POST', `/telehealth/rooms/${roomId}/end`);
+    expect(ended.json()).toMatchObject({ status: 'warm' });
+    expect(ended.json().endedAt).toBeTruthy();
+    // Next week's visit still has its link, and the room starts again.
+    expect((await week()).map((e: { telehealth: { roomId: string } | null }) => e.telehealth?.roomId)).toEqual([
+      roomId,
+      roomId,
+      roomId,
+    ]);
+    expect((await req('POST', `/telehealth/rooms/${roomId}/start`)).json().status).toBe('live');
+  });
+
+  it('cancelling a video visit ends its room: it cannot be started any more', async () => {
+    const made = await req('POST', '/calendar/events', {
+      calendar,
+      draft: {
+        title: 'Cancelled visit',
+        start: '2026-12-17T15:00:00Z',
+        end: '2026-12-17T15:30:00Z',
+        conference: 'meet',
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    await prewarm();
+    const { telehealth } = await listed(made.json().eventId);
+    expect(telehealth.roomId).toBeTruthy();
+    const cancel = await t.request({
+      method: 'DELETE',
+      url: `/api/v1/calendar/events?event=${encodeURIComponent(made.json().eventId)}`,
+      token: ws.admin.token,
+    });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    expect((await req('GET', `/telehealth/rooms/${telehealth.roomId}`)).json().status).toBe('ended');
+    const start = await req('POST', `/telehealth/rooms/${telehealth.roomId}/start`);
+    expect([start.statusCode, start.json().code]).toEqual([409, 'room_ended']);
+  });
+
   it('a room still being prepared cannot start yet; an event without video gets none', async () => {
     const made = await req('POST', '/calendar/events', {
       calendar,
