@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { countAccepted, countRefused, flushAcceptance, measureAcceptance } from '../../platform/acceptance.js';
+import { withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { sendMailJob } from '../../platform/mail/mailer.js';
 
@@ -277,6 +278,51 @@ describe('incidents', () => {
     expect(after.json().incidents[0]).toMatchObject({ component: 'oauth-google', status: 'closed' });
     expect(await bannersOf(ws)).toEqual([]);
     expect((await inboxOf(ws)).map((i) => i.kind)).toContain('health.incident_resolved');
+  });
+
+  it('the telehealth banner and notice go only where video visits can be held', async () => {
+    // A workspace that has had a video room but no calendar connection now (rooms outlive connections).
+    const roomsOnly = await createWorkspace(t, { tier: 'advanced' });
+    await withSystem(t.app.atrium.db, (tx) =>
+      tx.execute(
+        sql`INSERT INTO telehealth_rooms (workspace_id, id, event_id) VALUES (${roomsOnly.id}, 'room_probe_banner', 'evt_probe_banner')`,
+      ),
+    );
+    await t.request({
+      method: 'POST',
+      url: '/_emulators/video/faults',
+      payload: { operation: 'stun.binding', status: 503, times: 1000 },
+    });
+    try {
+      for (let run = 0; run < 3; run++) await cron();
+    } finally {
+      await t.request({ method: 'DELETE', url: '/_emulators/video/faults' });
+    }
+    const telehealthBanners = async (w: TestWorkspace) =>
+      (
+        (await t.request({ method: 'GET', url: '/api/v1/health/banners', token: w.admin.token })).json().items as {
+          feature: string;
+        }[]
+      ).filter((b) => b.feature === 'telehealth');
+    const videoNotices = async (w: TestWorkspace) =>
+      (
+        (await t.request({ method: 'GET', url: '/api/v1/inbox', token: w.admin.token })).json().items as {
+          eventType: string;
+        }[]
+      ).filter((i) => i.eventType === 'health.video');
+    try {
+      // `ws` has a Google Calendar connection; `roomsOnly` has had rooms; `other` has neither.
+      expect(await telehealthBanners(ws)).toHaveLength(1);
+      expect(await telehealthBanners(roomsOnly)).toHaveLength(1);
+      expect(await telehealthBanners(other)).toEqual([]);
+      expect(await videoNotices(ws)).toHaveLength(1);
+      expect(await videoNotices(other)).toEqual([]);
+    } finally {
+      // Two passing runs close it again, so the tests after see no open incident.
+      await cron();
+      await cron();
+    }
+    expect(await telehealthBanners(ws)).toEqual([]);
   });
 
   it('the dashboard is for workspace admins only', async () => {

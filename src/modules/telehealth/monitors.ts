@@ -3,18 +3,43 @@
 // share of rooms asked for in the last 24 h that the provider created; the nightly run also
 // creates and ends one room at the provider.
 import { performance } from 'node:perf_hooks';
-import { sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { localStunUrl } from '../../emulators/video/routes.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import type { DependencyProbe } from '../../platform/module.js';
 import { stunBinding } from '../../platform/net/stun.js';
+import { oauthConnections } from '../../platform/oauth/index.js';
 import { probeFetch } from '../../platform/upstream/index.js';
+import { telehealthRooms } from './tables.js';
+
+/**
+ * Where video visits matter (banners and inbox notices, contract §9: only the features that affect
+ * that user): a workspace that has had a video room, or has a calendar connection to book one on (a
+ * visit with video is an event on a connected Google or Microsoft calendar).
+ */
+const affects: DependencyProbe['affects'] = async (tx, workspaceId) => {
+  const rooms = await tx
+    .select({ id: telehealthRooms.id })
+    .from(telehealthRooms)
+    .where(eq(telehealthRooms.workspaceId, workspaceId))
+    .limit(1);
+  if (rooms.length > 0) return true;
+  const calendars = await tx
+    .select({ id: oauthConnections.id })
+    .from(oauthConnections)
+    .where(
+      and(eq(oauthConnections.workspaceId, workspaceId), inArray(oauthConnections.provider, ['google', 'microsoft'])),
+    )
+    .limit(1);
+  return calendars.length > 0;
+};
 
 const relay: DependencyProbe = {
   id: 'video:relay-reachability',
   feature: 'telehealth',
   slo: 'the relay answers a STUN binding within 500 ms',
   impact: 'Video visits may fail to connect right now.',
+  affects,
   timeoutMs: 4_000,
   async measure(deps, { signal }) {
     const url = deps.config.turnUrl ?? localStunUrl(deps);
@@ -43,6 +68,7 @@ const rooms: DependencyProbe = {
   feature: 'telehealth',
   slo: '≥ 95 % of rooms asked for in 24 h were created',
   impact: 'Video rooms for visits are not being prepared; join links may be missing.',
+  affects,
   timeoutMs: 8_000,
   async measure(deps, { signal, deep }) {
     if (deep && deps.config.emulators) {
