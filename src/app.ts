@@ -26,6 +26,7 @@ import { registerBodyParsers } from './platform/http/raw-body.js';
 import { trustProxyFunction } from './platform/http/trust-proxy.js';
 import { registerIdempotency } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
+import { safeError } from './platform/log-safety.js';
 import { Scheduler } from './platform/scheduler/scheduler.js';
 import type { AppDeps } from './platform/types.js';
 
@@ -71,7 +72,12 @@ export interface BuildOptions {
 
 export async function buildApp({ config, database, logStream }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: logStream ? { level: config.logLevel, stream: logStream } : { level: config.logLevel },
+    // Errors are logged without the values they quote (a failed statement's parameters, a key's detail).
+    logger: {
+      level: config.logLevel,
+      serializers: { err: safeError },
+      ...(logStream ? { stream: logStream } : {}),
+    },
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
     genReqId: (req) => {

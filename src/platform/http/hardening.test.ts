@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.js';
@@ -70,6 +71,11 @@ describe('hostile text', () => {
     expect(isHostileText('emoji 😀 ok')).toBe(false);
     expect(findHostileText({ a: [{ b: 'x\u0000' }] }, 'body')).toBe('body.a.0.b');
     expect(findHostileText({ 'k\u0000': 1 }, 'body')).toBe('body');
+    // No depth hides it (the walk had stopped at 64 levels).
+    let deep: unknown = 'x\u0000y';
+    for (let i = 0; i < 5000; i++) deep = i % 2 ? { a: deep } : [deep];
+    expect(findHostileText(deep, 'body')).toMatch(/^body(\.(a|0))+$/);
+    expect(findHostileText({ first: 'ok', second: ['x', 'y\ud800'] }, 'body')).toBe('body.second.1');
   });
 
   it('NUL or a lone surrogate in a body, query or path is 400 validation_failed and stores nothing', async () => {
@@ -78,6 +84,8 @@ describe('hostile text', () => {
       '{"givenName":"Ann\\u0000","familyName":"Lee"}',
       '{"givenName":"Ann","familyName":"Lee\\ud800"}',
       '{"givenName":"Ann","familyName":"Lee","mrn":"\\udfff1"}',
+      // Unknown members are not stored, but hostile text 70 levels down is refused all the same.
+      `{"givenName":"Ann","familyName":"Lee","zz":${'{"a":'.repeat(70)}"x\\u0000y"${'}'.repeat(70)}}`,
     ]) {
       const res = await app.inject({
         method: 'POST',
@@ -117,6 +125,24 @@ describe('caching and logs', () => {
     const second = lines.filter((l) => l.includes('req-log-probe-2'));
     expect(second).toHaveLength(1);
     expect(JSON.parse(second[0]).route).toBe('/api/v1/patients/:id');
+  });
+
+  it("a failed statement is logged with its text and the database's reason, never its parameters", async () => {
+    let failure: unknown;
+    try {
+      await testDb.database.db.execute(
+        sql`SELECT ${'Referral for Zelda Quartermaine'}::text AS subject, ${'not a number'}::int AS n`,
+      );
+    } catch (err) {
+      failure = err;
+    }
+    expect(String((failure as Error).message)).toContain('Zelda'); // Drizzle's own message quotes it
+    lines.length = 0;
+    app.log.error({ err: failure }, 'unhandled error');
+    const logged = lines.join('\n');
+    expect(logged).toContain('Failed query: SELECT');
+    expect(logged).toContain('invalid input syntax for type integer');
+    expect(logged).not.toMatch(/Zelda|Quartermaine|not a number/);
   });
 
   it('pathOnly drops the query', () => {

@@ -21,24 +21,27 @@ export function isHostileText(text: string): boolean {
   return text.includes('\u0000') || LONE_SURROGATE.test(text);
 }
 
-const MAX_DEPTH = 64;
-
-/** The path of the first string (or key) in `value` that is hostile text, or undefined. */
-export function findHostileText(value: unknown, path: string, depth = 0): string | undefined {
-  if (typeof value === 'string') return isHostileText(value) ? path : undefined;
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findHostileText(value[i], `${path}.${i}`, depth + 1);
-      if (found) return found;
+/**
+ * The path of the first string (or key) in `value` that is hostile text, or undefined. Walks with its
+ * own stack, so no nesting depth hides anything (the body limit bounds the work).
+ */
+export function findHostileText(value: unknown, path: string): string | undefined {
+  const stack: [unknown, string][] = [[value, path]];
+  while (stack.length > 0) {
+    const [item, at] = stack.pop()!;
+    if (typeof item === 'string') {
+      if (isHostileText(item)) return at;
+      continue;
     }
-    return undefined;
-  }
-  if (Buffer.isBuffer(value)) return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    if (isHostileText(key)) return path;
-    const found = findHostileText(item, `${path}.${key}`, depth + 1);
-    if (found) return found;
+    if (item === null || typeof item !== 'object' || Buffer.isBuffer(item)) continue;
+    // Pushed in reverse, so the first hostile text in document order is the one reported.
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], `${at}.${i}`]);
+      continue;
+    }
+    const entries = Object.entries(item);
+    for (const [key] of entries) if (isHostileText(key)) return at;
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], `${at}.${entries[i][0]}`]);
   }
   return undefined;
 }

@@ -1,0 +1,50 @@
+// What an error may say in a log line. Logs never carry request bodies or patient data (§1,
+// convention 16), but a database error does by default: Drizzle's "Failed query" message and stack
+// carry every parameter of the statement (a patient's name, a message's text), and PostgreSQL's
+// `detail` quotes the values of a failing key and its data errors quote the value in their message. The logger's `err` serializer writes errors through here.
+
+/** Members of an error (or its causes) that quote stored or submitted values. */
+const QUOTING = new Set(['params', 'parameters', 'detail', 'where', 'internalQuery']);
+const MAX_CAUSES = 5;
+
+/** PostgreSQL's data and constraint errors (SQLSTATE classes 22, 23) quote the value in their message. */
+const QUOTES_VALUES = /^2[23]/;
+
+function scrubText(text: string, err: object): string {
+  const code = (err as { code?: unknown; severity?: unknown }).code;
+  if (typeof code === 'string' && 'severity' in err && QUOTES_VALUES.test(code)) {
+    text = text.replace(/"(?:[^"\\]|\\.)*"/g, '"…"');
+  }
+  if (!('params' in err)) return text;
+  // Drizzle writes `Failed query: <sql>\nparams: <params>`: the statement stays, its values go.
+  const quoted = `params: ${String((err as { params?: unknown }).params)}`;
+  return text.split(quoted).join('params: [not logged]');
+}
+
+export interface LoggedError {
+  [member: string]: unknown;
+  type: string;
+  message: string;
+  stack: string;
+}
+
+/** A log-safe copy of an error: type, message, stack, code and the other members, minus quoted values. */
+export function safeError(err: Error): LoggedError {
+  return copy(err, 0) as LoggedError;
+}
+
+function copy(err: unknown, depth: number): unknown {
+  if (!(err instanceof Error)) return err;
+  const source = err as Error & Record<string, unknown>;
+  const out: Record<string, unknown> = {
+    type: source.constructor?.name ?? 'Error',
+    message: scrubText(source.message, source),
+    stack: scrubText(source.stack ?? '', source),
+  };
+  for (const [key, value] of Object.entries(source)) {
+    if (QUOTING.has(key) || key === 'cause' || key in out) continue;
+    out[key] = value;
+  }
+  if (source.cause !== undefined && depth < MAX_CAUSES) out.cause = copy(source.cause, depth + 1);
+  return out;
+}
