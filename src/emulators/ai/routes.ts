@@ -1,5 +1,8 @@
-// AI emulator: an OpenAI-compatible chat-completions endpoint served by the deterministic offline
-// model (model.ts). Fault operation: `chat.completions`.
+// AI emulator: two OpenAI-compatible chat-completions endpoints served by the deterministic offline
+// model (model.ts), so the assistant's fallback chain has a real second provider offline: the primary
+// `POST /v1/chat/completions` (fault operation `chat.completions`, model `atrium-offline-1`) and the
+// fallback `POST /fallback/v1/chat/completions` (fault operation `fallback.chat.completions`, model
+// `atrium-offline-fallback-1`). A fault on one never touches the other.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -20,39 +23,50 @@ export async function aiEmulator(fastify: FastifyInstance): Promise<void> {
   registerFaultRoutes(fastify, faults);
   let completions = 0;
 
-  app.post(
-    '/v1/chat/completions',
-    {
-      bodyLimit: 4 * 1024 * 1024,
-      schema: { tags: ['emulators'], summary: 'OpenAI-compatible chat completion (offline model)', body },
-    },
-    async (request, reply) => {
-      const fault = await applyFault(faults, 'chat.completions');
-      if (fault)
-        return reply.status(fault.status!).send({ error: { message: 'injected fault', type: 'server_error' } });
-      const n = ++completions;
-      let calls = 0;
-      const messages = request.body.messages as unknown as EmuMessage[];
-      const tools = (request.body.tools ?? []) as unknown as EmuTool[];
-      const answer = complete(messages, tools, () => `call_${n}_${++calls}`);
-      return {
-        id: `chatcmpl-emu-${n}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: request.body.model ?? 'atrium-offline-1',
-        choices: [
-          {
-            index: 0,
-            message: {
-              role: 'assistant',
-              content: answer.content,
-              ...(answer.tool_calls ? { tool_calls: answer.tool_calls } : {}),
+  const endpoint = (path: string, operation: string, defaultModel: string, summary: string) =>
+    app.post(
+      path,
+      { bodyLimit: 4 * 1024 * 1024, schema: { tags: ['emulators'], summary, body } },
+      async (request, reply) => {
+        const fault = await applyFault(faults, operation);
+        if (fault)
+          return reply.status(fault.status!).send({ error: { message: 'injected fault', type: 'server_error' } });
+        const n = ++completions;
+        let calls = 0;
+        const messages = request.body.messages as unknown as EmuMessage[];
+        const tools = (request.body.tools ?? []) as unknown as EmuTool[];
+        const answer = complete(messages, tools, () => `call_${n}_${++calls}`);
+        return {
+          id: `chatcmpl-emu-${n}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: request.body.model ?? defaultModel,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: answer.content,
+                ...(answer.tool_calls ? { tool_calls: answer.tool_calls } : {}),
+              },
+              finish_reason: answer.tool_calls ? 'tool_calls' : 'stop',
             },
-            finish_reason: answer.tool_calls ? 'tool_calls' : 'stop',
-          },
-        ],
-        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-      };
-    },
+          ],
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        };
+      },
+    );
+
+  endpoint(
+    '/v1/chat/completions',
+    'chat.completions',
+    'atrium-offline-1',
+    'OpenAI-compatible chat completion (offline model)',
+  );
+  endpoint(
+    '/fallback/v1/chat/completions',
+    'fallback.chat.completions',
+    'atrium-offline-fallback-1',
+    'OpenAI-compatible chat completion (offline fallback model)',
   );
 }

@@ -158,6 +158,7 @@ describe('each probe sees its dependency fail', () => {
     ['payments:checkout', 'payments', 'sessions.create'],
     ['tts:fallback', 'tts', 'fallback.speech'],
     ['ai:latency', 'ai', 'chat.completions'],
+    ['ai:fallback', 'ai', 'fallback.chat.completions'],
   ])('%s fails while the %s emulator answers 503 to %s', async (probe, emulator, operation) => {
     await t.request({
       method: 'POST',
@@ -339,6 +340,8 @@ describe('incidents', () => {
     });
     const body = (await cron()).json() as { checks: Checks };
     expect(body.checks['ai:latency'][0]).toMatchObject({ status: 'fail', observedValue: 503 });
+    // The fallback is its own endpoint: the primary's fault does not fail it.
+    expect(body.checks['ai:fallback'][0]).toMatchObject({ status: 'pass' });
     expect((await cron()).json().checks['ai:latency'][0].status).toBe('pass');
   });
 });

@@ -102,15 +102,21 @@ describe('model provider chain', () => {
   });
 
   it('answers 502 problem+json when every provider fails', async () => {
-    await fetch(`${t.baseUrl}/_emulators/ai/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ operation: 'chat.completions', status: 500 }),
-    });
+    for (const operation of ['chat.completions', 'fallback.chat.completions']) {
+      await fetch(`${t.baseUrl}/_emulators/ai/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ operation, status: 500 }),
+      });
+    }
     const res = await chat('hi');
     expect(res.statusCode).toBe(502);
     expect(res.json()).toMatchObject({ code: 'upstream_failed' });
-    expect(res.json().failures.map((f: { provider: string }) => f.provider)).toEqual(['configured', 'emulator']);
+    expect(res.json().failures.map((f: { provider: string }) => f.provider)).toEqual([
+      'configured',
+      'emulator',
+      'emulator-fallback',
+    ]);
   });
 
   it("opens the configured provider's breaker after repeated failures and goes straight to the fallback", async () => {

@@ -173,11 +173,14 @@ describe('assistant conversations', () => {
   it('streams an error event with the problem when the model fails, and stores nothing', async () => {
     const before = (await t.request({ method: 'GET', url: '/api/v1/chat/conversations', token: ws.admin.token })).json()
       .items.length;
-    await fetch(`${t.baseUrl}/_emulators/ai/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ operation: 'chat.completions', status: 500, times: 1 }),
-    });
+    // The primary model and its fallback both fail.
+    for (const operation of ['chat.completions', 'fallback.chat.completions']) {
+      await fetch(`${t.baseUrl}/_emulators/ai/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ operation, status: 500, times: 1 }),
+      });
+    }
     const res = await t.request({
       method: 'POST',
       url: '/api/v1/chat/conversations',

@@ -1,5 +1,6 @@
 // ModelProvider: an OpenAI-compatible chat-completions endpoint with function tools. The chain
-// is the configured provider (ATRIUM_AI_BASE_URL) first, then the offline model emulator.
+// is the configured provider (ATRIUM_AI_BASE_URL) first, then, with emulators on, the offline model
+// emulator and its separate fallback endpoint (so a failing primary always has somewhere to go).
 import { AppError } from '../../../platform/errors.js';
 import type { AppDeps } from '../../../platform/types.js';
 import { createUpstream, UpstreamError, type UpstreamResponse } from '../../../platform/upstream/index.js';
@@ -110,6 +111,7 @@ export function openAiCompatibleProvider(opts: OpenAiCompatibleOptions): ModelPr
 }
 
 export const OFFLINE_MODEL = 'atrium-offline-1';
+export const OFFLINE_FALLBACK_MODEL = 'atrium-offline-fallback-1';
 
 /** The fallback chain for this deployment, in order. */
 export function resolveModelProviders(deps: AppDeps): ModelProvider[] {
@@ -132,6 +134,14 @@ export function resolveModelProviders(deps: AppDeps): ModelProvider[] {
         name: 'emulator',
         baseUrl: `${deps.selfUrl()}/_emulators/ai/v1`,
         model: OFFLINE_MODEL,
+        offline: true,
+        timeoutMs: ai.timeoutMs,
+      }),
+      // Its own endpoint, fault operation and breaker: what fails the primary does not fail it.
+      openAiCompatibleProvider({
+        name: 'emulator-fallback',
+        baseUrl: `${deps.selfUrl()}/_emulators/ai/fallback/v1`,
+        model: OFFLINE_FALLBACK_MODEL,
         offline: true,
         timeoutMs: ai.timeoutMs,
       }),

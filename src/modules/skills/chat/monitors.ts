@@ -1,7 +1,8 @@
 // Health probes of the assistant's model providers (contract §9): the primary answers a one-line
 // completion in time (called directly, past the circuit breaker, so a recovery shows at the next
 // run); its 5xx share over the last minutes of real traffic; and the next provider of the fallback
-// chain answers, so a tripped primary has somewhere to go.
+// chain answers, called directly too, so a tripped primary has somewhere to go (with emulators on, the
+// AI emulator's separate fallback endpoint: a fault on the primary does not touch it).
 import { performance } from 'node:perf_hooks';
 import type { DependencyProbe, ProbeResult } from '../../../platform/module.js';
 import type { AppDeps } from '../../../platform/types.js';
@@ -28,13 +29,21 @@ async function ping(provider: ModelProvider, signal: AbortSignal): Promise<Probe
     }),
   });
   const ms = Math.round(performance.now() - started);
-  await res.arrayBuffer().catch(() => undefined);
+  const body = (await res.json().catch(() => undefined)) as { choices?: { message?: unknown }[] } | undefined;
   if (!res.ok)
     return {
       status: 'fail',
       observedValue: res.status,
       observedUnit: 'http status',
       output: `${provider.name} answered ${res.status}`,
+    };
+  // What the chat needs from it (model-provider.ts): a message to answer with.
+  if (!body?.choices?.[0]?.message)
+    return {
+      status: 'fail',
+      observedValue: res.status,
+      observedUnit: 'http status',
+      output: `${provider.name} answered ${res.status} without a completion message`,
     };
   return {
     status: ms <= SLOW_MS ? 'pass' : 'warn',
@@ -89,12 +98,16 @@ export const aiMonitors: DependencyProbe[] = [
     async measure(deps, { signal }) {
       const chain = resolveModelProviders(deps);
       if (chain.length < 2) {
+        // Nothing to fall back to is not a failure of a dependency, but it is not healthy either:
+        // when the one provider fails, the assistant cannot answer.
         return {
-          status: chain.length === 0 ? 'warn' : 'pass',
+          status: 'warn',
           observedValue: chain.length,
           observedUnit: 'providers',
           output:
-            chain.length === 0 ? 'No model provider is configured' : `Only ${chain[0].name}: it is its own last resort`,
+            chain.length === 0
+              ? 'No model provider is configured'
+              : `Only ${chain[0].name} is configured: no fallback model, so the assistant cannot answer while it fails`,
         };
       }
       return ping(chain[1], signal);
