@@ -2,6 +2,7 @@
 // the mail queue and the mail emulator; SEQUENCE grows with each change, removed guests and a
 // deleted event get CANCEL; the UID stays; required RFC 5545 properties are present.
 import { sql } from 'drizzle-orm';
+import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
@@ -9,6 +10,8 @@ import { createWorkspace, type TestWorkspace } from '../../../test/helpers/facto
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { sendMailJob } from '../../platform/mail/mailer.js';
+import { buildIcs } from './invitations.js';
+import type { CalendarEvent } from './schema.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -32,13 +35,50 @@ const icsOf = (mail: Sent) => {
   const part = mail.attachments.find((a) => a.filename === 'invite.ics');
   expect(part, JSON.stringify(mail.attachments.map((a) => a.filename))).toBeTruthy();
   // The mailbox lists attachment content as base64 (contract §11).
-  return Buffer.from(part!.content, 'base64').toString('utf8').replace(/\r\n /g, '');
+  return Buffer.from(part!.content, 'base64')
+    .toString('utf8')
+    .replace(/\r?\n[ \t]/g, '');
 };
 /** A property of the VCALENDAR or, past the VTIMEZONE, of the VEVENT. */
 const prop = (ics: string, name: string) => {
   const event = ics.slice(ics.indexOf('BEGIN:VEVENT'));
   return new RegExp(`^${name}[;:](.*)$`, 'm').exec(event)?.[1] ?? new RegExp(`^${name}[;:](.*)$`, 'm').exec(ics)?.[1];
 };
+
+/** What a guest's calendar makes of a REQUEST (ical.js, RFC 5545): each occurrence's start and location. */
+function guestView(ics: string) {
+  const root = new ICAL.Component(ICAL.parse(ics));
+  const events = root.getAllSubcomponents('vevent').map((c) => new ICAL.Event(c));
+  const master = events.find((e) => !e.isRecurrenceException())!;
+  for (const override of events.filter((e) => e.isRecurrenceException())) master.relateException(override);
+  const seen: { start: string; location: string }[] = [];
+  const iterator = master.iterator();
+  for (let next = iterator.next(); next; next = iterator.next()) {
+    const details = master.getOccurrenceDetails(next);
+    seen.push({ start: details.startDate.toJSDate().toISOString(), location: details.item.location });
+  }
+  return seen;
+}
+
+/** The same, as the provider lists the series' occurrences through the API. */
+async function providerView(cal: string, title: string) {
+  const listed = await t.request({
+    method: 'GET',
+    url: `/api/v1/calendar/events?timeMin=2026-10-01T00:00:00Z&timeMax=2026-12-01T00:00:00Z&calendar=${encodeURIComponent(cal)}`,
+    token: ws.admin.token,
+  });
+  return (listed.json().items as { title: string; start: string; location: string }[])
+    .filter((e) => e.title === title)
+    .map((e) => ({ start: new Date(e.start).toISOString(), location: e.location }))
+    .sort((a, b) => a.start.localeCompare(b.start));
+}
+
+/** The VEVENTs of an iCalendar text, each as its unfolded lines. */
+const vevents = (ics: string) =>
+  ics
+    .split('BEGIN:VEVENT')
+    .slice(1)
+    .map((v) => v.slice(0, v.indexOf('END:VEVENT')));
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -169,6 +209,130 @@ describe('iMIP invitations', () => {
       expect(prop(cancelIcs, 'SEQUENCE')).toBe('2');
     });
   }
+
+  for (const provider of ['google', 'microsoft'] as const) {
+    it(`${provider}: a series update after one occurrence moved and one cancelled describes the series as it stands`, async () => {
+      const cal =
+        provider === 'google'
+          ? calendar
+          : (await connectCalendar(t, ws.admin.token, 'microsoft', `whole-${ws.id}@microsoft.example`)).calendarId;
+      const guest = `whole-${provider}-${ws.id}@example.test`;
+      const title = `Skills group ${provider}`;
+      const made = await req('POST', '/calendar/events', {
+        calendar: cal,
+        draft: {
+          title,
+          start: '2026-10-20T13:00:00Z',
+          end: '2026-10-20T14:00:00Z',
+          timeZone: 'America/New_York',
+          location: 'Room 1',
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+          attendees: [{ email: guest }],
+        },
+      });
+      expect(made.statusCode, made.body).toBe(201);
+      const seriesId = made.json().eventId;
+      const listed = await t.request({
+        method: 'GET',
+        url: `/api/v1/calendar/events?timeMin=2026-10-19T00:00:00Z&timeMax=2026-11-20T00:00:00Z&calendar=${encodeURIComponent(cal)}`,
+        token: ws.admin.token,
+      });
+      const occurrences = (listed.json().items as { id: string; title: string; start: string }[])
+        .filter((e) => e.title === title)
+        .sort((a, b) => a.start.localeCompare(b.start));
+      expect(occurrences).toHaveLength(4);
+      // Week 2 moves an hour later, week 3 (past the DST change) is cancelled, then the series moves room.
+      const moved = await req('PATCH', '/calendar/events', {
+        event: occurrences[1].id,
+        draft: { start: '2026-10-27T14:00:00Z', end: '2026-10-27T15:00:00Z' },
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+      expect((await req('DELETE', `/calendar/events?event=${encodeURIComponent(occurrences[2].id)}`)).statusCode).toBe(
+        200,
+      );
+      const patched = await req('PATCH', '/calendar/events', { event: seriesId, draft: { location: 'Room 4' } });
+      expect(patched.statusCode, patched.body).toBe(200);
+
+      const update = (await inbox(guest)).find((m) => m.subject === `Updated invitation: ${title}`);
+      expect(update).toBeTruthy();
+      const ics = icsOf(update!);
+      const [master, ...overrides] = vevents(ics);
+      expect(master, ics).toMatch(/^RRULE:FREQ=WEEKLY;(.*;)?COUNT=4(;|$)/m);
+      expect(master).toMatch(/^EXDATE;TZID=America\/New_York:20261103T090000$/m);
+      expect(master).not.toMatch(/^RECURRENCE-ID/m);
+      expect(overrides, ics).toHaveLength(1);
+      const [override] = overrides;
+      expect(override).toMatch(/^RECURRENCE-ID;TZID=America\/New_York:20261027T090000$/m);
+      expect(override).toMatch(/^DTSTART;TZID=America\/New_York:20261027T100000$/m);
+      expect(override).toMatch(/^DTEND;TZID=America\/New_York:20261027T110000$/m);
+      expect(override).not.toMatch(/^RRULE/m);
+      for (const v of [master, override]) {
+        expect(/^UID:(.*)$/m.exec(v)?.[1]).toBe(prop(ics, 'UID'));
+        expect(/^SEQUENCE:(.*)$/m.exec(v)?.[1]).toBe('3');
+        expect(/^LOCATION:(.*)$/m.exec(v)?.[1]).toBe('Room 4');
+      }
+      // The guest's calendar: week 2 at its new time, week 3 gone, all in the new room, as the provider lists it.
+      expect(guestView(ics)).toEqual([
+        { start: '2026-10-20T13:00:00.000Z', location: 'Room 4' },
+        { start: '2026-10-27T14:00:00.000Z', location: 'Room 4' },
+        { start: '2026-11-10T14:00:00.000Z', location: 'Room 4' },
+      ]);
+      expect(guestView(ics)).toEqual(await providerView(cal, title));
+
+      // The whole series moves to 10:00: the provider drops the old dates' exceptions, and so does the REQUEST.
+      const retimed = await req('PATCH', '/calendar/events', {
+        event: seriesId,
+        draft: { start: '2026-10-20T14:00:00Z', end: '2026-10-20T15:00:00Z' },
+      });
+      expect(retimed.statusCode, retimed.body).toBe(200);
+      const latest = icsOf((await inbox(guest)).find((m) => m.subject === `Updated invitation: ${title}`)!);
+      expect(prop(latest, 'SEQUENCE')).toBe('4');
+      expect(guestView(latest)).toEqual(await providerView(cal, title));
+    });
+  }
+
+  it('an all-day series names its cancelled and changed days by date, as its DTSTART (RFC 5545 §3.8.4.4)', () => {
+    const series: CalendarEvent = {
+      id: 'evt_c2VyaWVz',
+      provider: 'google',
+      calendar: 'cal_x',
+      title: 'Clinic day',
+      description: null,
+      start: '2026-10-20T00:00:00.000Z',
+      end: '2026-10-21T00:00:00.000Z',
+      timeZone: 'UTC',
+      allDay: true,
+      location: null,
+      attendees: [],
+      organizer: null,
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      recurringEventId: null,
+      originalStart: null,
+      conference: null,
+      telehealth: null,
+      patientId: null,
+      hostUserId: null,
+      status: 'confirmed',
+      workspaceId: ws.id,
+    };
+    const moved = {
+      ...series,
+      recurringEventId: series.id,
+      originalStart: '2026-10-27T00:00:00.000Z',
+      start: '2026-10-28T00:00:00.000Z',
+      end: '2026-10-29T00:00:00.000Z',
+      recurrence: null,
+    };
+    const ics = buildIcs(series, 'REQUEST', 2, ['ann@example.test'], 'org@example.test', {
+      cancelled: ['2026-11-03T00:00:00.000Z'],
+      overrides: [{ event: moved, attendees: ['ann@example.test'] }],
+    });
+    const [master, override] = vevents(ics);
+    expect(master).toMatch(/^DTSTART;VALUE=DATE:20261020\r$/m);
+    expect(master).toMatch(/^EXDATE;VALUE=DATE:20261103\r$/m);
+    expect(override).toMatch(/^RECURRENCE-ID;VALUE=DATE:20261027\r$/m);
+    expect(override).toMatch(/^DTSTART;VALUE=DATE:20261028\r$/m);
+  });
 
   it('carries the iCalendar once as the text/calendar part and once as invite.ics (RFC 6047 §2.4), not three times', async () => {
     const guest = `once-${ws.id}@example.test`;

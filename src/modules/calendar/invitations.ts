@@ -4,30 +4,56 @@
 // Times are in the event's zone with its VTIMEZONE, so a repeating visit keeps its local time.
 // A change to one occurrence of a series is sent with the series' UID and that occurrence's
 // RECURRENCE-ID (RFC 5545 §3.8.4.4), so guests' calendars change that one date and keep the rest.
+// What each occurrence holds apart from the rule is kept, so a REQUEST for the whole series says
+// how it stands (RFC 5546 §3.2.2): an EXDATE per cancelled occurrence and an override VEVENT
+// (same UID and SEQUENCE, its RECURRENCE-ID and own times) per moved or changed one.
 
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { and, eq, sql } from 'drizzle-orm';
-import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod } from 'ical-generator';
+import ical, {
+  formatDate,
+  formatDateTZ,
+  ICalAttendeeRole,
+  ICalAttendeeStatus,
+  ICalCalendarMethod,
+} from 'ical-generator';
 import type { Tx } from '../../platform/db/client.js';
 import { inList } from '../../platform/db/lists.js';
 import { inboundAddress } from '../../platform/mail/inbound-address.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
+import { occurrences as occurrencesOf } from '../../platform/recurrence.js';
 import { toFloating } from '../../platform/zoned-time.js';
 import type { CalendarEvent } from './schema.js';
-import { calendarInvitations } from './tables.js';
+import { calendarInvitations, type InvitedFields, type InvitedOccurrence, type InvitedSeries } from './tables.js';
 
 export const uidOf = (eventId: string) => `${eventId.slice(4)}@atrium`;
 const workspaceIdOf = (event: CalendarEvent) => event.workspaceId;
 
 type Method = 'REQUEST' | 'CANCEL';
 
-/** The iCalendar text of one message about `event` (exported for tests and the REPLY matcher's peers). */
+/** A series' occurrences as they differ from its rule: cancelled ones (EXDATE) and moved or changed ones. */
+interface Exceptions {
+  cancelled: string[];
+  overrides: { event: CalendarEvent; attendees: string[] }[];
+}
+const NO_EXCEPTIONS: Exceptions = { cancelled: [], overrides: [] };
+
+/** The series' own recurrence lines (RRULE, and any EXDATE/RDATE the provider keeps with it). */
+const recurrenceLines = (event: CalendarEvent) =>
+  (event.recurrence ?? []).filter((l) => /^(RRULE|EXDATE|RDATE)[;:]/i.test(l));
+
+/**
+ * The iCalendar text of one message about `event` (exported for tests and the REPLY matcher's peers).
+ * For a whole series, `exceptions` adds its cancelled occurrences as EXDATEs and its moved or changed
+ * ones as override VEVENTs.
+ */
 export function buildIcs(
   event: CalendarEvent,
   method: Method,
   sequence: number,
   attendees: string[],
   organizer: string,
+  exceptions: Exceptions = NO_EXCEPTIONS,
 ): string {
   const occurrence = Boolean(event.recurringEventId && event.originalStart);
   const cal = ical({ prodId: { company: 'Atrium', product: 'Calendar', language: 'EN' } });
@@ -35,31 +61,44 @@ export function buildIcs(
   const zoned = event.timeZone && event.timeZone !== 'UTC' && !event.allDay;
   // ical-generator writes a zoned time from the Date's UTC fields: hand it the wall clock.
   const at = (iso: string) => (zoned ? new Date(toFloating(Date.parse(iso), event.timeZone)) : new Date(iso));
-  const rrule = event.recurrence?.find((l) => l.startsWith('RRULE:'));
-  cal.createEvent({
-    id: uidOf(occurrence ? event.recurringEventId! : event.id),
-    recurrenceId: occurrence ? at(event.originalStart!) : undefined,
-    sequence,
-    start: at(event.start),
-    end: at(event.end),
-    allDay: event.allDay,
-    timezone: zoned ? event.timeZone : undefined,
-    summary: event.title,
-    description: event.description ?? undefined,
-    location: event.location ?? event.conference?.joinUrl ?? undefined,
-    url: event.conference?.joinUrl ?? event.telehealth?.joinUrl ?? undefined,
-    // Replies go to the workspace's inbound address, so any guest's mail client can answer.
-    organizer: { name: organizer, email: inboundAddress(workspaceIdOf(event)) },
-    attendees: attendees.map((email) => ({
-      email,
-      rsvp: method === 'REQUEST',
-      role: ICalAttendeeRole.REQ,
-      status: ICalAttendeeStatus.NEEDSACTION,
-    })),
-    repeating: occurrence ? undefined : (rrule ?? undefined),
-    status: method === 'CANCEL' ? ('CANCELLED' as never) : undefined,
-  });
+  const exdate = (iso: string) =>
+    event.allDay
+      ? `EXDATE;VALUE=DATE:${formatDate(null, at(iso), true)}`
+      : formatDateTZ(null, 'EXDATE', at(iso), zoned ? { timezone: event.timeZone } : {});
+  const lines = recurrenceLines(event);
+  const repeating =
+    occurrence || !lines.some((l) => /^RRULE[;:]/i.test(l))
+      ? undefined
+      : [...lines, ...exceptions.cancelled.map(exdate)].join('\r\n');
+  const add = (e: CalendarEvent, guests: string[], rule?: string) =>
+    cal.createEvent({
+      id: uidOf(e.recurringEventId && e.originalStart ? e.recurringEventId : e.id),
+      recurrenceId: e.recurringEventId && e.originalStart ? at(e.originalStart) : undefined,
+      sequence,
+      start: at(e.start),
+      end: at(e.end),
+      allDay: e.allDay,
+      timezone: zoned ? e.timeZone : undefined,
+      summary: e.title,
+      description: e.description ?? undefined,
+      location: e.location ?? e.conference?.joinUrl ?? undefined,
+      url: e.conference?.joinUrl ?? e.telehealth?.joinUrl ?? undefined,
+      // Replies go to the workspace's inbound address, so any guest's mail client can answer.
+      organizer: { name: organizer, email: inboundAddress(workspaceIdOf(e)) },
+      attendees: guests.map((email) => ({
+        email,
+        rsvp: method === 'REQUEST',
+        role: ICalAttendeeRole.REQ,
+        status: ICalAttendeeStatus.NEEDSACTION,
+      })),
+      repeating: rule,
+      status: method === 'CANCEL' ? ('CANCELLED' as never) : undefined,
+    });
+  add(event, attendees, repeating);
+  for (const override of exceptions.overrides) add(override.event, override.attendees);
   let text = cal.toString();
+  // An all-day occurrence is named by its date, as DTSTART is (RFC 5545 §3.8.4.4: same value type).
+  if (event.allDay) text = text.replace(/^RECURRENCE-ID:(\d{8})T\d{6}Z?\r$/gm, 'RECURRENCE-ID;VALUE=DATE:$1\r');
   if (zoned) {
     // RFC 5545 wants the zone defined in the object: add its VTIMEZONE before the event.
     const vtimezone = getVtimezoneComponent(event.timeZone);
@@ -75,8 +114,9 @@ function mailFor(
   to: string[],
   all: string[],
   organizer: string,
+  exceptions: Exceptions = NO_EXCEPTIONS,
 ) {
-  const ics = buildIcs(event, method, sequence, all, organizer);
+  const ics = buildIcs(event, method, sequence, all, organizer, exceptions);
   const when = new Date(event.start).toUTCString();
   return {
     to,
@@ -109,10 +149,88 @@ const guestsOf = (event: CalendarEvent, organizer: string) => [
   ...new Set(event.attendees.map((a) => a.email.toLowerCase()).filter((e) => e !== organizer.toLowerCase())),
 ];
 
+/** An occurrence's key: its original start as a UTC instant (what events carry as `originalStart`). */
+const occurrenceKey = (iso: string) => new Date(iso).toISOString();
+
+const fieldsOf = (event: CalendarEvent, organizer: string): InvitedFields => ({
+  title: event.title,
+  description: event.description,
+  location: event.location,
+  guests: guestsOf(event, organizer),
+});
+
+const seriesOf = (event: CalendarEvent, organizer: string): InvitedSeries => ({
+  ...fieldsOf(event, organizer),
+  timeZone: event.timeZone,
+  allDay: event.allDay,
+});
+
+/** The fields an occurrence holds apart from its series (all of them when the series was never recorded). */
+function ownFields(occurrence: InvitedFields, series: InvitedSeries | null): Partial<InvitedFields> {
+  const own: Partial<InvitedFields> = {};
+  if (occurrence.title !== series?.title) own.title = occurrence.title;
+  if (occurrence.description !== series?.description) own.description = occurrence.description;
+  if (occurrence.location !== series?.location) own.location = occurrence.location;
+  const sameGuests =
+    series?.guests.length === occurrence.guests.length && occurrence.guests.every((g) => series.guests.includes(g));
+  if (!sameGuests) own.guests = occurrence.guests;
+  return own;
+}
+
+/**
+ * The recorded occurrences that are still occurrences of the series as it now stands (a series moved
+ * to another time or given a shorter rule no longer has them, at the provider either).
+ */
+function stillInSeries(event: CalendarEvent, recorded: Record<string, InvitedOccurrence>) {
+  const keys = Object.keys(recorded);
+  const lines = recurrenceLines(event);
+  if (keys.length === 0 || !lines.some((l) => /^RRULE[;:]/i.test(l))) return {};
+  const zone = event.allDay ? 'UTC' : event.timeZone;
+  const kept: Record<string, InvitedOccurrence> = {};
+  for (const key of keys) {
+    const ms = Date.parse(key);
+    try {
+      if (!occurrencesOf(lines, Date.parse(event.start), zone, ms, ms + 1).includes(ms)) continue;
+    } catch {
+      // A rule we cannot expand: keep what we know rather than forget it.
+    }
+    kept[key] = recorded[key];
+  }
+  return kept;
+}
+
+/** The series' cancelled occurrences and its moved or changed ones (series fields under their own). */
+function exceptionsOf(event: CalendarEvent, recorded: Record<string, InvitedOccurrence>, guests: string[]): Exceptions {
+  const duration = Date.parse(event.end) - Date.parse(event.start);
+  const exceptions: Exceptions = { cancelled: [], overrides: [] };
+  for (const [key, o] of Object.entries(recorded).sort(([a], [b]) => a.localeCompare(b))) {
+    if (o.cancelled) exceptions.cancelled.push(key);
+    else if (o.start || o.own) {
+      const own = o.own ?? {};
+      exceptions.overrides.push({
+        event: {
+          ...event,
+          recurringEventId: event.id,
+          originalStart: key,
+          recurrence: null,
+          start: o.start ?? key,
+          end: o.end ?? new Date(Date.parse(key) + duration).toISOString(),
+          title: own.title ?? event.title,
+          description: own.description !== undefined ? own.description : event.description,
+          location: own.location !== undefined ? own.location : event.location,
+        },
+        attendees: own.guests ?? guests,
+      });
+    }
+  }
+  return exceptions;
+}
+
 /**
  * Sends what the event's guests need to hear, in the caller's transaction: the first REQUEST, an
  * updated REQUEST (SEQUENCE + 1) to the current guests and a CANCEL to removed ones, or a CANCEL to
- * everyone when the event is cancelled. Nothing is sent for an event that never had guests.
+ * everyone when the event is cancelled. Nothing is sent for an event that never had guests. An
+ * updated series is described as it stands: its cancelled, moved and changed occurrences included.
  */
 export async function notifyGuests(
   tx: Tx,
@@ -126,20 +244,27 @@ export async function notifyGuests(
   const known = await lockInvitation(tx, workspaceId, uid);
   if (!known) {
     if (change === 'cancelled' || guests.length === 0) return;
-    await tx
-      .insert(calendarInvitations)
-      .values({ workspaceId, uid, eventId: event.id, sequence: 0, attendees: guests });
+    await tx.insert(calendarInvitations).values({
+      workspaceId,
+      uid,
+      eventId: event.id,
+      sequence: 0,
+      attendees: guests,
+      series: seriesOf(event, organizer),
+    });
     await enqueueMail(tx, workspaceId, mailFor(event, 'REQUEST', 0, guests, guests, organizer));
     return;
   }
   if (known.cancelled) return;
   const sequence = known.sequence + 1;
+  const occurrences = change === 'cancelled' ? known.occurrences : stillInSeries(event, known.occurrences);
   if (change === 'cancelled') {
     await enqueueMail(tx, workspaceId, mailFor(event, 'CANCEL', sequence, known.attendees, known.attendees, organizer));
   } else {
     const removed = known.attendees.filter((a) => !guests.includes(a));
+    const exceptions = exceptionsOf(event, occurrences, guests);
     if (guests.length)
-      await enqueueMail(tx, workspaceId, mailFor(event, 'REQUEST', sequence, guests, guests, organizer));
+      await enqueueMail(tx, workspaceId, mailFor(event, 'REQUEST', sequence, guests, guests, organizer, exceptions));
     if (removed.length)
       await enqueueMail(tx, workspaceId, mailFor(event, 'CANCEL', sequence, removed, removed, organizer));
   }
@@ -149,6 +274,8 @@ export async function notifyGuests(
       sequence,
       attendees: change === 'cancelled' ? known.attendees : guests,
       cancelled: change === 'cancelled',
+      series: change === 'cancelled' ? known.series : seriesOf(event, organizer),
+      occurrences,
       updatedAt: sql`now()`,
     })
     .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)));
@@ -156,9 +283,9 @@ export async function notifyGuests(
 
 /**
  * One occurrence of an invited series changed or was cancelled: the series' guests get a REQUEST
- * (or CANCEL) for that occurrence alone (series UID + RECURRENCE-ID), with the series' next SEQUENCE.
- * Nothing is sent when the series never had guests, was cancelled, or the provider did not say
- * which occurrence this is.
+ * (or CANCEL) for that occurrence alone (series UID + RECURRENCE-ID), with the series' next SEQUENCE,
+ * and the change is kept for later REQUESTs of the whole series. Nothing is sent when the series
+ * never had guests, was cancelled, or the provider did not say which occurrence this is.
  */
 export async function notifyOccurrence(
   tx: Tx,
@@ -176,9 +303,20 @@ export async function notifyOccurrence(
   const to = change === 'cancelled' || guests.length === 0 ? known.attendees : guests;
   const method = change === 'cancelled' ? 'CANCEL' : 'REQUEST';
   await enqueueMail(tx, workspaceId, mailFor(occurrence, method, sequence, to, to, organizer));
+  const key = occurrenceKey(occurrence.originalStart);
+  const before = known.occurrences[key] ?? {};
+  const now: InvitedOccurrence =
+    change === 'cancelled'
+      ? { ...before, cancelled: true }
+      : {
+          ...before,
+          start: occurrence.start,
+          end: occurrence.end,
+          own: ownFields(fieldsOf(occurrence, organizer), known.series),
+        };
   await tx
     .update(calendarInvitations)
-    .set({ sequence, updatedAt: sql`now()` })
+    .set({ sequence, occurrences: { ...known.occurrences, [key]: now }, updatedAt: sql`now()` })
     .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, uid)));
 }
 

@@ -107,9 +107,35 @@ export const calendarTasks = pgTable(
   ],
 );
 
+export type InvitationAnswers = Record<string, 'accepted' | 'declined' | 'tentative'>;
+
+/** The fields of an invitation that one occurrence may hold apart from its series. */
+export interface InvitedFields {
+  title: string;
+  description: string | null;
+  location: string | null;
+  /** Guests' addresses, lower-cased. */
+  guests: string[];
+}
+
+export interface InvitedSeries extends InvitedFields {
+  timeZone: string;
+  allDay: boolean;
+}
+
+export interface InvitedOccurrence {
+  cancelled?: boolean;
+  /** Set once the occurrence was changed on its own: its times, and the fields it keeps apart from the series. */
+  start?: string;
+  end?: string;
+  own?: Partial<InvitedFields>;
+}
+
 /**
  * iMIP invitations sent for an event (RFC 6047): the stable UID, the SEQUENCE of the last message,
  * and who was invited (so a change tells removed guests, and a REPLY is matched by UID + address).
+ * For a series, also what its occurrences hold apart from the rule (cancelled, moved or changed),
+ * so a REQUEST for the whole series describes it as it stands (EXDATEs and override VEVENTs).
  */
 export const calendarInvitations = pgTable(
   'calendar_invitations',
@@ -120,8 +146,12 @@ export const calendarInvitations = pgTable(
     sequence: integer('sequence').notNull().default(0),
     attendees: text('attendees').array().notNull(),
     cancelled: boolean('cancelled').notNull().default(false),
-    /** Guests' iMIP REPLYs by address: shown over the provider's own attendee status. */
-    replies: jsonb('replies').$type<Record<string, 'accepted' | 'declined' | 'tentative'>>().notNull().default({}),
+    /** Guests' iMIP REPLYs by address (to the whole series): shown over the provider's own attendee status. */
+    replies: jsonb('replies').$type<InvitationAnswers>().notNull().default({}),
+    /** What guests were last told about the series itself; an occurrence's own changes are told apart from it. */
+    series: jsonb('series').$type<InvitedSeries>(),
+    /** A series' occurrences that differ from its rule, by original start (UTC ISO, the RECURRENCE-ID). */
+    occurrences: jsonb('occurrences').$type<Record<string, InvitedOccurrence>>().notNull().default({}),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
