@@ -7,6 +7,7 @@ import { preparedRows } from '../../platform/db/tenant.js';
 import { publishEvents } from '../../platform/events/events.js';
 import { linkUrl } from '../../platform/http/url-guard.js';
 import { newId } from '../../platform/ids.js';
+import { storableText } from '../../platform/text.js';
 import type { InboundMessage } from './providers/index.js';
 import type { channelConnections } from './tables.js';
 
@@ -24,13 +25,7 @@ export const clip = (text: string, n: number) => (text.length > n ? `${text.slic
 
 /** Text as stored: well-formed UTF-16, C0 controls (but tab and newlines) and DEL removed, at most 8,000 characters. */
 export function clean(text: string): string {
-  const wellFormed = (text as string & { toWellFormed(): string }).toWellFormed();
-  let out = '';
-  for (const ch of wellFormed) {
-    const c = ch.codePointAt(0) ?? 0;
-    if ((c >= 0x20 && c !== 0x7f) || c === 0x09 || c === 0x0a || c === 0x0d) out += ch;
-  }
-  return clip(out, 8000);
+  return clip(storableText(text), 8000);
 }
 
 /** Wakes the inbox streams of these conversations after commit (one statement). */

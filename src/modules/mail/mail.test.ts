@@ -111,6 +111,31 @@ describe('inbound mail', () => {
     expect(viaMail.every((a) => a.slug === 'mail-spam-filter' && a.outcome === 'ok')).toBe(true);
   });
 
+  it('stores mail carrying NUL bytes or control characters without them (it used to be a 500 the relay retried forever)', async () => {
+    const header = (subject: string, body: string, encoding = '8bit') =>
+      Buffer.from(
+        `From: a@example.test\r\nTo: ${address}\r\nSubject: ${subject}\r\nMIME-Version: 1.0\r\n` +
+          `Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: ${encoding}\r\n\r\n${body}\r\n`,
+        'utf8',
+      );
+    for (const raw of [
+      header('Referral\u0000 for Zelda', 'Patient Zelda\u0000 Quartermaine\u0007.'),
+      header('=?UTF-8?B?YQBi?=', 'plain'),
+      header('qp', 'x=00y', 'quoted-printable'),
+    ]) {
+      const res = await inbound(raw);
+      expect(res.statusCode, res.body).toBe(201);
+      const mail = (
+        await t.request({ method: 'GET', url: `/api/v1/mail/messages/${res.json().id}`, token: ws.admin.token })
+      ).json();
+      const controls = [...`${mail.subject}${mail.text}`].filter((ch) => {
+        const c = ch.codePointAt(0) ?? 0;
+        return (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) || c === 0x7f;
+      });
+      expect(controls).toEqual([]);
+    }
+  });
+
   it('refuses without the credential, malformed, unknown recipients and oversize, storing nothing', async () => {
     const before = (await stored()).length;
     const ok = await compose({ from: 'a@example.test', to: address, subject: 's', text: 't' });

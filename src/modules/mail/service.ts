@@ -15,6 +15,7 @@ import { newId } from '../../platform/ids.js';
 import { defineJob, enqueueJob } from '../../platform/jobs/index.js';
 import { workspaceOfAddress } from '../../platform/mail/inbound-address.js';
 import { decodeCursor, toPage } from '../../platform/pagination.js';
+import { storableText } from '../../platform/text.js';
 import type { AppDeps } from '../../platform/types.js';
 import { recordInvitationReply } from '../calendar/index.js';
 import { workspaceExists } from '../identity/index.js';
@@ -141,8 +142,10 @@ export async function receiveMail(deps: AppDeps, raw: Buffer, requestId: string)
     throw malformed('The message could not be read as RFC 5322 mail');
   }
   if (!parsed.from?.address) throw malformed('The message has no From address');
+  // Mail is text from anyone: NUL and broken surrogates (PostgreSQL cannot store them) and other
+  // control characters are dropped, as on the inbound channels, instead of failing the message.
   const recipients = [...(parsed.to ?? []), ...(parsed.cc ?? [])]
-    .map((a) => a.address?.toLowerCase())
+    .map((a) => (a.address ? storableText(a.address).toLowerCase() : undefined))
     .filter((a): a is string => Boolean(a));
   const local = recipients.map(workspaceOfAddress).find(Boolean);
   if (!local || !(await workspaceExists(deps, local))) {
@@ -160,7 +163,7 @@ export async function receiveMail(deps: AppDeps, raw: Buffer, requestId: string)
       : new TextDecoder().decode(calendarPart.content as ArrayBuffer)
     : undefined;
   const ics = calendarText ? readCalendar(calendarText) : undefined;
-  const from = parsed.from.address.toLowerCase();
+  const from = storableText(parsed.from.address).toLowerCase();
   const id = newId('eml');
   const ctx = { workspaceId, userId: null, requestId };
   const stored = await withTenant(deps.db, ctx, async (tx) => {
@@ -171,8 +174,8 @@ export async function receiveMail(deps: AppDeps, raw: Buffer, requestId: string)
         id,
         from,
         to: recipients,
-        subject: (parsed.subject ?? '').slice(0, 998),
-        text: (parsed.text ?? '').slice(0, 100_000),
+        subject: storableText(parsed.subject ?? '').slice(0, 998),
+        text: storableText(parsed.text ?? '').slice(0, 100_000),
         calendarMethod: ics?.method ?? null,
         sizeBytes: raw.length,
       })
