@@ -4,6 +4,8 @@ import { instantSchema, daySchema as isoDay } from '../../platform/http-schemas.
 const PROVIDERS = ['google', 'microsoft'] as const;
 const rfc3339 = instantSchema;
 const text = (max: number) => z.string().max(max);
+/** An id that names something: never the empty string (that would be stored as a reference to nothing). */
+const ref = (max: number) => z.string().min(1, 'Give an id, or null for none').max(max);
 
 export const connectBody = z.object({
   provider: z.enum(PROVIDERS),
@@ -200,15 +202,15 @@ export const taskSchema = z.object({
 });
 export const createTaskBody = z.object({
   title: text(500).trim().min(1),
-  eventId: text(2000).nullable().optional(),
+  eventId: ref(2000).nullable().optional(),
   dueAt: rfc3339.nullable().optional(),
-  assigneeUserId: text(100).nullable().optional(),
+  assigneeUserId: ref(100).nullable().optional(),
 });
 export const updateTaskBody = z.object({
   title: text(500).trim().min(1).optional(),
   dueAt: rfc3339.nullable().optional(),
   done: z.boolean().optional(),
-  assigneeUserId: text(100).nullable().optional(),
+  assigneeUserId: ref(100).nullable().optional(),
 });
 export const listTasksQuery = z.object({
   eventId: text(2000).optional(),

@@ -68,6 +68,11 @@ describe('tasks and the day view', () => {
   it('refuses an unknown event or assignee and a bad day', async () => {
     const bad = await req('POST', '/tasks', { title: 'x', eventId: 'cev_nope' });
     expect([bad.statusCode, bad.json().code]).toEqual([422, 'unknown_event']);
+    // An empty id is not "none" (that is null): it is refused, not stored as a reference to nothing.
+    for (const empty of [{ eventId: '' }, { assigneeUserId: '' }]) {
+      const res = await req('POST', '/tasks', { title: 'x', ...empty });
+      expect([res.statusCode, res.json().code]).toEqual([400, 'validation_failed']);
+    }
     const who = await req('POST', '/tasks', { title: 'x', assigneeUserId: 'usr_nobody' });
     expect([who.statusCode, who.json().code]).toEqual([422, 'unknown_assignee']);
     expect((await req('POST', '/tasks', { title: '   ' })).statusCode).toBe(400);

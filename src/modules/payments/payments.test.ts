@@ -50,6 +50,13 @@ describe('payments', () => {
       payload: { amountCents: 2500, description: 'x', patientId: 'pat_nope' },
     });
     expect(unknown.statusCode).toBe(422);
+    const empty = await t.request({
+      method: 'POST',
+      url: '/api/v1/payments',
+      token: ws.admin.token,
+      payload: { amountCents: 2500, description: 'x', patientId: '' },
+    });
+    expect([empty.statusCode, empty.json().code]).toEqual([400, 'validation_failed']);
   });
 
   it('refuses unsigned, forged and stale webhooks (401) and accepts a valid retry harmlessly', async () => {

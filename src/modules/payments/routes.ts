@@ -39,7 +39,7 @@ export async function paymentRoutes(fastify: FastifyInstance): Promise<void> {
             .min(1)
             .max(200)
             .refine((s) => !s.includes('\u0000'), 'Must not contain NUL'),
-          patientId: z.string().max(100).optional(),
+          patientId: z.string().min(1, 'Give a patient id, or leave it out').max(100).optional(),
         }),
         response: { 201: paymentSchema, ...problemResponses },
       },
