@@ -1,8 +1,10 @@
 // iMIP invitations end to end: the event's guests get REQUEST messages with an invite.ics through
 // the mail queue and the mail emulator; SEQUENCE grows with each change, removed guests and a
 // deleted event get CANCEL; the UID stays; required RFC 5545 properties are present.
+import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { sql } from 'drizzle-orm';
 import ICAL from 'ical.js';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
@@ -290,6 +292,90 @@ describe('iMIP invitations', () => {
       expect(guestView(latest)).toEqual(await providerView(cal, title));
     });
   }
+
+  it("a guest's REPLY with a RECURRENCE-ID answers that occurrence alone; one without answers the rest of the series", async () => {
+    const guest = `answers-${ws.id}@example.test`;
+    const title = 'Weekly check-in';
+    const made = await req('POST', '/calendar/events', {
+      calendar,
+      draft: {
+        title,
+        start: '2027-03-01T15:00:00Z',
+        end: '2027-03-01T16:00:00Z',
+        timeZone: 'America/New_York',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+        attendees: [{ email: guest }],
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const uid = prop(icsOf((await inbox(guest))[0]), 'UID');
+    const address = (await t.request({ method: 'GET', url: '/api/v1/mail/address', token: ws.admin.token })).json()
+      .address;
+    const reply = async (partstat: string, lines: string[]) => {
+      const content = [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//Example Mail//EN',
+        'METHOD:REPLY',
+        ...lines.filter((l) => !l.startsWith('RECURRENCE-ID')),
+        'BEGIN:VEVENT',
+        `UID:${uid}`,
+        ...lines.filter((l) => l.startsWith('RECURRENCE-ID')),
+        'DTSTAMP:20270201T100000Z',
+        `ORGANIZER:mailto:${address}`,
+        `ATTENDEE;PARTSTAT=${partstat}:mailto:${guest}`,
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n');
+      const raw = await new MailComposer({
+        from: guest,
+        to: address,
+        subject: `${partstat}: ${title}`,
+        text: partstat,
+        icalEvent: { method: 'REPLY', content },
+      })
+        .compile()
+        .build();
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/mail/inbound',
+        headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${t.config.operatorToken}` },
+        payload: raw,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().replyMatched).toBe(true);
+    };
+    const answers = async () => {
+      const listed = await t.request({
+        method: 'GET',
+        url: `/api/v1/calendar/events?timeMin=2027-02-28T00:00:00Z&timeMax=2027-03-25T00:00:00Z&calendar=${encodeURIComponent(calendar)}`,
+        token: ws.admin.token,
+      });
+      return (listed.json().items as { title: string; start: string; attendees: { responseStatus: string }[] }[])
+        .filter((e) => e.title === title)
+        .sort((a, b) => a.start.localeCompare(b.start))
+        .map((e) => e.attendees[0].responseStatus);
+    };
+    expect(await answers()).toEqual(['needsAction', 'needsAction', 'needsAction', 'needsAction']);
+
+    // The guest declines 8 March (10:00 in New York, before the DST change), naming the zone only.
+    await reply('DECLINED', ['RECURRENCE-ID;TZID=America/New_York:20270308T100000']);
+    expect(await answers()).toEqual(['needsAction', 'declined', 'needsAction', 'needsAction']);
+    // Then accepts the series: every occurrence without its own answer follows.
+    await reply('ACCEPTED', []);
+    expect(await answers()).toEqual(['accepted', 'declined', 'accepted', 'accepted']);
+    // Outlook names the zone its own way and defines it in a VTIMEZONE: 15 March 10:00 EDT is 14:00 UTC.
+    const vtimezone = getVtimezoneComponent('America/New_York')!
+      .trim()
+      .replace(/TZID:America\/New_York/, 'TZID:Eastern Standard Time')
+      .split(/\r?\n/);
+    await reply('TENTATIVE', [...vtimezone, 'RECURRENCE-ID;TZID=Eastern Standard Time:20270315T100000']);
+    expect(await answers()).toEqual(['accepted', 'declined', 'tentative', 'accepted']);
+    // A UTC RECURRENCE-ID names the same occurrence as its zoned wall clock.
+    await reply('ACCEPTED', ['RECURRENCE-ID:20270308T150000Z']);
+    expect(await answers()).toEqual(['accepted', 'accepted', 'tentative', 'accepted']);
+  });
 
   it('an all-day series names its cancelled and changed days by date, as its DTSTART (RFC 5545 §3.8.4.4)', () => {
     const series: CalendarEvent = {

@@ -22,9 +22,15 @@ import { inList } from '../../platform/db/lists.js';
 import { inboundAddress } from '../../platform/mail/inbound-address.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { occurrences as occurrencesOf } from '../../platform/recurrence.js';
-import { toFloating } from '../../platform/zoned-time.js';
+import { fromFloating, isTimeZone, toFloating } from '../../platform/zoned-time.js';
 import type { CalendarEvent } from './schema.js';
-import { calendarInvitations, type InvitedFields, type InvitedOccurrence, type InvitedSeries } from './tables.js';
+import {
+  calendarInvitations,
+  type InvitationAnswers,
+  type InvitedFields,
+  type InvitedOccurrence,
+  type InvitedSeries,
+} from './tables.js';
 
 export const uidOf = (eventId: string) => `${eventId.slice(4)}@atrium`;
 const workspaceIdOf = (event: CalendarEvent) => event.workspaceId;
@@ -327,48 +333,90 @@ const PARTSTAT: Record<string, 'accepted' | 'declined' | 'tentative'> = {
 };
 
 /**
+ * The occurrence a REPLY's RECURRENCE-ID names: an instant, a date (all-day), or a wall-clock time,
+ * read in the series' zone. Undefined when it is none of these.
+ */
+function occurrenceOfReply(recurrenceId: string, series: InvitedSeries | null): string | undefined {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(recurrenceId)) return `${recurrenceId}T00:00:00.000Z`;
+  const wallClock = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(recurrenceId);
+  const ms = Date.parse(wallClock ? `${recurrenceId}Z` : recurrenceId);
+  if (Number.isNaN(ms)) return undefined;
+  const zone = series && !series.allDay ? series.timeZone : 'UTC';
+  return new Date(wallClock && isTimeZone(zone) ? fromFloating(ms, zone) : ms).toISOString();
+}
+
+/**
  * A guest's iMIP REPLY (matched by UID and the guest's address among those invited): their answer is
- * kept and shown as the attendee's `responseStatus`. Returns false when nothing matched.
+ * kept and shown as the attendee's `responseStatus`. With a `recurrenceId` (RFC 5545 §3.8.4.4: an
+ * instant, a `YYYY-MM-DD` date, or a wall-clock time in the series' zone) it answers that occurrence
+ * alone; without, the series, whose occurrences without their own answer follow it. Returns false
+ * when nothing matched.
  */
 export async function recordInvitationReply(
   tx: Tx,
   workspaceId: string,
-  reply: { uid: string; attendee: string; partstat: string },
+  reply: { uid: string; attendee: string; partstat: string; recurrenceId?: string | null },
 ): Promise<boolean> {
   const status = PARTSTAT[reply.partstat.toUpperCase()];
   const attendee = reply.attendee.replace(/^mailto:/i, '').toLowerCase();
   if (!status) return false;
   const known = await lockInvitation(tx, workspaceId, reply.uid);
   if (!known?.attendees.includes(attendee)) return false;
+  let change: Partial<typeof calendarInvitations.$inferInsert>;
+  if (reply.recurrenceId) {
+    const key = occurrenceOfReply(reply.recurrenceId, known.series);
+    if (!key) return false;
+    const occurrence = known.occurrences[key] ?? {};
+    change = {
+      occurrences: {
+        ...known.occurrences,
+        [key]: { ...occurrence, replies: { ...occurrence.replies, [attendee]: status } },
+      },
+    };
+  } else {
+    change = { replies: { ...known.replies, [attendee]: status } };
+  }
   await tx
     .update(calendarInvitations)
-    .set({ replies: { ...known.replies, [attendee]: status }, updatedAt: sql`now()` })
+    .set({ ...change, updatedAt: sql`now()` })
     .where(and(eq(calendarInvitations.workspaceId, workspaceId), eq(calendarInvitations.uid, reply.uid)));
   return true;
 }
 
-type Replies = (typeof calendarInvitations.$inferSelect)['replies'];
+interface Answers {
+  replies: InvitationAnswers;
+  occurrences: Record<string, InvitedOccurrence>;
+}
 
 /** Guests' iMIP replies to the invitations of these events (series ids included), by invitation uid. */
-export async function repliesOf(tx: Tx, workspaceId: string, eventIds: string[]): Promise<Map<string, Replies>> {
+export async function repliesOf(tx: Tx, workspaceId: string, eventIds: string[]): Promise<Map<string, Answers>> {
   const uids = [...new Set(eventIds.map(uidOf))];
   if (uids.length === 0) return new Map();
   const rows = await tx
-    .select({ uid: calendarInvitations.uid, replies: calendarInvitations.replies })
+    .select({
+      uid: calendarInvitations.uid,
+      replies: calendarInvitations.replies,
+      occurrences: calendarInvitations.occurrences,
+    })
     .from(calendarInvitations)
     .where(and(eq(calendarInvitations.workspaceId, workspaceId), inList(calendarInvitations.uid, uids)));
-  return new Map(rows.map((r) => [r.uid, r.replies]));
+  return new Map(rows.map((r) => [r.uid, { replies: r.replies, occurrences: r.occurrences }]));
 }
 
-/** Guests' replies (from `repliesOf`) over the provider's attendee status, for events that sent invitations. */
-export function applyReplies(events: CalendarEvent[], byUid: Map<string, Replies>): void {
+/**
+ * Guests' replies (from `repliesOf`) over the provider's attendee status, for events that sent
+ * invitations: an occurrence shows the answer given for it alone, else the answer to its series.
+ */
+export function applyReplies(events: CalendarEvent[], byUid: Map<string, Answers>): void {
   if (byUid.size === 0) return;
   for (const e of events) {
-    const replies = byUid.get(uidOf(e.id)) ?? (e.recurringEventId ? byUid.get(uidOf(e.recurringEventId)) : undefined);
-    if (!replies) continue;
+    const answers = byUid.get(uidOf(e.id)) ?? (e.recurringEventId ? byUid.get(uidOf(e.recurringEventId)) : undefined);
+    if (!answers) continue;
+    const own =
+      e.recurringEventId && e.originalStart ? answers.occurrences[occurrenceKey(e.originalStart)]?.replies : undefined;
     e.attendees = e.attendees.map((a) => ({
       ...a,
-      responseStatus: replies[a.email.toLowerCase()] ?? a.responseStatus,
+      responseStatus: own?.[a.email.toLowerCase()] ?? answers.replies[a.email.toLowerCase()] ?? a.responseStatus,
     }));
   }
 }

@@ -129,6 +129,8 @@ export interface InvitedOccurrence {
   start?: string;
   end?: string;
   own?: Partial<InvitedFields>;
+  /** Guests' REPLYs naming this occurrence (RECURRENCE-ID); over the series' answers for this date. */
+  replies?: InvitationAnswers;
 }
 
 /**
@@ -150,7 +152,7 @@ export const calendarInvitations = pgTable(
     replies: jsonb('replies').$type<InvitationAnswers>().notNull().default({}),
     /** What guests were last told about the series itself; an occurrence's own changes are told apart from it. */
     series: jsonb('series').$type<InvitedSeries>(),
-    /** A series' occurrences that differ from its rule, by original start (UTC ISO, the RECURRENCE-ID). */
+    /** A series' occurrences that differ from its rule or were answered on their own, by original start (UTC ISO). */
     occurrences: jsonb('occurrences').$type<Record<string, InvitedOccurrence>>().notNull().default({}),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),

@@ -17,6 +17,7 @@ import { workspaceOfAddress } from '../../platform/mail/inbound-address.js';
 import { decodeCursor, toPage } from '../../platform/pagination.js';
 import { storableText } from '../../platform/text.js';
 import type { AppDeps } from '../../platform/types.js';
+import { fromFloating, isTimeZone } from '../../platform/zoned-time.js';
 import { recordInvitationReply } from '../calendar/index.js';
 import { workspaceExists } from '../identity/index.js';
 import { invokeIfInstalled } from '../skills/index.js';
@@ -114,19 +115,42 @@ export const classifyMailJob = defineJob({
 
 const malformed = (detail: string) => new AppError('malformed_message', 422, detail);
 
-/** The calendar part of a message: its METHOD, and for a REPLY the UID and each attendee's PARTSTAT. */
+/**
+ * A REPLY's RECURRENCE-ID (the occurrence it answers): an instant (`…Z`) when its zone is UTC, defined
+ * in the message (a VTIMEZONE, as Outlook sends) or an IANA name; a `YYYY-MM-DD` date for an all-day
+ * occurrence; else its wall-clock time, which the calendar reads in the series' zone. Null when the
+ * REPLY answers the whole series, undefined when the value cannot be read.
+ */
+function recurrenceIdOf(event: ICAL.Component): string | null | undefined {
+  const property = event.getFirstProperty('recurrence-id');
+  if (!property) return null;
+  const time = property.getFirstValue();
+  if (!(time instanceof ICAL.Time)) return undefined;
+  const wallClock = Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
+  if (Number.isNaN(wallClock)) return undefined;
+  if (time.isDate) return new Date(wallClock).toISOString().slice(0, 10);
+  if (time.zone && time.zone !== ICAL.Timezone.localTimezone) return new Date(time.toUnixTime() * 1000).toISOString();
+  const tzid = property.getParameter('tzid');
+  if (typeof tzid === 'string' && isTimeZone(tzid)) return new Date(fromFloating(wallClock, tzid)).toISOString();
+  return new Date(wallClock).toISOString().slice(0, 19);
+}
+
+/**
+ * The calendar part of a message: its METHOD, and for a REPLY each VEVENT's UID, RECURRENCE-ID (one
+ * REPLY may answer several occurrences) and each attendee's PARTSTAT.
+ */
 function readCalendar(text: string) {
   try {
     const root = new ICAL.Component(ICAL.parse(text));
     const method = String(root.getFirstPropertyValue('method') ?? '').toUpperCase() || null;
-    const event = root.getFirstSubcomponent('vevent');
-    const uid = event ? String(event.getFirstPropertyValue('uid') ?? '') : '';
-    const attendees = event
-      ? event
-          .getAllProperties('attendee')
-          .map((p) => ({ address: String(p.getFirstValue()), partstat: String(p.getParameter('partstat') ?? '') }))
-      : [];
-    return { method, uid, attendees };
+    const answers = root.getAllSubcomponents('vevent').map((event) => ({
+      uid: String(event.getFirstPropertyValue('uid') ?? ''),
+      recurrenceId: recurrenceIdOf(event),
+      attendees: event
+        .getAllProperties('attendee')
+        .map((p) => ({ address: String(p.getFirstValue()), partstat: String(p.getParameter('partstat') ?? '') })),
+    }));
+    return { method, answers };
   } catch {
     return undefined;
   }
@@ -181,12 +205,15 @@ export async function receiveMail(deps: AppDeps, raw: Buffer, requestId: string)
       })
       .returning();
     let replyMatched = false;
-    if (ics?.method === 'REPLY' && ics.uid) {
-      // Only the sender's own answer counts: a REPLY cannot change someone else's status.
-      for (const a of ics.attendees.filter((x) => x.address.replace(/^mailto:/i, '').toLowerCase() === from)) {
-        replyMatched =
-          (await recordInvitationReply(tx, workspaceId, { uid: ics.uid, attendee: a.address, partstat: a.partstat })) ||
-          replyMatched;
+    if (ics?.method === 'REPLY') {
+      for (const { uid, recurrenceId, attendees } of ics.answers) {
+        // An occurrence we cannot read must not be taken for the whole series.
+        if (!uid || recurrenceId === undefined) continue;
+        // Only the sender's own answer counts: a REPLY cannot change someone else's status.
+        for (const a of attendees.filter((x) => x.address.replace(/^mailto:/i, '').toLowerCase() === from)) {
+          const answer = { uid, attendee: a.address, partstat: a.partstat, recurrenceId };
+          replyMatched = (await recordInvitationReply(tx, workspaceId, answer)) || replyMatched;
+        }
       }
     }
     // Calendar answers are machine mail: they update the event and are never spam-labelled.
