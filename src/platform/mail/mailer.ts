@@ -18,7 +18,10 @@ export interface OutgoingMail {
   text: string;
   html?: string;
   attachments?: MailAttachment[];
-  /** An iMIP part (RFC 6047): sent as a `text/calendar; method=…` alternative (nodemailer's icalEvent). */
+  /**
+   * An iMIP part (RFC 6047), through nodemailer's icalEvent: a `text/calendar; method=…` alternative
+   * and an `invite.ics` attachment (application/ics) — do not attach the same object again.
+   */
   icalEvent?: { method: 'REQUEST' | 'CANCEL' | 'REPLY'; content: string };
 }
 
