@@ -93,6 +93,22 @@ describe('connections', () => {
     const bad = await api('POST', '/channels', { channel: 'sms', name: 'x', credentials: { accountSid: 'nope' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors.map((e: { path: string }) => e.path)).toContain('body.credentials.accountSid');
+    // Each field's problem is named, in the provider's words, for the form to show beside the field.
+    const badPage = await api('POST', '/channels', {
+      channel: 'instagram',
+      name: 'x',
+      credentials: {
+        appSecret: 'a'.repeat(20),
+        verifyToken: 'v'.repeat(20),
+        accessToken: 't'.repeat(20),
+        pageId: 'my-page',
+      },
+    });
+    expect(badPage.statusCode).toBe(400);
+    expect(badPage.json().detail).toContain('Instagram');
+    expect(badPage.json().errors).toEqual([
+      { path: 'body.credentials.pageId', message: 'The page id is the number Meta shows, digits only' },
+    ]);
     expect((await api('GET', '/channels')).json().items).toHaveLength(6);
   });
 
@@ -299,6 +315,37 @@ describe('replies and statuses', () => {
     // A late `failed` does not undo `read`: the patient has it.
     await report('failed');
     expect(await statusOf()).toBe('read');
+  });
+
+  it('the inbox list says when the last message is a reply that failed, and stops once a reply goes out', async () => {
+    const wa = connections.get('whatsapp')!;
+    const from = senderId('whatsapp');
+    await deliver(t, wa, { id: providerId('whatsapp'), from, text: 'Can I come at 4?' });
+    expect((await conversationWith('whatsapp', from)).lastMessage).toMatchObject({
+      text: 'Can I come at 4?',
+      direction: 'in',
+      status: 'received',
+    });
+    const conversation = await conversationWith('whatsapp', from);
+    await t.request({
+      method: 'POST',
+      url: '/_emulators/meta/faults',
+      payload: { operation: 'messages.send', status: 400 },
+    });
+    const failed = await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Yes, 4 works' });
+    expect(failed.json().status).toBe('failed');
+    expect((await conversationWith('whatsapp', from)).lastMessage).toMatchObject({
+      text: 'Yes, 4 works',
+      direction: 'out',
+      status: 'failed',
+    });
+    // Retrying is sending the same text again: a new message; the failed one stays failed.
+    const retried = await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Yes, 4 works' });
+    expect(retried.json()).toMatchObject({ status: 'sent', text: 'Yes, 4 works' });
+    expect(retried.json().id).not.toBe(failed.json().id);
+    expect((await conversationWith('whatsapp', from)).lastMessage).toMatchObject({ direction: 'out', status: 'sent' });
+    const thread = (await api('GET', `/channels/messages?conversationId=${conversation.id}`)).json().items;
+    expect(thread.find((m: { id: string }) => m.id === failed.json().id).status).toBe('failed');
   });
 
   it("a refusal's words are kept cleaned and at most 500 characters; a reply whose send was cut off shows as failed", async () => {
@@ -567,6 +614,12 @@ describe('patients and the inbox', () => {
     expect(audit.some((a: { context?: string }) => a.context === 'channels.contact_linked')).toBe(true);
     const forPatient = (await api('GET', `/channels/conversations?patientId=${patient.id}`)).json().items;
     expect(forPatient.map((c: { id: string }) => c.id)).toEqual([conversation.id]);
+    // Linked, the contact is named by the patient record, in the inbox as on the record.
+    expect(forPatient[0].contact.patientName).toBe('Grace Hopper');
+    expect((await conversationWith('sms', from)).contact).toMatchObject({
+      patientId: patient.id,
+      patientName: 'Grace Hopper',
+    });
     expect((await api('POST', `/channels/conversations/${conversation.id}/read`)).statusCode).toBe(204);
     const after = (await api('GET', `/channels/conversations?patientId=${patient.id}`)).json().items[0];
     expect(after.unreadCount).toBe(0);

@@ -33,8 +33,22 @@ export const conversationSchema = z.object({
     name: z.string().nullable(),
     phone: z.string().nullable(),
     patientId: z.string().nullable(),
+    patientName: z
+      .string()
+      .nullable()
+      .describe('The linked patient’s name (given and family), shown instead of the channel’s name or number'),
   }),
-  lastMessage: z.object({ text: z.string(), at: z.string() }).nullable(),
+  lastMessage: z
+    .object({
+      text: z.string().describe('Preview: the text, else `[<attachment type>]`; at most 200 characters'),
+      at: z.string(),
+      direction: z.enum(['in', 'out']),
+      status: z
+        .enum(['received', 'sending', 'sent', 'delivered', 'read', 'failed'])
+        .describe('`failed` on an outbound message: the conversation’s last reply did not reach the patient'),
+    })
+    .nullable()
+    .describe('The conversation’s newest message'),
   unreadCount: z.number().int(),
   updatedAt: z.string(),
 });

@@ -16,10 +16,11 @@ import { decodeCursor, encodeCursor, exactTime, olderThanCursor, timeIdCursor } 
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { workspaceTier } from '../identity/index.js';
-import { patientExists } from '../patients/index.js';
+import { patientExists, patientNames } from '../patients/index.js';
 import { type ConnectionRow, clean, clip, notifyConversations, storeInbound, watermarkTime } from './inbound.js';
 import {
   ADAPTERS,
+  CHANNEL_LABEL,
   type ChannelAdapter,
   type ChannelName,
   type InboundMessage,
@@ -68,7 +69,7 @@ export async function connect(
   if (!parsed.success) {
     throw validationFailed(
       parsed.error.issues.map((i) => ({ path: ['body', 'credentials', ...i.path].join('.'), message: i.message })),
-      `These are not ${input.channel} credentials`,
+      `Some of these ${CHANNEL_LABEL[input.channel]} credentials are not right: see each field`,
     );
   }
   const id = newId('chn');
@@ -574,8 +575,10 @@ export const SENDING_GIVEN_UP_MS = 5 * 60_000;
 const INTERRUPTED = 'The send was interrupted (the service restarted during it); it may not have reached the patient';
 
 type MessageRow = typeof channelMessages.$inferSelect;
+const interrupted = (r: { status: string; at: Date }, now: number) =>
+  r.status === 'sending' && now - r.at.getTime() > SENDING_GIVEN_UP_MS;
 const presentMessage = (r: MessageRow, now = Date.now()) => {
-  const interrupted = r.status === 'sending' && now - r.at.getTime() > SENDING_GIVEN_UP_MS;
+  const cutOff = interrupted(r, now);
   return {
     id: r.id,
     conversationId: r.conversationId,
@@ -584,8 +587,8 @@ const presentMessage = (r: MessageRow, now = Date.now()) => {
     providerMessageId: r.providerMessageId,
     text: r.text,
     attachments: r.attachments as { type: string; url?: string; mimeType?: string; name?: string }[],
-    status: interrupted ? ('failed' as const) : r.status,
-    error: interrupted ? INTERRUPTED : r.error,
+    status: cutOff ? ('failed' as const) : r.status,
+    error: cutOff ? INTERRUPTED : r.error,
     at: r.at.toISOString(),
   };
 };
@@ -606,6 +609,12 @@ export async function hasLiveConnection(tx: Tx, workspaceId: string, channels: C
   return rows.length > 0;
 }
 
+/** A message as a conversation's preview: its text, else its first attachment's kind. */
+const previewOf = (m: { text: string; attachments: unknown }) => {
+  const first = (m.attachments as { type?: string }[] | null)?.[0];
+  return clip(m.text || (first?.type ? `[${first.type}]` : ''), 200);
+};
+
 export async function listConversations(
   deps: AppDeps,
   ctx: RequestContext,
@@ -613,15 +622,45 @@ export async function listConversations(
 ) {
   requireFeature(ctx, 'inbound_channels');
   const after = decodeCursor(query.cursor, timeIdCursor);
-  const rows = await withTenant(deps.db, ctx, (tx) =>
-    tx
+  const { rows, names } = await withTenant(deps.db, ctx, async (tx) => {
+    // Each conversation's newest message (index on workspace, conversation, at): its direction and
+    // status tell a reply the provider refused from one that went out.
+    const last = tx
+      .select({
+        id: channelMessages.id,
+        direction: channelMessages.direction,
+        text: channelMessages.text,
+        attachments: channelMessages.attachments,
+        status: channelMessages.status,
+        at: channelMessages.at,
+      })
+      .from(channelMessages)
+      .where(
+        and(
+          eq(channelMessages.workspaceId, channelConversations.workspaceId),
+          eq(channelMessages.conversationId, channelConversations.id),
+        ),
+      )
+      .orderBy(desc(channelMessages.at), desc(channelMessages.id))
+      .limit(1)
+      .as('last_message');
+    const rows = await tx
       .select({
         conversation: channelConversations,
         contact: channelContacts,
+        last: {
+          id: last.id,
+          direction: last.direction,
+          text: last.text,
+          attachments: last.attachments,
+          status: last.status,
+          at: last.at,
+        },
         key: exactTime(channelConversations.updatedAt),
       })
       .from(channelConversations)
       .innerJoin(channelContacts, contactOfConversation)
+      .leftJoinLateral(last, sql`true`)
       .where(
         and(
           eq(channelConversations.workspaceId, ctx.workspaceId),
@@ -631,25 +670,40 @@ export async function listConversations(
         ),
       )
       .orderBy(desc(channelConversations.updatedAt), desc(channelConversations.id))
-      .limit(query.limit + 1),
-  );
-  const items = rows.slice(0, query.limit).map(({ conversation: c, contact }) => ({
-    id: c.id,
-    channel: c.channel as ChannelName,
-    connectionId: c.connectionId,
-    contact: {
-      id: contact.id,
-      externalId: contact.externalId,
-      name: contact.name,
-      phone: contact.phone,
-      patientId: contact.patientId,
-    },
-    lastMessage: c.lastMessageAt ? { text: c.lastMessageText ?? '', at: c.lastMessageAt.toISOString() } : null,
-    unreadCount: c.unreadCount,
-    updatedAt: c.updatedAt.toISOString(),
-  }));
-  const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
-  return { items, nextCursor: last ? encodeCursor([last.key, last.conversation.id]) : null };
+      .limit(query.limit + 1);
+    // A linked contact is shown by the patient's name (as the thread header already did, read by id).
+    const linked = [...new Set(rows.flatMap((r) => (r.contact.patientId ? [r.contact.patientId] : [])))];
+    return { rows, names: linked.length ? await patientNames(tx, ctx.workspaceId, linked) : new Map<string, string>() };
+  });
+  const now = Date.now();
+  const items = rows.slice(0, query.limit).map(({ conversation: c, contact, last: newest }) => {
+    const last = newest?.id ? newest : null;
+    return {
+      id: c.id,
+      channel: c.channel as ChannelName,
+      connectionId: c.connectionId,
+      contact: {
+        id: contact.id,
+        externalId: contact.externalId,
+        name: contact.name,
+        phone: contact.phone,
+        patientId: contact.patientId,
+        patientName: contact.patientId ? (names.get(contact.patientId) ?? null) : null,
+      },
+      lastMessage: last
+        ? {
+            text: previewOf(last),
+            at: last.at.toISOString(),
+            direction: last.direction,
+            status: interrupted(last, now) ? ('failed' as const) : last.status,
+          }
+        : null,
+      unreadCount: c.unreadCount,
+      updatedAt: c.updatedAt.toISOString(),
+    };
+  });
+  const lastRow = rows.length > query.limit ? rows[query.limit - 1] : undefined;
+  return { items, nextCursor: lastRow ? encodeCursor([lastRow.key, lastRow.conversation.id]) : null };
 }
 
 async function requireConversation(tx: Tx, workspaceId: string, id: string) {
