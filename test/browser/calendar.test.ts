@@ -69,6 +69,9 @@ describe('Calendar page', () => {
     await page.getByTestId('connect-google').click();
     await page.waitForURL(/\/calendar/);
     await page.getByTestId('connection').first().waitFor();
+    // Back from the consent page, the page says what was connected, once.
+    await page.getByText('Google account connected').waitFor();
+    await expect.poll(() => page.url()).not.toContain('connected=');
     await page.getByTestId('connect-microsoft').click();
     await page.waitForURL(/\/calendar/);
     await expect.poll(() => page.getByTestId('connection').count()).toBe(2);
@@ -324,6 +327,32 @@ describe('Calendar page', () => {
     expect(popup.url()).toContain('/_emulators/microsoft/teams/');
     await popup.close();
     await page.keyboard.press('Escape');
+  });
+
+  it('moving the start in the dialog keeps the length of the visit', async () => {
+    await page.goto(WEEK);
+    await page.getByTestId('new-event').click();
+    await page.getByTestId('event-start').fill('10:00');
+    await page.getByTestId('event-end').fill('10:45');
+    await page.getByTestId('event-start').fill('14:00');
+    expect(await page.getByTestId('event-end').inputValue()).toBe('14:45');
+    await page.keyboard.press('Escape');
+  });
+
+  it("today's tasks hold yesterday's unfinished one, marked overdue", async () => {
+    const yesterday = new Date(Date.now() - 86_400_000);
+    yesterday.setHours(17, 0, 0, 0);
+    await page.evaluate(async (dueAt) => {
+      await fetch('/api/v1/tasks', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ title: 'Fax insurance forms', dueAt }),
+      });
+    }, yesterday.toISOString());
+    await page.goto('/calendar?view=day');
+    const task = page.getByTestId('task').filter({ hasText: 'Fax insurance forms' });
+    await task.waitFor();
+    expect(await task.textContent()).toContain('Overdue: was due');
   });
 
   it('new appointment: picking a patient shows which providers are free, and the chosen one hosts it', async () => {

@@ -18,7 +18,7 @@ export async function connectCalendar(
   const callback = new URL(consent.headers.get('location') ?? '');
   const back = await t.request({ method: 'GET', url: `${callback.pathname}${callback.search}` });
   expect(back.statusCode, back.body).toBe(302);
-  expect(back.headers.location).toBe('/calendar');
+  expect(back.headers.location).toBe(`/calendar?connected=${provider}`);
   const connections = await t.request({ method: 'GET', url: '/api/v1/calendar/connections', token });
   const email = (loginHint ?? `demo@${provider}.example`).toLowerCase();
   const connection = connections

@@ -65,6 +65,8 @@ const calendarSearch = z.object({
   view: z.enum(['week', 'day']).optional(),
   scope: z.literal('organization').optional(),
   patient: z.string().min(1).max(100).optional(),
+  /** Set by the provider's redirect back after connecting an account: confirmed once, then dropped. */
+  connected: z.enum(['google', 'microsoft']).optional(),
 });
 
 const calendarRoute = createRoute({

@@ -67,7 +67,7 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
       config: { auth: 'public' },
       schema: {
         tags,
-        summary: "The provider's redirect back: stores the tokens, then 302 to /calendar",
+        summary: "The provider's redirect back: stores the tokens, then 302 to /calendar?connected=<provider>",
         description:
           'Public: the signed, expiring `state` carries the workspace, the user and the PKCE verifier. Bad or expired ' +
           'state, or a browser signed in as another user than the one who started → 400 `invalid_state`; a code ' +
@@ -75,7 +75,7 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
           'started side by side) → 403 `tier_required`, nothing stored.',
         params: z.object({ provider: z.enum(['google', 'microsoft']) }),
         querystring: callbackQuery,
-        response: { 302: z.null().describe('Redirect to /calendar'), ...problemResponses },
+        response: { 302: z.null().describe('Redirect to /calendar?connected=<provider>'), ...problemResponses },
       },
     },
     async (request, reply) => {
@@ -84,7 +84,10 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
         requestId: request.id,
         log: request.log,
       });
-      return reply.redirect(done.returnTo ?? '/calendar', 302);
+      // Back where connecting started, saying what was connected (the page confirms it and clears it).
+      const back = new URL(done.returnTo ?? '/calendar', 'http://atrium.invalid');
+      back.searchParams.set('connected', request.params.provider);
+      return reply.redirect(`${back.pathname}${back.search}`, 302);
     },
   );
 

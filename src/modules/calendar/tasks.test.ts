@@ -65,6 +65,24 @@ describe('tasks and the day view', () => {
     expect((await req('DELETE', `/tasks/${due.json().id}`)).statusCode).toBe(404);
   });
 
+  it("today's view carries the open tasks whose day has passed; done ones and other days' views do not", async () => {
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const dueOn = (date: string) => `${date}T17:00:00Z`;
+    const left = await req('POST', '/tasks', { title: 'Fax insurance forms', dueAt: dueOn(day(-2)) });
+    const finished = await req('POST', '/tasks', { title: 'Call the lab back', dueAt: dueOn(day(-1)) });
+    expect((await req('PATCH', `/tasks/${finished.json().id}`, { done: true })).statusCode).toBe(200);
+    const titles = async (date: string) =>
+      (await req('GET', `/calendar/day?date=${date}&timeZone=UTC`)).json().tasks.map((x: { title: string }) => x.title);
+    const today = await titles(day(0));
+    expect(today).toContain('Fax insurance forms');
+    expect(today).not.toContain('Call the lab back');
+    expect(await titles(day(1))).not.toContain('Fax insurance forms');
+    expect(await titles(day(-1))).not.toContain('Fax insurance forms');
+    expect(await titles(day(-2))).toContain('Fax insurance forms');
+    await req('DELETE', `/tasks/${left.json().id}`);
+    await req('DELETE', `/tasks/${finished.json().id}`);
+  });
+
   it('refuses an unknown event or assignee and a bad day', async () => {
     const bad = await req('POST', '/tasks', { title: 'x', eventId: 'cev_nope' });
     expect([bad.statusCode, bad.json().code]).toEqual([422, 'unknown_event']);

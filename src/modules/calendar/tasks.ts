@@ -133,7 +133,11 @@ export async function deleteTask(deps: AppDeps, ctx: RequestContext, id: string)
   if (rows.length === 0) throw notFound('Task');
 }
 
-/** The local day `date` in `timeZone`: its events, and the tasks of those events or due that day. */
+/**
+ * The local day `date` in `timeZone`: its events, and the tasks of those events or due that day.
+ * Today's view also carries the open tasks whose day has passed, so nothing left undone drops out of
+ * sight (they sort first; the sidebar marks them overdue).
+ */
 export async function dayView(
   deps: AppDeps,
   ctx: RequestContext,
@@ -145,6 +149,8 @@ export async function dayView(
   if (!Number.isFinite(midnight)) throw new AppError('invalid_date', 422, 'Use a date like 2026-11-24');
   const from = new Date(fromFloating(midnight, timeZone));
   const to = new Date(fromFloating(midnight + 24 * 3600_000, timeZone));
+  const now = Date.now();
+  const isToday = from.getTime() <= now && now < to.getTime();
   const { items, warnings } = await windowOf(
     deps,
     ctx,
@@ -163,6 +169,7 @@ export async function dayView(
           or(
             ids.length ? inArray(calendarTasks.eventId, ids) : undefined,
             and(gte(calendarTasks.dueAt, from), lt(calendarTasks.dueAt, to)),
+            isToday ? and(eq(calendarTasks.done, false), lt(calendarTasks.dueAt, from)) : undefined,
           ),
         ),
       )

@@ -104,11 +104,13 @@ export interface CalendarSearch {
   scope?: 'organization';
   /** Booking for this patient (from their record): a new event starts with them chosen. */
   patient?: string;
+  /** The provider whose account was just connected (the OAuth redirect back). */
+  connected?: 'google' | 'microsoft';
 }
 
 const WORKSPACE_COLORS = ['#2557d6', '#b54708', '#1a7f4b', '#7a2bb5', '#0e7490', '#be123c'];
 
-export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
+export function CalendarPage({ date, view, scope, patient, connected }: CalendarSearch) {
   const navigate = useNavigate();
   const me = useCurrentMe();
   const phone = usePhone();
@@ -141,6 +143,14 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
   useEffect(() => {
     ref.current?.getApi().changeView(phone ? 'listDay' : dayMode ? 'timeGridDay' : 'timeGridWeek', new Date(fromMs));
   }, [fromMs, phone, dayMode]);
+
+  // Back from the provider's consent page: say so once, show the account in the list, drop the flag.
+  useEffect(() => {
+    if (!connected) return;
+    notifySuccess(`${PROVIDER_LABEL[connected]} account connected`, 'Its calendars now show in the week.');
+    document.getElementById('connections-title')?.scrollIntoView({ block: 'center' });
+    void navigate({ to: '/calendar', search: (prev) => ({ ...prev, connected: undefined }), replace: true });
+  }, [connected, navigate]);
 
   const search = (d: Date) => ({
     date: dateInput(d),
@@ -232,6 +242,16 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
     const source = arg.event.extendedProps.source as CalendarEvent;
     const { start, end } = arg.event;
     if (!start || !end || arg.event.allDay !== source.allDay) return arg.revert();
+    // A drop into the past is almost always a slip of the mouse: it is put back. (A visit that really
+    // happened at another time is changed in its dialog.)
+    if (start.getTime() < Date.now() && start.getTime() !== arg.oldEvent.start?.getTime()) {
+      arg.revert();
+      return notifyError(
+        null,
+        'Not moved',
+        () => 'That time has passed. To record when a past visit really took place, open it and change its time.',
+      );
+    }
     patch.mutate(
       {
         event: source.id,
@@ -437,7 +457,11 @@ export function CalendarPage({ date, view, scope, patient }: CalendarSearch) {
             </ul>
           </section>
           {connections.isSuccess ? (
-            <ConnectionsPanel connections={connections.data.items} canAddMore={canAddMore} />
+            <ConnectionsPanel
+              connections={connections.data.items}
+              canAddMore={canAddMore}
+              othersShown={cals.some((c) => !connections.data.items.some((x) => x.id === c.connectionId))}
+            />
           ) : null}
         </aside>
       </div>

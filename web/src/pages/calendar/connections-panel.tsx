@@ -6,7 +6,16 @@ import { ConfirmDialog } from '../../components/ui/dialog.js';
 import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { type Connection, PROVIDER_LABEL, type Provider, useConnect, useDisconnect } from './calendar-api.js';
 
-export function ConnectionsPanel({ connections, canAddMore }: { connections: Connection[]; canAddMore: boolean }) {
+export function ConnectionsPanel({
+  connections,
+  canAddMore,
+  othersShown = false,
+}: {
+  connections: Connection[];
+  canAddMore: boolean;
+  /** The week shows colleagues' calendars the reader did not connect. */
+  othersShown?: boolean;
+}) {
   const connect = useConnect();
   const disconnect = useDisconnect();
   const [removing, setRemoving] = useState<Connection | null>(null);
@@ -29,7 +38,11 @@ export function ConnectionsPanel({ connections, canAddMore }: { connections: Con
     <section className="card calendar-connections" aria-labelledby="connections-title" data-testid="connections-panel">
       <h2 id="connections-title">Connected calendars</h2>
       {connections.length === 0 ? (
-        <p className="muted">Connect a Google or Microsoft account to see its calendars here.</p>
+        <p className="muted">
+          {othersShown
+            ? 'The calendars in the week are your colleagues’. Connect your own Google or Microsoft account to add yours.'
+            : 'Connect a Google or Microsoft account to see its calendars here.'}
+        </p>
       ) : null}
       <ul className="connection-list">
         {connections.map((c) => (

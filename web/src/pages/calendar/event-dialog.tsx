@@ -23,7 +23,16 @@ import {
   usePatchEvent,
   useProviderMatch,
 } from './calendar-api.js';
-import { dateInput, describeRecurrence, fromInputs, localZone, REPEATS, type Repeat, timeInput } from './time.js';
+import {
+  dateInput,
+  describeRecurrence,
+  fromInputs,
+  keepLength,
+  localZone,
+  REPEATS,
+  type Repeat,
+  timeInput,
+} from './time.js';
 
 export type EventDialogState =
   | { mode: 'create'; start: Date; end: Date; allDay?: boolean; patientId?: string }
@@ -414,7 +423,11 @@ export function EventDialog({
                   id={ids.start}
                   type="time"
                   value={startTime}
-                  onChange={(e) => setStartTime(e.target.value)}
+                  onChange={(e) => {
+                    // Moving the start moves the end with it: the visit keeps its length.
+                    setEndTime(keepLength(startTime, endTime, e.target.value));
+                    setStartTime(e.target.value);
+                  }}
                   disabled={seriesScope}
                   data-testid="event-start"
                 />

@@ -7,6 +7,10 @@ import { notifyError } from '../../components/ui/toast.js';
 import { type CalendarEvent, type Task, useCreateTask, useUpdateTask } from './calendar-api.js';
 import { formatTime } from './time.js';
 
+const formatDueDay = (iso: string) =>
+  new Intl.DateTimeFormat(undefined, { weekday: 'short', month: 'short', day: 'numeric' }).format(new Date(iso));
+
+/** Today's list also holds the open tasks whose day has passed (the API carries them), marked overdue. */
 export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[]; events: CalendarEvent[] }) {
   const titleId = useId();
   const eventId = useId();
@@ -48,9 +52,13 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
             >
               {task.title}
             </Check>
-            <span className="muted task-meta">
-              {task.eventId ? (titleOf(task.eventId) ?? 'Event') : task.dueAt ? `Due ${formatTime(task.dueAt)}` : ''}
-            </span>
+            {!task.done && task.dueAt && new Date(task.dueAt) < day ? (
+              <span className="task-meta task-overdue">Overdue: was due {formatDueDay(task.dueAt)}</span>
+            ) : (
+              <span className="muted task-meta">
+                {task.eventId ? (titleOf(task.eventId) ?? 'Event') : task.dueAt ? `Due ${formatTime(task.dueAt)}` : ''}
+              </span>
+            )}
           </li>
         ))}
       </ul>

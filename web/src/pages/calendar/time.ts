@@ -15,6 +15,23 @@ export function fromInputs(date: string, time: string): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
+const minutesOf = (hhmm: string) => {
+  const m = /^(\d{2}):(\d{2})$/.exec(hhmm);
+  return m ? +m[1] * 60 + +m[2] : null;
+};
+
+/**
+ * The end time after the start moved from `oldStart` to `newStart`: the visit keeps its length (a
+ * 10:00–10:30 visit moved to 14:00 ends at 14:30), never past 23:59. An unreadable or non-positive
+ * length leaves the end as it was.
+ */
+export function keepLength(oldStart: string, oldEnd: string, newStart: string): string {
+  const [a, b, c] = [minutesOf(oldStart), minutesOf(oldEnd), minutesOf(newStart)];
+  if (a === null || b === null || c === null || b <= a) return oldEnd;
+  const end = Math.min(c + (b - a), 23 * 60 + 59);
+  return `${pad(Math.floor(end / 60))}:${pad(end % 60)}`;
+}
+
 export function parseDateParam(value: string | undefined): Date {
   const m = value ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
   const d = m ? new Date(+m[1], +m[2] - 1, +m[3]) : new Date();
