@@ -262,12 +262,24 @@ export function EventDialog({
     });
   };
 
+  // One room to meet in: the provider's call, whose link the patient's invitation carries. Atrium's
+  // own telehealth room is the stand-by when the visit has no call (or the provider's fails).
   const joins = [
     editing?.conference
-      ? { label: `Join ${CONFERENCE_LABEL[editing.conference.product]}`, url: editing.conference.joinUrl }
+      ? {
+          label: `Join ${CONFERENCE_LABEL[editing.conference.product]}`,
+          url: editing.conference.joinUrl,
+          primary: true,
+        }
       : null,
-    editing?.telehealth ? { label: 'Join telehealth room', url: editing.telehealth.joinUrl } : null,
-  ].filter((j): j is { label: string; url: string } => j !== null);
+    editing?.telehealth
+      ? {
+          label: editing.conference ? 'Stand-by room (Atrium telehealth)' : 'Join telehealth room',
+          url: editing.telehealth.joinUrl,
+          primary: !editing.conference,
+        }
+      : null,
+  ].filter((j): j is { label: string; url: string; primary: boolean } => j !== null);
 
   return (
     <AppDialog
@@ -283,7 +295,7 @@ export function EventDialog({
             {joins.map((j) => (
               <a
                 key={j.url}
-                className="button button-primary join-link"
+                className={`button ${j.primary ? 'button-primary' : 'button-secondary'} join-link`}
                 href={j.url}
                 target="_blank"
                 rel="noreferrer"

@@ -27,7 +27,8 @@ const when = (e: CalendarEvent) => {
 
 function Appointment({ event: e, hostName }: { event: CalendarEvent; hostName: string | null }) {
   const status = STATUS[e.status];
-  const join = e.telehealth?.joinUrl ?? e.conference?.joinUrl ?? null;
+  // The call the patient's invitation names; Atrium's telehealth room when the visit has none.
+  const join = e.conference?.joinUrl ?? e.telehealth?.joinUrl ?? null;
   return (
     <li className="card item-card appointment-card" data-testid="appointment" data-status={e.status}>
       <div className="item-card-top">
