@@ -384,6 +384,8 @@ describe('Calendar page', () => {
     await page.getByTestId('event-end').fill('10:30');
     await page.getByTestId('event-patient').getByRole('combobox').fill('Picker');
     await page.getByTestId('event-patient-option').filter({ hasText: 'Picker, Pia' }).click();
+    // Which Pia Picker: the chosen patient's birth date and MRN show under the field.
+    expect(await page.getByTestId('event-patient-chosen').textContent()).toMatch(/^Born .* · MRN /);
     const options = page.getByTestId('provider-option');
     await expect.poll(() => options.count()).toBe(2);
     // Free providers first: the admin (with connected calendars) is free, Dr. Okafor has no calendar.

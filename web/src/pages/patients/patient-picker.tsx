@@ -3,10 +3,11 @@
  * The caller keeps the patient's id; the field shows the name. Used by the audit log's filter and
  * the calendar's new-event dialog.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { ComboBox, Input, Label, ListBox, ListBoxItem, Popover } from 'react-aria-components';
+import { ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
 import { useDebounced } from '../../components/use-debounced.js';
-import { formatDate, fullName, type Patient, usePatientName, usePatientSearch } from './patients-api.js';
+import { formatDate, fullName, type Patient, patientNameQuery, usePatientSearch } from './patients-api.js';
 
 export function PatientPicker({
   patientId,
@@ -22,7 +23,8 @@ export function PatientPicker({
   testId: string;
   optionTestId: string;
 }) {
-  const selected = usePatientName(patientId);
+  const chosen = useQuery({ ...patientNameQuery(patientId ?? ''), enabled: Boolean(patientId) }).data;
+  const selected = { name: chosen ? fullName(chosen) : null };
   const [text, setText] = useState('');
   // The field shows the chosen patient's name (also after a reload of a filtered URL).
   useEffect(() => {
@@ -54,6 +56,12 @@ export function PatientPicker({
     >
       <Label>{label}</Label>
       <Input placeholder="Name or MRN" />
+      {chosen && patientId && text === selected.name ? (
+        // Two patients may share a name: the chosen one's birth date and MRN say which.
+        <Text slot="description" className="muted field-hint" data-testid={`${testId}-chosen`}>
+          Born {formatDate(chosen.dateOfBirth)} · MRN {chosen.mrn ?? '—'}
+        </Text>
+      ) : null}
       <Popover className="popover combo-popover" placement="bottom start">
         <ListBox
           className="menu"
