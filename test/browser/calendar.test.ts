@@ -329,6 +329,20 @@ describe('Calendar page', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('goes to a picked date; a visit booked for a week out of view brings the calendar there', async () => {
+    await page.goto(WEEK);
+    await page.getByTestId('calendar-go-to').fill('2027-03-10');
+    await page.waitForURL(/date=2027-03-10/);
+    await page.getByTestId('new-event').click();
+    await page.getByTestId('event-title').fill('Follow-up in April');
+    await page.getByTestId('event-date').fill('2027-04-14');
+    await page.getByTestId('event-start').fill('09:00');
+    await page.getByTestId('event-end').fill('09:30');
+    await page.getByTestId('event-save').click();
+    await page.waitForURL(/date=2027-04-14/);
+    await chip('Follow-up in April').waitFor();
+  });
+
   it('moving the start in the dialog keeps the length of the visit', async () => {
     await page.goto(WEEK);
     await page.getByTestId('new-event').click();

@@ -346,6 +346,17 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
           >
             ›
           </Button>
+          <input
+            type="date"
+            className="calendar-go-to"
+            aria-label="Go to date"
+            value={dateInput(dayMode ? from : dayOfWeekShown)}
+            onChange={(e) => {
+              const picked = parseDateParam(e.target.value);
+              if (e.target.value) go(picked);
+            }}
+            data-testid="calendar-go-to"
+          />
           <Button onPress={newEvent} isDisabled={cals.length === 0} data-testid="new-event">
             New event
           </Button>
@@ -476,6 +487,10 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
               : undefined
           }
           onClose={() => setDialog(null)}
+          // A visit booked or moved to a day out of view: the calendar goes there, so it can be seen.
+          onSaved={(start) => {
+            if (start < from || start >= to) go(start);
+          }}
         />
       ) : null}
     </section>

@@ -98,12 +98,15 @@ export function EventDialog({
   calendars,
   capabilities,
   onClose,
+  onSaved,
   readOnlyFrom,
 }: {
   state: EventDialogState;
   calendars: CalendarInfo[];
   capabilities: Capabilities | undefined;
   onClose: () => void;
+  /** After a create or change: where the event now starts (the page goes there if it is out of view). */
+  onSaved?: (start: Date) => void;
   /** The event belongs to another location (the HQ view): shown, not changed here. */
   readOnlyFrom?: string;
 }) {
@@ -224,9 +227,10 @@ export function EventDialog({
       create.mutate(
         { calendar: calendarId, draft },
         {
-          onSuccess: () => {
+          onSuccess: (made) => {
             notifySuccess('Event created', `${title.trim()} is on ${calendar?.name ?? 'the calendar'}.`);
             onClose();
+            onSaved?.(new Date(made.event.start));
           },
           onError: (error) => setProblem(messageOf(error)),
         },
@@ -236,9 +240,11 @@ export function EventDialog({
       patch.mutate(
         { event: target, draft },
         {
-          onSuccess: () => {
+          onSuccess: (changed) => {
             notifySuccess(seriesScope ? 'Series updated' : 'Event updated');
             onClose();
+            // A whole series answers its first occurrence: no reason to go there.
+            if (!seriesScope) onSaved?.(new Date(changed.event.start));
           },
           onError: (error) => setProblem(messageOf(error)),
         },
