@@ -30,11 +30,21 @@ export type Completion = { content: string; tool_calls?: undefined } | { content
 
 /** Lines `<tool>: phrase | phrase` after "Routing triggers" in the system message. */
 export function parseTriggers(system: string): Map<string, string[]> {
+  return phraseLines(system, 'Routing triggers', /^([A-Za-z0-9_-]{1,64}):\s*(.*)$/);
+}
+
+/** Lines `<skill name>: phrase | phrase` after "Not installed here": skills the workspace lacks. */
+export function parseUninstalled(system: string): Map<string, string[]> {
+  return phraseLines(system, 'Not installed here', /^([^:]{1,120}):\s*(.*)$/);
+}
+
+function phraseLines(system: string, heading: string, pattern: RegExp): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  const at = system.indexOf('Routing triggers');
+  const at = system.indexOf(heading);
   if (at < 0) return out;
   for (const line of system.slice(at).split('\n').slice(1)) {
-    const m = /^([A-Za-z0-9_-]{1,64}):\s*(.*)$/.exec(line.trim());
+    if (line.trim() === '') break;
+    const m = pattern.exec(line.trim());
     if (!m) continue;
     out.set(
       m[1],
@@ -392,9 +402,22 @@ export function complete(messages: EmuMessage[], tools: EmuTool[], callSeq: () =
   const skillTools = tools.filter((t) => t.function.name !== LOOKUP_FUNCTION);
   const { text, picked, followUp } = currentRequest(messages, skillTools, triggers);
   if (!picked) {
+    // Asked for what a skill does that is not installed here: say so, instead of guessing.
+    for (const [name, phrases] of parseUninstalled(system)) {
+      if (phrases.some((p) => containsPhrase(text, p))) {
+        return {
+          content: `The ${name} skill is not installed in this workspace, so I can't do that yet. An admin can install it from the Marketplace.`,
+        };
+      }
+    }
+    const examples = [...triggers.entries()]
+      .filter(([fn]) => skillTools.some((t) => t.function.name === fn))
+      .map(([, phrases]) => phrases[0])
+      .filter(Boolean)
+      .slice(0, 3);
     return {
       content: skillTools.length
-        ? "I'm the offline model and could not tell which skill fits. Try for example: check Maria Lopez's insurance eligibility, suggest billing codes for her last note, or prepare a pre-call brief."
+        ? `I'm the offline model and could not tell which skill fits.${examples.length ? ` Try a request with ${examples.map((e) => `“${e}”`).join(', ')} in it.` : ''}`
         : "I'm the offline model. No skills are installed with granted tools yet, so I can only chat.",
     };
   }

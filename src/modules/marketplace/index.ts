@@ -7,6 +7,7 @@ export {
   type Install,
   listActiveInstalls,
   type PrivateSkill,
+  workspaceCatalog,
 } from './catalog.js';
 export { marketplaceModule } from './module.js';
 export { scopeSchema, slugSchema, toolSchema } from './schema.js';

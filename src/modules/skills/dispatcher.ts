@@ -17,7 +17,13 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { hasFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
-import { type CatalogEntry, findCatalogEntry, findInstall, listActiveInstalls } from '../marketplace/index.js';
+import {
+  type CatalogEntry,
+  findCatalogEntry,
+  findInstall,
+  listActiveInstalls,
+  workspaceCatalog,
+} from '../marketplace/index.js';
 import { buildCapabilities } from './capabilities.js';
 import { builtinSkill } from './catalog/index.js';
 import { callPrivateTool } from './private-executor.js';
@@ -229,6 +235,20 @@ export async function availableTools(deps: AppDeps, ctx: RequestContext) {
       });
     }
     return out;
+  });
+}
+
+/**
+ * Marketplace skills this workspace's tier allows but that are not installed here (name and
+ * triggers): the assistant says so, instead of guessing, when asked for what one of them does.
+ */
+export async function uninstalledSkills(deps: AppDeps, ctx: RequestContext) {
+  return withTenant(deps.db, ctx, async (tx) => {
+    const installed = new Set((await listActiveInstalls(tx, ctx.workspaceId)).map((i) => i.slug));
+    return (await workspaceCatalog(tx, ctx.workspaceId))
+      .filter((e) => !installed.has(e.manifest.slug) && tierAtLeast(ctx.tier, e.manifest.minTier))
+      .map((e) => ({ name: e.manifest.name, triggers: e.manifest.triggers ?? [] }))
+      .filter((e) => e.triggers.length > 0);
   });
 }
 

@@ -3,7 +3,7 @@
 import type { RequestContext } from '../../../platform/context.js';
 import { AppError } from '../../../platform/errors.js';
 import type { AppDeps } from '../../../platform/types.js';
-import { auditUnknownTool, availableTools, invokeTool, outcomeOf } from '../dispatcher.js';
+import { auditUnknownTool, availableTools, invokeTool, outcomeOf, uninstalledSkills } from '../dispatcher.js';
 import { type ChatMessage, completeWithFallback, type FunctionTool, resolveModelProviders } from './model-provider.js';
 import { LOOKUP_FUNCTION, lookupPatients, lookupTool } from './patient-lookup.js';
 
@@ -83,7 +83,11 @@ function functionNames(skills: Skills): Map<string, { slug: string; tool: string
   return names;
 }
 
-export function systemPrompt(skills: Skills, names: Map<string, { slug: string; tool: string }>): string {
+export function systemPrompt(
+  skills: Skills,
+  names: Map<string, { slug: string; tool: string }>,
+  uninstalled: { name: string; triggers: string[] }[] = [],
+): string {
   const lines = [
     'You are the Atrium assistant for a care team. Use a tool when it helps and answer from its result.',
     'Never invent patient data. If a tool is refused, say so.',
@@ -96,6 +100,14 @@ export function systemPrompt(skills: Skills, names: Map<string, { slug: string; 
   for (const [fn, target] of names) {
     const skill = skills.find((s) => s.slug === target.slug);
     lines.push(`${fn}: ${(skill?.triggers ?? []).join(' | ')}`);
+  }
+  if (uninstalled.length) {
+    lines.push(
+      '',
+      'Not installed here (skill: phrases). When asked for what one of these does, say that skill is not installed ' +
+        'in this workspace and that an admin can install it from the Marketplace; do not suggest it as an example.',
+    );
+    for (const skill of uninstalled) lines.push(`${skill.name.replace(/[:\n]/g, ' ')}: ${skill.triggers.join(' | ')}`);
   }
   return lines.join('\n');
 }
@@ -112,7 +124,7 @@ export async function runChat(
   hooks: ChatHooks = {},
 ) {
   const chain = resolveModelProviders(deps);
-  const skills = await availableTools(deps, ctx);
+  const [skills, uninstalled] = await Promise.all([availableTools(deps, ctx), uninstalledSkills(deps, ctx)]);
   const names = functionNames(skills);
   const tools: FunctionTool[] = [];
   for (const [fn, target] of names) {
@@ -123,7 +135,7 @@ export async function runChat(
   const offerLookup = skills.some((skill) => skill.grantedScopes.includes('patients:read'));
   if (offerLookup) tools.unshift(lookupTool);
   const people = new Map<string, string>();
-  const convo: ChatMessage[] = [{ role: 'system', content: systemPrompt(skills, names) }, ...messages];
+  const convo: ChatMessage[] = [{ role: 'system', content: systemPrompt(skills, names, uninstalled) }, ...messages];
   const toolCalls: ChatToolCall[] = [];
   const record = (call: ChatToolCall) => {
     toolCalls.push(call);

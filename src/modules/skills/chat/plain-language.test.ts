@@ -269,3 +269,28 @@ describe('the assistant in plain language', () => {
     expect(res.json().toolCalls).toEqual([]);
   });
 });
+
+describe('a skill that is not installed', () => {
+  it('is named as not installed, with where to get it, instead of a guess', async () => {
+    const other = await createWorkspace(t, { tier: 'advanced' });
+    const installed = await t.request({
+      method: 'POST',
+      url: '/api/v1/marketplace/install',
+      token: other.admin.token,
+      payload: { slug: 'billing-codes', scopes: ['patients:read'] },
+    });
+    expect(installed.statusCode, installed.body).toBe(201);
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/chat',
+      token: other.admin.token,
+      payload: { messages: [{ role: 'user', content: "Check Eleanor Vance's insurance eligibility" }] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const content = res.json().message.content as string;
+    expect(content).toContain('The Insurance eligibility check skill is not installed in this workspace');
+    expect(content).toContain('Marketplace');
+    expect(res.json().toolCalls).toEqual([]);
+    expectPlain(content);
+  });
+});
