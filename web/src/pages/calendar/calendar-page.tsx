@@ -10,7 +10,7 @@ import listPlugin from '@fullcalendar/list';
 import FullCalendar from '@fullcalendar/react';
 import timeGridPlugin from '@fullcalendar/timegrid';
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { type CSSProperties, useEffect, useMemo, useRef, useState } from 'react';
 import { ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { Check } from '../../components/ui/form.js';
@@ -58,8 +58,13 @@ function EventChip({ arg }: { arg: EventContentArg }) {
   const e = arg.event.extendedProps.source as CalendarEvent | undefined;
   // The placeholder drawn while a slot is being selected has no event behind it.
   if (!e) return <span className="event-chip">{arg.timeText}</span>;
+  // As many lines as the event is tall (a 30-minute slot is 2.25em, a line 1.25 × the chip's
+  // 0.75em): what does not fit ends in an ellipsis, and the whole text is the chip's tooltip.
+  const minutes = ((arg.event.end?.getTime() ?? 0) - (arg.event.start?.getTime() ?? 0)) / 60_000;
+  const lines = Math.max(1, Math.floor(((minutes / 30) * 2.25 - 0.3) / (0.75 * 1.25)));
+  const whole = [arg.timeText, e.title || '(no title)', e.patientId ? '· patient visit' : ''].filter(Boolean).join(' ');
   return (
-    <span className="event-chip">
+    <span className="event-chip" title={whole} style={{ '--chip-lines': lines } as CSSProperties}>
       <span className="event-chip-time">{arg.timeText}</span>
       <span className="event-chip-title">{e.title || '(no title)'}</span>
       {e.conference ? (
