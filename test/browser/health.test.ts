@@ -46,6 +46,9 @@ describe('Health banners and dashboard', () => {
     await page.goto('/admin/health');
     const card = page.locator('[data-testid="health-card"][data-component="oauth-google:token-refresh"]');
     await card.getByText('Failing').waitFor();
+    // Titled in words, with the check's id beside it for operators.
+    expect(await card.getByRole('heading').textContent()).toBe('Sign-in renewal');
+    expect(await card.locator('.health-id').textContent()).toBe('oauth-google:token-refresh');
     await page.getByTestId('incident-log').getByRole('cell', { name: 'oauth-google', exact: true }).waitFor();
     await banner.getByTestId('dismiss-banner').click();
     await expect.poll(() => banner.count()).toBe(0);

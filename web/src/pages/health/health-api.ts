@@ -89,3 +89,23 @@ export const FEATURE_LABEL: Record<string, string> = {
   speech: 'Reading aloud',
 };
 export const featureLabel = (f: string) => FEATURE_LABEL[f] ?? f;
+
+/** What each kind of check measures, in words (`<component>:<measurement>`, the part after the colon). */
+const MEASUREMENT_LABEL: Record<string, string> = {
+  reachability: 'Answers',
+  'replication-lag': 'Replica delay',
+  'rls-policies': 'Workspaces kept apart',
+  write: 'Saving files',
+  latency: 'Response time',
+  'error-rate': 'Errors',
+  fallback: 'Fallback ready',
+  'relay-reachability': 'Video relay',
+  'room-creation': 'Rooms created',
+  'token-refresh': 'Sign-in renewal',
+  'acceptance-rate': 'Incoming messages accepted',
+  checkout: 'Payment links',
+  'webhook-ingress': 'Payment confirmations accepted',
+};
+
+/** A check's title in words ("Sign-in renewal"); its id stays beside it for operators. */
+export const checkLabel = (name: string) => MEASUREMENT_LABEL[name.split(':')[1] ?? ''] ?? name;

@@ -4,7 +4,7 @@
  */
 import { ErrorNotice, Loading } from '../../components/status.js';
 import { formatTime } from '../messages/messages-api.js';
-import { type CheckStatus, type Dashboard, featureLabel, useDashboard } from './health-api.js';
+import { type CheckStatus, checkLabel, type Dashboard, featureLabel, useDashboard } from './health-api.js';
 import { Sparkline } from './sparkline.js';
 import './health.css';
 
@@ -50,12 +50,14 @@ export function HealthPage() {
             {dashboard.data.components.map((c) => (
               <article key={c.name} className="card health-card" data-testid="health-card" data-component={c.name}>
                 <header className="health-card-top">
-                  <h2>{c.name.replace(':', ':\u200b')}</h2>
+                  <h2>{checkLabel(c.name)}</h2>
                   <span className={`health-pill health-${c.status}`}>
                     {c.checkedAt ? STATUS_WORD[c.status] : 'Not checked yet'}
                   </span>
                 </header>
-                <p className="muted health-feature">{featureLabel(c.feature)}</p>
+                <p className="muted health-feature">
+                  {featureLabel(c.feature)} · <code className="health-id">{c.name}</code>
+                </p>
                 <dl className="health-facts">
                   <div>
                     <dt>Objective</dt>
@@ -75,7 +77,11 @@ export function HealthPage() {
                 {c.output ? <p className="health-output">{c.output}</p> : null}
                 <HistoryBar history={c.history} />
                 {c.unit && c.unit !== 'n/a' && c.history.some((h) => h.value !== null) ? (
-                  <Sparkline points={c.history} unit={c.unit} label={c.name} />
+                  <Sparkline
+                    points={c.history}
+                    unit={c.unit}
+                    label={`${featureLabel(c.feature)}: ${checkLabel(c.name)}`}
+                  />
                 ) : null}
               </article>
             ))}
