@@ -42,6 +42,8 @@ export const foundationCases: CrossTenantCase[] = [
     lists: ({ patient }) => [
       { method: 'GET', url: `/api/v1/patients?q=${patient}` },
       { method: 'GET', url: '/api/v1/patients' },
+      // The duplicate check by A's patient's exact name finds nothing of A's.
+      { method: 'GET', url: '/api/v1/patients?givenName=Secret&familyName=Patient' },
     ],
     unchanged: ({ patient }) => [{ method: 'GET', url: `/api/v1/patients/${patient}` }],
   },

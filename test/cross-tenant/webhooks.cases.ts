@@ -85,6 +85,7 @@ export const webhookCases: CrossTenantCase[] = [
         expect: { status: 422, code: 'unknown_patient' },
       },
       { method: 'GET', url: `/api/v1/notes/${note}` },
+      { method: 'PATCH', url: `/api/v1/notes/${note}`, payload: { subjective: 'changed by B' } },
       { method: 'POST', url: `/api/v1/notes/${note}/sign` },
     ],
     lists: ({ patient }) => [

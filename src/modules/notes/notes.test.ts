@@ -23,7 +23,10 @@ const eventsOf = (workspaceId: string, type: string) =>
 
 describe('SOAP notes', () => {
   it('creates a draft, signs it once (author only) and emits soap_note.signed in the same transaction', async () => {
-    const clinician = await addMember(t, ws, { role: 'member', isProvider: true });
+    const clinician = {
+      ...(await addMember(t, ws, { role: 'member', isProvider: true, name: 'Dr. Lee' })),
+      name: 'Dr. Lee',
+    };
     const patient = await createPatient(t, clinician.token);
     const created = await t.request({
       method: 'POST',
@@ -33,7 +36,14 @@ describe('SOAP notes', () => {
     });
     expect(created.statusCode, created.body).toBe(201);
     const note = created.json();
-    expect(note).toMatchObject({ patientId: patient.id, authorId: clinician.userId, status: 'draft', signedAt: null });
+    expect(note).toMatchObject({
+      patientId: patient.id,
+      authorId: clinician.userId,
+      authorName: clinician.name,
+      status: 'draft',
+      signedAt: null,
+      signedByName: null,
+    });
     expect(note.id).toMatch(/^note_/);
     expect(await eventsOf(ws.id, 'soap_note.signed')).toEqual([]);
 
@@ -42,7 +52,12 @@ describe('SOAP notes', () => {
 
     const signed = await t.request({ method: 'POST', url: `/api/v1/notes/${note.id}/sign`, token: clinician.token });
     expect(signed.statusCode, signed.body).toBe(200);
-    expect(signed.json()).toMatchObject({ status: 'signed', signedBy: clinician.userId });
+    expect(signed.json()).toMatchObject({
+      status: 'signed',
+      signedBy: clinician.userId,
+      signedByName: clinician.name,
+      authorName: clinician.name,
+    });
     expect(await eventsOf(ws.id, 'soap_note.signed')).toEqual([
       {
         data: { noteId: note.id, patientId: patient.id, signedBy: clinician.userId, signedAt: signed.json().signedAt },
@@ -61,6 +76,58 @@ describe('SOAP notes', () => {
       token: ws.admin.token,
     });
     expect(list.json().items.map((n: { id: string }) => n.id)).toEqual([note.id]);
+  });
+
+  it('lets the author change a draft (PATCH), nobody else, and nothing once it is signed', async () => {
+    const clinician = {
+      ...(await addMember(t, ws, { role: 'member', isProvider: true, name: 'Dr. Ng' })),
+      name: 'Dr. Ng',
+    };
+    const desk = await addMember(t, ws, { role: 'member', name: 'Front Desk' });
+    const patient = await createPatient(t, clinician.token);
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/v1/notes',
+      token: clinician.token,
+      payload: { patientId: patient.id, subjective: 'Knee pain', plan: 'PT' },
+    });
+    const note = created.json();
+    const patch = (token: string, payload: Record<string, unknown>, id = note.id) =>
+      t.request({ method: 'PATCH', url: `/api/v1/notes/${id}`, token, payload });
+
+    const changed = await patch(clinician.token, { assessment: 'Patellofemoral pain', plan: 'PT twice a week' });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.headers['cache-control']).toBe('no-store');
+    expect(changed.json()).toMatchObject({
+      id: note.id,
+      status: 'draft',
+      subjective: 'Knee pain',
+      assessment: 'Patellofemoral pain',
+      plan: 'PT twice a week',
+      authorName: clinician.name,
+    });
+    expect(Date.parse(changed.json().updatedAt)).toBeGreaterThanOrEqual(Date.parse(note.updatedAt));
+
+    // Not the author (an admin neither): 403, and nothing changed.
+    for (const token of [desk.token, ws.admin.token]) {
+      const refused = await patch(token, { plan: 'Something else' });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.headers['content-type']).toContain('application/problem+json');
+      expect(refused.json()).toMatchObject({ code: 'forbidden', detail: 'Only the author may change this note' });
+    }
+    // Empty or malformed: 400.
+    expect((await patch(clinician.token, {})).statusCode).toBe(400);
+    expect((await patch(clinician.token, { plan: 42 })).statusCode).toBe(400);
+    expect((await patch(clinician.token, { plan: 'x' }, 'note_missing')).statusCode).toBe(404);
+
+    const signed = await t.request({ method: 'POST', url: `/api/v1/notes/${note.id}/sign`, token: clinician.token });
+    expect(signed.statusCode).toBe(200);
+    const late = await patch(clinician.token, { plan: 'Changed after signing' });
+    expect(late.statusCode).toBe(409);
+    expect(late.headers['content-type']).toContain('application/problem+json');
+    expect(late.json().code).toBe('conflict');
+    const got = await t.request({ method: 'GET', url: `/api/v1/notes/${note.id}`, token: clinician.token });
+    expect(got.json()).toMatchObject({ plan: 'PT twice a week', status: 'signed' });
   });
 
   it('refuses a patient of another workspace and bad input', async () => {

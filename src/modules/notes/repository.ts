@@ -47,6 +47,21 @@ export async function signNote(tx: Tx, workspaceId: string, id: string, userId: 
   return row;
 }
 
+/** Changes a draft's sections; undefined when it is signed by now (checked in the same statement). */
+export async function updateDraft(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+  sections: Partial<Pick<NoteRow, 'subjective' | 'objective' | 'assessment' | 'plan'>>,
+): Promise<NoteRow | undefined> {
+  const [row] = await tx
+    .update(soapNotes)
+    .set({ ...sections, updatedAt: new Date() })
+    .where(and(eq(soapNotes.workspaceId, workspaceId), eq(soapNotes.id, id), eq(soapNotes.status, 'draft')))
+    .returning();
+  return row;
+}
+
 export async function recentNotesOfPatient(tx: Tx, workspaceId: string, patientId: string, limit: number) {
   return tx
     .select()

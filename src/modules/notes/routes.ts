@@ -1,10 +1,10 @@
-// SOAP notes: draft clinical notes per patient, signed once by their author (emits soap_note.signed).
+// SOAP notes: draft clinical notes per patient, changed and signed once by their author (emits soap_note.signed).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
 import { idParams, problemResponses } from '../../platform/http-schemas.js';
 import { listOf } from '../../platform/pagination.js';
-import { createNoteBody, listNotesQuery, noteSchema } from './schema.js';
+import { createNoteBody, listNotesQuery, noteSchema, updateNoteBody } from './schema.js';
 import * as service from './service.js';
 
 export async function noteRoutes(fastify: FastifyInstance): Promise<void> {
@@ -44,6 +44,23 @@ export async function noteRoutes(fastify: FastifyInstance): Promise<void> {
       schema: { tags, summary: 'One SOAP note', params: idParams, response: { 200: noteSchema, ...problemResponses } },
     },
     async (request) => service.getNote(deps, requireCtx(request), request.params.id),
+  );
+
+  app.patch(
+    '/notes/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a draft note (author only; 409 once signed)',
+        description:
+          "Sends only the sections to change. Only the note's author may change it (403 `forbidden` for anyone " +
+          'else); a signed note is final: 409 `conflict`.',
+        params: idParams,
+        body: updateNoteBody,
+        response: { 200: noteSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.updateNote(deps, requireCtx(request), request.params.id, request.body),
   );
 
   app.post(

@@ -11,10 +11,22 @@ export const createNoteBody = z.object({
 });
 export type CreateNoteInput = z.infer<typeof createNoteBody>;
 
+/** PATCH /notes/:id: the sections to change on a draft (author only). */
+export const updateNoteBody = z
+  .object({
+    subjective: section.optional(),
+    objective: section.optional(),
+    assessment: section.optional(),
+    plan: section.optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Send at least one section' });
+export type UpdateNoteInput = z.infer<typeof updateNoteBody>;
+
 export const noteSchema = z.object({
   id: z.string(),
   patientId: z.string(),
   authorId: z.string(),
+  authorName: z.string().nullable().describe("The author's name (null once the user is gone)"),
   subjective: z.string(),
   objective: z.string(),
   assessment: z.string(),
@@ -22,6 +34,7 @@ export const noteSchema = z.object({
   status: z.enum(['draft', 'signed']),
   signedAt: z.string().nullable(),
   signedBy: z.string().nullable(),
+  signedByName: z.string().nullable().describe("The signer's name (null while a draft)"),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -143,6 +143,46 @@ describe('patients', () => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it('finds possible duplicates: exact given name, family name and date of birth, names ignoring case', async () => {
+    const family = `Vance${Date.now()}`;
+    const eleanor = await createPatient(t, ws.admin.token, {
+      givenName: 'Eleanor',
+      familyName: family,
+      dateOfBirth: '1958-03-14',
+    });
+    // Near misses: another birth date, a longer given name, another family name with the same prefix.
+    await createPatient(t, ws.admin.token, { givenName: 'Eleanor', familyName: family, dateOfBirth: '1958-03-15' });
+    await createPatient(t, ws.admin.token, { givenName: 'Eleanora', familyName: family, dateOfBirth: '1958-03-14' });
+    await createPatient(t, ws.admin.token, {
+      givenName: 'Eleanor',
+      familyName: `${family}x`,
+      dateOfBirth: '1958-03-14',
+    });
+    const other = await createWorkspace(t);
+    await createPatient(t, other.admin.token, { givenName: 'Eleanor', familyName: family, dateOfBirth: '1958-03-14' });
+
+    const find = (query: string) =>
+      t.request({ method: 'GET', url: `/api/v1/patients?${query}`, token: ws.admin.token });
+    const exact = await find(
+      new URLSearchParams({
+        givenName: ' eLEANOR ',
+        familyName: family.toUpperCase(),
+        dateOfBirth: '1958-03-14',
+      }).toString(),
+    );
+    expect(exact.statusCode, exact.body).toBe(200);
+    expect(exact.json().items.map((p: { id: string }) => p.id)).toEqual([eleanor.id]);
+    expect(exact.headers['cache-control']).toBe('no-store');
+
+    // Accented names fold case as well.
+    const zoe = await createPatient(t, ws.admin.token, { givenName: 'Zoë', familyName: `Émile${family}` });
+    const accented = await find(new URLSearchParams({ givenName: 'ZOË', familyName: `émile${family}` }).toString());
+    expect(accented.json().items.map((p: { id: string }) => p.id)).toEqual([zoe.id]);
+
+    expect((await find('dateOfBirth=1958-02-30')).statusCode).toBe(400);
+    expect((await find('givenName=')).statusCode).toBe(400);
+  });
+
   it('rejects bad input and changes nothing', async () => {
     const before = (await events('patient.created')).length;
     const res = await t.request({

@@ -47,12 +47,20 @@ function isCalendarDate(value: string): boolean {
   return daySchema.safeParse(value).success;
 }
 
+/** Exact matches (names ignoring case) for the duplicate check before a patient is registered. */
+export interface ExactPatientFilter {
+  givenName?: string;
+  familyName?: string;
+  dateOfBirth?: string;
+}
+
 export async function searchPatients(
   tx: Tx,
   workspaceId: string,
   q: string | undefined,
   limit: number,
   before?: string,
+  exact: ExactPatientFilter = {},
 ) {
   const term = q ? `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
   // A date of birth (YYYY-MM-DD) is matched exactly; names also as "given family" and "family, given".
@@ -74,6 +82,9 @@ export async function searchPatients(
               eq(patients.id, q!),
             )
           : undefined,
+        exact.givenName ? sql`lower(${patients.givenName}) = lower(${exact.givenName})` : undefined,
+        exact.familyName ? sql`lower(${patients.familyName}) = lower(${exact.familyName})` : undefined,
+        exact.dateOfBirth ? eq(patients.dateOfBirth, exact.dateOfBirth) : undefined,
         before ? lt(patients.id, before) : undefined,
       ),
     )

@@ -44,6 +44,10 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: 'Search patients by name, MRN or id; newest first',
+        description:
+          '`q` matches parts of names, the MRN, an exact date of birth or the id. `givenName`, `familyName` and ' +
+          '`dateOfBirth` match exactly (names ignoring case), each one sent narrowing the list: the web app asks ' +
+          'with all three before registering a patient, to warn of a possible duplicate.',
         querystring: listPatientsQuery,
         response: { 200: listOf(patientSchema), ...problemResponses },
       },

@@ -152,11 +152,16 @@ export async function readPatientRecord(deps: AppDeps, ctx: RequestContext, id: 
 export async function listPatients(
   deps: AppDeps,
   ctx: RequestContext,
-  query: { q?: string; limit: number; cursor?: string },
+  query: { q?: string; limit: number; cursor?: string } & repo.ExactPatientFilter,
 ) {
   const before = decodeCursor(query.cursor, z.string());
+  const { givenName, familyName, dateOfBirth } = query;
   const rows = await withTenant(deps.db, ctx, (tx) =>
-    repo.searchPatients(tx, ctx.workspaceId, query.q || undefined, query.limit, before),
+    repo.searchPatients(tx, ctx.workspaceId, query.q || undefined, query.limit, before, {
+      givenName,
+      familyName,
+      dateOfBirth,
+    }),
   );
   const page = toPage(rows, query.limit, (r) => r.id);
   return { items: page.items.map(presentPatient), nextCursor: page.nextCursor };
