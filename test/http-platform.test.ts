@@ -294,6 +294,14 @@ describe('health, metrics and docs', () => {
       version: string;
     };
     expect(doc.info).toMatchObject({ title: 'Atrium API', version });
+    // An emulator answers as its provider does: every emulator operation documents that other answer.
+    const emulated = Object.entries(doc.paths as Record<string, Record<string, { responses?: object }>>).filter(
+      ([path]) => path.startsWith('/_emulators/'),
+    );
+    expect(emulated.length).toBeGreaterThan(10);
+    for (const [path, item] of emulated)
+      for (const [method, operation] of Object.entries(item))
+        expect(operation.responses, `${method} ${path}`).toHaveProperty('default');
     const docs = await t.request({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.body).toMatch(/swagger/i);

@@ -7,6 +7,7 @@ interface MediaObject {
   schema?: { description?: string };
 }
 interface ResponseObject {
+  description?: string;
   content?: Record<string, MediaObject>;
 }
 interface OperationObject {
@@ -48,9 +49,17 @@ function renameContent(response: ResponseObject, to: string): void {
 
 /** Rewrites every operation's response media types in place; returns the document. */
 export function documentMediaTypes<T extends { paths?: Record<string, Record<string, unknown>> }>(document: T): T {
-  for (const item of Object.values(document.paths ?? {})) {
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const operation of Object.values(item) as OperationObject[]) {
       if (!operation || typeof operation !== 'object' || !operation.responses) continue;
+      // An emulator answers as the provider it stands in for: its statuses and error bodies, not ours.
+      if (path.startsWith('/_emulators/') && !operation.responses.default) {
+        operation.responses.default = {
+          description:
+            "The emulated provider's own answer to anything else (its status codes and error bodies, as the real " +
+            'provider sends them; not problem+json)',
+        } as ResponseObject;
+      }
       for (const [status, response] of Object.entries(operation.responses)) {
         const declared = response.content ? Object.values(response.content)[0] : undefined;
         const sentAsType = (declared?.schema as Record<string, unknown> | undefined)?.[SENT_AS];
