@@ -107,6 +107,13 @@ const envSchema = z.object({
     .or(z.literal('').transform(() => undefined)),
   ATRIUM_AI_API_KEY: z.string().optional(),
   ATRIUM_AI_MODEL: z.string().default('gpt-4o-mini'),
+  ATRIUM_AI_FALLBACK_BASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  ATRIUM_AI_FALLBACK_API_KEY: z.string().optional(),
+  ATRIUM_AI_FALLBACK_MODEL: z.string().optional(),
   ATRIUM_AI_TIMEOUT: duration('30s'),
   ATRIUM_CALENDAR_TIMEOUT: duration('10s'),
   ATRIUM_INBOUND_MAIL_SECRET: z.string().min(16).optional(),
@@ -173,7 +180,14 @@ export interface Config {
   trustProxy: string[];
   sessionTtlMs: number;
   /** Chat model provider (OpenAI-compatible); the offline emulator follows it in the fallback chain. */
-  ai: { baseUrl?: string; apiKey?: string; model: string; timeoutMs: number };
+  ai: {
+    baseUrl?: string;
+    apiKey?: string;
+    model: string;
+    timeoutMs: number;
+    /** A second, independent provider chat falls back to when the first fails (contract §9). */
+    fallback?: { baseUrl: string; apiKey?: string; model: string };
+  };
   /**
    * Calendar providers. A provider with credentials talks to the real service; without, it uses its
    * emulator when emulators are on, and is disabled otherwise (production never points at an emulator).
@@ -319,6 +333,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiKey: e.ATRIUM_AI_API_KEY || undefined,
       model: e.ATRIUM_AI_MODEL,
       timeoutMs: e.ATRIUM_AI_TIMEOUT,
+      ...(e.ATRIUM_AI_FALLBACK_BASE_URL
+        ? {
+            fallback: {
+              baseUrl: e.ATRIUM_AI_FALLBACK_BASE_URL.replace(/\/$/, ''),
+              apiKey: e.ATRIUM_AI_FALLBACK_API_KEY || undefined,
+              model: e.ATRIUM_AI_FALLBACK_MODEL ?? e.ATRIUM_AI_MODEL,
+            },
+          }
+        : {}),
     },
     inboundMailSecret: e.ATRIUM_INBOUND_MAIL_SECRET || undefined,
     s3:

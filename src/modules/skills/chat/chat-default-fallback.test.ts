@@ -51,6 +51,31 @@ describe('the default model chain', () => {
     }
   });
 
+  it('in production (no emulators) falls back to the provider of ATRIUM_AI_FALLBACK_BASE_URL', async () => {
+    const real = t.app.atrium.config;
+    // Two real-looking providers: the emulator's two endpoints, named by URL as an operator would.
+    t.app.atrium.config = {
+      ...real,
+      emulators: false,
+      ai: {
+        ...real.ai,
+        baseUrl: `${t.baseUrl}/_emulators/ai/v1`,
+        model: 'primary-model',
+        fallback: { baseUrl: `${t.baseUrl}/_emulators/ai/fallback/v1`, model: 'backup-model' },
+      },
+    };
+    await fault('chat.completions');
+    try {
+      const res = await chat('Structure this note: Patient reports cough. Plan: follow up in a week.');
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ provider: 'configured-fallback', model: { provider: 'configured-fallback' } });
+      expect(res.json().fallbacks[0]).toMatchObject({ provider: 'configured' });
+    } finally {
+      t.app.atrium.config = real;
+      await clearFaults();
+    }
+  });
+
   it('answers 502 upstream_failed only when the fallback fails too', async () => {
     await fault('chat.completions');
     await fault('fallback.chat.completions');

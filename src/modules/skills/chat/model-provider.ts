@@ -128,6 +128,17 @@ export function resolveModelProviders(deps: AppDeps): ModelProvider[] {
       }),
     );
   }
+  if (ai.fallback) {
+    chain.push(
+      openAiCompatibleProvider({
+        name: 'configured-fallback',
+        baseUrl: ai.fallback.baseUrl,
+        apiKey: ai.fallback.apiKey,
+        model: ai.fallback.model,
+        timeoutMs: ai.timeoutMs,
+      }),
+    );
+  }
   if (emulators) {
     chain.push(
       openAiCompatibleProvider({
