@@ -1,6 +1,9 @@
 // The Inbox as the front desk uses it: a patient's Telegram message arrives live, opening it clears
 // the unread count, a reply goes out through the provider and shows its status, linking the contact
-// puts the thread on the patient's record; admins connect channels from the page.
+// puts the thread on the patient's record; admins connect channels from the page. Outside the Inbox
+// a new message shows on the navigation (and the phone's menu button), the tab title and a toast; a
+// refused reply says so in plain words with Retry.
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
@@ -11,18 +14,42 @@ describe('Inbox page', () => {
   let page: Page;
   const botToken = `${Date.now() % 1e9}:AAbrowserInboxBot01`;
 
-  const simulate = (text: string, chatId = 777001) =>
+  const simulate = (text: string, chatId = 777001, firstName = 'Grace', lastName = 'Hopper') =>
     page.evaluate(
-      async ({ botToken, text, chatId }) =>
+      async ({ botToken, text, chatId, firstName, lastName }) =>
         (
           await fetch('/_emulators/telegram/simulate', {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ botToken, chatId, firstName: 'Grace', lastName: 'Hopper', text }),
+            body: JSON.stringify({ botToken, chatId, firstName, lastName, text }),
           })
         ).json(),
-      { botToken, text, chatId },
+      { botToken, text, chatId, firstName, lastName },
     );
+
+  /** Opens a page and waits until the shell's inbox stream is open (so a message now arrives live). */
+  const openWithStream = async (path: string) => {
+    const stream = page.waitForResponse((r) => r.url().includes('/api/v1/channels/events'));
+    await page.goto(path);
+    await stream;
+  };
+
+  /** axe's serious and critical findings inside `selector`, in light and dark. */
+  const axeProblems = async (selector: string) => {
+    const found: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const results = await new AxeBuilder({ page })
+        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+        .include(selector)
+        .analyze();
+      for (const v of results.violations)
+        if (v.impact === 'serious' || v.impact === 'critical')
+          found.push(`${scheme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    return found;
+  };
 
   beforeAll(async () => {
     harness = await startHarness();
@@ -36,15 +63,31 @@ describe('Inbox page', () => {
     await harness?.close();
   });
 
-  it('an admin connects Telegram from the page; a bad token is refused in words', async () => {
+  it("an admin connects Telegram from the page; a bad field gets the server's words beside it", async () => {
     await page.goto('/inbox');
     await page.getByTestId('manage-channels').click();
-    await page.getByTestId('connect-channel').selectOption('telegram');
-    await page.getByTestId('credential-botToken').fill('not a token');
-    await page.getByTestId('credential-secretToken').fill('browser-secret-token-1');
+    const dialog = page.getByTestId('channels-dialog');
+    // Instagram with a page id that is not a number: the server's own words, next to Page ID.
+    await page.getByTestId('connect-channel').selectOption('instagram');
+    await dialog.getByLabel('App secret').fill('instagram-app-secret-1');
+    await dialog.getByLabel('Verify token').fill('instagram-verify-token-1');
+    await dialog.getByLabel('Page access token').fill('instagram-access-token-1');
+    await dialog.getByLabel('Page ID').fill('my-clinic-page');
     await page.getByTestId('connect-submit').click();
-    await page.getByTestId('connect-error').waitFor();
-    await page.getByTestId('credential-botToken').fill(botToken);
+    const pageIdError = dialog.getByTestId('field-error-credentials.pageId');
+    await pageIdError.waitFor();
+    expect(await pageIdError.textContent()).toBe('The page id is the number Meta shows, digits only');
+    expect(await dialog.getByLabel('Page ID').getAttribute('aria-invalid')).toBe('true');
+    expect(await dialog.getByText(/These are not/).count()).toBe(0);
+    expect(await page.getByTestId('connect-error').count()).toBe(0);
+    expect(await axeProblems('[data-testid="connect-channel-form"]')).toEqual([]);
+
+    await page.getByTestId('connect-channel').selectOption('telegram');
+    await dialog.getByLabel('Bot token').fill('not a token');
+    await dialog.getByLabel('Secret token').fill('browser-secret-token-1');
+    await page.getByTestId('connect-submit').click();
+    await dialog.getByTestId('field-error-credentials.botToken').getByText('A bot token looks like').waitFor();
+    await dialog.getByLabel('Bot token').fill(botToken);
     await page.getByTestId('connect-submit').click();
     await expect.poll(() => page.getByTestId('channel-webhook').count()).toBe(1);
     expect(await page.getByTestId('channel-webhook').textContent()).toMatch(
@@ -74,22 +117,125 @@ describe('Inbox page', () => {
     expect(outbox[0].text).toBe('Friday 9:30 works, see you then.');
   });
 
-  it('links the contact to a patient; the thread shows on the patient record', async () => {
+  it('a reply the provider refuses says so in plain words, with Retry; the list marks the conversation', async () => {
+    const item = page.getByTestId('conversation-item').filter({ hasText: 'Grace Hopper' });
+    await page.evaluate(async () => {
+      await fetch('/_emulators/telegram/faults', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          operation: 'messages.send',
+          status: 403,
+          body: { description: 'Forbidden: bot was blocked by the user' },
+        }),
+      });
+    });
+    await page.getByTestId('inbox-reply').fill('Your results are in, call us.');
+    await page.keyboard.press('Enter');
+    const failed = page
+      .locator('[data-testid="inbox-message"][data-direction="out"]')
+      .filter({ hasText: 'Your results are in' });
+    const failure = failed.getByTestId('message-failure');
+    await failure.waitFor();
+    expect(await failure.getByTestId('message-status').textContent()).toBe('Not delivered — Telegram refused it.');
+    // The provider's words are kept, one click away.
+    expect(await failed.getByTestId('message-error').isVisible()).toBe(false);
+    await failed.getByText('Details').click();
+    expect(await failed.getByTestId('message-error').textContent()).toContain('bot was blocked by the user');
+    // Said where the send was made, and marked in the list.
+    expect(await page.getByTestId('inbox-send-status').textContent()).toContain('Not delivered');
+    await item.getByTestId('conversation-failed').waitFor();
+    expect(await item.getByTestId('conversation-failed').textContent()).toBe('Not delivered');
+    expect(await axeProblems('.messages-layout')).toEqual([]);
+
+    // Retry sends the same words again as a new message; the failed one stays, without a second Retry.
+    await failed.getByRole('button', { name: 'Retry' }).click();
+    const sentAgain = page
+      .locator('[data-testid="inbox-message"][data-direction="out"]')
+      .filter({ hasText: 'Your results are in' });
+    await expect.poll(() => sentAgain.count()).toBe(2);
+    await sentAgain.nth(1).getByTestId('message-status').getByText('Sent').waitFor();
+    expect(await sentAgain.nth(0).getByTestId('message-status').textContent()).toContain('Not delivered');
+    expect(await sentAgain.nth(0).getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await expect.poll(() => item.getByTestId('conversation-failed').count()).toBe(0);
+    const outbox = await page.evaluate(
+      async () => (await (await fetch('/_emulators/telegram/sent?to=777001')).json()).items as { text: string }[],
+    );
+    expect(outbox.filter((m) => m.text === 'Your results are in, call us.')).toHaveLength(1);
+  });
+
+  it('outside the Inbox a new message shows on the Inbox item, in the tab title and in a polite toast, live', async () => {
+    await openWithStream('/patients');
+    expect(await page.getByTestId('nav-inbox').getByTestId('unread-badge').count()).toBe(0);
+    const sent = await simulate('Is the parking free on Saturdays?', 777002, 'Ada', 'Lovelace');
+    expect(sent.delivered).toBe(true);
+    const badge = page.getByTestId('nav-inbox').getByTestId('unread-badge');
+    await badge.waitFor();
+    expect(await badge.textContent()).toBe('1 unread');
+    const toast = page.locator('[data-sonner-toast]').filter({ hasText: 'New message from Ada Lovelace on Telegram' });
+    await toast.waitFor();
+    expect(await page.locator('section[aria-live="polite"]').filter({ has: toast }).count()).toBe(1);
+    await expect.poll(() => page.title()).toMatch(/^\(1\) Patients · /);
+    // The toast opens the conversation; reading it clears the count everywhere.
+    await toast.getByRole('button', { name: 'Open' }).click();
+    await page.getByTestId('inbox-message').filter({ hasText: 'parking' }).waitFor();
+    await expect.poll(() => badge.count()).toBe(0);
+    await expect.poll(() => page.title()).toMatch(/^Inbox · /);
+  });
+
+  it('on a phone the menu button carries the unread count', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await openWithStream('/patients');
+    const menu = page.getByTestId('nav-menu-button');
+    expect(await menu.getAttribute('aria-label')).toBe('Menu');
+    await simulate('Can I bring my daughter along?', 777003, 'Alan', 'Turing');
+    await page.getByRole('button', { name: 'Menu, 1 unread' }).waitFor();
+    expect(await page.getByTestId('menu-unread').isVisible()).toBe(true);
+    expect(await page.getByTestId('menu-unread').textContent()).toBe('1');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await axeProblems('.topbar')).toEqual([]);
+    await menu.click();
+    const drawer = page.getByTestId('nav-menu');
+    expect(await drawer.getByTestId('nav-inbox').getByTestId('unread-badge').textContent()).toBe('1 unread');
+    await drawer.getByTestId('nav-inbox').click();
+    await page.getByTestId('conversation-item').filter({ hasText: 'Alan Turing' }).click();
+    await page.getByTestId('inbox-message').filter({ hasText: 'daughter' }).waitFor();
+    await expect.poll(() => page.getByTestId('nav-menu-button').getAttribute('aria-label')).toBe('Menu');
+    expect(await page.getByTestId('menu-unread').count()).toBe(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("links the contact to a patient: the patient's name labels the contact, here and on the record", async () => {
+    // The record's name is not the one the patient uses on Telegram.
     const patientId = await page.evaluate(async () => {
       const res = await fetch('/api/v1/patients', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
-        body: JSON.stringify({ givenName: 'Grace', familyName: 'Hopper', dateOfBirth: '1906-12-09' }),
+        body: JSON.stringify({ givenName: 'Grace', familyName: 'Murray Hopper', dateOfBirth: '1906-12-09' }),
       });
       return (await res.json()).id as string;
     });
+    await page.goto('/inbox');
+    const item = page.getByTestId('conversation-item').filter({ hasText: 'Grace Hopper' });
+    await item.click();
     await page.getByTestId('link-patient').click();
-    await page.getByTestId('link-patient-picker').getByRole('combobox').fill('Hopper');
+    await page.getByTestId('link-patient-picker').getByRole('combobox').fill('Murray Hopper');
     await page.getByTestId('link-patient-option').first().click();
     await page.getByTestId('link-patient-save').click();
-    await page.getByTestId('linked-patient').getByText('Grace Hopper').waitFor();
+    await page.getByTestId('linked-patient').getByText('Grace Murray Hopper').waitFor();
+    // The list and the thread header name the patient; the Telegram name is the secondary text.
+    await expect.poll(() => item.locator('.thread-item-title').textContent()).toBe('Grace Murray Hopper');
+    expect(await item.getByTestId('contact-detail').textContent()).toBe('Grace Hopper');
+    expect(await page.getByTestId('conversation-view').getByRole('heading', { level: 2 }).textContent()).toBe(
+      'Grace Murray Hopper',
+    );
+    expect(await page.getByTestId('conversation-view').getByTestId('contact-detail').textContent()).toBe(
+      ' Grace Hopper',
+    );
     await page.goto(`/patients/${patientId}?tab=messages`);
-    await page.getByTestId('patient-conversation').getByText('Friday 9:30 works, see you then.').waitFor();
+    const thread = page.getByTestId('patient-conversation');
+    await thread.getByText('Friday 9:30 works, see you then.').waitFor();
+    expect(await thread.getByRole('heading', { level: 3 }).textContent()).toContain('Grace Murray Hopper');
   });
 
   it('filters by channel and, at 390 px, shows the list, then the thread with a way back', async () => {

@@ -11,6 +11,7 @@ import { SignInPage } from '../pages/sign-in/sign-in-page.js';
 import { useMe } from '../session.js';
 import { Shell } from './shell.js';
 import { FullPageError, FullPageLoading } from './status.js';
+import { useTitleUnread, withUnread } from './unread.js';
 
 export function RootLayout() {
   const matches = useMatches();
@@ -18,11 +19,14 @@ export function RootLayout() {
   const isPublic = matches.some((m) => m.staticData?.public);
   const title = leaf?.staticData?.title ?? 'Not found';
   const me = useMe();
+  // Unread patient and staff messages, counted by the signed-in shell, lead the title of a background tab.
+  const unread = useTitleUnread();
 
   useEffect(() => {
     const workspace = me.data?.workspace.name;
-    document.title = workspace && !isPublic ? `${title} · ${workspace} · Atrium` : `${title} · Atrium`;
-  }, [title, me.data?.workspace.name, isPublic]);
+    document.title =
+      workspace && !isPublic ? withUnread(`${title} · ${workspace} · Atrium`, unread) : `${title} · Atrium`;
+  }, [title, me.data?.workspace.name, isPublic, unread]);
 
   let content: React.ReactNode;
   if (isPublic) {

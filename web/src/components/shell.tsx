@@ -6,7 +6,6 @@ import { Link, Outlet, useMatches, useNavigate, useRouterState } from '@tanstack
 import { useEffect, useRef, useState } from 'react';
 import { Button as AriaButton, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components';
 import { HealthBanners } from '../pages/health/health-banners.js';
-import { useThreads } from '../pages/messages/messages-api.js';
 import { HOME_PATH } from '../router.js';
 import { type Me, useSignOut } from '../session.js';
 import { CommandPalette } from './command-palette.js';
@@ -16,6 +15,7 @@ import { isWithin, NAV_ITEMS, NAV_SECTIONS } from './nav.js';
 import { TierBadge } from './tier-badge.js';
 import { AppDialog } from './ui/dialog.js';
 import { notifyError } from './ui/toast.js';
+import { type UnreadCounts, useUnreadCounts } from './unread.js';
 import { WorkspaceSwitcher } from './workspace-switcher.js';
 
 export function Shell({ me }: { me: Me }) {
@@ -25,6 +25,7 @@ export function Shell({ me }: { me: Me }) {
   const adminOnly = matches.some((m) => m.staticData?.adminOnly);
   const isAdmin = me.role === 'admin';
   const [menuOpen, setMenuOpen] = useState(false);
+  const unread = useUnreadCounts(me, pathname);
 
   // Move focus to the page when the user goes to another section, so screen readers announce it.
   const mainRef = useRef<HTMLElement>(null);
@@ -45,11 +46,17 @@ export function Shell({ me }: { me: Me }) {
       <header className="topbar">
         <AriaButton
           className="icon-button menu-button"
-          aria-label="Open navigation"
+          // The counts are inside the drawer: the button says there is something to read.
+          aria-label={unread.total > 0 ? `Menu, ${unread.total} unread` : 'Menu'}
           onPress={() => setMenuOpen(true)}
           data-testid="nav-menu-button"
         >
           <Icon name="menu" />
+          {unread.total > 0 ? (
+            <span className="menu-badge" aria-hidden="true" data-testid="menu-unread">
+              {unread.total > 99 ? '99+' : unread.total}
+            </span>
+          ) : null}
         </AriaButton>
         <Link to={HOME_PATH} className="brand" aria-label="Atrium home">
           <span className="brand-mark" aria-hidden="true">
@@ -69,7 +76,7 @@ export function Shell({ me }: { me: Me }) {
       </header>
       <div className="layout">
         <nav className="sidebar" aria-label="Main navigation">
-          <NavLinks me={me} pathname={pathname} />
+          <NavLinks me={me} pathname={pathname} unread={unread} />
         </nav>
         <AppDialog
           title="Navigation"
@@ -84,7 +91,7 @@ export function Shell({ me }: { me: Me }) {
             <TierBadge tier={me.workspace.tier} />
           </div>
           <nav aria-label="Main navigation (menu)">
-            <NavLinks me={me} pathname={pathname} onNavigate={() => setMenuOpen(false)} />
+            <NavLinks me={me} pathname={pathname} unread={unread} onNavigate={() => setMenuOpen(false)} />
           </nav>
         </AppDialog>
         <main id="main" className="main" ref={mainRef} tabIndex={-1}>
@@ -98,10 +105,22 @@ export function Shell({ me }: { me: Me }) {
   );
 }
 
-function NavLinks({ me, pathname, onNavigate }: { me: Me; pathname: string; onNavigate?: () => void }) {
+/** The unread badge a navigation item carries: patients' conversations on Inbox, staff threads on Messages. */
+const badgeOf = (to: string, unread: UnreadCounts) =>
+  to === '/inbox' ? unread.inbox : to === '/messages' ? unread.messages : 0;
+
+function NavLinks({
+  me,
+  pathname,
+  unread,
+  onNavigate,
+}: {
+  me: Me;
+  pathname: string;
+  unread: UnreadCounts;
+  onNavigate?: () => void;
+}) {
   const isAdmin = me.role === 'admin';
-  const threads = useThreads();
-  const unread = (threads.data?.items ?? []).reduce((sum, t) => sum + t.unreadCount, 0);
   return (
     <>
       <WorkspaceSwitcher me={me} />
@@ -114,7 +133,7 @@ function NavLinks({ me, pathname, onNavigate }: { me: Me; pathname: string; onNa
             <ul>
               {items.map((item) => {
                 const active = isWithin(item.to, pathname);
-                const badge = item.to === '/messages' && unread > 0 ? unread : 0;
+                const badge = badgeOf(item.to, unread);
                 return (
                   <li key={item.to}>
                     <Link

@@ -66,8 +66,8 @@ export function applyProblem<T extends FieldValues>(
       return true;
     }
     for (const problem of error.errors) {
-      const field = fieldName(problem.path);
-      if (field && known.has(field)) {
+      const field = nestedField(form, problem.path) ?? fieldName(problem.path);
+      if (field && (known.has(field) || field.includes('.'))) {
         form.setError(field as Path<T>, { type: 'server', message: plainMessage(problem.message) });
         placed = true;
       }
@@ -77,6 +77,21 @@ export function applyProblem<T extends FieldValues>(
   }
   form.setError('root', { type: 'server', message: describeError(error) });
   return false;
+}
+
+/**
+ * The nested field a problem path names when the form holds one (`body.credentials.pageId` on a form
+ * with `credentials.pageId`), so the message sits beside that input rather than on its parent object.
+ */
+function nestedField<T extends FieldValues>(form: Pick<UseFormReturn<T, unknown, unknown>, 'getValues'>, path: string) {
+  const segments = path.split(/[./]/).filter(Boolean);
+  if (segments[0] === 'body') segments.shift();
+  for (let n = segments.length; n > 1; n--) {
+    const candidate = segments.slice(0, n).join('.');
+    const value: unknown = form.getValues(candidate as Path<T>);
+    if (value !== undefined && (value === null || typeof value !== 'object')) return candidate;
+  }
+  return undefined;
 }
 
 /** Zod's stock English ("Too small: expected string to have >=1 characters") in plain words. */

@@ -13,3 +13,11 @@ export function notifyError(
 ): void {
   toast.error(title, { description: describe(error) });
 }
+
+/** News that needs no answer ("New message from …"), politely announced; `id` replaces an earlier toast with the same id. */
+export function notifyInfo(
+  message: string,
+  options: { description?: string; id?: string; action?: { label: string; onClick: () => void } } = {},
+): void {
+  toast.info(message, options);
+}

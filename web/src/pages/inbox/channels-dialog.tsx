@@ -2,10 +2,11 @@
  * Channels (admins): the connected accounts with the webhook URL to paste into each provider's
  * console, a form to connect one more (credentials per provider, never shown again), disconnect.
  */
-import { type FormEvent, useId, useState } from 'react';
-import { describeError } from '../../api.js';
+import { useId, useState } from 'react';
+import { z } from 'zod';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
+import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { ChannelBadge } from './channel-badge.js';
 import {
@@ -53,36 +54,59 @@ const FIELDS: Record<Channel, { key: string; label: string; hint?: string }[]> =
   ],
 };
 
+const connectForm = z
+  .object({
+    channel: z.enum(CHANNEL_LIST as [Channel, ...Channel[]]),
+    name: z.string().trim().max(100, 'Keep it to 100 characters or fewer.'),
+    credentials: z.record(z.string(), z.string().trim()),
+  })
+  .superRefine((values, ctx) => {
+    for (const f of FIELDS[values.channel]) {
+      if (!values.credentials[f.key])
+        ctx.addIssue({ code: 'custom', path: ['credentials', f.key], message: 'Fill this in.' });
+    }
+  });
+
+/**
+ * The one form approach (react-hook-form, checked before sending): the server's answer to a bad
+ * credential (`body.credentials.pageId`: "The page id is the number Meta shows, digits only") is
+ * shown beside that field by `applyProblem`; only what concerns no field goes at the top.
+ */
 function ConnectForm({ onDone }: { onDone: () => void }) {
-  const [channel, setChannel] = useState<Channel>('whatsapp');
-  const [name, setName] = useState('');
-  const [values, setValues] = useState<Record<string, string>>({});
   const connect = useConnectChannel();
   const base = useId();
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const credentials = Object.fromEntries(FIELDS[channel].map((f) => [f.key, (values[f.key] ?? '').trim()]));
-    connect.mutate(
-      { channel, name: name.trim() || CHANNEL_LABEL[channel], credentials },
-      {
-        onSuccess: () => {
-          notifySuccess(`${CHANNEL_LABEL[channel]} connected`, 'Paste its webhook URL into the provider’s console.');
-          setValues({});
-          setName('');
-          onDone();
-        },
-      },
-    );
-  };
+  const form = useZodForm(connectForm, {
+    defaultValues: {
+      channel: 'whatsapp',
+      name: '',
+      credentials: Object.fromEntries(CHANNEL_LIST.flatMap((c) => FIELDS[c].map((f) => [f.key, '']))),
+    },
+  });
+  const channel = form.watch('channel');
+  const onSubmit = form.handleSubmit((values) => {
+    // Only this channel's credentials (the form keeps what was typed for another one).
+    const credentials = Object.fromEntries(FIELDS[values.channel].map((f) => [f.key, values.credentials[f.key] ?? '']));
+    return connect
+      .mutateAsync({ channel: values.channel, name: values.name || CHANNEL_LABEL[values.channel], credentials })
+      .then(() => {
+        notifySuccess(
+          `${CHANNEL_LABEL[values.channel]} connected`,
+          'Paste its webhook URL into the provider’s console.',
+        );
+        form.reset();
+        onDone();
+      })
+      .catch((error) => applyProblem(form, error));
+  });
   return (
-    <form className="form" onSubmit={submit} noValidate data-testid="connect-channel-form">
+    <form className="form" onSubmit={onSubmit} noValidate data-testid="connect-channel-form">
+      <FormError message={form.formState.errors.root?.message} testId="connect-error" />
       <div className="form-row">
         <div className="field">
           <label htmlFor={`${base}-channel`}>Channel</label>
           <select
             id={`${base}-channel`}
-            value={channel}
-            onChange={(e) => setChannel(e.target.value as Channel)}
+            {...form.register('channel', { onChange: () => form.clearErrors() })}
             data-testid="connect-channel"
           >
             {CHANNEL_LIST.map((c) => (
@@ -92,39 +116,28 @@ function ConnectForm({ onDone }: { onDone: () => void }) {
             ))}
           </select>
         </div>
-        <div className="field">
-          <label htmlFor={`${base}-name`}>Name</label>
-          <input
-            id={`${base}-name`}
-            value={name}
-            maxLength={100}
-            placeholder={CHANNEL_LABEL[channel]}
-            onChange={(e) => setName(e.target.value)}
-          />
-        </div>
+        <TextInput
+          control={form.control}
+          name="name"
+          label="Name"
+          placeholder={CHANNEL_LABEL[channel]}
+          maxLength={100}
+        />
       </div>
       {FIELDS[channel].map((f) => (
-        <div className="field" key={`${channel}-${f.key}`}>
-          <label htmlFor={`${base}-${f.key}`}>{f.label}</label>
-          <input
-            id={`${base}-${f.key}`}
-            value={values[f.key] ?? ''}
-            autoComplete="off"
-            spellCheck={false}
-            onChange={(e) => setValues({ ...values, [f.key]: e.target.value })}
-            data-testid={`credential-${f.key}`}
-          />
-          {f.hint ? <p className="field-hint">{f.hint}</p> : null}
-        </div>
+        <TextInput
+          key={`${channel}-${f.key}`}
+          control={form.control}
+          name={`credentials.${f.key}`}
+          label={f.label}
+          description={f.hint}
+          isRequired
+          autoComplete="off"
+        />
       ))}
-      {connect.isError ? (
-        <p className="field-error" role="alert" data-testid="connect-error">
-          {describeError(connect.error)}
-        </p>
-      ) : null}
       <div className="form-actions">
-        <Button type="submit" isDisabled={connect.isPending} data-testid="connect-submit">
-          {connect.isPending ? 'Connecting…' : 'Connect'}
+        <Button type="submit" isDisabled={form.formState.isSubmitting} data-testid="connect-submit">
+          {form.formState.isSubmitting ? 'Connecting…' : 'Connect'}
         </Button>
       </div>
     </form>

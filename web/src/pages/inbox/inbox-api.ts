@@ -1,6 +1,6 @@
 /** The channels inbox (contract §8): conversations, messages, replies, links, live updates. */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useSyncExternalStore } from 'react';
 // The server's own list and names (types.ts imports nothing at run time).
 import { CHANNEL_LABEL, CHANNELS, type ChannelName } from '../../../../src/modules/channels/providers/types.js';
 import { API_BASE, api, apiRequest, type Page } from '../../api.js';
@@ -13,8 +13,16 @@ export interface Conversation {
   id: string;
   channel: Channel;
   connectionId: string;
-  contact: { id: string; externalId: string; name: string | null; phone: string | null; patientId: string | null };
-  lastMessage: { text: string; at: string } | null;
+  contact: {
+    id: string;
+    externalId: string;
+    name: string | null;
+    phone: string | null;
+    patientId: string | null;
+    /** The linked patient's name: the contact is shown by it. */
+    patientName: string | null;
+  };
+  lastMessage: { text: string; at: string; direction: 'in' | 'out'; status: InboxMessage['status'] } | null;
   unreadCount: number;
   updatedAt: string;
 }
@@ -48,12 +56,30 @@ export const inboxKeys = {
   connections: [...KEY, 'connections'] as const,
 };
 
-export const contactName = (c: Conversation['contact']) => c.name ?? c.phone ?? c.externalId;
+/** Who a conversation is with: the linked patient's name, else the channel's name or number. */
+export const contactName = (c: Conversation['contact']) => c.patientName ?? c.name ?? c.phone ?? c.externalId;
 
-export const useConversations = (filter: { channel?: Channel; patientId?: string }) =>
+/** What else identifies the contact (their number, or the name they use on the channel), if not already the name. */
+export function contactDetail(c: Conversation['contact']): string | null {
+  const shown = contactName(c);
+  const detail = [c.phone, c.patientName ? c.name : null].filter((d): d is string => !!d && d !== shown);
+  return detail.length ? detail.join(' · ') : null;
+}
+
+/** The conversation's last message is a reply that did not reach the patient. */
+export const lastReplyFailed = (c: Conversation) =>
+  c.lastMessage?.direction === 'out' && c.lastMessage.status === 'failed';
+
+export const useConversations = (
+  filter: { channel?: Channel; patientId?: string },
+  options: { enabled?: boolean } = {},
+) =>
   useQuery({
     queryKey: inboxKeys.conversations(filter),
     queryFn: ({ signal }) => api.get<Page<Conversation>>('/channels/conversations', { ...filter, limit: 100 }, signal),
+    enabled: options.enabled ?? true,
+    // Live updates come over the event stream; this only catches up if the stream cannot be held.
+    refetchInterval: 60_000,
   });
 
 export const useConversationMessages = (conversationId: string) =>
@@ -121,20 +147,79 @@ export function useDisconnectChannel() {
 
 export type InboxStreamState = 'connecting' | 'live' | 'reconnecting';
 
-/** Live updates: every change to a conversation refreshes the inbox's queries. */
-export function useInboxEvents(): InboxStreamState {
-  const client = useQueryClient();
-  const [state, setState] = useState<InboxStreamState>('connecting');
-  useEffect(() => {
+/**
+ * One event stream per browser tab, shared by whoever needs it (the navigation's unread counts on
+ * every page, the Inbox page's own view): every change to a conversation refreshes the inbox's
+ * queries. Opened while someone uses it, closed when the last one lets go; a new workspace reopens it.
+ */
+class InboxStream {
+  private source: EventSource | null = null;
+  private workspaceId: string | null = null;
+  private users = 0;
+  private state: InboxStreamState = 'connecting';
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly client: QueryClient) {}
+
+  readonly subscribe = (listener: () => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getState = () => this.state;
+
+  acquire(workspaceId: string): () => void {
+    this.users += 1;
+    if (!this.source || this.workspaceId !== workspaceId) this.open(workspaceId);
+    return () => {
+      this.users -= 1;
+      if (this.users === 0) this.close();
+    };
+  }
+
+  private open(workspaceId: string) {
+    this.close();
+    this.workspaceId = workspaceId;
     const source = new EventSource(`${API_BASE}/channels/events`);
-    source.onopen = () => setState('live');
-    source.onerror = () => setState('reconnecting');
+    this.source = source;
+    source.onopen = () => {
+      // Back after a break: what changed meanwhile was not announced.
+      if (this.state === 'reconnecting') void this.client.invalidateQueries({ queryKey: KEY });
+      this.setState('live');
+    };
+    source.onerror = () => this.setState('reconnecting');
     source.addEventListener('conversation.updated', () => {
-      void client.invalidateQueries({ queryKey: KEY });
+      void this.client.invalidateQueries({ queryKey: KEY });
     });
-    return () => source.close();
-  }, [client]);
-  return state;
+  }
+
+  private close() {
+    this.source?.close();
+    this.source = null;
+    this.workspaceId = null;
+    this.setState('connecting');
+  }
+
+  private setState(state: InboxStreamState) {
+    if (state === this.state) return;
+    this.state = state;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+const streams = new WeakMap<QueryClient, InboxStream>();
+
+/** Live updates of the workspace's inbox (off for a plan without channels). */
+export function useInboxEvents(workspaceId: string, enabled = true): InboxStreamState {
+  const client = useQueryClient();
+  let stream = streams.get(client);
+  if (!stream) {
+    stream = new InboxStream(client);
+    streams.set(client, stream);
+  }
+  const shared = stream;
+  useEffect(() => (enabled ? shared.acquire(workspaceId) : undefined), [shared, workspaceId, enabled]);
+  return useSyncExternalStore(shared.subscribe, shared.getState);
 }
 
 export const STATUS_LABEL: Record<InboxMessage['status'], string> = {
@@ -145,3 +230,16 @@ export const STATUS_LABEL: Record<InboxMessage['status'], string> = {
   read: 'Read',
   failed: 'Not delivered',
 };
+
+/**
+ * A failed reply in plain words: who refused it or what went wrong, without the provider's codes
+ * (kept for the details).
+ */
+export function failureSummary(error: string | null, channel: Channel): string {
+  const label = CHANNEL_LABEL[channel];
+  if (!error) return `${label} could not deliver it.`;
+  if (/refused/i.test(error)) return `${label} refused it.`;
+  if (/could not be reached/i.test(error)) return `${label} could not be reached.`;
+  if (/interrupted/i.test(error)) return 'The send was interrupted; it may have reached them.';
+  return `${label} could not deliver it.`;
+}

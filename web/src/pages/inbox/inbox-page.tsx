@@ -21,7 +21,11 @@ import {
   CHANNEL_LIST,
   type Channel,
   type Conversation,
+  contactDetail,
   contactName,
+  failureSummary,
+  type InboxMessage,
+  lastReplyFailed,
   STATUS_LABEL,
   useConversationMessages,
   useConversations,
@@ -44,32 +48,53 @@ function ConversationList({
 }) {
   return (
     <ul className="thread-list" data-testid="conversation-list">
-      {conversations.map((c) => (
-        <li key={c.id}>
-          <Link
-            to="/inbox"
-            search={{ c: c.id, channel }}
-            className={`thread-item ${c.id === activeId ? 'active' : ''} ${c.unreadCount > 0 ? 'unread' : ''}`}
-            aria-current={c.id === activeId ? 'page' : undefined}
-            data-testid="conversation-item"
-          >
-            <span className="thread-item-top">
-              <span className="thread-item-title">{contactName(c.contact)}</span>
-              {c.unreadCount > 0 ? (
-                <span className="unread-badge" data-testid="conversation-unread">
-                  {c.unreadCount}
-                  <span className="visually-hidden"> unread</span>
-                </span>
-              ) : null}
-            </span>
-            <span className="inbox-item-meta">
-              <ChannelBadge channel={c.channel} />
-              {c.lastMessage ? <span className="thread-item-preview muted">{c.lastMessage.text}</span> : null}
-            </span>
-            <span className="thread-item-time muted">{formatTime(c.lastMessage?.at ?? c.updatedAt)}</span>
-          </Link>
-        </li>
-      ))}
+      {conversations.map((c) => {
+        const detail = contactDetail(c.contact);
+        const failed = lastReplyFailed(c);
+        return (
+          <li key={c.id}>
+            <Link
+              to="/inbox"
+              search={{ c: c.id, channel }}
+              className={`thread-item ${c.id === activeId ? 'active' : ''} ${c.unreadCount > 0 ? 'unread' : ''}`}
+              aria-current={c.id === activeId ? 'page' : undefined}
+              data-testid="conversation-item"
+            >
+              <span className="thread-item-top">
+                <span className="thread-item-title">{contactName(c.contact)}</span>
+                {c.unreadCount > 0 ? (
+                  <span className="unread-badge" data-testid="conversation-unread">
+                    {c.unreadCount}
+                    <span className="visually-hidden"> unread</span>
+                  </span>
+                ) : null}
+              </span>
+              <span className="inbox-item-meta">
+                <ChannelBadge channel={c.channel} />
+                {failed ? (
+                  <span className="failed-mark" data-testid="conversation-failed">
+                    Not delivered
+                  </span>
+                ) : null}
+                {c.lastMessage ? (
+                  <span className="thread-item-preview muted">
+                    {c.lastMessage.direction === 'out' ? 'You: ' : ''}
+                    {c.lastMessage.text}
+                  </span>
+                ) : null}
+              </span>
+              <span className="thread-item-time muted">
+                {detail ? (
+                  <>
+                    <span data-testid="contact-detail">{detail}</span> ·{' '}
+                  </>
+                ) : null}
+                {formatTime(c.lastMessage?.at ?? c.updatedAt)}
+              </span>
+            </Link>
+          </li>
+        );
+      })}
     </ul>
   );
 }
@@ -145,6 +170,44 @@ function LinkPatientDialog({ conversation, onClose }: { conversation: Conversati
   );
 }
 
+/**
+ * A reply that did not reach the patient: plain words and Retry (the same text sent again, as a new
+ * message; this one stays failed), with the provider's own words one click away.
+ */
+function FailedReply({
+  message,
+  channel,
+  retried,
+  pending,
+  onRetry,
+}: {
+  message: InboxMessage;
+  channel: Channel;
+  retried: boolean;
+  pending: boolean;
+  onRetry: () => void;
+}) {
+  return (
+    <div className="message-failure" data-testid="message-failure">
+      <p className="message-failure-text" data-testid="message-status">
+        <strong>Not delivered</strong> — {failureSummary(message.error, channel)}
+        {retried ? ' Sent again below.' : ''}
+      </p>
+      {retried ? null : (
+        <Button variant="secondary" size="small" isDisabled={pending} onPress={onRetry} data-testid="message-retry">
+          Retry
+        </Button>
+      )}
+      {message.error ? (
+        <details className="message-failure-details">
+          <summary>Details</summary>
+          <p data-testid="message-error">{message.error}</p>
+        </details>
+      ) : null}
+    </div>
+  );
+}
+
 function ConversationView({ conversation }: { conversation: Conversation }) {
   const messages = useConversationMessages(conversation.id);
   const reply = useReply(conversation.id);
@@ -152,6 +215,8 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
   const patient = usePatientName(conversation.contact.patientId ?? undefined);
   const [text, setText] = useState('');
   const [linking, setLinking] = useState(false);
+  // The words of the last send that did not go through, read out where the send was made.
+  const [failure, setFailure] = useState<string | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
   const fieldId = useId();
   const ordered = useMemo(() => [...(messages.data?.items ?? [])].reverse(), [messages.data]);
@@ -165,12 +230,23 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
     if (ordered.length) bottom.current?.scrollIntoView({ block: 'end' });
   }, [ordered.length]);
 
+  const sendText = (body: string, onSent?: () => void) => {
+    setFailure(null);
+    reply.mutate(body, {
+      onSuccess: (message) => {
+        onSent?.();
+        if (message.status === 'failed')
+          setFailure(`Not delivered — ${failureSummary(message.error, conversation.channel)} Retry is on the message.`);
+      },
+    });
+  };
   const send = (e: FormEvent) => {
     e.preventDefault();
     const body = text.trim();
-    if (!body) return;
-    reply.mutate(body, { onSuccess: () => setText('') });
+    if (!body || reply.isPending) return;
+    sendText(body, () => setText(''));
   };
+  const detail = contactDetail(conversation.contact);
 
   return (
     <div className="thread-view" data-testid="conversation-view">
@@ -179,9 +255,7 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
           <h2>{contactName(conversation.contact)}</h2>
           <p className="muted inbox-contact-line">
             <ChannelBadge channel={conversation.channel} />
-            {conversation.contact.phone && conversation.contact.phone !== contactName(conversation.contact)
-              ? ` ${conversation.contact.phone}`
-              : null}
+            {detail ? <span data-testid="contact-detail"> {detail}</span> : null}
           </p>
         </div>
         <div className="inbox-patient">
@@ -204,10 +278,10 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
         {messages.isPending ? <Loading label="Loading messages…" /> : null}
         {messages.isError ? <ErrorNotice error={messages.error} onRetry={() => messages.refetch()} /> : null}
         <ol className="message-list" aria-label="Messages" data-testid="inbox-messages">
-          {ordered.map((m) => (
+          {ordered.map((m, index) => (
             <li
               key={m.id}
-              className={`message ${m.direction === 'out' ? 'message-mine' : ''}`}
+              className={`message ${m.direction === 'out' ? 'message-mine' : ''}${m.status === 'failed' ? ' message-undelivered' : ''}`}
               data-testid="inbox-message"
               data-direction={m.direction}
             >
@@ -227,13 +301,20 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
               ) : null}
               <p className="message-meta">
                 <span>{formatTime(m.at)}</span>
-                {m.direction === 'out' ? (
-                  <span className={m.status === 'failed' ? 'message-failed' : undefined} data-testid="message-status">
-                    {STATUS_LABEL[m.status]}
-                    {m.error ? `: ${m.error}` : ''}
-                  </span>
+                {m.direction === 'out' && m.status !== 'failed' ? (
+                  <span data-testid="message-status">{STATUS_LABEL[m.status]}</span>
                 ) : null}
               </p>
+              {m.direction === 'out' && m.status === 'failed' ? (
+                <FailedReply
+                  message={m}
+                  channel={conversation.channel}
+                  // Sent again already (the same words went out after it): no second Retry.
+                  retried={ordered.slice(index + 1).some((o) => o.direction === 'out' && o.text === m.text)}
+                  pending={reply.isPending}
+                  onRetry={() => sendText(m.text)}
+                />
+              ) : null}
             </li>
           ))}
         </ol>
@@ -256,8 +337,12 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
           data-testid="inbox-reply"
         />
         <div className="composer-actions">
-          <span className="muted">
-            {reply.isError ? describeError(reply.error) : 'Enter sends · Shift+Enter for a new line'}
+          <span
+            className={reply.isError || failure ? 'composer-problem' : 'muted'}
+            role="status"
+            data-testid="inbox-send-status"
+          >
+            {reply.isError ? describeError(reply.error) : (failure ?? 'Enter sends · Shift+Enter for a new line')}
           </span>
           <Button type="submit" isDisabled={!text.trim() || reply.isPending} data-testid="inbox-send">
             {reply.isPending ? 'Sending…' : 'Send'}
@@ -271,7 +356,8 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
 
 export function InboxPage({ me, conversationId, channel }: { me: Me; conversationId?: string; channel?: Channel }) {
   const conversations = useConversations({ channel });
-  const stream = useInboxEvents();
+  // The shell holds the same stream on every page (unread counts); this page shares it.
+  const stream = useInboxEvents(me.workspace.id);
   const navigate = useNavigate();
   const [managing, setManaging] = useState(false);
   const isAdmin = me.role === 'admin';

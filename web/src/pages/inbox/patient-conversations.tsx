@@ -5,7 +5,9 @@ import { formatTime } from '../messages/messages-api.js';
 import { ChannelBadge } from './channel-badge.js';
 import {
   type Conversation,
+  contactDetail,
   contactName,
+  failureSummary,
   STATUS_LABEL,
   useConversationMessages,
   useConversations,
@@ -16,12 +18,20 @@ import './inbox.css';
 function Thread({ conversation }: { conversation: Conversation }) {
   const messages = useConversationMessages(conversation.id);
   const recent = [...(messages.data?.items ?? [])].slice(0, 20).reverse();
+  const detail = contactDetail(conversation.contact);
   return (
     <article className="card patient-conversation" data-testid="patient-conversation">
       <header className="inbox-thread-header">
-        <h3>
-          <ChannelBadge channel={conversation.channel} /> {contactName(conversation.contact)}
-        </h3>
+        <div>
+          <h3>
+            <ChannelBadge channel={conversation.channel} /> {contactName(conversation.contact)}
+          </h3>
+          {detail ? (
+            <p className="muted inbox-contact-line" data-testid="contact-detail">
+              {detail}
+            </p>
+          ) : null}
+        </div>
         <Link to="/inbox" search={{ c: conversation.id }} className="button button-secondary button-small">
           Open in Inbox
         </Link>
@@ -33,7 +43,13 @@ function Thread({ conversation }: { conversation: Conversation }) {
             <p className="message-body">{m.text}</p>
             <p className="message-meta">
               <span>{formatTime(m.at)}</span>
-              {m.direction === 'out' ? <span>{STATUS_LABEL[m.status]}</span> : null}
+              {m.direction === 'out' ? (
+                <span className={m.status === 'failed' ? 'message-failure-text' : undefined}>
+                  {m.status === 'failed'
+                    ? `Not delivered — ${failureSummary(m.error, conversation.channel)}`
+                    : STATUS_LABEL[m.status]}
+                </span>
+              ) : null}
             </p>
           </li>
         ))}
