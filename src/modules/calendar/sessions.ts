@@ -184,6 +184,25 @@ export async function bookSessions(deps: AppDeps, ctx: RequestContext, input: Se
   };
 }
 
+/**
+ * The booked sessions of a series: every one still to come, or one occurrence, known by its
+ * original start (the series' rule) or, once moved here, by its new one.
+ */
+function bookedOf(workspaceId: string, calendarId: string, seriesEventId: string, starts?: string[]) {
+  return and(
+    eq(calendarSessions.workspaceId, workspaceId),
+    eq(calendarSessions.calendarId, calendarId),
+    eq(calendarSessions.seriesEventId, seriesEventId),
+    eq(calendarSessions.status, 'booked'),
+    starts
+      ? inArray(
+          calendarSessions.startAt,
+          starts.map((s) => new Date(s)),
+        )
+      : sql`${calendarSessions.startAt} > now()`,
+  );
+}
+
 /** Gives back the units of cancelled sessions that had not happened yet (a whole series, or one occurrence). */
 export async function releaseSessions(
   tx: Tx,
@@ -191,20 +210,11 @@ export async function releaseSessions(
   calendarId: string,
   target: { seriesEventId: string; occurrenceStart?: string | string[] },
 ): Promise<void> {
-  // An occurrence is known by its original start (the series' rule) or, once moved here, by its new one.
-  const starts = [target.occurrenceStart ?? []].flat().map((s) => new Date(s));
+  const starts = target.occurrenceStart === undefined ? undefined : [target.occurrenceStart].flat();
   await tx
     .update(calendarSessions)
     .set({ status: 'cancelled' })
-    .where(
-      and(
-        eq(calendarSessions.workspaceId, workspaceId),
-        eq(calendarSessions.calendarId, calendarId),
-        eq(calendarSessions.seriesEventId, target.seriesEventId),
-        eq(calendarSessions.status, 'booked'),
-        target.occurrenceStart ? inArray(calendarSessions.startAt, starts) : sql`${calendarSessions.startAt} > now()`,
-      ),
-    );
+    .where(bookedOf(workspaceId, calendarId, target.seriesEventId, starts));
 }
 
 /** A session's occurrence moved to another time: its row follows, so the sessions list shows when it now is. */
@@ -217,18 +227,7 @@ export async function moveSession(
   await tx
     .update(calendarSessions)
     .set({ startAt: new Date(occurrence.start), endAt: new Date(occurrence.end) })
-    .where(
-      and(
-        eq(calendarSessions.workspaceId, workspaceId),
-        eq(calendarSessions.calendarId, calendarId),
-        eq(calendarSessions.seriesEventId, occurrence.seriesEventId),
-        eq(calendarSessions.status, 'booked'),
-        inArray(
-          calendarSessions.startAt,
-          occurrence.from.map((s) => new Date(s)),
-        ),
-      ),
-    );
+    .where(bookedOf(workspaceId, calendarId, occurrence.seriesEventId, occurrence.from));
 }
 
 /** Units per authorization of a patient: authorized, booked (not cancelled), remaining; and the sessions. */
