@@ -82,16 +82,50 @@ describe('workspace administration', () => {
     await again.getByRole('button', { name: 'Create my account' }).click();
     expect(await again.getByTestId('invitation-ended').textContent()).toContain('already been accepted');
 
-    // Demoting the only admin is refused with a plain explanation next to the control.
+    // Taking Admin away asks first; demoting the only admin is refused in plain words inside the dialog (and
+    // next to the control once it is closed), and the role stays as it was.
     await page.reload();
     const me = page.getByTestId('member-row').filter({ hasText: '(you)' });
     await me.getByTestId('member-role').selectOption('member');
+    const question = page.getByRole('alertdialog');
+    expect(await question.getByRole('heading').textContent()).toBe('Stop being an admin?');
+    await page.getByTestId('confirm-role').click();
+    await expect.poll(() => question.getByTestId('confirm-error').textContent()).toContain('at least one admin');
+    await page.keyboard.press('Escape');
+    await question.waitFor({ state: 'detached' });
     await expect.poll(() => me.getByTestId('member-error').textContent()).toContain('at least one admin');
+    await expect.poll(() => me.getByTestId('member-role').inputValue()).toBe('admin');
 
-    // Promote Rosa, then remove her: her session stops working at once.
+    // Granting Admin asks first too: Keep changes nothing; confirming does, says so, and the focus stays on the role.
     const rosa = page.getByTestId('member-row').filter({ hasText: 'Rosa Parks' });
-    await rosa.getByTestId('member-role').selectOption('admin');
+    const rosaRole = rosa.getByTestId('member-role');
+    await rosaRole.focus();
+    await rosaRole.selectOption('admin');
+    expect(await question.getByRole('heading').textContent()).toBe('Make Rosa Parks an admin?');
+    await question.getByRole('button', { name: 'Keep' }).click();
+    await question.waitFor({ state: 'detached' });
+    expect(await rosaRole.inputValue()).toBe('member');
+    await expect.poll(() => rosaRole.evaluate((select) => select === document.activeElement)).toBe(true);
+    await rosaRole.selectOption('admin');
+    await page.getByTestId('confirm-role').click();
     await page.getByText('Rosa Parks is now an admin.').first().waitFor();
+    await question.waitFor({ state: 'detached' });
+    expect(await rosaRole.inputValue()).toBe('admin');
+    await expect.poll(() => rosaRole.evaluate((select) => select === document.activeElement)).toBe(true);
+
+    // The provider switch saves at once, says so, and keeps the focus (it used to drop to the page).
+    const provider = rosa.getByTestId('member-provider');
+    await provider.locator('input').focus();
+    await page.keyboard.press('Space');
+    await page.getByText('Rosa Parks is now a provider.').first().waitFor();
+    await expect
+      .poll(() =>
+        provider.evaluate((label) => label.contains(document.activeElement) && document.activeElement !== label),
+      )
+      .toBe(true);
+    await expect.poll(() => provider.locator('input').isChecked()).toBe(true);
+
+    // Then remove her: her session stops working at once.
     await rosa.getByTestId('member-remove').click();
     await page.getByTestId('confirm-remove').click();
     await page.getByText('Rosa Parks was removed from the workspace.').first().waitFor();
@@ -248,6 +282,67 @@ describe('workspace administration', () => {
     // The filtered URL opened afresh shows the patient's name in the field.
     await page.reload();
     await expect.poll(() => page.getByRole('combobox', { name: 'Patient' }).inputValue()).toBe(`Grace ${family}`);
+  });
+
+  it("filters by the viewer's own days and describes rows in plain words (Auckland)", async () => {
+    const context = await harness.browser.newContext({
+      baseURL: harness.baseUrl,
+      locale: 'en-US',
+      timezoneId: 'Pacific/Auckland',
+    });
+    try {
+      const page = await context.newPage();
+      await signIn(page, workspace.admin.email, workspace.admin.password);
+      // A channel connected and a skill asked for that is not installed: two rows stored with internal codes.
+      await page.evaluate(async () => {
+        const post = (url: string, body: unknown) =>
+          fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+            body: JSON.stringify(body),
+          });
+        await post('/api/v1/channels', {
+          channel: 'telegram',
+          name: 'Front desk bot',
+          credentials: { botToken: `${Date.now() % 1e9}:AAauditWordsBotToken`, secretToken: 'audit-words-secret-1' },
+        });
+        await post('/api/v1/skills/invoke', { slug: 'insurance-eligibility', tool: 'check_eligibility', input: {} });
+      });
+
+      // A picked day is the viewer's day: From and To become the instants it starts and the next one starts.
+      const sent: URL[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.pathname === '/api/v1/audit') sent.push(url);
+      });
+      await page.goto('/admin/audit?from=2026-11-27&to=2026-11-27');
+      await expect.poll(() => sent.length).toBeGreaterThan(0);
+      expect(sent[0].searchParams.get('from')).toBe('2026-11-26T11:00:00.000Z');
+      expect(sent[0].searchParams.get('to')).toBe('2026-11-27T11:00:00.000Z');
+      const csv = new URL((await page.getByTestId('audit-csv').getAttribute('href')) as string, harness.baseUrl);
+      expect(csv.searchParams.get('from')).toBe('2026-11-26T11:00:00.000Z');
+      expect(csv.searchParams.get('to')).toBe('2026-11-27T11:00:00.000Z');
+      // The URL keeps the day, as picked.
+      expect(await page.getByLabel('From').inputValue()).toBe('2026-11-27');
+
+      // Today in Auckland (whatever UTC's date) holds the rows just written; yesterday there holds none of them.
+      const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Auckland' }).format(new Date());
+      await page.goto(`/admin/audit?from=${today}&to=${today}`);
+      const table = page.getByTestId('audit-table');
+      await expect.poll(() => table.textContent()).toContain('Connected Telegram to the inbox');
+      const words = (await table.textContent()) ?? '';
+      expect(words).toContain('Insurance eligibility check: check eligibility through the API');
+      expect(words).toContain('the skill is not installed');
+      for (const raw of ['channel.connected', 'insurance-eligibility', 'check_eligibility', '›', 'not_found']) {
+        expect(words).not.toContain(raw);
+      }
+      const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+      await page.goto(`/admin/audit?from=${yesterday}&to=${yesterday}&kind=admin_action`);
+      await page.getByTestId('empty-state').or(table).first().waitFor();
+      expect(await page.getByText('Connected Telegram to the inbox').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
   });
 
   it('tells a member who opens an admin page that it is for admins', async () => {

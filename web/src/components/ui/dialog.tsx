@@ -7,7 +7,8 @@
 import type { ReactNode } from 'react';
 import { Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { Icon } from '../icons.js';
-import { Button } from './button.js';
+import { ErrorNotice } from '../status.js';
+import { Button, type ButtonVariant } from './button.js';
 
 export { DialogTrigger };
 
@@ -77,6 +78,11 @@ export interface ConfirmDialogProps {
   onConfirm: () => void;
   pending?: boolean;
   confirmTestId?: string;
+  /** Why the action failed, shown in the dialog (which stays open), not behind it. */
+  error?: unknown;
+  errorTitle?: string;
+  /** `danger` for what cannot be undone (the default); `primary` for a final but ordinary step. */
+  confirmVariant?: ButtonVariant;
 }
 
 /** "Are you sure?" for destructive actions: an alert dialog with Keep (focused first) and the action. */
@@ -89,6 +95,9 @@ export function ConfirmDialog({
   onConfirm,
   pending = false,
   confirmTestId,
+  error,
+  errorTitle,
+  confirmVariant = 'danger',
 }: ConfirmDialogProps) {
   return (
     <AppDialog
@@ -99,11 +108,13 @@ export function ConfirmDialog({
       role="alertdialog"
       size="small"
     >
+      {error ? <ErrorNotice error={error} title={errorTitle} testId="confirm-error" /> : null}
       <div className="form-actions">
         <Button variant="secondary" onPress={() => onOpenChange(false)}>
           Keep
         </Button>
-        <Button variant="danger" isDisabled={pending} data-testid={confirmTestId} onPress={onConfirm}>
+        {/* Pending, not disabled: a disabled button would drop the focus out of the dialog while it works. */}
+        <Button variant={confirmVariant} isPending={pending} data-testid={confirmTestId} onPress={onConfirm}>
           {confirmLabel}
         </Button>
       </div>

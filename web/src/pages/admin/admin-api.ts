@@ -66,11 +66,28 @@ export function useInvite() {
   });
 }
 
+type MemberChange = { userId: string; role?: 'admin' | 'member'; isProvider?: boolean };
+
+/** Shows the change at once (the switch moves when pressed), and puts the list back if the server refuses. */
 export function useUpdateMember() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ userId, ...changes }: { userId: string; role?: 'admin' | 'member'; isProvider?: boolean }) =>
+    mutationFn: ({ userId, ...changes }: MemberChange) =>
       api.patch<WorkspaceMember>(`/members/${enc(userId)}`, changes),
+    onMutate: async ({ userId, ...changes }: MemberChange) => {
+      await queryClient.cancelQueries({ queryKey: adminKeys.members });
+      const before = queryClient.getQueryData<{ items: WorkspaceMember[] }>(adminKeys.members);
+      if (before) {
+        queryClient.setQueryData(adminKeys.members, {
+          ...before,
+          items: before.items.map((m) => (m.userId === userId ? { ...m, ...changes } : m)),
+        });
+      }
+      return { before };
+    },
+    onError: (_error, _change, context) => {
+      if (context?.before) queryClient.setQueryData(adminKeys.members, context.before);
+    },
     onSettled: () => queryClient.invalidateQueries({ queryKey: adminKeys.members }),
   });
 }
@@ -147,11 +164,34 @@ export interface AuditFilter {
   to?: string;
 }
 
+/**
+ * A day picked in the filter (`YYYY-MM-DD`) is a day where the reader is, as the table's times are: the API gets
+ * the instants it starts and ends there (`to` is exclusive, so To covers its whole day). Anything else in the URL
+ * goes to the API as it is, which judges it.
+ */
+export function auditApiFilter(filter: AuditFilter): AuditFilter {
+  const localMidnight = (day: string, plusDays: number) => {
+    const [y, m, d] = day.split('-').map(Number);
+    // Local midnight of that day: Date counts in the reader's zone, DST included (setFullYear, as the
+    // constructor would read years 0-99 as 1900-1999).
+    const at = new Date(2000, 0, 1);
+    at.setFullYear(y, m - 1, d + plusDays);
+    at.setHours(0, 0, 0, 0);
+    return at.toISOString();
+  };
+  const isDay = (value: string | undefined): value is string => /^\d{4}-\d{2}-\d{2}$/.test(value ?? '');
+  return {
+    ...filter,
+    ...(isDay(filter.from) ? { from: localMidnight(filter.from, 0) } : {}),
+    ...(isDay(filter.to) ? { to: localMidnight(filter.to, 1) } : {}),
+  };
+}
+
 export function useAudit(filter: AuditFilter) {
   return useInfiniteQuery({
     queryKey: adminKeys.audit(filter),
     queryFn: ({ pageParam, signal }) =>
-      api.get<Page<AuditRow>>('/audit', { ...filter, limit: 50, cursor: pageParam }, signal),
+      api.get<Page<AuditRow>>('/audit', { ...auditApiFilter(filter), limit: 50, cursor: pageParam }, signal),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
   });
@@ -160,7 +200,7 @@ export function useAudit(filter: AuditFilter) {
 /** The same filter as a CSV download (the browser sends the session cookie). */
 export function auditCsvUrl(filter: AuditFilter): string {
   const params = new URLSearchParams({ format: 'csv' });
-  for (const [key, value] of Object.entries(filter)) if (value) params.set(key, value);
+  for (const [key, value] of Object.entries(auditApiFilter(filter))) if (value) params.set(key, value);
   return `${API_BASE}/audit?${params.toString()}`;
 }
 

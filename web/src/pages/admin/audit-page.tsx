@@ -14,7 +14,7 @@ import {
   useMembers,
   usePatientNames,
 } from './admin-api.js';
-import { auditDetails } from './audit-words.js';
+import { auditActor, auditDetails } from './audit-words.js';
 
 export function AuditPage({ filter }: { filter: AuditFilter }) {
   const navigate = useNavigate();
@@ -110,9 +110,7 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
                 {rows.map((row) => (
                   <tr key={row.id} data-testid="audit-row" data-kind={row.kind}>
                     <td className="nowrap">{formatDateTime(row.at)}</td>
-                    <td data-label="Who">
-                      {row.actorUserId ? (names.get(row.actorUserId) ?? 'Former member') : 'System'}
-                    </td>
+                    <td data-label="Who">{auditActor(row.actorUserId, names)}</td>
                     <td data-label="What">{AUDIT_KIND_LABELS[row.kind] ?? row.kind}</td>
                     <td data-testid="audit-patient" data-label="Patient">
                       <PatientCell patientId={row.patientId} names={patientNames} />

@@ -7,7 +7,7 @@ import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
 import { applyProblem, CheckboxInput, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
-import { notifyError, notifySuccess } from '../../components/ui/toast.js';
+import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { formatDateTime } from '../patients/patients-api.js';
 import { useInvite, useMembers, useRemoveMember, useUpdateMember, type WorkspaceMember } from './admin-api.js';
@@ -70,12 +70,16 @@ function MemberTable({ members }: { members: WorkspaceMember[] }) {
 function MemberRow({ member }: { member: WorkspaceMember }) {
   const me = useCurrentMe();
   const update = useUpdateMember();
+  const roleChange = useUpdateMember();
   const remove = useRemoveMember();
   const [confirming, setConfirming] = useState(false);
+  // Granting or taking away Admin is asked first; the select shows the member's role until it is confirmed.
+  const [newRole, setNewRole] = useState<'admin' | 'member' | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const explain = (error: unknown) =>
     setProblem(error instanceof ApiError && error.code === 'last_admin' ? LAST_ADMIN : describeError(error));
   const isMe = member.userId === me.user.id;
+  const roleQuestion = roleConfirmation(member, newRole, isMe);
   return (
     <tr data-testid="member-row" data-user-id={member.userId}>
       <th scope="row" className="cell-name">
@@ -93,33 +97,67 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
         <label className="visually-hidden" htmlFor={`role-${member.userId}`}>
           Role of {member.name}
         </label>
+        {/* Never disabled while saving: a disabled control drops the keyboard focus to the page. */}
         <select
           id={`role-${member.userId}`}
           value={member.role}
-          disabled={update.isPending}
+          aria-busy={roleChange.isPending || undefined}
           data-testid="member-role"
           onChange={(e) => {
-            setProblem(null);
             const role = e.target.value as 'admin' | 'member';
-            update.mutate(
-              { userId: member.userId, role },
-              {
-                onSuccess: () => notifySuccess(`${member.name} is now ${role === 'admin' ? 'an admin' : 'a member'}.`),
-                onError: explain,
-              },
-            );
+            if (role === member.role || roleChange.isPending) return;
+            setProblem(null);
+            roleChange.reset();
+            setNewRole(role);
           }}
         >
           <option value="admin">Admin</option>
           <option value="member">Member</option>
         </select>
+        <ConfirmDialog
+          title={roleQuestion.title}
+          description={roleQuestion.description}
+          confirmLabel={roleQuestion.confirmLabel}
+          confirmVariant={newRole === 'admin' ? 'primary' : 'danger'}
+          isOpen={newRole !== null}
+          onOpenChange={(open) => {
+            if (!open) setNewRole(null);
+          }}
+          pending={roleChange.isPending}
+          confirmTestId="confirm-role"
+          error={inWords(roleChange.error)}
+          errorTitle="The role was not changed"
+          onConfirm={() => {
+            if (!newRole) return;
+            roleChange.mutate(
+              { userId: member.userId, role: newRole },
+              {
+                onSuccess: () => {
+                  setNewRole(null);
+                  notifySuccess(`${member.name} is now ${newRole === 'admin' ? 'an admin' : 'a member'}.`);
+                },
+                onError: explain,
+              },
+            );
+          }}
+        />
       </td>
       <td data-label="Provider">
         <Switch
           className="switch"
           isSelected={member.isProvider}
-          isDisabled={update.isPending}
-          onChange={(isProvider) => update.mutate({ userId: member.userId, isProvider }, { onError: explain })}
+          onChange={(isProvider) =>
+            update.mutate(
+              { userId: member.userId, isProvider },
+              {
+                onSuccess: () =>
+                  notifySuccess(
+                    isProvider ? `${member.name} is now a provider.` : `${member.name} is no longer a provider.`,
+                  ),
+                onError: explain,
+              },
+            )
+          }
           data-testid="member-provider"
         >
           <span className="switch-track" aria-hidden="true">
@@ -137,6 +175,7 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
           size="small"
           onPress={() => {
             setProblem(null);
+            remove.reset();
             setConfirming(true);
           }}
           data-testid="member-remove"
@@ -152,20 +191,44 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
           onOpenChange={setConfirming}
           pending={remove.isPending}
           confirmTestId="confirm-remove"
+          error={inWords(remove.error)}
+          errorTitle={`${member.name} was not removed`}
           onConfirm={() =>
             remove.mutate(member.userId, {
-              onSuccess: () => notifySuccess(`${member.name} was removed from the workspace.`),
-              onError: (error) => {
-                explain(error);
-                if (!(error instanceof ApiError && error.code === 'last_admin')) notifyError(error);
+              onSuccess: () => {
+                setConfirming(false);
+                notifySuccess(`${member.name} was removed from the workspace.`);
               },
-              onSettled: () => setConfirming(false),
+              onError: explain,
             })
           }
         />
       </td>
     </tr>
   );
+}
+
+/** `last_admin` in the words of this page; any other error as it is (with its request id). */
+const inWords = (error: unknown) =>
+  error instanceof ApiError && error.code === 'last_admin' ? new Error(LAST_ADMIN) : (error ?? undefined);
+
+/** The question asked before someone gains or loses Admin, in words that say what changes. */
+function roleConfirmation(member: WorkspaceMember, role: 'admin' | 'member' | null, isMe: boolean) {
+  if (role === 'admin') {
+    return {
+      title: `Make ${member.name} an admin?`,
+      description:
+        'Admins manage members and their roles, API tokens, webhooks and workspace settings, and read the audit log.',
+      confirmLabel: 'Make admin',
+    };
+  }
+  return {
+    title: isMe ? 'Stop being an admin?' : `Remove admin rights from ${member.name}?`,
+    description: isMe
+      ? 'You lose the admin pages at once, and only another admin can give them back.'
+      : `${member.name} stays a member but can no longer manage members, tokens, webhooks or settings.`,
+    confirmLabel: isMe ? 'Stop being an admin' : 'Remove admin rights',
+  };
 }
 
 const inviteForm = z.object({
