@@ -3,6 +3,7 @@
  * insurance coverage, authorizations with units remaining, SOAP notes written and signed, claims
  * submitted and their outcome, the audit trail for admins only, and break-glass asking for a reason.
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
@@ -17,6 +18,13 @@ async function createPatient(page: Page, body: Record<string, string>): Promise<
     return ((await response.json()) as { id: string }).id;
   }, body);
 }
+
+const seriousViolations = async (page: Page, within: string) =>
+  (
+    await new AxeBuilder({ page }).include(within).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
+  ).violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 
 describe('patient record', () => {
   let harness: BrowserHarness;
@@ -247,5 +255,115 @@ describe('patient record', () => {
       await page.goto('/messages');
       await page.getByTestId('open-search').waitFor();
     }
+  });
+
+  it('says who wrote and who signed each note; only the author edits a draft or signs it, and errors stay in the dialog', async () => {
+    const lee = { email: `lee-${uniqueSuffix()}@example.test`, password: `pw-${uniqueSuffix()}-${uniqueSuffix()}` };
+    await harness.addMember(workspace.id, { ...lee, name: 'Dr. Lee', role: 'member', isProvider: true });
+    const doctor = await harness.newPage();
+    await signIn(doctor, lee.email, lee.password);
+    const id = await createPatient(doctor, { givenName: 'Noah', familyName: `Notes${uniqueSuffix()}` });
+    await doctor.goto(`/patients/${id}?tab=notes`);
+    await doctor.getByTestId('write-note').click();
+    await doctor.getByLabel('Subjective').fill('Knee pain after running');
+    await doctor.getByLabel('Plan').fill('PT once a week');
+    await doctor.getByRole('button', { name: 'Save draft' }).click();
+    const draft = doctor.getByTestId('note').first();
+    await expect.poll(() => draft.getAttribute('data-status')).toBe('draft');
+    expect(await draft.getByTestId('note-byline').textContent()).toMatch(/^Written by Dr\. Lee on \w{3} \d+, \d{4}/);
+
+    // The front desk sees the draft and who wrote it, and is offered neither Sign nor Edit.
+    const desk = await harness.newPage();
+    await signIn(desk, member.email, member.password);
+    await desk.goto(`/patients/${id}?tab=notes`);
+    const seen = desk.getByTestId('note').first();
+    await seen.waitFor();
+    expect(await seen.getByTestId('note-byline').textContent()).toContain('Written by Dr. Lee');
+    expect(await seen.getByTestId('sign-note').count()).toBe(0);
+    expect(await seen.getByTestId('edit-note').count()).toBe(0);
+    expect(await seen.getByTestId('note-author-only').textContent()).toBe(
+      'Only Dr. Lee can change or sign this draft.',
+    );
+
+    // The author changes the draft.
+    await draft.getByTestId('edit-note').click();
+    const edit = doctor.getByTestId('edit-note-dialog');
+    expect(await edit.getByLabel('Plan').inputValue()).toBe('PT once a week');
+    await edit.getByLabel('Plan').fill('PT twice a week');
+    await edit.getByLabel('Assessment').fill('Patellofemoral pain');
+    expect(await seriousViolations(doctor, '[data-testid="edit-note-dialog"]')).toEqual([]);
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await expect.poll(() => draft.textContent()).toContain('PT twice a week');
+    expect(await draft.textContent()).toContain('Patellofemoral pain');
+
+    // Signed elsewhere meanwhile (another tab): signing here says why it failed inside the dialog, which stays open.
+    const noteId = await doctor.evaluate(
+      async (patientId) =>
+        ((await (await fetch(`/api/v1/notes?patientId=${patientId}`)).json()) as { items: { id: string }[] }).items[0]
+          .id,
+      id,
+    );
+    await draft.getByTestId('sign-note').click();
+    await doctor.evaluate(
+      (note) => fetch(`/api/v1/notes/${note}/sign`, { method: 'POST', headers: { 'x-requested-with': 'fetch' } }),
+      noteId,
+    );
+    await doctor.getByTestId('confirm-sign-note').click();
+    const dialog = doctor.getByRole('alertdialog');
+    await dialog.getByTestId('confirm-error').waitFor();
+    expect(await dialog.getByTestId('confirm-error').textContent()).toContain('The note was not signed');
+    expect(await dialog.isVisible()).toBe(true);
+    await doctor.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    // A fresh draft signed from here: the signed note takes the focus and says who signed it, and when.
+    await doctor.getByTestId('write-note').click();
+    await doctor.getByLabel('Subjective').fill('Follow-up: better');
+    await doctor.getByRole('button', { name: 'Save draft' }).click();
+    const second = doctor.getByTestId('note').filter({ hasText: 'Follow-up: better' });
+    await expect.poll(() => second.getAttribute('data-status')).toBe('draft');
+    await second.getByTestId('sign-note').click();
+    await doctor.getByTestId('confirm-sign-note').click();
+    await expect.poll(() => second.getAttribute('data-status')).toBe('signed');
+    await expect
+      .poll(() =>
+        doctor.evaluate(() => {
+          const focused = document.activeElement;
+          return focused?.getAttribute('data-testid') === 'note-title' ? focused.closest('li')?.textContent : null;
+        }),
+      )
+      .toContain('Follow-up: better');
+    expect(await second.getByTestId('note-signed-by').textContent()).toMatch(/^Signed by Dr\. Lee on \w{3} \d+, \d{4}/);
+    expect(await second.getByTestId('edit-note').count()).toBe(0);
+  });
+
+  it('shows every tab at 390 px (they wrap instead of hiding behind a sideways scroll)', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(page, { givenName: 'Tab', familyName: 'Wrap' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`/patients/${id}`);
+    await page.getByTestId('patient-record').waitFor();
+    const tabs = page.getByRole('tab');
+    expect(await tabs.allTextContents()).toEqual([
+      'Demographics',
+      'Appointments',
+      'Insurance',
+      'Authorizations',
+      'Notes',
+      'Claims',
+      'Messages',
+      'Audit trail',
+    ]);
+    const list = page.getByRole('tablist');
+    const box = await list.boundingBox();
+    for (const tab of await tabs.all()) {
+      const tabBox = await tab.boundingBox();
+      expect(tabBox && box && tabBox.x >= box.x - 1 && tabBox.x + tabBox.width <= box.x + box.width + 1).toBe(true);
+    }
+    expect(await list.evaluate((el) => el.scrollWidth - el.clientWidth)).toBe(0);
+    await page.getByRole('tab', { name: 'Messages' }).click();
+    expect(new URL(page.url()).searchParams.get('tab')).toBe('messages');
   });
 });

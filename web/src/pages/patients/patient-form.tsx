@@ -1,9 +1,9 @@
 /** Create or edit a patient; field problems from a 400/422 answer appear next to their fields. */
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { ApiError, fieldErrors, fieldName } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
 import { ErrorNotice, Spinner } from '../../components/status.js';
-import type { Patient, PatientInput } from './patients-api.js';
+import { localToday, type Patient, type PatientInput } from './patients-api.js';
 
 interface Values {
   givenName: string;
@@ -48,9 +48,22 @@ interface PatientFormProps {
   error: unknown;
   onSubmit: (payload: Partial<PatientInput>) => void;
   onCancel: () => void;
+  /** Any change to a field (the page drops an answer that was about the values before). */
+  onEdit?: () => void;
+  /** Shown above the buttons (the possible-duplicate warning). */
+  notice?: ReactNode;
 }
 
-export function PatientForm({ patient, submitLabel, pending, error, onSubmit, onCancel }: PatientFormProps) {
+export function PatientForm({
+  patient,
+  submitLabel,
+  pending,
+  error,
+  onSubmit,
+  onCancel,
+  onEdit,
+  notice,
+}: PatientFormProps) {
   const [original] = useState(() => (patient ? initialValues(patient) : undefined));
   const [values, setValues] = useState(() => initialValues(patient));
   // Checked here first, in plain words, so an empty name never reaches the server (whose words are for developers).
@@ -59,8 +72,10 @@ export function PatientForm({ patient, submitLabel, pending, error, onSubmit, on
   const knownField = (path: string) => (FIELDS as readonly string[]).includes(fieldName(path) ?? '');
   const unplaced = error instanceof ApiError ? error.errors.filter((e) => !knownField(e.path)) : [];
 
-  const set = (field: keyof Values) => (event: { target: { value: string } }) =>
+  const set = (field: keyof Values) => (event: { target: { value: string } }) => {
     setValues((v) => ({ ...v, [field]: event.target.value }));
+    onEdit?.();
+  };
 
   const handleSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -68,7 +83,8 @@ export function PatientForm({ patient, submitLabel, pending, error, onSubmit, on
     const problems: Partial<Record<keyof Values, string>> = {};
     if (!values.givenName.trim()) problems.givenName = 'Enter the given name';
     if (!values.familyName.trim()) problems.familyName = 'Enter the family name';
-    const today = new Date().toISOString().slice(0, 10);
+    // The reader's own date: in Auckland a baby born this morning is born today, while UTC is still on yesterday.
+    const today = localToday();
     if (values.dateOfBirth && (values.dateOfBirth < '1900-01-01' || values.dateOfBirth > today)) {
       problems.dateOfBirth = 'Enter a date of birth from 1900 to today';
     }
@@ -139,11 +155,14 @@ export function PatientForm({ patient, submitLabel, pending, error, onSubmit, on
           error={errors.mrn}
         />
       </div>
+      {notice}
       <div className="form-actions">
         <button
           type="submit"
           className="button button-primary"
-          disabled={pending || unchanged}
+          // Not disabled while saving (focus would drop to the page): a second press is ignored instead.
+          disabled={unchanged}
+          aria-disabled={pending || undefined}
           data-testid="patient-form-submit"
         >
           {pending ? (

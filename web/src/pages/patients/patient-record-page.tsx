@@ -1,11 +1,12 @@
 /**
  * One page per patient: header (name, birth date and age, MRN, break-glass) and tabs for
- * demographics, appointments, insurance coverage, authorizations, SOAP notes, claims and (admins) the audit trail.
+ * demographics, appointments, insurance coverage, authorizations, SOAP notes (patient-notes.tsx), claims and
+ * (admins) the audit trail.
  * The tab is in the URL (`?tab=notes`), so a link or a reload lands on the same section.
  */
 
-import { Link, useNavigate } from '@tanstack/react-router';
-import { useState } from 'react';
+import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
+import { useEffect, useRef, useState } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { z } from 'zod';
 import { patchPatientBody } from '../../../../src/modules/patients/schema.js';
@@ -17,26 +18,23 @@ import { applyProblem, FormError, TextInput, useZodForm } from '../../components
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { useMembers } from '../admin/admin-api.js';
-import { AUDIT_KIND_LABELS, auditDetails } from '../admin/audit-words.js';
+import { AUDIT_KIND_LABELS, auditActor, auditDetails } from '../admin/audit-words.js';
 import { PatientConversations } from '../inbox/patient-conversations.js';
 import { PatientAppointments } from './patient-appointments.js';
+import { Notes } from './patient-notes.js';
 import { formatDate, formatDateTime, fullName, type Patient, usePatient, useUpdatePatient } from './patients-api.js';
 import {
   type Authorization,
   type Claim,
   formatMoney,
-  type Note,
   useAddAuthorization,
   useAdjudicateClaim,
   useAuthorizations,
   useBreakGlass,
   useClaims,
   useCoverage,
-  useCreateNote,
-  useNotes,
   usePatientAudit,
   useSaveCoverage,
-  useSignNote,
   useSubmitClaim,
 } from './record-api.js';
 import { ScheduleSessionsDialog, type SessionUsage, useSessionUsage } from './schedule-sessions.js';
@@ -64,11 +62,24 @@ const TAB_LABELS: Record<RecordTab, string> = {
   audit: 'Audit trail',
 };
 
+declare module '@tanstack/history' {
+  interface HistoryState {
+    /** Set by whoever opens a record in place of what had the focus (the new-patient form): the heading takes it. */
+    focusHeading?: boolean;
+  }
+}
+
 export function PatientRecordPage({ patientId, tab }: { patientId: string; tab: RecordTab }) {
   const me = useCurrentMe();
   const isAdmin = me.role === 'admin';
   const patient = usePatient(patientId);
   const navigate = useNavigate();
+  const focusHeading = useRouterState({ select: (s) => s.location.state.focusHeading === true });
+  const heading = useRef<HTMLHeadingElement>(null);
+  const loaded = patient.isSuccess;
+  useEffect(() => {
+    if (focusHeading && loaded) heading.current?.focus();
+  }, [focusHeading, loaded]);
 
   if (patient.isPending) return <Loading label="Loading the patient…" />;
   if (patient.isError) {
@@ -102,7 +113,7 @@ export function PatientRecordPage({ patientId, tab }: { patientId: string; tab: 
       </nav>
       <header className="page-header record-header">
         <div>
-          <h1 id="page-title" data-testid="record-name">
+          <h1 id="page-title" data-testid="record-name" ref={heading} tabIndex={-1}>
             {fullName(p)}
           </h1>
           <p className="record-facts muted">
@@ -167,11 +178,12 @@ export function PatientRecordPage({ patientId, tab }: { patientId: string; tab: 
   );
 }
 
+/** Age on the reader's own date (in UTC a baby born this morning in Auckland would be -1 years old). */
 function age(dateOfBirth: string): string {
   const [y, m, d] = dateOfBirth.split('-').map(Number);
   const now = new Date();
-  let years = now.getUTCFullYear() - y;
-  if (now.getUTCMonth() + 1 < m || (now.getUTCMonth() + 1 === m && now.getUTCDate() < d)) years--;
+  let years = now.getFullYear() - y;
+  if (now.getMonth() + 1 < m || (now.getMonth() + 1 === m && now.getDate() < d)) years--;
   return `${years} year${years === 1 ? '' : 's'}`;
 }
 
@@ -518,121 +530,6 @@ function AddAuthorizationDialog({
   );
 }
 
-const noteForm = z
-  .object({ subjective: z.string(), objective: z.string(), assessment: z.string(), plan: z.string() })
-  .refine((v) => Object.values(v).some((s) => s.trim()), {
-    path: ['subjective'],
-    message: 'Write at least one section',
-  });
-
-function Notes({ patientId }: { patientId: string }) {
-  const notes = useNotes(patientId);
-  const create = useCreateNote(patientId);
-  const [writing, setWriting] = useState(false);
-  const form = useZodForm(noteForm, { defaultValues: { subjective: '', objective: '', assessment: '', plan: '' } });
-  const onSubmit = form.handleSubmit((values) =>
-    create
-      .mutateAsync(values)
-      .then(() => {
-        notifySuccess('Draft note saved. Sign it when it is final.');
-        form.reset();
-        setWriting(false);
-      })
-      .catch((error) => applyProblem(form, error)),
-  );
-  return (
-    <div className="record-section">
-      <div className="section-actions">
-        <Button variant="secondary" onPress={() => setWriting(true)} data-testid="write-note">
-          Write a note
-        </Button>
-      </div>
-      <AppDialog title="New SOAP note" isOpen={writing} onOpenChange={setWriting} size="large" testId="note-dialog">
-        <form className="form" onSubmit={onSubmit} noValidate>
-          <FormError message={form.formState.errors.root?.message} />
-          <TextInput control={form.control} name="subjective" label="Subjective" multiline rows={3} />
-          <TextInput control={form.control} name="objective" label="Objective" multiline rows={3} />
-          <TextInput control={form.control} name="assessment" label="Assessment" multiline rows={3} />
-          <TextInput control={form.control} name="plan" label="Plan" multiline rows={3} />
-          <div className="form-actions">
-            <Button type="submit" isDisabled={form.formState.isSubmitting}>
-              Save draft
-            </Button>
-          </div>
-        </form>
-      </AppDialog>
-      {notes.isPending ? <Loading label="Loading notes…" /> : null}
-      {notes.isError ? <ErrorNotice error={notes.error} onRetry={() => notes.refetch()} /> : null}
-      {notes.isSuccess && notes.data.items.length === 0 ? (
-        <EmptyState title="No notes yet">Write the first SOAP note for this patient.</EmptyState>
-      ) : null}
-      {notes.isSuccess && notes.data.items.length > 0 ? (
-        <ul className="card-list" data-testid="note-list">
-          {notes.data.items.map((n) => (
-            <NoteCard key={n.id} note={n} patientId={patientId} />
-          ))}
-        </ul>
-      ) : null}
-    </div>
-  );
-}
-
-function NoteCard({ note, patientId }: { note: Note; patientId: string }) {
-  const sign = useSignNote(patientId);
-  const [confirming, setConfirming] = useState(false);
-  const sections = [
-    ['Subjective', note.subjective],
-    ['Objective', note.objective],
-    ['Assessment', note.assessment],
-    ['Plan', note.plan],
-  ] as const;
-  return (
-    <li className="card item-card" data-testid="note" data-status={note.status}>
-      <div className="item-card-top">
-        <strong>{formatDateTime(note.createdAt)}</strong>
-        <span className={`status-pill ${note.status === 'signed' ? 'status-ok' : 'status-warn'}`}>
-          {note.status === 'signed' ? `Signed ${note.signedAt ? formatDateTime(note.signedAt) : ''}` : 'Draft'}
-        </span>
-      </div>
-      <dl className="soap">
-        {sections
-          .filter(([, text]) => text.trim())
-          .map(([label, text]) => (
-            <div key={label}>
-              <dt>{label}</dt>
-              <dd>{text}</dd>
-            </div>
-          ))}
-      </dl>
-      {note.status === 'draft' ? (
-        <div>
-          <Button size="small" onPress={() => setConfirming(true)} isDisabled={sign.isPending} data-testid="sign-note">
-            Sign note
-          </Button>
-          {sign.isError ? <ErrorNotice error={sign.error} /> : null}
-          <ConfirmDialog
-            title="Sign this note?"
-            description="A signed note is part of the record and can no longer be changed."
-            confirmLabel="Sign note"
-            isOpen={confirming}
-            onOpenChange={setConfirming}
-            pending={sign.isPending}
-            confirmTestId="confirm-sign-note"
-            onConfirm={() =>
-              sign.mutate(note.id, {
-                onSuccess: () => {
-                  setConfirming(false);
-                  notifySuccess('Note signed. It can no longer be changed.');
-                },
-              })
-            }
-          />
-        </div>
-      ) : null}
-    </li>
-  );
-}
-
 const claimForm = z.object({
   payer: z.string().trim().min(1, 'Enter the payer').max(200),
   amount: z
@@ -822,9 +719,7 @@ function AuditTrail({ patientId }: { patientId: string }) {
           {audit.data.items.map((row) => (
             <tr key={row.id} data-testid="audit-row">
               <td className="nowrap">{formatDateTime(row.at)}</td>
-              <td data-testid="audit-who">
-                {typeof row.actorUserId === 'string' ? (names.get(row.actorUserId) ?? 'Former member') : 'System'}
-              </td>
+              <td data-testid="audit-who">{auditActor(row.actorUserId, names)}</td>
               <td>{AUDIT_KIND_LABELS[row.kind] ?? row.kind}</td>
               <td className="muted">{auditDetails(row, names)}</td>
             </tr>

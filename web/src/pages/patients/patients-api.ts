@@ -51,6 +51,23 @@ export function usePatientSearch(q: string, enabled: boolean) {
   });
 }
 
+/**
+ * Patients already registered with exactly this name and date of birth (names ignoring case): asked
+ * before a new patient is created, so a second record for the same person is a choice, not an accident.
+ */
+export function findPossibleDuplicates(
+  input: Pick<PatientInput, 'givenName' | 'familyName'> & { dateOfBirth: string },
+): Promise<Patient[]> {
+  return api
+    .get<Page<Patient>>('/patients', {
+      givenName: input.givenName,
+      familyName: input.familyName,
+      dateOfBirth: input.dateOfBirth,
+      limit: 5,
+    })
+    .then((page) => page.items);
+}
+
 export function usePatient(id: string) {
   return useQuery({
     queryKey: patientKeys.detail(id),
@@ -94,6 +111,12 @@ export function formatDate(value: string | null): string {
   const [y, m, d] = value.slice(0, 10).split('-').map(Number);
   if (!y || !m || !d) return value;
   return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { timeZone: 'UTC', dateStyle: 'medium' });
+}
+
+/** Today's date where the reader is (`YYYY-MM-DD`), not in UTC: a baby born this morning in Auckland is born today. */
+export function localToday(now = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
 export function formatDateTime(value: string): string {

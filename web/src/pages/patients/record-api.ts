@@ -40,6 +40,8 @@ export interface Note {
   id: string;
   patientId: string;
   authorId: string;
+  /** null once the author is no longer a user this workspace can see. */
+  authorName: string | null;
   subjective: string;
   objective: string;
   assessment: string;
@@ -47,9 +49,12 @@ export interface Note {
   status: 'draft' | 'signed';
   signedAt: string | null;
   signedBy: string | null;
+  signedByName: string | null;
   createdAt: string;
   updatedAt: string;
 }
+
+export type NoteSections = Pick<Note, 'subjective' | 'objective' | 'assessment' | 'plan'>;
 
 export interface Claim {
   id: string;
@@ -132,9 +137,18 @@ export function useNotes(patientId: string) {
 export function useCreateNote(patientId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: { subjective: string; objective: string; assessment: string; plan: string }) =>
-      api.post<Note>('/notes', { patientId, ...input }),
+    mutationFn: (input: NoteSections) => api.post<Note>('/notes', { patientId, ...input }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.notes(patientId) }),
+  });
+}
+
+/** Changes the author's own draft (PATCH: the sections sent, nothing else). */
+export function useUpdateNote(patientId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ noteId, changes }: { noteId: string; changes: Partial<NoteSections> }) =>
+      api.patch<Note>(`/notes/${enc(noteId)}`, changes),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: recordKeys.notes(patientId) }),
   });
 }
 
