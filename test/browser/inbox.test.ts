@@ -238,6 +238,55 @@ describe('Inbox page', () => {
     expect(await thread.getByRole('heading', { level: 3 }).textContent()).toContain('Grace Murray Hopper');
   });
 
+  it('Link to patient: when nobody matches, Register new patient opens the new-patient form with the typed name and links on save', async () => {
+    await simulate('Do you take new patients?', 777005, 'JR', '');
+    await page.goto('/inbox');
+    await page.getByTestId('conversation-item').filter({ hasText: 'JR' }).click();
+    await page.getByTestId('link-patient').click();
+    const dialog = page.getByTestId('link-patient-dialog');
+    await page.getByTestId('link-patient-picker').getByRole('combobox').fill('Jordan Reyes');
+    await page.getByText('No patient matches “Jordan Reyes”.').waitFor();
+    // Not a dead end: the action is in view (and clickable) while the picker says nobody matches.
+    const register = dialog.getByTestId('register-patient');
+    expect(await register.textContent()).toBe('Register new patient');
+    await register.click();
+    // The app's own new-patient form, prefilled with what was typed.
+    await dialog.getByTestId('patient-form').waitFor();
+    expect(await dialog.getByRole('heading', { name: 'Register a new patient' }).count()).toBe(1);
+    expect(await dialog.getByLabel('Given name').inputValue()).toBe('Jordan');
+    expect(await dialog.getByLabel('Family name').inputValue()).toBe('Reyes');
+    expect(await axeProblems('[data-testid="link-patient-dialog"]')).toEqual([]);
+    await dialog.getByLabel('Date of birth').fill('1990-04-02');
+    await dialog.getByTestId('patient-form-submit').click();
+    await expect.poll(() => dialog.count()).toBe(0);
+    await page.getByTestId('linked-patient').getByText('Jordan Reyes').waitFor();
+    const item = page.getByTestId('conversation-item').filter({ hasText: 'Jordan Reyes' });
+    expect(await item.getByTestId('contact-detail').textContent()).toBe('JR');
+    const found = await page.evaluate(
+      async () => (await (await fetch('/api/v1/patients?q=Reyes')).json()).items as { dateOfBirth: string }[],
+    );
+    expect(found).toHaveLength(1);
+    expect(found[0].dateOfBirth.slice(0, 10)).toBe('1990-04-02');
+
+    // The same person writing from another account: registering them again offers the record on file.
+    await simulate('It is Jordan again, from my other phone', 777006, 'Jordan', 'Reyes');
+    await page.getByTestId('conversation-item').filter({ hasText: 'other phone' }).click();
+    await page.getByTestId('link-patient').click();
+    await dialog.getByTestId('register-patient').click();
+    expect(await dialog.getByLabel('Given name').inputValue()).toBe('Jordan');
+    expect(await dialog.getByLabel('Family name').inputValue()).toBe('Reyes');
+    await dialog.getByLabel('Date of birth').fill('1990-04-02');
+    await dialog.getByTestId('patient-form-submit').click();
+    const onFile = dialog.getByTestId('duplicate-warning');
+    await onFile.waitFor();
+    await onFile.getByRole('button', { name: 'Link this patient' }).click();
+    await expect.poll(() => dialog.count()).toBe(0);
+    await page.getByTestId('linked-patient').getByText('Jordan Reyes').waitFor();
+    expect(await page.evaluate(async () => (await (await fetch('/api/v1/patients?q=Reyes')).json()).items.length)).toBe(
+      1,
+    );
+  });
+
   it('filters by channel and, at 390 px, shows the list, then the thread with a way back', async () => {
     await page.goto('/inbox?channel=sms');
     await page.getByText('Nothing on SMS yet.').waitFor();

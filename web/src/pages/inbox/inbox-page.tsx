@@ -8,11 +8,8 @@ import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from 'rea
 import { describeError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
-import { AppDialog } from '../../components/ui/dialog.js';
-import { notifySuccess } from '../../components/ui/toast.js';
 import type { Me } from '../../session.js';
 import { formatTime } from '../messages/messages-api.js';
-import { PatientPicker } from '../patients/patient-picker.js';
 import { usePatientName } from '../patients/patients-api.js';
 import { ChannelBadge } from './channel-badge.js';
 import { ChannelsDialog } from './channels-dialog.js';
@@ -30,10 +27,10 @@ import {
   useConversationMessages,
   useConversations,
   useInboxEvents,
-  useLinkContact,
   useMarkConversationRead,
   useReply,
 } from './inbox-api.js';
+import { LinkPatientDialog } from './link-patient-dialog.js';
 import '../messages/messages.css';
 import './inbox.css';
 
@@ -96,77 +93,6 @@ function ConversationList({
         );
       })}
     </ul>
-  );
-}
-
-function LinkPatientDialog({ conversation, onClose }: { conversation: Conversation; onClose: () => void }) {
-  const [patientId, setPatientId] = useState(conversation.contact.patientId ?? '');
-  const link = useLinkContact();
-  return (
-    <AppDialog
-      title="Link to a patient"
-      isOpen
-      onOpenChange={(open) => (!open ? onClose() : undefined)}
-      testId="link-patient-dialog"
-    >
-      <p className="muted">
-        {contactName(conversation.contact)} on {CHANNEL_LABEL[conversation.channel]}: their conversation then shows on
-        the patient’s record. Linking is recorded in the audit log.
-      </p>
-      <PatientPicker
-        patientId={patientId || undefined}
-        onChange={setPatientId}
-        testId="link-patient-picker"
-        optionTestId="link-patient-option"
-      />
-      {link.isError ? (
-        <p className="field-error" role="alert">
-          {describeError(link.error)}
-        </p>
-      ) : null}
-      <div className="form-actions">
-        {conversation.contact.patientId ? (
-          <Button
-            variant="ghost"
-            isDisabled={link.isPending}
-            onPress={() =>
-              link.mutate(
-                { contactId: conversation.contact.id, patientId: null },
-                {
-                  onSuccess: () => {
-                    notifySuccess('Unlinked', 'The conversation no longer shows on the patient record.');
-                    onClose();
-                  },
-                },
-              )
-            }
-            data-testid="unlink-patient"
-          >
-            Unlink
-          </Button>
-        ) : null}
-        <Button variant="secondary" onPress={onClose}>
-          Cancel
-        </Button>
-        <Button
-          isDisabled={!patientId || link.isPending}
-          onPress={() =>
-            link.mutate(
-              { contactId: conversation.contact.id, patientId },
-              {
-                onSuccess: () => {
-                  notifySuccess('Linked to the patient record');
-                  onClose();
-                },
-              },
-            )
-          }
-          data-testid="link-patient-save"
-        >
-          Link
-        </Button>
-      </div>
-    </AppDialog>
   );
 }
 

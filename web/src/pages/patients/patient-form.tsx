@@ -14,10 +14,12 @@ interface Values {
 
 const FIELDS = ['givenName', 'familyName', 'dateOfBirth', 'mrn'] as const;
 
-function initialValues(patient?: Patient): Values {
+export type InitialNames = Partial<Pick<Values, 'givenName' | 'familyName'>>;
+
+function initialValues(patient?: Patient, initial?: InitialNames): Values {
   return {
-    givenName: patient?.givenName ?? '',
-    familyName: patient?.familyName ?? '',
+    givenName: patient?.givenName ?? initial?.givenName ?? '',
+    familyName: patient?.familyName ?? initial?.familyName ?? '',
     dateOfBirth: patient?.dateOfBirth?.slice(0, 10) ?? '',
     mrn: patient?.mrn ?? '',
   };
@@ -52,6 +54,8 @@ interface PatientFormProps {
   onEdit?: () => void;
   /** Shown above the buttons (the possible-duplicate warning). */
   notice?: ReactNode;
+  /** A new patient's names to start from (the Inbox registers a contact under the name typed there). */
+  initial?: InitialNames;
 }
 
 export function PatientForm({
@@ -63,9 +67,10 @@ export function PatientForm({
   onCancel,
   onEdit,
   notice,
+  initial,
 }: PatientFormProps) {
   const [original] = useState(() => (patient ? initialValues(patient) : undefined));
-  const [values, setValues] = useState(() => initialValues(patient));
+  const [values, setValues] = useState(() => initialValues(patient, initial));
   // Checked here first, in plain words, so an empty name never reaches the server (whose words are for developers).
   const [local, setLocal] = useState<Partial<Record<keyof Values, string>>>({});
   const errors = { ...fieldErrors(error), ...local };
