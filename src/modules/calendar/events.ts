@@ -338,20 +338,23 @@ function conferenceFor(
 
 /**
  * The people a draft names: a patient or host who is not of this workspace is 404 (another
- * workspace's id reads as an unknown one, contract §1); a host who is a member but not a provider
- * is 422 `unknown_provider` (appointments are scheduled with providers, §2).
+ * workspace's id reads as an unknown one, contract §1). The host is the calendar's owner (the
+ * default) or one of the workspace's providers (appointments are scheduled with providers, §2):
+ * another member is 422 `unknown_provider`.
  */
 async function checkParticipants(
   deps: AppDeps,
   ctx: RequestContext,
   draft: { patientId?: string | null; hostUserId?: string | null },
+  calendarOwner: string,
 ) {
   const { patientId, hostUserId } = draft;
   if (!patientId && !hostUserId) return;
   await withTenant(deps.db, ctx, async (tx) => {
     if (patientId && !(await patientExists(tx, ctx.workspaceId, patientId))) throw notFound('Patient');
-    if (hostUserId && !(await isMember(tx, ctx.workspaceId, hostUserId))) throw notFound('Provider');
-    if (hostUserId && !(await isMember(tx, ctx.workspaceId, hostUserId, true)))
+    if (!hostUserId) return;
+    if (!(await isMember(tx, ctx.workspaceId, hostUserId))) throw notFound('Provider');
+    if (hostUserId !== calendarOwner && !(await isMember(tx, ctx.workspaceId, hostUserId, true)))
       throw new AppError('unknown_provider', 422, 'The host is not a provider of this workspace');
   });
 }
@@ -404,7 +407,7 @@ export async function createEvent(
   const { cal, provider } = await targetCalendar(deps, ctx, input.calendar);
   if (input.provider && input.provider !== cal.provider) throw calendarNotFound();
   const product = conferenceFor(ctx, cal.provider, draft);
-  await checkParticipants(deps, ctx, draft);
+  await checkParticipants(deps, ctx, draft, cal.hostUserId);
   const sessions = sessionCache(deps, ctx, 'calendar.events.create');
   const hostUserId = draft.hostUserId ?? cal.hostUserId;
   await checkConflicts(
@@ -497,7 +500,7 @@ export async function patchEvent(
   const { cal, provider, providerEventId } = await resolveEvent(deps, ctx, eventId);
   checkRecurrence(draft.recurrence);
   const product = conferenceFor(ctx, cal.provider, draft);
-  await checkParticipants(deps, ctx, draft);
+  await checkParticipants(deps, ctx, draft, cal.hostUserId);
   const sessions = sessionCache(deps, ctx, 'calendar.events.update');
   const session = sessions(cal);
 

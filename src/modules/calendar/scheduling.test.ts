@@ -104,7 +104,19 @@ describe('conflicts', () => {
       const res = await post('/calendar/events', draft(extra));
       expect([res.statusCode, res.json().code], JSON.stringify(extra)).toEqual([404, 'not_found']);
     }
-    const notProvider = await post('/calendar/events', draft({ hostUserId: ws.admin.userId }));
+    // The calendar's owner hosts by default (also when named); another member who is no provider cannot.
+    const owner = await post('/calendar/events', {
+      calendar: front,
+      draft: {
+        title: 'Desk hour',
+        start: '2026-12-10T15:00:00Z',
+        end: '2026-12-10T15:30:00Z',
+        hostUserId: ws.admin.userId,
+      },
+    });
+    expect(owner.statusCode, owner.body).toBe(201);
+    const clerk = await addMember(t, ws);
+    const notProvider = await post('/calendar/events', draft({ hostUserId: clerk.userId }));
     expect([notProvider.statusCode, notProvider.json().code]).toEqual([422, 'unknown_provider']);
 
     // Dr. Able is busy at 15:00; handing a visit at that time to her is a clash.
