@@ -287,6 +287,22 @@ describe('Inbox page', () => {
     );
   });
 
+  it('a Free workspace gets the plan notice and asks nothing of the channels API (no 403s, no stream retrying)', async () => {
+    const free = await harness.createWorkspace({ tier: 'free' });
+    const other = await harness.newPage();
+    const asked: string[] = [];
+    other.on('request', (r) => {
+      if (r.url().includes('/api/v1/channels')) asked.push(new URL(r.url()).pathname);
+    });
+    await signIn(other, free.admin.email, free.admin.password);
+    await other.goto('/inbox');
+    await other.getByTestId('inbox-free').waitFor();
+    await other.goto('/patients');
+    await other.getByRole('heading', { name: 'Patients' }).waitFor();
+    await other.waitForTimeout(500);
+    expect(asked).toEqual([]);
+  });
+
   it('filters by channel and, at 390 px, shows the list, then the thread with a way back', async () => {
     await page.goto('/inbox?channel=sms');
     await page.getByText('Nothing on SMS yet.').waitFor();

@@ -281,16 +281,18 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
 }
 
 export function InboxPage({ me, conversationId, channel }: { me: Me; conversationId?: string; channel?: Channel }) {
-  const conversations = useConversations({ channel });
+  // A plan without channels gets a notice, not a 403 or a stream that keeps reconnecting.
+  const hasChannels = me.workspace.tier !== 'free';
+  const conversations = useConversations({ channel }, { enabled: hasChannels });
   // The shell holds the same stream on every page (unread counts); this page shares it.
-  const stream = useInboxEvents(me.workspace.id);
+  const stream = useInboxEvents(me.workspace.id, hasChannels);
   const navigate = useNavigate();
   const [managing, setManaging] = useState(false);
   const isAdmin = me.role === 'admin';
   const active = conversations.data?.items.find((c) => c.id === conversationId);
   const setChannel = (next?: Channel) => void navigate({ to: '/inbox', search: { channel: next } });
 
-  if (me.workspace.tier === 'free') {
+  if (!hasChannels) {
     return (
       <section className="page" aria-labelledby="page-title">
         <header className="page-header">
