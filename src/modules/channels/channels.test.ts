@@ -623,6 +623,20 @@ describe('patients and the inbox', () => {
     expect((await api('POST', `/channels/conversations/${conversation.id}/read`)).statusCode).toBe(204);
     const after = (await api('GET', `/channels/conversations?patientId=${patient.id}`)).json().items[0];
     expect(after.unreadCount).toBe(0);
+
+    // Seeing a linked patient's conversations or messages is a PHI read: one row per reader, patient
+    // and place per hour, however often the inbox refreshes.
+    await api('GET', '/channels/conversations');
+    await api('GET', `/channels/messages?conversationId=${conversation.id}`);
+    await api('GET', `/channels/messages?conversationId=${conversation.id}`);
+    await api('GET', '/channels/messages?channel=sms');
+    const reads = (await api('GET', `/audit?kind=phi_access&patientId=${patient.id}`)).json().items as {
+      context?: string;
+      actorUserId: string;
+    }[];
+    const count = (context: string) => reads.filter((a) => a.context === context).length;
+    expect([count('channels.inbox'), count('channels.conversation')]).toEqual([1, 1]);
+    expect(reads.every((a) => a.actorUserId === ws.admin.userId)).toBe(true);
   });
 });
 

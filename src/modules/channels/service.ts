@@ -2,13 +2,14 @@
 // (verified on the raw bytes before anything is read or stored, deduplicated by the provider's id
 // under a unique constraint), the inbox (conversations, messages, unread counts, statuses),
 // replies through each provider's send API, and linking a contact to a patient (audited).
-import { and, desc, eq, inArray, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import { countAccepted, countRefused } from '../../platform/acceptance.js';
-import { writeAudit } from '../../platform/audit/audit.js';
+import { auditPhiShown, writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext, Tier } from '../../platform/context.js';
 import { decryptSecret, encryptSecret, safeEqual } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
 import { groupCommit } from '../../platform/db/group-commit.js';
+import { inList } from '../../platform/db/lists.js';
 import { withSystem, withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound, validationFailed } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -671,8 +672,12 @@ export async function listConversations(
       )
       .orderBy(desc(channelConversations.updatedAt), desc(channelConversations.id))
       .limit(query.limit + 1);
-    // A linked contact is shown by the patient's name (as the thread header already did, read by id).
-    const linked = [...new Set(rows.flatMap((r) => (r.contact.patientId ? [r.contact.patientId] : [])))];
+    // A linked contact is shown by the patient's name (as the thread header already did, read by id):
+    // seeing whose conversation it is, and its last words, is a PHI read (convention 16).
+    const linked = [
+      ...new Set(rows.slice(0, query.limit).flatMap((r) => (r.contact.patientId ? [r.contact.patientId] : []))),
+    ];
+    await auditPhiShown(tx, ctx, linked, 'channels.inbox');
     return { rows, names: linked.length ? await patientNames(tx, ctx.workspaceId, linked) : new Map<string, string>() };
   });
   const now = Date.now();
@@ -724,8 +729,12 @@ export async function listMessages(
   requireFeature(ctx, 'inbound_channels');
   const after = decodeCursor(query.cursor, timeIdCursor);
   const rows = await withTenant(deps.db, ctx, async (tx) => {
-    if (query.conversationId) await requireConversation(tx, ctx.workspaceId, query.conversationId);
-    return tx
+    if (query.conversationId) {
+      // A linked patient's conversation read is a PHI read outside their record (convention 16).
+      const { contact } = await requireConversation(tx, ctx.workspaceId, query.conversationId);
+      if (contact.patientId) await auditPhiShown(tx, ctx, [contact.patientId], 'channels.conversation');
+    }
+    const page = await tx
       .select({ message: channelMessages, key: exactTime(channelMessages.at) })
       .from(channelMessages)
       .where(
@@ -738,6 +747,28 @@ export async function listMessages(
       )
       .orderBy(desc(channelMessages.at), desc(channelMessages.id))
       .limit(query.limit + 1);
+    if (!query.conversationId && page.length > 0) {
+      // Messages of many conversations: each linked patient among them was read.
+      const conversations = [...new Set(page.slice(0, query.limit).map((r) => r.message.conversationId))];
+      const linked = await tx
+        .selectDistinct({ patientId: channelContacts.patientId })
+        .from(channelConversations)
+        .innerJoin(channelContacts, contactOfConversation)
+        .where(
+          and(
+            eq(channelConversations.workspaceId, ctx.workspaceId),
+            inList(channelConversations.id, conversations),
+            isNotNull(channelContacts.patientId),
+          ),
+        );
+      await auditPhiShown(
+        tx,
+        ctx,
+        linked.flatMap((l) => (l.patientId ? [l.patientId] : [])),
+        'channels.conversation',
+      );
+    }
+    return page;
   });
   const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
   return {

@@ -1,9 +1,8 @@
-import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { auditInsertSql, writeAudit } from '../../platform/audit/audit.js';
+import { auditPhiShown, writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
-import { preparedRows, withTenant } from '../../platform/db/tenant.js';
+import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound, unprocessable } from '../../platform/errors.js';
 import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
@@ -123,9 +122,6 @@ export async function getPatient(deps: AppDeps, ctx: RequestContext, id: string)
   return withTenant(deps.db, ctx, async (tx) => presentPatient(await requirePatient(tx, ctx, id)));
 }
 
-/** How long one reader's views of one record count as one access in the audit trail. */
-const RECORD_VIEW_WINDOW = '1 hour';
-
 /**
  * A person opening a patient's record (`GET /patients/:id`): the record, and one `phi_access` row
  * (context `patients.record`) per reader and patient per hour, so the trail shows who looked at the
@@ -134,17 +130,7 @@ const RECORD_VIEW_WINDOW = '1 hour';
 export async function readPatientRecord(deps: AppDeps, ctx: RequestContext, id: string): Promise<Patient> {
   return withTenant(deps.db, ctx, async (tx) => {
     const patient = await requirePatient(tx, ctx, id);
-    const { statement } = auditInsertSql(
-      ctx,
-      'phi_access',
-      { patientId: patient.id, context: 'patients.record' },
-      sql`NOT EXISTS (
-        SELECT 1 FROM audit_log
-         WHERE workspace_id = ${ctx.workspaceId} AND (data->>'patientId') = ${patient.id}
-           AND kind = 'phi_access' AND actor_user_id IS NOT DISTINCT FROM ${ctx.userId ?? null}
-           AND data->>'context' = 'patients.record' AND at > now() - ${RECORD_VIEW_WINDOW}::interval)`,
-    );
-    await preparedRows(tx, statement);
+    await auditPhiShown(tx, ctx, [patient.id], 'patients.record');
     return presentPatient(patient);
   });
 }

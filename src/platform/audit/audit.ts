@@ -70,3 +70,31 @@ export function auditInsertSql(
      WHERE ${when}`;
   return { id, statement };
 }
+
+/**
+ * `phi_access` rows for the patients a reader was just shown (a record opened, a linked inbox
+ * conversation listed), at most one per reader, patient and `context` per `window`: the trail says
+ * who saw a patient's information, and where, without a row for every refresh. One statement, in
+ * the caller's transaction (it commits with the read).
+ */
+export async function auditPhiShown(
+  tx: Tx,
+  actor: AuditActor,
+  patientIds: readonly string[],
+  context: string,
+  window = '1 hour',
+): Promise<void> {
+  const input = [...new Set(patientIds)].map((patientId) => ({ p: patientId, id: newId('aud') }));
+  if (input.length === 0) return;
+  const actorId = actor.userId ?? null;
+  await tx.execute(sql`
+    INSERT INTO audit_log (workspace_id, id, kind, actor_user_id, request_id, data)
+    SELECT ${actor.workspaceId}, x.id, 'phi_access', ${actorId}, ${actor.requestId ?? null},
+           jsonb_build_object('patientId', x.p, 'context', ${context}::text)
+      FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS x(p text, id text)
+     WHERE NOT EXISTS (
+       SELECT 1 FROM audit_log a
+        WHERE a.workspace_id = ${actor.workspaceId} AND (a.data->>'patientId') = x.p
+          AND a.kind = 'phi_access' AND a.actor_user_id IS NOT DISTINCT FROM ${actorId}::text
+          AND a.data->>'context' = ${context}::text AND a.at > now() - ${window}::interval)`);
+}

@@ -44,6 +44,8 @@ const CONTEXTS: Record<string, string> = {
   'patients.record': 'opened their record',
   'direct-messages': 'in a staff message',
   'calendar.appointments': 'their appointments on the calendar',
+  'channels.inbox': 'their conversations in the inbox',
+  'channels.conversation': 'a conversation with them in the inbox',
   'channels.contact_linked': 'linked an inbox contact to the patient',
   'channels.contact_unlinked': 'unlinked an inbox contact from the patient',
 };
