@@ -790,7 +790,25 @@ describe('one Meta app, several numbers and pages', () => {
     expect(conversations.find((c) => c.id === stored?.conversationId)?.connectionId).toBe(billing.id);
   });
 
-  it.each(['messenger', 'instagram'] as const)(
+  it("an Instagram notification names the Instagram account, not the Page id it was connected with: it is this connection's", async () => {
+    const instagram = connections.get('instagram')!;
+    const { inboundPayload } = await import('../../../test/helpers/channels.js');
+    const id = providerId('instagram');
+    const body = inboundPayload(
+      'instagram',
+      { id, from: '7654321098765', text: 'Hello from Instagram' },
+      {
+        ...instagram.credentials,
+        pageId: '17841400000000001',
+      },
+    ).body;
+    const res = await postSigned(t, instagram, body);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().stored).toBe(1);
+    expect(await storedCount(id)).toBe(1);
+  });
+
+  it.each(['messenger'] as const)(
     "files each %s page's messages under that page's connection; a page not connected here is not stored",
     async (channel) => {
       const { credentialsFor, inboundPayload } = await import('../../../test/helpers/channels.js');

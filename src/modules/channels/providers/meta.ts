@@ -262,8 +262,14 @@ function pageAdapter(channel: Extract<ChannelName, 'messenger' | 'instagram'>): 
     credentials: pageCredentials,
     verify: (request, creds) => verifyHub(request.raw, header(request, 'x-hub-signature-256'), creds.appSecret),
     verifyToken: (creds) => creds.verifyToken,
-    businessIdOf: (creds) => creds.pageId,
-    signingSecretOf: (creds) => creds.appSecret,
+    // Messenger names the page (`entry[].id` is the Page id we were given). Instagram names the
+    // Instagram professional account, another number than the Page id, so its events are not routed.
+    ...(channel === 'messenger'
+      ? {
+          businessIdOf: (creds: PageCredentials) => creds.pageId,
+          signingSecretOf: (creds: PageCredentials) => creds.appSecret,
+        }
+      : {}),
     parse(request): ChannelEvent[] {
       const parsed = payload.safeParse(parseJsonExact(request.raw));
       if (!parsed.success) throw new MalformedPayload(`Not a ${service} webhook notification`);
