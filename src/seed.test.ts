@@ -122,16 +122,15 @@ describe('seedDemo', () => {
     expect(res.statusCode, res.body).toBe(200);
     const video = (res.json().items as Listed[]).filter((e) => e.conference);
     // Each has its room (its join link is prepared by a background job).
-    const rooms = new Set(
-      (
-        await withSystem(t.database.db, (tx) =>
-          queryRows<{ event_id: string }>(tx, sql`SELECT event_id FROM telehealth_rooms`),
-        )
-      ).map((r) => r.event_id),
+    const roomRows = await withSystem(t.database.db, (tx) =>
+      queryRows<{ event_id: string; standing: boolean }>(tx, sql`SELECT event_id, standing FROM telehealth_rooms`),
     );
+    const rooms = new Map(roomRows.map((r) => [r.event_id, r.standing]));
     expect(new Set(video.map((e) => e.conference?.product))).toEqual(new Set(['meet', 'teams', 'zoom']));
     for (const e of video) {
       expect(rooms.has(e.recurringEventId ?? e.id), e.title).toBe(true);
+      // A repeating video meeting's room serves every occurrence.
+      expect(rooms.get(e.recurringEventId ?? e.id), e.title).toBe(Boolean(e.recurringEventId));
       expect(e.conference?.joinUrl, e.title).toMatch(/^https?:\/\//);
       if (e.conference?.product === 'zoom') expect(e.conference.joinUrl.startsWith(t.app.atrium.selfUrl())).toBe(true);
     }

@@ -272,8 +272,9 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
             createdBy: ctx.userId,
           });
         }
-        // Every visit with video gets its telehealth room, Zoom ones too (as a visit booked in the app does).
-        if (e.conference) await requestRoom(tx, ctx.workspaceId, eventId);
+        // Every visit with video gets its telehealth room, Zoom ones too (as a visit booked in the app
+        // does); a repeating one's is standing, for every occurrence.
+        if (e.conference) await requestRoom(tx, ctx.workspaceId, eventId, { standing: Boolean(e.recurrence?.length) });
         const authorization = patientId ? authorizationOf.get(patientId) : undefined;
         if (e.sessions && patientId && authorization) {
           const minutes = e.minutes;

@@ -48,11 +48,12 @@ export const prewarmRoomJob = defineJob({
         .from(telehealthRooms)
         .where(and(eq(telehealthRooms.workspaceId, ctx.workspaceId), eq(telehealthRooms.id, payload.roomId))),
     );
-    if (!row || row.providerRoomId) return;
+    // Made already, or no longer wanted (the visit was cancelled while it waited).
+    if (!row || row.providerRoomId || row.status !== 'pending') return;
     const video = resolveVideo(job.deps);
     if (!video) throw new Error('No video provider is configured');
     const made = await video.createRoom(`atrium-${row.id}`, job.requestId);
-    await withTenant(job.deps.db, ctx, (tx) =>
+    const kept = await withTenant(job.deps.db, ctx, (tx) =>
       tx
         .update(telehealthRooms)
         .set({ providerRoomId: made.providerRoomId, joinUrl: made.joinUrl, status: 'warm', attempts: job.attempt })
@@ -62,8 +63,11 @@ export const prewarmRoomJob = defineJob({
             eq(telehealthRooms.id, row.id),
             eq(telehealthRooms.status, 'pending'),
           ),
-        ),
+        )
+        .returning({ id: telehealthRooms.id }),
     );
+    // Cancelled while the provider made it: the room is closed there too, not left open.
+    if (kept.length === 0) await closeProviderRooms(job.deps, job.log, [made.providerRoomId]);
   },
 });
 

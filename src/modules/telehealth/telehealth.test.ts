@@ -9,6 +9,7 @@ import { createWorkspace, type TestWorkspace } from '../../../test/helpers/facto
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { stunBinding } from '../../platform/net/stun.js';
+import { upstreamStats } from '../../platform/upstream/index.js';
 import { localStunUrl } from './index.js';
 import { prewarmRoomJob } from './service.js';
 
@@ -137,6 +138,37 @@ describe('telehealth rooms', () => {
     expect((await req('GET', `/telehealth/rooms/${telehealth.roomId}`)).json().status).toBe('ended');
     const start = await req('POST', `/telehealth/rooms/${telehealth.roomId}/start`);
     expect([start.statusCode, start.json().code]).toEqual([409, 'room_ended']);
+  });
+
+  it('a visit cancelled before its room was made gets none made at the provider', async () => {
+    const made = await req('POST', '/calendar/events', {
+      calendar,
+      draft: {
+        title: 'Soon cancelled',
+        start: '2026-12-18T15:00:00Z',
+        end: '2026-12-18T15:30:00Z',
+        conference: 'meet',
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const cancel = await t.request({
+      method: 'DELETE',
+      url: `/api/v1/calendar/events?event=${encodeURIComponent(made.json().eventId)}`,
+      token: ws.admin.token,
+    });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    const calls = () => upstreamStats('video').count;
+    const before = calls();
+    await prewarm();
+    expect(calls()).toBe(before);
+    const [room] = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ status: string; provider_room_id: string | null }>(
+        tx,
+        sql`SELECT r.status, r.provider_room_id FROM telehealth_rooms r
+             WHERE r.workspace_id = ${ws.id} AND r.event_id = ${made.json().eventId}`,
+      ),
+    );
+    expect(room).toEqual({ status: 'ended', provider_room_id: null });
   });
 
   it('a room still being prepared cannot start yet; an event without video gets none', async () => {
