@@ -172,7 +172,7 @@ describe('Inbox page', () => {
     const badge = page.getByTestId('nav-inbox').getByTestId('unread-badge');
     await badge.waitFor();
     expect(await badge.textContent()).toBe('1 unread');
-    const toast = page.locator('[data-sonner-toast]').filter({ hasText: 'New message from Ada Lovelace on Telegram' });
+    const toast = page.locator('[data-sonner-toast]').filter({ hasText: 'New patient message on Telegram' });
     await toast.waitFor();
     expect(await page.locator('section[aria-live="polite"]').filter({ has: toast }).count()).toBe(1);
     await expect.poll(() => page.title()).toMatch(/^\(1\) Patients · /);

@@ -624,6 +624,17 @@ describe('patients and the inbox', () => {
     const after = (await api('GET', `/channels/conversations?patientId=${patient.id}`)).json().items[0];
     expect(after.unreadCount).toBe(0);
 
+    // The navigation's badge reads counts only: no names, no words, no audit row.
+    await deliver(t, sms, { id: providerId('sms'), from, text: 'Are you open today?' });
+    const unread = (await api('GET', '/channels/unread')).json();
+    expect(unread.items.find((u: { conversationId: string }) => u.conversationId === conversation.id)).toEqual({
+      conversationId: conversation.id,
+      channel: 'sms',
+      unreadCount: 1,
+      updatedAt: expect.any(String),
+    });
+    expect(unread.total).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(unread)).not.toMatch(/Grace|Hopper|open today/);
     // Seeing a linked patient's conversations or messages is a PHI read: one row per reader, patient
     // and place per hour, however often the inbox refreshes.
     await api('GET', '/channels/conversations');

@@ -20,6 +20,7 @@ import {
   messageSchema,
   messagesQuery,
   replyBody,
+  unreadSchema,
   webhookQuery,
 } from './schema.js';
 import * as service from './service.js';
@@ -100,6 +101,20 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => service.listConversations(deps, requireCtx(request), request.query),
+  );
+
+  app.get(
+    '/channels/unread',
+    {
+      schema: {
+        tags,
+        summary: 'Unread counts of the inbox (no names, no text): the navigation badge on every page',
+        description:
+          'Counts only, so it writes no `phi_access` row; listing the conversations (names, last words) does.',
+        response: { 200: unreadSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.unreadCounts(deps, requireCtx(request)),
   );
 
   app.get(

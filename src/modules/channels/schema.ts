@@ -74,6 +74,21 @@ export const messageSchema = z.object({
 });
 
 const id = z.string().min(1).max(100);
+/** Unread patient conversations, counts only: no names and no text (the navigation's badge reads it unaudited). */
+export const unreadSchema = z.object({
+  total: z.number().int().describe('Unread messages over every conversation'),
+  items: z
+    .array(
+      z.object({
+        conversationId: z.string(),
+        channel: channelSchema,
+        unreadCount: z.number().int(),
+        updatedAt: z.string(),
+      }),
+    )
+    .describe('The conversations with unread messages, most recent first (at most 200)'),
+});
+
 export const conversationsQuery = pageQuery.extend({ channel: channelSchema.optional(), patientId: id.optional() });
 export const messagesQuery = pageQuery.extend({ conversationId: id.optional(), channel: channelSchema.optional() });
 export const replyBody = z.object({ text: text(4000).trim().min(1) });

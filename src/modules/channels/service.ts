@@ -2,7 +2,7 @@
 // (verified on the raw bytes before anything is read or stored, deduplicated by the provider's id
 // under a unique constraint), the inbox (conversations, messages, unread counts, statuses),
 // replies through each provider's send API, and linking a contact to a patient (audited).
-import { and, desc, eq, inArray, isNotNull, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import { countAccepted, countRefused } from '../../platform/acceptance.js';
 import { auditPhiShown, writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext, Tier } from '../../platform/context.js';
@@ -719,6 +719,32 @@ async function requireConversation(tx: Tx, workspaceId: string, id: string) {
     .where(and(eq(channelConversations.workspaceId, workspaceId), eq(channelConversations.id, id)));
   if (!row) throw notFound('Conversation');
   return row;
+}
+
+/**
+ * The unread counts of the inbox, for the navigation's badge on every page: conversation ids,
+ * channels and counts only, so showing the badge reads no patient's name or words (and writes no
+ * `phi_access` row, as listing the conversations does).
+ */
+export async function unreadCounts(deps: AppDeps, ctx: RequestContext) {
+  requireFeature(ctx, 'inbound_channels');
+  const rows = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select({
+        conversationId: channelConversations.id,
+        channel: channelConversations.channel,
+        unreadCount: channelConversations.unreadCount,
+        updatedAt: channelConversations.updatedAt,
+      })
+      .from(channelConversations)
+      .where(and(eq(channelConversations.workspaceId, ctx.workspaceId), gt(channelConversations.unreadCount, 0)))
+      .orderBy(desc(channelConversations.updatedAt), desc(channelConversations.id))
+      .limit(200),
+  );
+  return {
+    total: rows.reduce((n, r) => n + r.unreadCount, 0),
+    items: rows.map((r) => ({ ...r, channel: r.channel as ChannelName, updatedAt: r.updatedAt.toISOString() })),
+  };
 }
 
 export async function listMessages(

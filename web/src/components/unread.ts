@@ -6,13 +6,7 @@
  */
 import { useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef, useSyncExternalStore } from 'react';
-import {
-  CHANNEL_LABEL,
-  type Conversation,
-  contactName,
-  useConversations,
-  useInboxEvents,
-} from '../pages/inbox/inbox-api.js';
+import { CHANNEL_LABEL, type UnreadSummary, useInboxEvents, useUnreadSummary } from '../pages/inbox/inbox-api.js';
 import { useThreads } from '../pages/messages/messages-api.js';
 import type { Me } from '../session.js';
 import { isWithin } from './nav.js';
@@ -31,11 +25,12 @@ const sum = (items: { unreadCount: number }[] | undefined) =>
 export function useUnreadCounts(me: Me, pathname: string): UnreadCounts {
   const inboxOn = me.workspace.tier !== 'free';
   useInboxEvents(me.workspace.id, inboxOn);
-  const conversations = useConversations({}, { enabled: inboxOn });
+  // Counts only: the badge on every page reads no patient's name or words (and writes no audit row).
+  const summary = useUnreadSummary({ enabled: inboxOn });
   const threads = useThreads();
-  const items = inboxOn ? conversations.data?.items : undefined;
+  const items = inboxOn ? summary.data?.items : undefined;
   useNewMessageToasts(items, isWithin('/inbox', pathname));
-  const inbox = sum(items);
+  const inbox = inboxOn ? (summary.data?.total ?? 0) : 0;
   const messages = sum(threads.data?.items);
   const total = inbox + messages;
   useEffect(() => {
@@ -45,8 +40,11 @@ export function useUnreadCounts(me: Me, pathname: string): UnreadCounts {
   return { inbox, messages, total };
 }
 
-/** A polite toast per conversation whose unread count grew with a patient's message (not on the first load). */
-function useNewMessageToasts(conversations: Conversation[] | undefined, onInbox: boolean) {
+/**
+ * A polite toast per conversation whose unread count grew (not on the first load). It names the
+ * channel, not the person: who wrote is read in the Inbox, where reading it is recorded.
+ */
+function useNewMessageToasts(conversations: UnreadSummary['items'] | undefined, onInbox: boolean) {
   const navigate = useNavigate();
   const seen = useRef<Map<string, number> | null>(null);
   useEffect(() => {
@@ -56,16 +54,15 @@ function useNewMessageToasts(conversations: Conversation[] | undefined, onInbox:
       return;
     }
     const before = seen.current;
-    seen.current = new Map(conversations.map((c) => [c.id, c.unreadCount]));
+    seen.current = new Map(conversations.map((c) => [c.conversationId, c.unreadCount]));
     if (!before || onInbox) return;
-    const grown = conversations.filter(
-      (c) => c.unreadCount > (before.get(c.id) ?? 0) && c.lastMessage?.direction === 'in',
-    );
+    // Only patients' messages count as unread, so a grown count is a new message from them.
+    const grown = conversations.filter((c) => c.unreadCount > (before.get(c.conversationId) ?? 0));
     for (const c of grown.slice(0, 3)) {
-      notifyInfo(`New message from ${contactName(c.contact)} on ${CHANNEL_LABEL[c.channel]}`, {
+      notifyInfo(`New patient message on ${CHANNEL_LABEL[c.channel]}`, {
         // One toast per conversation: a second message replaces it instead of stacking.
-        id: `inbox-${c.id}`,
-        action: { label: 'Open', onClick: () => void navigate({ to: '/inbox', search: { c: c.id } }) },
+        id: `inbox-${c.conversationId}`,
+        action: { label: 'Open', onClick: () => void navigate({ to: '/inbox', search: { c: c.conversationId } }) },
       });
     }
   }, [conversations, onInbox, navigate]);

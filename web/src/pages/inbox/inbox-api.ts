@@ -82,6 +82,23 @@ export const useConversations = (
     refetchInterval: 60_000,
   });
 
+export interface UnreadSummary {
+  total: number;
+  items: { conversationId: string; channel: Channel; unreadCount: number; updatedAt: string }[];
+}
+
+/**
+ * The inbox's unread counts for the navigation on every page: ids and counts only (no names, no
+ * text), so the badge reads no patient's information; kept live by the same event stream.
+ */
+export const useUnreadSummary = (options: { enabled?: boolean } = {}) =>
+  useQuery({
+    queryKey: [...KEY, 'unread'] as const,
+    queryFn: ({ signal }) => api.get<UnreadSummary>('/channels/unread', undefined, signal),
+    enabled: options.enabled ?? true,
+    refetchInterval: 60_000,
+  });
+
 export const useConversationMessages = (conversationId: string) =>
   useQuery({
     queryKey: inboxKeys.messages(conversationId),

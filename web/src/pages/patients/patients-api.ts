@@ -1,6 +1,6 @@
 /** Patients API calls and their TanStack Query hooks. */
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api, apiRequest, idempotencyKey, type Page } from '../../api.js';
+import { api, apiRequest, idempotencyKey, type Page } from '../../api.js';
 
 export interface Patient {
   id: string;
@@ -124,15 +124,18 @@ export function formatDateTime(value: string): string {
   return Number.isNaN(at.getTime()) ? value : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-/** A patient read by id for showing their name (reading a record by id writes no audit row); null when gone. */
+/**
+ * A patient found by id for showing their name (a picker, a banner, an audit row); null when gone.
+ * Read through the search (which matches an exact id), not `GET /patients/:id`: opening the record
+ * is what writes the record's `phi_access` row, and showing a name elsewhere is not opening it.
+ */
 export function patientNameQuery(id: string) {
   return {
     queryKey: [...patientKeys.all, 'name', id],
-    queryFn: ({ signal }: { signal: AbortSignal }) =>
-      api.get<Patient>(`/patients/${encodeURIComponent(id)}`, undefined, signal).catch((error: unknown) => {
-        if (error instanceof ApiError && error.status === 404) return null;
-        throw error;
-      }),
+    queryFn: async ({ signal }: { signal: AbortSignal }) => {
+      const found = await api.get<Page<Patient>>('/patients', { q: id, limit: 5 }, signal);
+      return found.items.find((p) => p.id === id) ?? null;
+    },
     staleTime: 5 * 60_000,
     retry: false,
   };
