@@ -331,8 +331,17 @@ describe('Calendar page', () => {
 
   it('goes to a picked date; a visit booked for a week out of view brings the calendar there', async () => {
     await page.goto(WEEK);
-    await page.getByTestId('calendar-go-to').fill('2027-03-10');
+    // Typed as a person types it (month, day, year digit by digit): no stop in the year 0002 or 1902 on the way.
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      const timeMin = new URL(r.url()).searchParams.get('timeMin');
+      if (timeMin) asked.push(timeMin);
+    });
+    await page.getByTestId('calendar-go-to').focus();
+    await page.keyboard.type('03102027');
+    await expect.poll(() => page.getByTestId('calendar-go-to').inputValue()).toBe('2027-03-10');
     await page.waitForURL(/date=2027-03-10/);
+    expect(asked.filter((t) => t < '2000')).toEqual([]);
     await page.getByTestId('new-event').click();
     await page.getByTestId('event-title').fill('Follow-up in April');
     await page.getByTestId('event-date').fill('2027-04-14');

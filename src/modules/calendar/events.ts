@@ -308,6 +308,9 @@ function checkRecurrence(lines: string[] | null | undefined) {
       }
     } else if (!/^(EXDATE|RDATE)[;:]/i.test(line)) {
       throw invalidDraft('Recurrence takes RRULE, EXDATE and RDATE lines');
+    } else {
+      const zone = /;TZID=([^;:]+)/i.exec(line)?.[1];
+      if (zone !== undefined && !isTimeZone(zone)) throw invalidDraft(`Unknown time zone ${zone.slice(0, 100)}`);
     }
   }
 }

@@ -179,6 +179,19 @@ describe('conflicts', () => {
       },
     });
     expect(skipped.statusCode, skipped.body).toBe(201);
+    // A skipped date in a zone that does not exist is the draft's problem (422), not a 500.
+    const badZone = await post('/calendar/events', {
+      calendar: front,
+      draft: {
+        title: 'Weekly check-in',
+        start: '2027-02-03T15:30:00Z',
+        end: '2027-02-03T16:00:00Z',
+        timeZone: 'America/New_York',
+        patientId: patient.id,
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3', 'EXDATE;TZID=Not/AZone:20270210T103000'],
+      },
+    });
+    expect([badZone.statusCode, badZone.json().code]).toEqual([422, 'invalid_draft']);
   });
 
   it('does not check below Advanced', async () => {

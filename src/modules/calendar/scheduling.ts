@@ -39,8 +39,8 @@ function slotTimes(slot: Slot): { start: number; end: number }[] {
   try {
     starts = occurrences(slot.recurrence, start, slot.timeZone ?? 'UTC', start, start + SERIES_CHECK_DAYS * 86_400_000);
   } catch (err) {
-    if (err instanceof RecurrenceError) throw invalidDraft(err.message);
-    throw err;
+    // Whatever the lines hold that cannot be expanded is the draft's problem, never a 500.
+    throw invalidDraft(err instanceof RecurrenceError ? err.message : 'This repeat rule could not be read');
   }
   return (starts.length ? starts : [start]).map((s) => ({ start: s, end: s + length }));
 }

@@ -77,6 +77,43 @@ function EventChip({ arg }: { arg: EventContentArg }) {
   );
 }
 
+/**
+ * Jump to a day. The field is left to the browser while someone types (a date typed segment by
+ * segment passes through whole but unwanted dates, and a year through 0002, 0020, 0202): the calendar
+ * moves once the typing pauses, on Enter or on leaving the field, and only to a date from 1900 on.
+ */
+function GoToDate({ shown, onPick }: { shown: string; onPick: (day: Date) => void }) {
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const pick = (value: string) => {
+    clearTimeout(timer.current);
+    if (value !== shown && /^\d{4}-\d{2}-\d{2}$/.test(value) && Number(value.slice(0, 4)) >= 1900) {
+      onPick(parseDateParam(value));
+    }
+  };
+  return (
+    <input
+      // A new day shown starts the field afresh; typing does not re-render it.
+      key={shown}
+      type="date"
+      className="calendar-go-to"
+      aria-label="Go to date"
+      min="1900-01-01"
+      defaultValue={shown}
+      onChange={(e) => {
+        const value = e.target.value;
+        clearTimeout(timer.current);
+        timer.current = setTimeout(() => pick(value), 700);
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') pick(e.currentTarget.value);
+      }}
+      onBlur={(e) => pick(e.currentTarget.value)}
+      data-testid="calendar-go-to"
+    />
+  );
+}
+
 /** The banner while booking for a patient: whom for, and a way back to the plain calendar or their record. */
 function BookingFor({ patientId, onDone }: { patientId: string; onDone: () => void }) {
   const { name } = usePatientName(patientId);
@@ -249,7 +286,9 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
     if (!start || !end || arg.event.allDay !== source.allDay) return arg.revert();
     // A drop into the past is almost always a slip of the mouse: it is put back. (A visit that really
     // happened at another time is changed in its dialog.)
-    if (start.getTime() < Date.now() && start.getTime() !== arg.oldEvent.start?.getTime()) {
+    // (An all-day event's day has passed only once it is over: today's midnight is not the past.)
+    const over = arg.event.allDay ? (end ?? start).getTime() <= Date.now() : start.getTime() < Date.now();
+    if (over && start.getTime() !== arg.oldEvent.start?.getTime()) {
       arg.revert();
       return notifyError(
         null,
@@ -351,17 +390,7 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
           >
             ›
           </Button>
-          <input
-            type="date"
-            className="calendar-go-to"
-            aria-label="Go to date"
-            value={dateInput(dayMode ? from : dayOfWeekShown)}
-            onChange={(e) => {
-              const picked = parseDateParam(e.target.value);
-              if (e.target.value) go(picked);
-            }}
-            data-testid="calendar-go-to"
-          />
+          <GoToDate shown={dateInput(dayMode ? from : dayOfWeekShown)} onPick={go} />
           <Button onPress={newEvent} isDisabled={cals.length === 0} data-testid="new-event">
             New event
           </Button>
