@@ -3,21 +3,15 @@
  * is not on file yet, register them with the app's new-patient form, prefilled with the name typed
  * (else the one they use on the channel), and link them on save.
  */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { PatientForm } from '../patients/patient-form.js';
 import { PatientPicker } from '../patients/patient-picker.js';
-import {
-  findPossibleDuplicates,
-  formatDate,
-  fullName,
-  type Patient,
-  type PatientInput,
-  useCreatePatient,
-} from '../patients/patients-api.js';
+import { fullName, type Patient, type PatientInput, useCreatePatient } from '../patients/patients-api.js';
+import { PossibleDuplicatesNotice, usePossibleDuplicates } from '../patients/possible-duplicates.js';
 import { CHANNEL_LABEL, type Conversation, contactName, useLinkContact } from './inbox-api.js';
 
 /** "Jordan", "Jordan Reyes", "Reyes, Jordan" → the form's given and family names. */
@@ -36,8 +30,6 @@ export function LinkPatientDialog({ conversation, onClose }: { conversation: Con
   // What was typed into the picker: the new patient's name when none matched.
   const [typed, setTyped] = useState('');
   const [registering, setRegistering] = useState(false);
-  const [checking, setChecking] = useState(false);
-  const [duplicates, setDuplicates] = useState<{ payload: PatientInput; matches: Patient[] } | null>(null);
   const link = useLinkContact();
   const create = useCreatePatient();
   const registerRow = useRef<HTMLDivElement>(null);
@@ -59,21 +51,6 @@ export function LinkPatientDialog({ conversation, onClose }: { conversation: Con
       onClose();
     });
 
-  // As on the Patients page: a patient with these names and birth date already on file is offered first.
-  const submit = async (payload: PatientInput) => {
-    if (checking) return;
-    setDuplicates(null);
-    if (payload.dateOfBirth) {
-      setChecking(true);
-      const matches = await findPossibleDuplicates({ ...payload, dateOfBirth: payload.dateOfBirth }).catch(
-        () => [] as Patient[],
-      );
-      setChecking(false);
-      if (matches.length > 0) return setDuplicates({ payload, matches });
-    }
-    register(payload);
-  };
-
   const register = (payload: PatientInput) =>
     create.mutate(payload, {
       onSuccess: (patient) =>
@@ -92,6 +69,8 @@ export function LinkPatientDialog({ conversation, onClose }: { conversation: Con
           },
         ),
     });
+  // As on the Patients page: a patient with these names and birth date already on file is offered first.
+  const check = usePossibleDuplicates(register);
 
   return (
     <AppDialog
@@ -106,18 +85,27 @@ export function LinkPatientDialog({ conversation, onClose }: { conversation: Con
           <PatientForm
             initial={nameParts(typed || contact.name || '')}
             submitLabel="Register and link"
-            pending={create.isPending || link.isPending || checking}
+            pending={create.isPending || link.isPending || check.checking}
             error={create.error ?? link.error}
-            onSubmit={(payload) => void submit(payload as PatientInput)}
+            onSubmit={(payload) => void check.submit(payload as PatientInput)}
             onCancel={() => setRegistering(false)}
-            onEdit={() => setDuplicates(null)}
+            onEdit={check.clear}
             notice={
-              duplicates ? (
-                <AlreadyOnFile
-                  matches={duplicates.matches}
+              check.duplicates ? (
+                <PossibleDuplicatesNotice
+                  matches={check.duplicates.matches}
                   pending={create.isPending || link.isPending}
-                  onLink={linkExisting}
-                  onRegisterAnyway={() => register(duplicates.payload)}
+                  action={(patient) => (
+                    <Button
+                      variant="secondary"
+                      size="small"
+                      isDisabled={create.isPending || link.isPending}
+                      onPress={() => linkExisting(patient)}
+                    >
+                      Link this patient
+                    </Button>
+                  )}
+                  onRegisterAnyway={() => check.duplicates && register(check.duplicates.payload)}
                 />
               ) : null
             }
@@ -188,7 +176,7 @@ export function LinkPatientDialog({ conversation, onClose }: { conversation: Con
               onPress={() => {
                 create.reset();
                 link.reset();
-                setDuplicates(null);
+                check.clear();
                 setRegistering(true);
               }}
               data-testid="register-patient"
@@ -199,55 +187,5 @@ export function LinkPatientDialog({ conversation, onClose }: { conversation: Con
         </>
       )}
     </AppDialog>
-  );
-}
-
-/** Patients already on file with the names and birth date entered: link one of them, or register anyway. */
-function AlreadyOnFile({
-  matches,
-  pending,
-  onLink,
-  onRegisterAnyway,
-}: {
-  matches: Patient[];
-  pending: boolean;
-  onLink: (patient: Patient) => void;
-  onRegisterAnyway: () => void;
-}) {
-  const titleId = useId();
-  const title = useRef<HTMLParagraphElement>(null);
-  // It appears away from the focus (the submit button): it takes the focus, so it is read out first.
-  useEffect(() => title.current?.focus(), []);
-  return (
-    <section className="notice notice-warning" aria-labelledby={titleId} data-testid="duplicate-warning">
-      <p className="notice-title" id={titleId} ref={title} tabIndex={-1}>
-        {matches.length === 1
-          ? 'A patient with this name and date of birth is already on file:'
-          : `${matches.length} patients with this name and date of birth are already on file:`}
-      </p>
-      <ul className="duplicate-list">
-        {matches.map((m) => (
-          <li key={m.id} className="link-duplicate" data-testid="duplicate-match">
-            <span>
-              {fullName(m)}, born {formatDate(m.dateOfBirth)}, MRN {m.mrn ?? 'not set'}
-            </span>
-            <Button variant="secondary" size="small" isDisabled={pending} onPress={() => onLink(m)}>
-              Link this patient
-            </Button>
-          </li>
-        ))}
-      </ul>
-      <div className="inline-actions">
-        <Button
-          variant="secondary"
-          size="small"
-          isDisabled={pending}
-          onPress={onRegisterAnyway}
-          data-testid="register-anyway"
-        >
-          Register anyway
-        </Button>
-      </div>
-    </section>
   );
 }

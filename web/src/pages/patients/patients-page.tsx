@@ -6,14 +6,8 @@ import { notifySuccess } from '../../components/ui/toast.js';
 import { useDebounced } from '../../components/use-debounced.js';
 import { PatientForm } from './patient-form.js';
 import { PatientList } from './patient-list.js';
-import {
-  findPossibleDuplicates,
-  formatDate,
-  fullName,
-  type Patient,
-  type PatientInput,
-  useCreatePatient,
-} from './patients-api.js';
+import { fullName, type Patient, type PatientInput, useCreatePatient } from './patients-api.js';
+import { OpenRecord, PossibleDuplicatesNotice, usePossibleDuplicates } from './possible-duplicates.js';
 
 export type PatientPanel = { mode: 'create' };
 
@@ -100,99 +94,28 @@ interface PossibleDuplicates {
  */
 function CreatePatientPanel({ onClose, onCreated }: { onClose: () => void; onCreated: (patient: Patient) => void }) {
   const create = useCreatePatient();
-  const [checking, setChecking] = useState(false);
-  const [duplicates, setDuplicates] = useState<PossibleDuplicates | null>(null);
   const register = (payload: PatientInput) => create.mutate(payload, { onSuccess: onCreated });
-  const submit = async (payload: PatientInput) => {
-    if (checking) return;
-    setDuplicates(null);
-    if (!payload.dateOfBirth) return register(payload);
-    setChecking(true);
-    const matches = await findPossibleDuplicates({ ...payload, dateOfBirth: payload.dateOfBirth }).catch(
-      // The check is a courtesy: when it cannot answer, registering goes ahead as before.
-      () => [] as Patient[],
-    );
-    setChecking(false);
-    if (matches.length > 0) setDuplicates({ payload, matches });
-    else register(payload);
-  };
+  const check = usePossibleDuplicates(register);
   return (
     <Panel title="New patient">
       <PatientForm
         submitLabel="Create patient"
-        pending={create.isPending || checking}
+        pending={create.isPending || check.checking}
         error={create.error}
         onCancel={() => onClose()}
-        onEdit={() => setDuplicates(null)}
-        onSubmit={(payload) => void submit(payload as PatientInput)}
+        onEdit={check.clear}
+        onSubmit={(payload) => void check.submit(payload as PatientInput)}
         notice={
-          duplicates ? (
-            <DuplicateWarning
-              matches={duplicates.matches}
+          check.duplicates ? (
+            <PossibleDuplicatesNotice
+              matches={check.duplicates.matches}
               pending={create.isPending}
-              onRegisterAnyway={() => register(duplicates.payload)}
+              action={(patient) => <OpenRecord patient={patient} />}
+              onRegisterAnyway={() => check.duplicates && register(check.duplicates.payload)}
             />
           ) : null
         }
       />
     </Panel>
-  );
-}
-
-function DuplicateWarning({
-  matches,
-  pending,
-  onRegisterAnyway,
-}: {
-  matches: Patient[];
-  pending: boolean;
-  onRegisterAnyway: () => void;
-}) {
-  const titleId = useId();
-  const title = useRef<HTMLParagraphElement>(null);
-  // The warning appears where the focus was not: it takes the focus, so it is read out and its choices are next.
-  useEffect(() => title.current?.focus(), []);
-  const one = matches.length === 1;
-  return (
-    <section className="notice notice-warning" aria-labelledby={titleId} data-testid="duplicate-warning">
-      <p className="notice-title" id={titleId} ref={title} tabIndex={-1}>
-        {one
-          ? 'A patient with this name and date of birth already exists:'
-          : `${matches.length} patients with this name and date of birth already exist:`}
-      </p>
-      <ul className="duplicate-list">
-        {matches.map((m) => (
-          <li key={m.id} data-testid="duplicate-match">
-            <Link to="/patients/$patientId" params={{ patientId: m.id }}>
-              {fullName(m)}
-            </Link>
-            , born {formatDate(m.dateOfBirth)}, MRN {m.mrn ?? 'not set'}
-          </li>
-        ))}
-      </ul>
-      <div className="inline-actions">
-        {one ? (
-          <Link
-            to="/patients/$patientId"
-            params={{ patientId: matches[0].id }}
-            className="button button-secondary button-small"
-            data-testid="open-duplicate"
-          >
-            Open that record
-          </Link>
-        ) : null}
-        <button
-          type="button"
-          className="button button-secondary button-small"
-          onClick={() => {
-            if (!pending) onRegisterAnyway();
-          }}
-          aria-disabled={pending || undefined}
-          data-testid="register-anyway"
-        >
-          Register anyway
-        </button>
-      </div>
-    </section>
   );
 }
