@@ -83,11 +83,6 @@ function Panel({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
-interface PossibleDuplicates {
-  payload: PatientInput;
-  matches: Patient[];
-}
-
 /**
  * Registers a patient. With a name and a date of birth it first asks for patients registered with exactly
  * those (names ignoring case): a match is shown with *Open that record* and *Register anyway*.
