@@ -35,8 +35,16 @@ export async function videoEmulator(fastify: FastifyInstance): Promise<void> {
   const faults = new FaultBook();
   registerFaultRoutes(fastify, faults);
   const db = () => fastify.atrium.db;
-  // A `stun.binding` fault (status or delay) drops that many Binding requests unanswered.
-  const stun = await startStunResponder({ drop: () => Boolean(faults.take('stun.binding')) });
+  // A `stun.binding` fault with a status answers that many Binding requests with a Binding error
+  // response of that code (a relay refusing); one with only a delay drops them unanswered (a relay
+  // that cannot be reached).
+  const stun = await startStunResponder({
+    fault: () => {
+      const f = faults.take('stun.binding');
+      if (!f) return undefined;
+      return f.status !== undefined ? f.status : 'drop';
+    },
+  });
   stunUrls.set(fastify.atrium, stun.url);
   fastify.addHook('onClose', async () => {
     stunUrls.delete(fastify.atrium);

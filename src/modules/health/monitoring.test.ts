@@ -121,15 +121,17 @@ describe('probes see failures', () => {
     }
   });
 
-  it('an unanswered STUN relay fails its probe', async () => {
-    await t.request({
-      method: 'POST',
-      url: '/_emulators/video/faults',
-      payload: { operation: 'stun.binding', status: 503, times: 50 },
-    });
-    const body = (await cron()).json() as { checks: Checks };
-    await t.request({ method: 'DELETE', url: '/_emulators/video/faults' });
-    expect(body.checks['video:relay-reachability'][0].status).toBe('fail');
+  it('a STUN relay that does not answer, or refuses, fails its probe', async () => {
+    for (const fault of [{ delayMs: 1 }, { status: 500 }]) {
+      await t.request({
+        method: 'POST',
+        url: '/_emulators/video/faults',
+        payload: { operation: 'stun.binding', ...fault, times: 50 },
+      });
+      const body = (await cron()).json() as { checks: Checks };
+      await t.request({ method: 'DELETE', url: '/_emulators/video/faults' });
+      expect(body.checks['video:relay-reachability'][0].status, JSON.stringify(fault)).toBe('fail');
+    }
   });
 });
 

@@ -194,16 +194,17 @@ describe('telehealth rooms', () => {
     expect((await req('GET', '/telehealth/rooms/room_unknown')).statusCode).toBe(404);
   });
 
-  it("the video emulator's STUN responder answers Binding requests; a stun.binding fault drops them", async () => {
+  it("the video emulator's STUN responder answers Binding requests; a stun.binding fault refuses or drops them", async () => {
     const url = (await t.request({ method: 'GET', url: '/_emulators/video/stun' })).json().url as string;
     expect(url).toBe(localStunUrl(t.app.atrium));
     expect(await stunBinding(url, { timeoutMs: 2_000 })).toMatchObject({ address: '127.0.0.1' });
-    const fault = await t.request({
-      method: 'POST',
-      url: '/_emulators/video/faults',
-      payload: { operation: 'stun.binding', status: 503, times: 100 },
-    });
-    expect(fault.statusCode).toBe(201);
+    const inject = (fault: Record<string, unknown>) =>
+      t.request({ method: 'POST', url: '/_emulators/video/faults', payload: { operation: 'stun.binding', ...fault } });
+    // With a status: a Binding error response of that code.
+    expect((await inject({ status: 503, times: 1 })).statusCode).toBe(201);
+    await expect(stunBinding(url, { timeoutMs: 2_000 })).rejects.toThrow(/refused: 503/);
+    // With only a delay: no answer at all.
+    expect((await inject({ delayMs: 1, times: 100 })).statusCode).toBe(201);
     await expect(stunBinding(url, { timeoutMs: 500 })).rejects.toThrow(/No STUN answer/);
     await t.request({ method: 'DELETE', url: '/_emulators/video/faults' });
     expect((await stunBinding(url, { timeoutMs: 2_000 })).address).toBe('127.0.0.1');

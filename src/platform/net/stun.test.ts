@@ -74,13 +74,27 @@ describe('STUN codec (RFC 5389)', () => {
 });
 
 describe('STUN over UDP', () => {
+  it('a relay that refuses answers a Binding error response, and the client says so at once', async () => {
+    const responder = await startStunResponder({ fault: () => 503 });
+    try {
+      const started = performance.now();
+      await expect(stunBinding(responder.url, { timeoutMs: 5_000 })).rejects.toThrow(
+        /STUN binding refused: 503 Server Error/,
+      );
+      // It did not wait out the retransmissions (0, 250, 750 ms) or the timeout.
+      expect(performance.now() - started).toBeLessThan(1_000);
+    } finally {
+      await responder.close();
+    }
+  });
+
   it('a Binding transaction gets our own address back; garbage gets no answer and does not stop the responder', async () => {
     let dropNext = false;
     const responder = await startStunResponder({
-      drop: () => {
+      fault: () => {
         const d = dropNext;
         dropNext = false;
-        return d;
+        return d ? 'drop' : undefined;
       },
     });
     try {

@@ -13,7 +13,14 @@ export const MAGIC_COOKIE = 0x2112a442;
 const HEADER = 20;
 const BINDING_REQUEST = 0x0001;
 const BINDING_SUCCESS = 0x0101;
-const ATTR = { MAPPED_ADDRESS: 0x0001, XOR_MAPPED_ADDRESS: 0x0020, SOFTWARE: 0x8022, FINGERPRINT: 0x8028 } as const;
+const BINDING_ERROR = 0x0111;
+const ATTR = {
+  MAPPED_ADDRESS: 0x0001,
+  ERROR_CODE: 0x0009,
+  XOR_MAPPED_ADDRESS: 0x0020,
+  SOFTWARE: 0x8022,
+  FINGERPRINT: 0x8028,
+} as const;
 const FINGERPRINT_XOR = 0x5354554e;
 
 export interface StunMessage {
@@ -141,6 +148,22 @@ export function bindingSuccess(transactionId: Buffer, from: MappedAddress, softw
   );
 }
 
+/**
+ * The error response to a Binding request (RFC 5389 §15.6): ERROR-CODE as class (hundreds) and
+ * number, with a reason phrase. A server that cannot serve answers this instead of staying silent.
+ */
+export function bindingError(transactionId: Buffer, code: number, reason: string): Buffer {
+  const value = Buffer.concat([Buffer.from([0, 0, Math.floor(code / 100) & 0x07, code % 100]), Buffer.from(reason)]);
+  return encode(BINDING_ERROR, transactionId, [attribute(ATTR.ERROR_CODE, value)], true);
+}
+
+/** The ERROR-CODE of an error response: `code` (300–699) and its reason. */
+function errorCode(message: StunMessage): { code: number; reason: string } | undefined {
+  const value = message.attributes.find((a) => a.type === ATTR.ERROR_CODE)?.value;
+  if (!value || value.length < 4) return undefined;
+  return { code: (value[2] & 0x07) * 100 + value[3], reason: value.subarray(4).toString('utf8') };
+}
+
 /** `stun:host[:port]` / `turn:host[:port][?transport=udp]` → host and port (3478 by default). */
 export function parseStunUrl(url: string): { host: string; port: number } {
   const m = /^(?:stun|turn):(\[[0-9a-fA-F:.]+\]|[^:?/\s]+)(?::(\d{1,5}))?(?:\?transport=udp)?$/i.exec(url.trim());
@@ -178,7 +201,12 @@ export async function stunBinding(
     socket.on('error', (err) => finish(err));
     socket.on('message', (buf) => {
       const message = parseStun(buf);
-      if (!message || message.type !== BINDING_SUCCESS || !message.transactionId.equals(transactionId)) return;
+      if (!message || !message.transactionId.equals(transactionId)) return;
+      if (message.type === BINDING_ERROR) {
+        const error = errorCode(message);
+        return finish(new Error(`STUN binding refused: ${error ? `${error.code} ${error.reason}` : 'no error code'}`));
+      }
+      if (message.type !== BINDING_SUCCESS) return;
       const mapped = mappedAddress(message);
       if (!mapped) return finish(new Error('STUN success response without a mapped address'));
       finish(undefined, { ...mapped, rttMs: Math.round((performance.now() - sentAt) * 10) / 10 });
@@ -203,17 +231,25 @@ export interface StunResponder {
 
 /**
  * A STUN server answering Binding requests on UDP (what the video emulator runs). Anything that
- * is not a well-formed Binding request is dropped without an answer. `drop()` lets a caller
- * simulate an unreachable relay for one request.
+ * is not a well-formed Binding request is dropped without an answer. `fault()` lets a caller make
+ * it fail one request: `'drop'` (an unreachable relay: no answer) or an error code (a relay that
+ * answers with a Binding error response, e.g. 500).
  */
 export async function startStunResponder(
-  options: { host?: string; port?: number; drop?: () => boolean } = {},
+  options: { host?: string; port?: number; fault?: () => 'drop' | number | undefined } = {},
 ): Promise<StunResponder> {
   const host = options.host ?? '127.0.0.1';
   const socket = dgram.createSocket(isIPv6(host) ? 'udp6' : 'udp4');
   socket.on('message', (buf, rinfo) => {
     const message = parseStun(buf);
-    if (!message || message.type !== BINDING_REQUEST || options.drop?.()) return;
+    if (!message || message.type !== BINDING_REQUEST) return;
+    const fault = options.fault?.();
+    if (fault === 'drop') return;
+    if (fault !== undefined) {
+      const code = fault >= 300 && fault <= 699 ? fault : 500;
+      socket.send(bindingError(message.transactionId, code, 'Server Error'), rinfo.port, rinfo.address);
+      return;
+    }
     const from: MappedAddress = {
       family: rinfo.family === 'IPv6' ? 'IPv6' : 'IPv4',
       address: rinfo.address,
