@@ -8,7 +8,7 @@ import { safeEqual } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import { sentAs } from '../../platform/http/openapi-media.js';
 import { problemResponses } from '../../platform/http-schemas.js';
-import { banners, dashboard, healthJson, publicStatus, recordRun, runProbes } from './monitor.js';
+import { banners, dashboard, healthJson, latestRuns, publicStatus, recordRun, runProbes } from './monitor.js';
 
 const HEALTH_JSON = 'application/health+json';
 const status = z.enum(['pass', 'warn', 'fail']);
@@ -74,8 +74,8 @@ export async function monitorRoutes(fastify: FastifyInstance): Promise<void> {
           summary,
           description:
             '`Authorization: Bearer $ATRIUM_CRON_SECRET` or the operator token (401 otherwise). Runs the probes now, ' +
-            'records the run (incidents move as for a scheduled run) and answers application/health+json; 503 when ' +
-            'any check fails.',
+            'records the run (incidents move as for a scheduled run) and answers application/health+json with every ' +
+            'check (those it did not run as last recorded, with their time); 503 when any check fails.',
           response: {
             200: sentAs(healthSchema, HEALTH_JSON),
             503: sentAs(healthSchema, HEALTH_JSON),
@@ -91,7 +91,12 @@ export async function monitorRoutes(fastify: FastifyInstance): Promise<void> {
           deep,
         );
         await recordRun(deps, runs);
-        const body = healthJson(runs);
+        // Every check in the answer (§9): the others as last recorded.
+        const others = await latestRuns(
+          deps,
+          deps.monitors.filter((p) => !select(p.id)),
+        );
+        const body = healthJson([...runs, ...others]);
         return reply
           .status(body.status === 'fail' ? 503 : 200)
           .header('cache-control', 'no-store')

@@ -194,6 +194,51 @@ export async function sweep(deps: AppDeps): Promise<number> {
   return gone.length;
 }
 
+/**
+ * The latest recorded result of each of these probes (a cron endpoint that runs only some probes
+ * still answers every check, §9): read from the last runs, one row per probe (an index probe each);
+ * a probe never run yet is `warn`, "not checked yet".
+ */
+export async function latestRuns(deps: AppDeps, probes: DependencyProbe[]): Promise<ProbeRun[]> {
+  if (probes.length === 0) return [];
+  return withSystem(deps.db, (tx) =>
+    Promise.all(
+      probes.map(async (probe): Promise<ProbeRun> => {
+        const { component, measurement } = split(probe.id);
+        const [row] = await tx
+          .select()
+          .from(serviceHealthChecks)
+          .where(and(eq(serviceHealthChecks.component, component), eq(serviceHealthChecks.measurement, measurement)))
+          .orderBy(desc(serviceHealthChecks.checkedAt))
+          .limit(1);
+        if (!row) {
+          return {
+            id: probe.id,
+            component,
+            measurement,
+            status: 'warn',
+            observedValue: 'unknown',
+            observedUnit: 'n/a',
+            output: 'not checked yet',
+            time: new Date().toISOString(),
+          };
+        }
+        const value = Number(row.observedValue);
+        return {
+          id: probe.id,
+          component,
+          measurement,
+          status: row.status as ProbeStatus,
+          observedValue: row.observedValue !== '' && Number.isFinite(value) ? value : row.observedValue,
+          observedUnit: row.observedUnit,
+          ...(row.output ? { output: row.output } : {}),
+          time: row.checkedAt.toISOString(),
+        };
+      }),
+    ),
+  );
+}
+
 /** `application/health+json` (draft-inadarei-api-health-check): overall status and every check. */
 export function healthJson(runs: ProbeRun[]) {
   const checks: Record<
