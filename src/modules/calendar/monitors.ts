@@ -2,13 +2,15 @@
 // small real request every run, directly (not through the circuit breaker), so a recovery shows at
 // the next run. Google and Microsoft: a refresh with a token that cannot be valid must come back as
 // a well-formed `invalid_grant`; Zoom (a server-to-server app): a real account_credentials token.
+// The nightly deeper run refreshes one real connection's token per provider (a full refresh, §9).
 import { performance } from 'node:perf_hooks';
-import { and, eq, isNotNull } from 'drizzle-orm';
+import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import { withSystem } from '../../platform/db/tenant.js';
 import type { DependencyProbe, ProbeResult } from '../../platform/module.js';
-import { oauthConnections } from '../../platform/oauth/index.js';
+import { getAccessToken, OAuthGrantError, oauthConnections } from '../../platform/oauth/index.js';
 import type { AppDeps } from '../../platform/types.js';
 import { probeFetch } from '../../platform/upstream/index.js';
-import { resolveProvider } from './providers/index.js';
+import { oauthDeps, resolveProvider } from './providers/index.js';
 import { calendarAppointments } from './tables.js';
 
 const SLOW_MS = 2_000;
@@ -29,6 +31,40 @@ const disabled = (name: string): ProbeResult => ({
   output: `${name} has no credentials configured (and emulators are off): its features answer unavailable`,
 });
 
+/**
+ * The nightly deeper check: a real refresh of one live connection's token (the longest-connected),
+ * through the same path a calendar call takes (single-flight, stored sealed, a `token_access` row in
+ * that workspace, `reauth_required` on `invalid_grant`). Undefined when no connection exists yet.
+ */
+async function fullRefresh(deps: AppDeps, name: string, label: string): Promise<ProbeResult | undefined> {
+  const [connection] = await withSystem(deps.db, (tx) =>
+    tx
+      .select({ id: oauthConnections.id, workspaceId: oauthConnections.workspaceId })
+      .from(oauthConnections)
+      .where(and(eq(oauthConnections.provider, name), eq(oauthConnections.status, 'active')))
+      .orderBy(asc(oauthConnections.createdAt))
+      .limit(1),
+  );
+  if (!connection) return undefined;
+  const started = performance.now();
+  try {
+    await getAccessToken(oauthDeps(deps), { workspaceId: connection.workspaceId }, connection.id, 'health.refresh', {
+      forceRefresh: true,
+    });
+  } catch (err) {
+    return {
+      status: 'fail',
+      observedValue: 'refused',
+      observedUnit: 'n/a',
+      output:
+        err instanceof OAuthGrantError
+          ? `${label} refused a real refresh (${err.message.slice(0, 100)}); that connection now needs its owner to reconnect`
+          : `${label} did not complete a real refresh: ${(err as Error).message.slice(0, 100)}`,
+    };
+  }
+  return timed(elapsed(started), "refreshed a real connection's token");
+}
+
 function refreshProbe(name: 'google' | 'microsoft'): DependencyProbe {
   const label = name === 'google' ? 'Google' : 'Microsoft';
   return {
@@ -44,9 +80,13 @@ function refreshProbe(name: 'google' | 'microsoft'): DependencyProbe {
         .limit(1);
       return rows.length > 0;
     },
-    async measure(deps: AppDeps, { signal }) {
+    async measure(deps: AppDeps, { signal, deep }) {
       const provider = resolveProvider(deps, name);
       if (!provider) return disabled(label);
+      if (deep) {
+        const full = await fullRefresh(deps, name, label);
+        if (full) return full;
+      }
       const { oauth } = provider;
       const started = performance.now();
       const res = await probeFetch(`oauth-${name}`, oauth.tokenUrl, {

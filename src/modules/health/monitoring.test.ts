@@ -88,6 +88,18 @@ describe('cron endpoints', () => {
     expect((nightly.json() as { checks: Checks }).checks['video:room-creation'][0].output).toBe(
       'created and ended a room',
     );
+    // The nightly run refreshes a real connection's token (Google: the workspace connected above),
+    // audited in that workspace like any refresh; without a connection it checks the endpoint as usual.
+    const checks = (nightly.json() as { checks: Checks }).checks;
+    expect(checks['oauth-google:token-refresh'][0]).toMatchObject({
+      status: 'pass',
+      output: "refreshed a real connection's token",
+    });
+    expect(checks['oauth-microsoft:token-refresh'][0].output).toBe('answered 400 invalid_grant as expected');
+    const audit = (
+      await t.request({ method: 'GET', url: '/api/v1/audit?kind=token_access', token: ws.admin.token })
+    ).json().items as { reason?: string; outcome?: string }[];
+    expect(audit.some((a) => a.reason === 'health.refresh')).toBe(true);
   });
 });
 

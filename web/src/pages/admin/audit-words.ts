@@ -58,6 +58,7 @@ const TOKEN_REASONS: Record<string, string> = {
   'calendar.events.update': 'changed an event',
   'calendar.events.delete': 'deleted an event',
   'token.refresh': 'renewed the sign-in',
+  'health.refresh': 'renewed the sign-in for the nightly health check',
   'token.exchange': 'connected the account',
   'token.revoke': 'disconnected the account',
 };
