@@ -183,6 +183,22 @@ describe('workspace administration', () => {
     expect(csv).toContain('admin_action');
     // Who acted, by name as well as id.
     expect(csv).toContain(workspace.admin.name);
+
+    // Dates typed with the keyboard (month, day, year digit by digit) are taken whole, never year 0002.
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      const from = new URL(r.url()).searchParams.get('from');
+      if (r.url().includes('/api/v1/audit') && from) asked.push(from);
+    });
+    await page.getByTestId('audit-from').focus();
+    await page.keyboard.type('11262026');
+    await expect.poll(() => new URL(page.url()).searchParams.get('from')).toBe('2026-11-26');
+    expect(await page.getByTestId('audit-from').inputValue()).toBe('2026-11-26');
+    expect(asked.filter((f) => f < '2000')).toEqual([]);
+    // A range that ends before it starts is said beside the dates, not sent to the server.
+    await page.goto('/admin/audit?from=2026-11-27&to=2026-11-25');
+    expect(await page.getByTestId('audit-range-error').textContent()).toBe('From must be on or before To.');
+    expect(await page.getByText('The request querystring is invalid').count()).toBe(0);
   });
 
   it('changes the password (wrong and weak refused in plain words) and resets a forgotten one by e-mail', async () => {

@@ -187,8 +187,9 @@ export function auditApiFilter(filter: AuditFilter): AuditFilter {
   };
 }
 
-export function useAudit(filter: AuditFilter) {
+export function useAudit(filter: AuditFilter, options: { enabled?: boolean } = {}) {
   return useInfiniteQuery({
+    enabled: options.enabled ?? true,
     queryKey: adminKeys.audit(filter),
     queryFn: ({ pageParam, signal }) =>
       api.get<Page<AuditRow>>('/audit', { ...auditApiFilter(filter), limit: 50, cursor: pageParam }, signal),

@@ -3,6 +3,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useId } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { DateInput } from '../../components/ui/date-input.js';
 import { PatientPicker } from '../patients/patient-picker.js';
 import { formatDateTime } from '../patients/patients-api.js';
 import {
@@ -18,10 +19,12 @@ import { auditActor, auditDetails } from './audit-words.js';
 
 export function AuditPage({ filter }: { filter: AuditFilter }) {
   const navigate = useNavigate();
-  const audit = useAudit(filter);
+  const audit = useAudit(filter, { enabled: !(filter.from && filter.to && filter.from > filter.to) });
   const members = useMembers();
   const names = new Map((members.data?.items ?? []).map((m) => [m.userId, m.name]));
-  const ids = { kind: useId(), person: useId(), from: useId(), to: useId() };
+  const ids = { kind: useId(), person: useId(), from: useId(), to: useId(), range: useId() };
+  // A range that ends before it starts is said beside the dates, and not asked of the server.
+  const backwards = Boolean(filter.from && filter.to && filter.from > filter.to);
   const set = (changes: Partial<AuditFilter>) => {
     const next = { ...filter, ...changes };
     for (const key of Object.keys(next) as (keyof AuditFilter)[]) if (!next[key]) delete next[key];
@@ -76,19 +79,33 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
           />
           <div className="field">
             <label htmlFor={ids.from}>From</label>
-            <input
+            <DateInput
               id={ids.from}
-              type="date"
               value={filter.from ?? ''}
-              onChange={(e) => set({ from: e.target.value })}
+              onCommit={(from) => set({ from })}
+              aria-invalid={backwards || undefined}
+              aria-describedby={backwards ? ids.range : undefined}
+              data-testid="audit-from"
             />
           </div>
           <div className="field">
             <label htmlFor={ids.to}>To</label>
-            <input id={ids.to} type="date" value={filter.to ?? ''} onChange={(e) => set({ to: e.target.value })} />
+            <DateInput
+              id={ids.to}
+              value={filter.to ?? ''}
+              onCommit={(to) => set({ to })}
+              aria-invalid={backwards || undefined}
+              aria-describedby={backwards ? ids.range : undefined}
+              data-testid="audit-to"
+            />
           </div>
         </div>
-        {audit.isPending ? <Loading label="Loading the audit log…" /> : null}
+        {backwards ? (
+          <p className="field-error audit-range-error" id={ids.range} role="alert" data-testid="audit-range-error">
+            From must be on or before To.
+          </p>
+        ) : null}
+        {audit.isPending && !backwards ? <Loading label="Loading the audit log…" /> : null}
         {audit.isError ? <ErrorNotice error={audit.error} onRetry={() => audit.refetch()} /> : null}
         {audit.isSuccess && rows.length === 0 ? (
           <EmptyState title="Nothing matches">Change or clear the filters.</EmptyState>

@@ -13,6 +13,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { type CSSProperties, useEffect, useMemo, useRef, useState } from 'react';
 import { ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { DateInput } from '../../components/ui/date-input.js';
 import { Check } from '../../components/ui/form.js';
 import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
@@ -77,43 +78,6 @@ function EventChip({ arg }: { arg: EventContentArg }) {
   );
 }
 
-/**
- * Jump to a day. The field is left to the browser while someone types (a date typed segment by
- * segment passes through whole but unwanted dates, and a year through 0002, 0020, 0202): the calendar
- * moves once the typing pauses, on Enter or on leaving the field, and only to a date from 1900 on.
- */
-function GoToDate({ shown, onPick }: { shown: string; onPick: (day: Date) => void }) {
-  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  useEffect(() => () => clearTimeout(timer.current), []);
-  const pick = (value: string) => {
-    clearTimeout(timer.current);
-    if (value !== shown && /^\d{4}-\d{2}-\d{2}$/.test(value) && Number(value.slice(0, 4)) >= 1900) {
-      onPick(parseDateParam(value));
-    }
-  };
-  return (
-    <input
-      // A new day shown starts the field afresh; typing does not re-render it.
-      key={shown}
-      type="date"
-      className="calendar-go-to"
-      aria-label="Go to date"
-      min="1900-01-01"
-      defaultValue={shown}
-      onChange={(e) => {
-        const value = e.target.value;
-        clearTimeout(timer.current);
-        timer.current = setTimeout(() => pick(value), 700);
-      }}
-      onKeyDown={(e) => {
-        if (e.key === 'Enter') pick(e.currentTarget.value);
-      }}
-      onBlur={(e) => pick(e.currentTarget.value)}
-      data-testid="calendar-go-to"
-    />
-  );
-}
-
 /** The banner while booking for a patient: whom for, and a way back to the plain calendar or their record. */
 function BookingFor({ patientId, onDone }: { patientId: string; onDone: () => void }) {
   const { name } = usePatientName(patientId);
@@ -161,7 +125,8 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
   const from = dayMode ? new Date(anchor.getFullYear(), anchor.getMonth(), anchor.getDate()) : mondayOf(anchor);
   const to = addDays(from, dayMode ? 1 : 7);
   const now = new Date();
-  const dayOfWeekShown = now >= from && now < to ? now : from;
+  // The day the week stands for: the one asked for (a picked date), else today when shown, else Monday.
+  const dayOfWeekShown = date && anchor >= from && anchor < to ? anchor : now >= from && now < to ? now : from;
   const zone = localZone();
   const hq = scope === 'organization' && !dayMode;
   const week = useEvents(from.toISOString(), to.toISOString(), {
@@ -390,7 +355,13 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
           >
             ›
           </Button>
-          <GoToDate shown={dateInput(dayMode ? from : dayOfWeekShown)} onPick={go} />
+          <DateInput
+            className="calendar-go-to"
+            aria-label="Go to date"
+            value={dateInput(dayOfWeekShown)}
+            onCommit={(day) => day && go(parseDateParam(day))}
+            data-testid="calendar-go-to"
+          />
           <Button onPress={newEvent} isDisabled={cals.length === 0} data-testid="new-event">
             New event
           </Button>

@@ -40,7 +40,7 @@ export function ConnectionsPanel({
       {connections.length === 0 ? (
         <p className="muted">
           {othersShown
-            ? 'The calendars in the week are your colleagues’. Connect your own Google or Microsoft account to add yours.'
+            ? 'The calendars shown are your colleagues’. Connect your own Google or Microsoft account to add yours.'
             : 'Connect a Google or Microsoft account to see its calendars here.'}
         </p>
       ) : null}
