@@ -47,9 +47,15 @@ describe('Health banners and dashboard', () => {
     const card = page.locator('[data-testid="health-card"][data-component="oauth-google:token-refresh"]');
     await card.getByText('Failing').waitFor();
     // Titled in words, with the check's id beside it for operators.
-    expect(await card.getByRole('heading').textContent()).toBe('Sign-in renewal');
+    expect(await card.getByRole('heading').textContent()).toBe('Google Calendar: sign-in renewal');
     expect(await card.locator('.health-id').textContent()).toBe('oauth-google:token-refresh');
-    await page.getByTestId('incident-log').getByRole('cell', { name: 'oauth-google', exact: true }).waitFor();
+    await page.getByTestId('incident-log').getByRole('cell', { name: 'Google Calendar oauth-google' }).waitFor();
+    // On a phone the incident log stacks its rows instead of scrolling the page sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
+    await page.setViewportSize({ width: 1280, height: 800 });
     await banner.getByTestId('dismiss-banner').click();
     await expect.poll(() => banner.count()).toBe(0);
     await page.reload();

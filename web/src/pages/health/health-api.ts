@@ -92,7 +92,7 @@ export const featureLabel = (f: string) => FEATURE_LABEL[f] ?? f;
 
 /** What each kind of check measures, in words (`<component>:<measurement>`, the part after the colon). */
 const MEASUREMENT_LABEL: Record<string, string> = {
-  reachability: 'Answers',
+  reachability: 'Reachable',
   'replication-lag': 'Replica delay',
   'rls-policies': 'Workspaces kept apart',
   write: 'Saving files',

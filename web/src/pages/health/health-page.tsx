@@ -27,8 +27,18 @@ function HistoryBar({ history }: { history: Dashboard['components'][number]['his
   );
 }
 
+const lower = (words: string) => words.charAt(0).toLowerCase() + words.slice(1);
+
 export function HealthPage() {
   const dashboard = useDashboard();
+  const components = dashboard.data?.components ?? [];
+  // An incident belongs to a component (`payments`): named by the feature its checks serve.
+  const componentLabel = (component: string) => {
+    const check = components.find((c) => c.name.startsWith(`${component}:`));
+    return check ? featureLabel(check.feature) : component;
+  };
+  // "payments:checkout: The provider answered 500" → "Payment links: The provider answered 500".
+  const summaryInWords = (summary: string) => summary.replace(/^([a-z0-9-]+:[a-z0-9-]+)(?=:)/, (id) => checkLabel(id));
   return (
     <section className="page" aria-labelledby="page-title">
       <header className="page-header">
@@ -50,13 +60,15 @@ export function HealthPage() {
             {dashboard.data.components.map((c) => (
               <article key={c.name} className="card health-card" data-testid="health-card" data-component={c.name}>
                 <header className="health-card-top">
-                  <h2>{checkLabel(c.name)}</h2>
+                  <h2>
+                    {featureLabel(c.feature)}: {lower(checkLabel(c.name))}
+                  </h2>
                   <span className={`health-pill health-${c.status}`}>
                     {c.checkedAt ? STATUS_WORD[c.status] : 'Not checked yet'}
                   </span>
                 </header>
                 <p className="muted health-feature">
-                  {featureLabel(c.feature)} · <code className="health-id">{c.name}</code>
+                  <code className="health-id">{c.name}</code>
                 </p>
                 <dl className="health-facts">
                   <div>
@@ -92,8 +104,8 @@ export function HealthPage() {
               No incidents. An incident opens after 3 failing runs in a row and closes after 2 passing runs.
             </p>
           ) : (
-            <div className="card table-card">
-              <table className="table" data-testid="incident-log">
+            <div className="card table-card table-wrap">
+              <table className="table table-stack" data-testid="incident-log">
                 <thead>
                   <tr>
                     <th scope="col">Component</th>
@@ -106,15 +118,19 @@ export function HealthPage() {
                 <tbody>
                   {dashboard.data.incidents.map((i) => (
                     <tr key={i.id}>
-                      <td>{i.component}</td>
-                      <td>
+                      <td data-label="Component">
+                        {componentLabel(i.component)} <code className="health-id">{i.component}</code>
+                      </td>
+                      <td data-label="Status">
                         <span className={`health-pill health-${i.status === 'open' ? 'fail' : 'pass'}`}>
                           {i.status === 'open' ? 'Open' : 'Resolved'}
                         </span>
                       </td>
-                      <td>{formatTime(i.openedAt)}</td>
-                      <td>{i.closedAt ? formatTime(i.closedAt) : '—'}</td>
-                      <td className="health-summary">{i.summary}</td>
+                      <td data-label="Opened">{formatTime(i.openedAt)}</td>
+                      <td data-label="Closed">{i.closedAt ? formatTime(i.closedAt) : '—'}</td>
+                      <td className="health-summary" data-label="What failed">
+                        {summaryInWords(i.summary)}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
