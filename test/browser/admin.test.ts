@@ -102,7 +102,9 @@ describe('workspace administration', () => {
     await rosaRole.focus();
     await rosaRole.selectOption('admin');
     expect(await question.getByRole('heading').textContent()).toBe('Make Rosa Parks an admin?');
-    await question.getByRole('button', { name: 'Keep' }).click();
+    // The safe choice has the focus when the question opens.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await question.getByRole('button', { name: 'Cancel' }).click();
     await question.waitFor({ state: 'detached' });
     expect(await rosaRole.inputValue()).toBe('member');
     await expect.poll(() => rosaRole.evaluate((select) => select === document.activeElement)).toBe(true);

@@ -85,7 +85,7 @@ export interface ConfirmDialogProps {
   confirmVariant?: ButtonVariant;
 }
 
-/** "Are you sure?" for destructive actions: an alert dialog with Keep (focused first) and the action. */
+/** "Are you sure?" for destructive actions: an alert dialog with Cancel (focused first) and the action. */
 export function ConfirmDialog({
   title,
   description,
@@ -110,8 +110,9 @@ export function ConfirmDialog({
     >
       {error ? <ErrorNotice error={error} title={errorTitle} testId="confirm-error" /> : null}
       <div className="form-actions">
-        <Button variant="secondary" onPress={() => onOpenChange(false)}>
-          Keep
+        {/* The safe choice has the focus, so Enter pressed out of habit changes nothing. */}
+        <Button variant="secondary" autoFocus onPress={() => onOpenChange(false)}>
+          Cancel
         </Button>
         {/* Pending, not disabled: a disabled button would drop the focus out of the dialog while it works. */}
         <Button variant={confirmVariant} isPending={pending} data-testid={confirmTestId} onPress={onConfirm}>

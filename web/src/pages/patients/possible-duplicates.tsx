@@ -40,6 +40,7 @@ export const OpenRecord = ({ patient }: { patient: Patient }) => (
     to="/patients/$patientId"
     params={{ patientId: patient.id }}
     className="button button-secondary button-small"
+    aria-label={`Open the record of ${fullName(patient)}, born ${formatDate(patient.dateOfBirth)}, MRN ${patient.mrn ?? 'not set'}`}
     data-testid="open-duplicate"
   >
     Open that record
