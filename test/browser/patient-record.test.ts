@@ -297,25 +297,29 @@ describe('patient record', () => {
     await expect.poll(() => draft.textContent()).toContain('PT twice a week');
     expect(await draft.textContent()).toContain('Patellofemoral pain');
 
-    // Signed elsewhere meanwhile (another tab): signing here says why it failed inside the dialog, which stays open.
+    // Signed elsewhere meanwhile (another tab) while the draft is being changed here: saving says why it
+    // failed and keeps the dialog and what was typed; closing it shows the note as it now is.
     const noteId = await doctor.evaluate(
       async (patientId) =>
         ((await (await fetch(`/api/v1/notes?patientId=${patientId}`)).json()) as { items: { id: string }[] }).items[0]
           .id,
       id,
     );
-    await draft.getByTestId('sign-note').click();
-    await doctor.evaluate(
-      (note) => fetch(`/api/v1/notes/${note}/sign`, { method: 'POST', headers: { 'x-requested-with': 'fetch' } }),
-      noteId,
-    );
-    await doctor.getByTestId('confirm-sign-note').click();
-    const dialog = doctor.getByRole('alertdialog');
-    await dialog.getByTestId('confirm-error').waitFor();
-    expect(await dialog.getByTestId('confirm-error').textContent()).toContain('The note was not signed');
-    expect(await dialog.isVisible()).toBe(true);
-    await doctor.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
+    const signElsewhere = () =>
+      doctor.evaluate(
+        (note) => fetch(`/api/v1/notes/${note}/sign`, { method: 'POST', headers: { 'x-requested-with': 'fetch' } }),
+        noteId,
+      );
+    await draft.getByTestId('edit-note').click();
+    await signElsewhere();
+    await edit.getByLabel('Plan').fill('PT three times a week');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.getByTestId('form-error').waitFor();
+    expect(await edit.getByTestId('form-error').textContent()).toMatch(/signed/i);
+    expect(await edit.getByLabel('Plan').inputValue()).toBe('PT three times a week');
+    await edit.getByRole('button', { name: 'Close' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await expect.poll(() => draft.getAttribute('data-status')).toBe('signed');
 
     // A fresh draft signed from here: the signed note takes the focus and says who signed it, and when.
     await doctor.getByTestId('write-note').click();

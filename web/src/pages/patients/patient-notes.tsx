@@ -4,6 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { z } from 'zod';
+import { ApiError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
@@ -11,7 +12,15 @@ import { applyProblem, FormError, TextInput, useZodForm } from '../../components
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { formatDateTime } from './patients-api.js';
-import { type Note, type NoteSections, useCreateNote, useNotes, useSignNote, useUpdateNote } from './record-api.js';
+import {
+  type Note,
+  type NoteSections,
+  useCreateNote,
+  useNotes,
+  useReloadNotes,
+  useSignNote,
+  useUpdateNote,
+} from './record-api.js';
 
 const noteForm = z
   .object({ subjective: z.string(), objective: z.string(), assessment: z.string(), plan: z.string() })
@@ -118,6 +127,7 @@ function NoteCard({ note, patientId }: { note: Note; patientId: string }) {
   const me = useCurrentMe();
   const sign = useSignNote(patientId);
   const update = useUpdateNote(patientId);
+  const reload = useReloadNotes(patientId);
   const [confirming, setConfirming] = useState(false);
   const [editing, setEditing] = useState(false);
   const [justSigned, setJustSigned] = useState(false);
@@ -200,7 +210,11 @@ function NoteCard({ note, patientId }: { note: Note; patientId: string }) {
             title="Change the draft"
             form={editForm}
             isOpen={editing}
-            onOpenChange={setEditing}
+            onOpenChange={(open) => {
+              setEditing(open);
+              // Closed after a refusal (signed meanwhile): the card shows the note as it now is.
+              if (!open && update.isError) void reload();
+            }}
             submitLabel="Save changes"
             testId="edit-note-dialog"
             onSave={async (values) => {
@@ -229,6 +243,14 @@ function NoteCard({ note, patientId }: { note: Note; patientId: string }) {
                   setJustSigned(true);
                   setConfirming(false);
                   notifySuccess('Note signed. It can no longer be changed.');
+                },
+                onError: (error) => {
+                  // Signed meanwhile (another tab or device): nothing to do but show it as it is.
+                  if (error instanceof ApiError && error.status === 409) {
+                    setConfirming(false);
+                    void reload();
+                    notifySuccess('This note was already signed.');
+                  }
                 },
               })
             }

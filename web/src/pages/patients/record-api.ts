@@ -148,8 +148,16 @@ export function useUpdateNote(patientId: string) {
   return useMutation({
     mutationFn: ({ noteId, changes }: { noteId: string; changes: Partial<NoteSections> }) =>
       api.patch<Note>(`/notes/${enc(noteId)}`, changes),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: recordKeys.notes(patientId) }),
+    // Not on a refusal: the note list would come back signed (someone signed it meanwhile) and take the
+    // dialog, with what was typed in it, away; the caller reloads once the dialog is closed.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.notes(patientId) }),
   });
+}
+
+/** Reloads a patient's notes (after a refused change, once its dialog is closed). */
+export function useReloadNotes(patientId: string) {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: recordKeys.notes(patientId) });
 }
 
 export function useSignNote(patientId: string) {
