@@ -201,7 +201,7 @@ export async function stunBinding(
     socket.on('error', (err) => finish(err));
     socket.on('message', (buf) => {
       const message = parseStun(buf);
-      if (!message || !message.transactionId.equals(transactionId)) return;
+      if (!message?.transactionId.equals(transactionId)) return;
       if (message.type === BINDING_ERROR) {
         const error = errorCode(message);
         return finish(new Error(`STUN binding refused: ${error ? `${error.code} ${error.reason}` : 'no error code'}`));
