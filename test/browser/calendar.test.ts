@@ -376,6 +376,13 @@ describe('Calendar page', () => {
     const task = page.getByTestId('task').filter({ hasText: 'Fax insurance forms' });
     await task.waitFor();
     expect(await task.textContent()).toContain('Overdue: was due');
+    // Ticked done from the keyboard, it stays in view, done, and the focus stays on it.
+    await task.getByRole('checkbox').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => task.locator('[data-selected]').count()).toBe(1);
+    await page.waitForTimeout(300);
+    expect(await task.count()).toBe(1);
+    expect(await task.evaluate((el) => el.contains(document.activeElement))).toBe(true);
   });
 
   it('new appointment: picking a patient shows which providers are free, and the chosen one hosts it', async () => {

@@ -19,6 +19,16 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
   const [problem, setProblem] = useState<string | null>(null);
   const create = useCreateTask();
   const update = useUpdateTask();
+  // An overdue task ticked done here is no longer today's (the list is open tasks whose day passed):
+  // it stays shown, done, until the day changes, so it does not vanish under the hand that ticked it.
+  const [kept, setKept] = useState<{ day: number; tasks: Task[] }>({ day: day.getTime(), tasks: [] });
+  const keptToday = kept.day === day.getTime() ? kept.tasks : [];
+  const shown = [...tasks, ...keptToday.filter((k) => !tasks.some((t) => t.id === k.id))];
+  const tick = (task: Task, done: boolean) => {
+    if (done) setKept({ day: day.getTime(), tasks: [...keptToday.filter((k) => k.id !== task.id), { ...task, done }] });
+    else setKept({ day: day.getTime(), tasks: keptToday.filter((k) => k.id !== task.id) });
+    update.mutate({ id: task.id, done }, { onError: (error) => notifyError(error) });
+  };
   const titleOf = (id: string | null) => events.find((e) => e.id === id || e.recurringEventId === id)?.title;
 
   const add = (e: FormEvent) => {
@@ -42,14 +52,11 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
   return (
     <section className="card" aria-labelledby="tasks-title" data-testid="tasks-sidebar">
       <h2 id="tasks-title">Tasks for the day</h2>
-      {tasks.length === 0 ? <p className="muted">Nothing to do yet.</p> : null}
+      {shown.length === 0 ? <p className="muted">Nothing to do yet.</p> : null}
       <ul className="task-list">
-        {tasks.map((task) => (
+        {shown.map((task) => (
           <li key={task.id} className={task.done ? 'task task-done' : 'task'} data-testid="task">
-            <Check
-              isSelected={task.done}
-              onChange={(done) => update.mutate({ id: task.id, done }, { onError: (error) => notifyError(error) })}
-            >
+            <Check isSelected={task.done} onChange={(done) => tick(task, done)}>
               {task.title}
             </Check>
             {!task.done && task.dueAt && new Date(task.dueAt) < day ? (
