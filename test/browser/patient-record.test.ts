@@ -317,7 +317,11 @@ describe('patient record', () => {
     await edit.getByTestId('form-error').waitFor();
     expect(await edit.getByTestId('form-error').textContent()).toMatch(/signed/i);
     expect(await edit.getByLabel('Plan').inputValue()).toBe('PT three times a week');
-    await edit.getByRole('button', { name: 'Close' }).click();
+    // The focus is back in the dialog, so Escape closes it.
+    await expect
+      .poll(() => doctor.evaluate(() => document.activeElement?.closest('[data-testid="edit-note-dialog"]') !== null))
+      .toBe(true);
+    await doctor.keyboard.press('Escape');
     await edit.waitFor({ state: 'detached' });
     await expect.poll(() => draft.getAttribute('data-status')).toBe('signed');
 

@@ -104,7 +104,10 @@ function NoteDialog({
   const onSubmit = form.handleSubmit((values) =>
     onSave(values)
       .then(() => onOpenChange(false))
-      .catch((error) => applyProblem(form, error)),
+      .catch((error) => {
+        // The save button was busy and let the focus go: it goes back into the form, by the reason.
+        if (!applyProblem(form, error)) form.setFocus(SECTIONS[0][0]);
+      }),
   );
   return (
     <AppDialog title={title} isOpen={isOpen} onOpenChange={onOpenChange} size="large" testId={testId}>
