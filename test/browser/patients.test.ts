@@ -165,6 +165,10 @@ describe('patients page', () => {
     await page.getByTestId('open-duplicate').click();
     await page.getByTestId('patient-record').waitFor();
     expect(new URL(page.url()).pathname).toBe(`/patients/${existing.id}`);
+    // The record opens with its heading focused, as a new one does.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('record-name');
     expect(await countPatients(page, family)).toBe(2);
 
     // Register anyway: a second record, opened with its heading focused.

@@ -39,6 +39,8 @@ export const OpenRecord = ({ patient }: { patient: Patient }) => (
   <Link
     to="/patients/$patientId"
     params={{ patientId: patient.id }}
+    // The record opens with its heading focused, as a newly registered one does.
+    state={{ focusHeading: true }}
     className="button button-secondary button-small"
     aria-label={`Open the record of ${fullName(patient)}, born ${formatDate(patient.dateOfBirth)}, MRN ${patient.mrn ?? 'not set'}`}
     data-testid="open-duplicate"
