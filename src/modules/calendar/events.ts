@@ -356,8 +356,11 @@ async function checkParticipants(
   await withTenant(deps.db, ctx, async (tx) => {
     if (patientId && !(await patientExists(tx, ctx.workspaceId, patientId))) throw notFound('Patient');
     if (!hostUserId) return;
+    // One read of the members in the usual cases (a provider, or the owner): a second only to tell
+    // a stranger (404) from a member who is no provider (422).
+    if (hostUserId !== calendarOwner && (await isMember(tx, ctx.workspaceId, hostUserId, true))) return;
     if (!(await isMember(tx, ctx.workspaceId, hostUserId))) throw notFound('Provider');
-    if (hostUserId !== calendarOwner && !(await isMember(tx, ctx.workspaceId, hostUserId, true)))
+    if (hostUserId !== calendarOwner)
       throw new AppError('unknown_provider', 422, 'The host is not a provider of this workspace');
   });
 }
