@@ -307,6 +307,20 @@ describe('Calendar page', () => {
     await page.getByTestId('task-event').selectOption(teamCall ?? '');
     await page.getByTestId('task-add').click();
     await sidebar.getByText('Send the agenda').waitFor();
+    // A task for an event is due when the event ends, so an unfinished one is carried to Today once it passed.
+    const agenda = await page.evaluate(async () => {
+      const tasks = (await (await fetch('/api/v1/tasks')).json()) as {
+        items: { title: string; dueAt: string | null }[];
+      };
+      return tasks.items.find((t) => t.title === 'Send the agenda')?.dueAt;
+    });
+    const teamCallEnd = await page.evaluate(async () => {
+      const day = (await (await fetch('/api/v1/calendar/day?date=2026-12-09&timeZone=UTC')).json()) as {
+        events: { title: string; end: string }[];
+      };
+      return day.events.find((e) => e.title === 'Team call')?.end;
+    });
+    expect(agenda && teamCallEnd && Date.parse(agenda)).toBe(Date.parse(teamCallEnd ?? ''));
     await page.getByTestId('task-title').fill('Call the lab');
     await page.getByTestId('task-add').click();
     await sidebar.getByText('Call the lab').waitFor();

@@ -35,10 +35,15 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
     e.preventDefault();
     if (!title.trim()) return setProblem('Say what needs doing.');
     setProblem(null);
-    // A task for the day without an event is due at the end of the working day.
-    const due = new Date(day.getFullYear(), day.getMonth(), day.getDate(), 17, 0);
+    // A task for the day (or an all-day event) is due at the end of the working day; one for a timed
+    // event, when the event ends: an unfinished one is carried to Today, overdue, once its visit has passed.
+    const event = events.find((e) => e.id === forEvent);
+    const ends = event && !event.allDay ? new Date(event.end) : null;
+    const due = (
+      ends && Number.isFinite(ends.getTime()) ? ends : new Date(day.getFullYear(), day.getMonth(), day.getDate(), 17, 0)
+    ).toISOString();
     create.mutate(
-      forEvent ? { title: title.trim(), eventId: forEvent } : { title: title.trim(), dueAt: due.toISOString() },
+      forEvent ? { title: title.trim(), eventId: forEvent, dueAt: due } : { title: title.trim(), dueAt: due },
       {
         onSuccess: () => {
           setTitle('');
