@@ -148,8 +148,10 @@ describe('Inbox page', () => {
     expect(await item.getByTestId('conversation-failed').textContent()).toBe('Not delivered');
     expect(await axeProblems('.messages-layout')).toEqual([]);
 
-    // Retry sends the same words again as a new message; the failed one stays, without a second Retry.
-    await failed.getByRole('button', { name: 'Retry' }).click();
+    // Retry (from the keyboard) sends the same words again as a new message; the failed one stays, without a
+    // second Retry, and the focus waits in the reply box, where the outcome is read out.
+    await failed.getByRole('button', { name: 'Retry' }).focus();
+    await page.keyboard.press('Enter');
     const sentAgain = page
       .locator('[data-testid="inbox-message"][data-direction="out"]')
       .filter({ hasText: 'Your results are in' });
@@ -157,6 +159,8 @@ describe('Inbox page', () => {
     await sentAgain.nth(1).getByTestId('message-status').getByText('Sent').waitFor();
     expect(await sentAgain.nth(0).getByTestId('message-status').textContent()).toContain('Not delivered');
     expect(await sentAgain.nth(0).getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('inbox-reply');
+    expect(await page.getByTestId('inbox-send-status').textContent()).toBe('Sent again.');
     await expect.poll(() => item.getByTestId('conversation-failed').count()).toBe(0);
     const outbox = await page.evaluate(
       async () => (await (await fetch('/_emulators/telegram/sent?to=777001')).json()).items as { text: string }[],

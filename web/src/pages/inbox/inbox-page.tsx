@@ -141,9 +141,11 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
   const patient = usePatientName(conversation.contact.patientId ?? undefined);
   const [text, setText] = useState('');
   const [linking, setLinking] = useState(false);
-  // The words of the last send that did not go through, read out where the send was made.
-  const [failure, setFailure] = useState<string | null>(null);
+  // The outcome of the last send worth reading out where the send was made: one that did not go through,
+  // or a Retry that did.
+  const [notice, setNotice] = useState<{ text: string; problem: boolean } | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
+  const field = useRef<HTMLTextAreaElement>(null);
   const fieldId = useId();
   const ordered = useMemo(() => [...(messages.data?.items ?? [])].reverse(), [messages.data]);
 
@@ -156,13 +158,17 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
     if (ordered.length) bottom.current?.scrollIntoView({ block: 'end' });
   }, [ordered.length]);
 
-  const sendText = (body: string, onSent?: () => void) => {
-    setFailure(null);
+  const sendText = (body: string, options: { onSent?: () => void; retry?: boolean } = {}) => {
+    setNotice(null);
     reply.mutate(body, {
       onSuccess: (message) => {
-        onSent?.();
+        options.onSent?.();
         if (message.status === 'failed')
-          setFailure(`Not delivered — ${failureSummary(message.error, conversation.channel)} Retry is on the message.`);
+          setNotice({
+            text: `Not delivered — ${failureSummary(message.error, conversation.channel)} Retry is on the message.`,
+            problem: true,
+          });
+        else if (options.retry) setNotice({ text: 'Sent again.', problem: false });
       },
     });
   };
@@ -170,7 +176,7 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
     e.preventDefault();
     const body = text.trim();
     if (!body || reply.isPending) return;
-    sendText(body, () => setText(''));
+    sendText(body, { onSent: () => setText('') });
   };
   const detail = contactDetail(conversation.contact);
 
@@ -238,7 +244,12 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
                   // Sent again already (the same words went out after it): no second Retry.
                   retried={ordered.slice(index + 1).some((o) => o.direction === 'out' && o.text === m.text)}
                   pending={reply.isPending}
-                  onRetry={() => sendText(m.text)}
+                  onRetry={() => {
+                    // The Retry button goes once the words are sent again: the focus waits in the reply box,
+                    // where the outcome is read out.
+                    field.current?.focus();
+                    sendText(m.text, { retry: true });
+                  }}
                 />
               ) : null}
             </li>
@@ -251,6 +262,7 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
           Reply to {contactName(conversation.contact)}
         </label>
         <textarea
+          ref={field}
           id={fieldId}
           rows={2}
           maxLength={4000}
@@ -264,11 +276,11 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
         />
         <div className="composer-actions">
           <span
-            className={reply.isError || failure ? 'composer-problem' : 'muted'}
+            className={reply.isError || notice?.problem ? 'composer-problem' : 'muted'}
             role="status"
             data-testid="inbox-send-status"
           >
-            {reply.isError ? describeError(reply.error) : (failure ?? 'Enter sends · Shift+Enter for a new line')}
+            {reply.isError ? describeError(reply.error) : (notice?.text ?? 'Enter sends · Shift+Enter for a new line')}
           </span>
           <Button type="submit" isDisabled={!text.trim() || reply.isPending} data-testid="inbox-send">
             {reply.isPending ? 'Sending…' : 'Send'}
