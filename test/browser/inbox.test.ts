@@ -181,8 +181,12 @@ describe('Inbox page', () => {
     expect(await page.locator('section[aria-live="polite"]').filter({ has: toast }).count()).toBe(1);
     await expect.poll(() => page.title()).toMatch(/^\(1\) Patients · /);
     // The toast opens the conversation; reading it clears the count everywhere.
-    await toast.getByRole('button', { name: 'Open' }).click();
+    await toast.getByRole('button', { name: 'Open' }).focus();
+    await page.keyboard.press('Enter');
     await page.getByTestId('inbox-message').filter({ hasText: 'parking' }).waitFor();
+    // Opened from the keyboard, the focus lands on the page opened (not on the page's body, as the toast goes).
+    await page.waitForTimeout(400);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
     await expect.poll(() => badge.count()).toBe(0);
     await expect.poll(() => page.title()).toMatch(/^Inbox · /);
   });
