@@ -311,7 +311,7 @@ describe('iMIP invitations', () => {
     const uid = prop(icsOf((await inbox(guest))[0]), 'UID');
     const address = (await t.request({ method: 'GET', url: '/api/v1/mail/address', token: ws.admin.token })).json()
       .address;
-    const reply = async (partstat: string, lines: string[]) => {
+    const reply = async (partstat: string, lines: string[], matched = true) => {
       const content = [
         'BEGIN:VCALENDAR',
         'VERSION:2.0',
@@ -344,7 +344,7 @@ describe('iMIP invitations', () => {
         payload: raw,
       });
       expect(res.statusCode, res.body).toBe(201);
-      expect(res.json().replyMatched).toBe(true);
+      expect(res.json().replyMatched).toBe(matched);
     };
     const answers = async () => {
       const listed = await t.request({
@@ -374,6 +374,11 @@ describe('iMIP invitations', () => {
     expect(await answers()).toEqual(['accepted', 'declined', 'tentative', 'accepted']);
     // A UTC RECURRENCE-ID names the same occurrence as its zoned wall clock.
     await reply('ACCEPTED', ['RECURRENCE-ID:20270308T150000Z']);
+    expect(await answers()).toEqual(['accepted', 'accepted', 'tentative', 'accepted']);
+    // A date that is no occurrence (a Tuesday; an hour off; after COUNT=4) answers nothing and is not matched.
+    await reply('DECLINED', ['RECURRENCE-ID;TZID=America/New_York:20270309T100000'], false);
+    await reply('DECLINED', ['RECURRENCE-ID;TZID=America/New_York:20270315T110000'], false);
+    await reply('DECLINED', ['RECURRENCE-ID;TZID=America/New_York:20270329T100000'], false);
     expect(await answers()).toEqual(['accepted', 'accepted', 'tentative', 'accepted']);
   });
 

@@ -169,7 +169,23 @@ const seriesOf = (event: CalendarEvent, organizer: string): InvitedSeries => ({
   ...fieldsOf(event, organizer),
   timeZone: event.timeZone,
   allDay: event.allDay,
+  start: event.start,
+  recurrence: recurrenceLines(event),
 });
+
+/**
+ * Whether `ms` is the original start of an occurrence of a series starting at `start` with these
+ * recurrence lines (in `zone`); true when there is no rule to expand, or one we cannot expand (what
+ * we do not understand is kept, not forgotten).
+ */
+function isOccurrence(lines: string[], start: string, zone: string, ms: number): boolean {
+  if (!lines.some((l) => /^RRULE[;:]/i.test(l))) return true;
+  try {
+    return occurrencesOf(lines, Date.parse(start), zone, ms, ms + 1).includes(ms);
+  } catch {
+    return true;
+  }
+}
 
 /** The fields an occurrence holds apart from its series (all of them when the series was never recorded). */
 function ownFields(occurrence: InvitedFields, series: InvitedSeries | null): Partial<InvitedFields> {
@@ -194,13 +210,7 @@ function stillInSeries(event: CalendarEvent, recorded: Record<string, InvitedOcc
   const zone = event.allDay ? 'UTC' : event.timeZone;
   const kept: Record<string, InvitedOccurrence> = {};
   for (const key of keys) {
-    const ms = Date.parse(key);
-    try {
-      if (!occurrencesOf(lines, Date.parse(event.start), zone, ms, ms + 1).includes(ms)) continue;
-    } catch {
-      // A rule we cannot expand: keep what we know rather than forget it.
-    }
-    kept[key] = recorded[key];
+    if (isOccurrence(lines, event.start, zone, Date.parse(key))) kept[key] = recorded[key];
   }
   return kept;
 }
@@ -366,6 +376,16 @@ export async function recordInvitationReply(
   if (reply.recurrenceId) {
     const key = occurrenceOfReply(reply.recurrenceId, known.series);
     if (!key) return false;
+    // A date that is no occurrence of the series as invited (nor one of its moved or cancelled ones)
+    // answers nothing: it is not recorded, and the mail says the REPLY matched no invitation.
+    const series = known.series;
+    if (
+      !known.occurrences[key] &&
+      series?.start &&
+      series.recurrence &&
+      !isOccurrence(series.recurrence, series.start, series.allDay ? 'UTC' : series.timeZone, Date.parse(key))
+    )
+      return false;
     const occurrence = known.occurrences[key] ?? {};
     change = {
       occurrences: {

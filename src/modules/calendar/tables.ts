@@ -121,6 +121,9 @@ export interface InvitedFields {
 export interface InvitedSeries extends InvitedFields {
   timeZone: string;
   allDay: boolean;
+  /** The series' first start and recurrence lines as invited (absent on invitations sent before 2026-11-26). */
+  start?: string;
+  recurrence?: string[];
 }
 
 export interface InvitedOccurrence {
