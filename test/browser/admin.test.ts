@@ -91,9 +91,12 @@ describe('workspace administration', () => {
     expect(await question.getByRole('heading').textContent()).toBe('Stop being an admin?');
     await page.getByTestId('confirm-role').click();
     await expect.poll(() => question.getByTestId('confirm-error').textContent()).toContain('at least one admin');
+    // Read out once: in the dialog, not also by the row behind it.
+    expect(await me.getByTestId('member-error').count()).toBe(0);
     await page.keyboard.press('Escape');
     await question.waitFor({ state: 'detached' });
     await expect.poll(() => me.getByTestId('member-error').textContent()).toContain('at least one admin');
+    expect(await me.getByTestId('member-error').getAttribute('role')).toBeNull();
     await expect.poll(() => me.getByTestId('member-role').inputValue()).toBe('admin');
 
     // Granting Admin asks first too: Keep changes nothing; confirming does, says so, and the focus stays on the role.

@@ -75,9 +75,14 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
   const [confirming, setConfirming] = useState(false);
   // Granting or taking away Admin is asked first; the select shows the member's role until it is confirmed.
   const [newRole, setNewRole] = useState<'admin' | 'member' | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  const explain = (error: unknown) =>
-    setProblem(error instanceof ApiError && error.code === 'last_admin' ? LAST_ADMIN : describeError(error));
+  // What was refused, kept next to the member. A refusal inside a dialog is read out there (the dialog
+  // says it): here it shows, unannounced, once the dialog is closed, so it is not heard twice.
+  const [problem, setProblem] = useState<{ text: string; fromDialog: boolean } | null>(null);
+  const explain = (fromDialog: boolean) => (error: unknown) =>
+    setProblem({
+      text: error instanceof ApiError && error.code === 'last_admin' ? LAST_ADMIN : describeError(error),
+      fromDialog,
+    });
   const isMe = member.userId === me.user.id;
   const roleQuestion = roleConfirmation(member, newRole, isMe);
   return (
@@ -87,9 +92,13 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
         {isMe ? <span className="muted"> (you)</span> : null}
         {member.status === 'invited' ? <span className="status-pill status-warn member-status">Invited</span> : null}
         {member.email ? <span className="muted cell-sub">{member.email}</span> : null}
-        {problem ? (
-          <span className="field-error cell-sub" role="alert" data-testid="member-error">
-            {problem}
+        {problem && !(problem.fromDialog && (confirming || newRole !== null)) ? (
+          <span
+            className="field-error cell-sub"
+            role={problem.fromDialog ? undefined : 'alert'}
+            data-testid="member-error"
+          >
+            {problem.text}
           </span>
         ) : null}
       </th>
@@ -136,7 +145,7 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
                   setNewRole(null);
                   notifySuccess(`${member.name} is now ${newRole === 'admin' ? 'an admin' : 'a member'}.`);
                 },
-                onError: explain,
+                onError: explain(true),
               },
             );
           }}
@@ -154,7 +163,7 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
                   notifySuccess(
                     isProvider ? `${member.name} is now a provider.` : `${member.name} is no longer a provider.`,
                   ),
-                onError: explain,
+                onError: explain(false),
               },
             )
           }
@@ -199,7 +208,7 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
                 setConfirming(false);
                 notifySuccess(`${member.name} was removed from the workspace.`);
               },
-              onError: explain,
+              onError: explain(true),
             })
           }
         />
