@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
@@ -31,7 +31,7 @@ import { Scheduler } from './platform/scheduler/scheduler.js';
 import type { AppDeps } from './platform/types.js';
 
 // ATRIUM_WEB_DIST: serve a web build from elsewhere (tests building in parallel use their own).
-const WEB_DIST = process.env.ATRIUM_WEB_DIST || join(dirname(fileURLToPath(import.meta.url)), '../web/dist');
+const webDist = () => process.env.ATRIUM_WEB_DIST || join(dirname(fileURLToPath(import.meta.url)), '../web/dist');
 /** The product version, from package.json (shown in /docs and the OpenAPI document). */
 const PRODUCT_VERSION: string = (
   JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../package.json'), 'utf8')) as {
@@ -181,10 +181,24 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
   );
   if (config.emulators) await app.register(emulatorRoutes(MODULES), { prefix: '/_emulators' });
 
-  const hasWeb = existsSync(join(WEB_DIST, 'index.html'));
+  const root = webDist();
+  const hasWeb = existsSync(join(root, 'index.html'));
   if (hasWeb) {
-    await app.register(fastifyStatic, { root: WEB_DIST, prefix: '/', wildcard: false, index: ['index.html'] });
+    await app.register(fastifyStatic, { root, prefix: '/', wildcard: false, index: ['index.html'] });
   }
+  // The files listed above are those of the start; a web build made while the server runs (another
+  // instance's `npm start` from the same checkout) brings a new index.html naming new asset files,
+  // which are served from here (else every page is blank until a restart).
+  const builtLater = (path: string): string | undefined => {
+    let file: string;
+    try {
+      file = resolve(root, `.${decodeURIComponent(path)}`);
+    } catch {
+      return undefined;
+    }
+    if (!file.startsWith(root + sep) || !existsSync(file) || !statSync(file).isFile()) return undefined;
+    return relative(root, file);
+  };
   // Client-side routes (/patients, /messages, …) load the app shell; everything else is a 404 problem.
   app.setNotFoundHandler((request, reply) => {
     const path = routedPath(request);
@@ -192,6 +206,8 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
     if (hasWeb && request.method === 'GET' && !apiLike && !/\.[a-z0-9]+$/i.test(path)) {
       return reply.type('text/html; charset=utf-8').sendFile('index.html');
     }
+    const later = hasWeb && (request.method === 'GET' || request.method === 'HEAD') && !apiLike && builtLater(path);
+    if (later) return reply.sendFile(later);
     return sendProblem(request, reply, 404, 'not_found', `No route ${request.method} ${path}`);
   });
   return app;
