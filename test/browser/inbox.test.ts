@@ -108,9 +108,14 @@ describe('Inbox page', () => {
     await page.getByTestId('inbox-message').filter({ hasText: 'Friday' }).waitFor();
     await expect.poll(() => item.getByTestId('conversation-unread').count()).toBe(0);
     await page.getByTestId('inbox-reply').fill('Friday 9:30 works, see you then.');
+    // Sent with the button from the keyboard: the focus comes back to the reply box and "Sent." is read out.
+    await page.getByTestId('inbox-send').focus();
     await page.keyboard.press('Enter');
     const mine = page.locator('[data-testid="inbox-message"][data-direction="out"]').filter({ hasText: 'Friday 9:30' });
     await mine.getByTestId('message-status').getByText('Sent').waitFor();
+    await expect.poll(() => page.getByTestId('inbox-send-status').textContent()).toBe('Sent.');
+    expect(await page.getByTestId('inbox-send-status').getAttribute('role')).toBe('status');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('inbox-reply');
     const outbox = await page.evaluate(
       async () => (await (await fetch('/_emulators/telegram/sent?to=777001')).json()).items,
     );
@@ -319,11 +324,23 @@ describe('Inbox page', () => {
     await page.getByTestId('conversation-item').first().waitFor();
     // The list is the whole page: no "pick one on the left" placeholder under it.
     expect(await page.getByText('Choose a conversation').isVisible()).toBe(false);
-    await page.getByTestId('conversation-item').first().click();
+    // From the keyboard: opening a conversation puts the focus on its heading (the list item is gone), and
+    // going back puts it on the conversation just left.
+    const first = page.getByTestId('conversation-item').first();
+    const firstId = await first.getAttribute('data-conversation-id');
+    await first.focus();
+    await page.keyboard.press('Enter');
     await page.getByTestId('conversation-view').waitFor();
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('conversation-heading');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await page.getByTestId('thread-back').click();
+    await page.getByTestId('thread-back').focus();
+    await page.keyboard.press('Enter');
     await page.getByTestId('conversation-list').waitFor();
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-conversation-id')))
+      .toBe(firstId);
     await page.setViewportSize({ width: 1280, height: 900 });
     // Side by side, the empty thread pane says what to do.
     await page.getByText('Choose a conversation').waitFor();

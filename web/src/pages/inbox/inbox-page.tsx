@@ -55,6 +55,7 @@ function ConversationList({
               search={{ c: c.id, channel }}
               className={`thread-item ${c.id === activeId ? 'active' : ''} ${c.unreadCount > 0 ? 'unread' : ''}`}
               aria-current={c.id === activeId ? 'page' : undefined}
+              data-conversation-id={c.id}
               data-testid="conversation-item"
             >
               <span className="thread-item-top">
@@ -94,6 +95,12 @@ function ConversationList({
       })}
     </ul>
   );
+}
+
+/** Whether the keyboard focus is nowhere a user can see: the page's body, or an element just hidden. */
+function focusLost(): boolean {
+  const active = document.activeElement as HTMLElement | null;
+  return !active || active === document.body || !active.checkVisibility();
 }
 
 /**
@@ -146,7 +153,13 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
   const [notice, setNotice] = useState<{ text: string; problem: boolean } | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
   const field = useRef<HTMLTextAreaElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   const fieldId = useId();
+  // Opened where the list gives way to the thread (a phone), the focus would be lost with the hidden list
+  // item: it goes to the conversation's heading, from where the thread and its actions follow.
+  useEffect(() => {
+    if (focusLost()) heading.current?.focus({ preventScroll: true });
+  }, []);
   const ordered = useMemo(() => [...(messages.data?.items ?? [])].reverse(), [messages.data]);
 
   // Opening a conversation (or a new message arriving while it is open) marks it read.
@@ -168,7 +181,7 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
             text: `Not delivered — ${failureSummary(message.error, conversation.channel)} Retry is on the message.`,
             problem: true,
           });
-        else if (options.retry) setNotice({ text: 'Sent again.', problem: false });
+        else setNotice({ text: options.retry ? 'Sent again.' : 'Sent.', problem: false });
       },
     });
   };
@@ -176,6 +189,9 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
     e.preventDefault();
     const body = text.trim();
     if (!body || reply.isPending) return;
+    // Sent with the button, the focus comes back to the reply box (the button is disabled while the
+    // box is empty, which would drop the focus to the page).
+    field.current?.focus();
     sendText(body, { onSent: () => setText('') });
   };
   const detail = contactDetail(conversation.contact);
@@ -184,7 +200,9 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
     <div className="thread-view" data-testid="conversation-view">
       <header className="thread-header inbox-thread-header">
         <div>
-          <h2>{contactName(conversation.contact)}</h2>
+          <h2 ref={heading} tabIndex={-1} data-testid="conversation-heading">
+            {contactName(conversation.contact)}
+          </h2>
           <p className="muted inbox-contact-line">
             <ChannelBadge channel={conversation.channel} />
             {detail ? <span data-testid="contact-detail"> {detail}</span> : null}
@@ -267,7 +285,10 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
           rows={2}
           maxLength={4000}
           value={text}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => {
+            setText(e.target.value);
+            if (notice && !notice.problem) setNotice(null);
+          }}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey) send(e);
           }}
@@ -302,6 +323,14 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
   const [managing, setManaging] = useState(false);
   const isAdmin = me.role === 'admin';
   const active = conversations.data?.items.find((c) => c.id === conversationId);
+  // Back from a thread to the list (a phone): the focus goes to the conversation just left, not the page.
+  const left = useRef(conversationId);
+  useEffect(() => {
+    const previous = left.current;
+    left.current = conversationId;
+    if (!previous || conversationId || !focusLost()) return;
+    document.querySelector<HTMLElement>(`[data-conversation-id="${CSS.escape(previous)}"]`)?.focus();
+  }, [conversationId]);
   const setChannel = (next?: Channel) => void navigate({ to: '/inbox', search: { channel: next } });
 
   if (!hasChannels) {
