@@ -17,6 +17,24 @@ describe('Calendar page', () => {
   let page: Page;
 
   const chip = (title: string) => page.locator('.fc-event', { hasText: title });
+  const focused = () =>
+    page.evaluate(() => {
+      const el = document.activeElement;
+      return {
+        tag: el?.tagName ?? null,
+        testId: el?.getAttribute('data-testid') ?? null,
+        text: el?.textContent ?? '',
+      };
+    });
+  const isFocused = (locator: ReturnType<Page['locator']>) => locator.evaluate((el) => el === document.activeElement);
+  /** Tab from the focused element until `done` holds for the focused one (at most `max` presses). */
+  async function tabUntil(done: (f: Awaited<ReturnType<typeof focused>>) => boolean, max = 15) {
+    for (let i = 0; i < max; i++) {
+      await page.keyboard.press('Tab');
+      if (done(await focused())) return true;
+    }
+    return false;
+  }
 
   async function createEvent(fields: {
     title: string;
@@ -191,6 +209,25 @@ describe('Calendar page', () => {
     // The provider has it at the new time (the list is read again from the server).
     await page.reload();
     await expect.poll(() => chip('Drag me').textContent()).toContain('2:00');
+  });
+
+  it('week view: each event is a button named in full, and reached with Tab from New event', async () => {
+    await page.goto(WEEK);
+    await chip('Team call').waitFor();
+    // Day, start–end with AM/PM, title and kind: not "1:00Team callTeams".
+    const teamCall = page.getByRole('button', { name: 'Wed, Dec 9, 1:00–1:30 PM, Team call, Microsoft Teams call' });
+    expect(await teamCall.count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Mon, Dec 7, 8:00–8:15 AM, Standup', exact: true }).count()).toBe(1);
+    // The name comes from the chip's whole sentence, the visible bits are hidden from screen readers.
+    expect(await chip('Team call').locator('.event-chip-title').getAttribute('aria-hidden')).toBe('true');
+
+    await page.getByTestId('new-event').focus();
+    expect(await tabUntil((f) => /^Mon, Dec 7, 8:00–8:15 AM, Standup/.test(f.text))).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('event-dialog').waitFor();
+    expect(await page.getByTestId('event-title').inputValue()).toBe('Standup');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
   });
 
   it('a single event can start repeating, and be given a patient, after it was booked', async () => {
@@ -537,6 +574,26 @@ describe('Calendar page', () => {
     expect(await page.getByTestId('calendar-range').textContent()).toContain('December 9');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
+
+    // Each event is a control with its whole name; Tab from New event reaches the first, Enter opens it.
+    const teamCall = page.getByRole('button', { name: 'Wed, Dec 9, 1:00–1:30 PM, Team call, Microsoft Teams call' });
+    expect(await teamCall.count()).toBe(1);
+    await page.getByTestId('new-event').focus();
+    await page.keyboard.press('Tab');
+    expect((await focused()).text).toMatch(/^Wed, Dec 9, 9:00–9:15 AM, Standup \(moved\)/);
+    expect((await focused()).tag).toBe('BUTTON');
+    await page.keyboard.press('Tab');
+    expect(await isFocused(teamCall)).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('event-dialog').waitFor();
+    expect(await page.getByTestId('event-title').inputValue()).toBe('Team call');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await expect.poll(() => isFocused(teamCall)).toBe(true);
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+
     await page.getByTestId('calendar-next').click();
     await page.waitForURL(/date=2026-12-10/);
   });

@@ -20,6 +20,7 @@ import { useCurrentMe } from '../../me-context.js';
 import { usePatientName } from '../patients/patients-api.js';
 import {
   type CalendarEvent,
+  CONFERENCE_LABEL,
   colorOf,
   PROVIDER_LABEL,
   useCalendars,
@@ -33,7 +34,16 @@ import {
 import { ConnectionsPanel } from './connections-panel.js';
 import { EventDialog, type EventDialogState, messageOf } from './event-dialog.js';
 import { TasksSidebar } from './tasks-sidebar.js';
-import { addDays, dateInput, formatDay, formatRange, localZone, mondayOf, parseDateParam } from './time.js';
+import {
+  addDays,
+  dateInput,
+  describeWhen,
+  formatDay,
+  formatRange,
+  localZone,
+  mondayOf,
+  parseDateParam,
+} from './time.js';
 import './calendar.css';
 
 const PHONE = '(max-width: 640px)';
@@ -55,7 +65,21 @@ const WARNING_WORDS: Record<string, string> = {
   provider_timeout: 'did not answer in time',
 };
 
-function EventChip({ arg }: { arg: EventContentArg }) {
+/** The whole of an event in words, for its accessible name: when, what, and what kind of visit. */
+function describeEvent(e: CalendarEvent, start: Date | null, end: Date | null, where?: string): string {
+  return [
+    start ? describeWhen(start, end, e.allDay) : '',
+    e.title || '(no title)',
+    e.conference ? `${CONFERENCE_LABEL[e.conference.product] ?? 'video'} call` : '',
+    e.patientId ? 'patient visit' : '',
+    e.status === 'completed' ? 'completed' : '',
+    where ?? '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+function EventChip({ arg, where }: { arg: EventContentArg; where?: string }) {
   const e = arg.event.extendedProps.source as CalendarEvent | undefined;
   // The placeholder drawn while a slot is being selected has no event behind it.
   if (!e) return <span className="event-chip">{arg.timeText}</span>;
@@ -64,16 +88,44 @@ function EventChip({ arg }: { arg: EventContentArg }) {
   const minutes = ((arg.event.end?.getTime() ?? 0) - (arg.event.start?.getTime() ?? 0)) / 60_000;
   const lines = Math.max(1, Math.floor(((minutes / 30) * 2.25 - 0.3) / (0.75 * 1.25)));
   const whole = [arg.timeText, e.title || '(no title)', e.patientId ? '· patient visit' : ''].filter(Boolean).join(' ');
-  return (
-    <span className="event-chip" title={whole} style={{ '--chip-lines': lines } as CSSProperties}>
-      <span className="event-chip-time">{arg.timeText}</span>
-      <span className="event-chip-title">{e.title || '(no title)'}</span>
+  // The chip's text is cut to fit and runs together ("1:30Morning huddle"): screen readers get the
+  // whole sentence instead, the visible bits are hidden from them.
+  const name = describeEvent(e, arg.event.start, arg.event.end, where);
+  const shown = (
+    <>
+      <span className="visually-hidden">{name}</span>
+      {arg.timeText ? (
+        <span className="event-chip-time" aria-hidden="true">
+          {arg.timeText}
+        </span>
+      ) : null}
+      <span className="event-chip-title" aria-hidden="true">
+        {e.title || '(no title)'}
+      </span>
       {e.conference ? (
-        <span className="event-chip-tag">
+        <span className="event-chip-tag" aria-hidden="true">
           {e.conference.product === 'meet' ? 'Meet' : e.conference.product === 'teams' ? 'Teams' : 'Zoom'}
         </span>
       ) : null}
-      {e.patientId ? <span className="event-chip-tag">Patient</span> : null}
+      {e.patientId ? (
+        <span className="event-chip-tag" aria-hidden="true">
+          Patient
+        </span>
+      ) : null}
+    </>
+  );
+  // The day list draws an event as a table row, which FullCalendar makes no control of once the
+  // content is ours: a real button in it opens the event (its click reaches FullCalendar's eventClick).
+  if (arg.view.type.startsWith('list')) {
+    return (
+      <button type="button" className="event-chip event-chip-button" data-event-id={e.id}>
+        {shown}
+      </button>
+    );
+  }
+  return (
+    <span className="event-chip" title={whole} style={{ '--chip-lines': lines } as CSSProperties} data-event-id={e.id}>
+      {shown}
     </span>
   );
 }
@@ -434,7 +486,21 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
               allDayText="All day"
               noEventsText="Nothing booked this day."
               events={items}
-              eventContent={(arg) => <EventChip arg={arg} />}
+              eventContent={(arg) => (
+                <EventChip
+                  arg={arg}
+                  where={
+                    hq
+                      ? workspaceName((arg.event.extendedProps.source as CalendarEvent | undefined)?.workspaceId ?? '')
+                      : undefined
+                  }
+                />
+              )}
+              // FullCalendar makes a time-grid event focusable (Enter and Space open it) but gives it no
+              // role: it is a button, named by its chip. (The day list's rows hold a real button instead.)
+              eventDidMount={({ el, isMirror, view }) => {
+                if (!isMirror && !view.type.startsWith('list')) el.setAttribute('role', 'button');
+              }}
               // Only events too low for two lines (15 minutes) are drawn short: their title on one line.
               eventShortHeight={20}
               // In the week's narrow columns an event shows its start only (its height shows the end), so

@@ -86,3 +86,39 @@ export function describeRecurrence(lines: string[] | null): string | null {
   if (rule.includes('FREQ=MONTHLY')) return 'Repeats monthly';
   return 'Repeats';
 }
+
+// Screen-reader names have no use for the narrow and thin spaces some locales put in times and ranges.
+const plainSpaces = (text: string) => text.replace(/[\u00a0\u2009\u202f]/g, ' ');
+
+/**
+ * When an event is, in words a screen reader reads whole: "Tue, Nov 24, 1:30–1:45 PM", "Wed, Dec 9,
+ * 11:30 AM–12:15 PM", "Wed, Dec 9, all day", "Wed, Dec 9, 11:00 PM – Thu, Dec 10, 1:00 AM".
+ * `end` is exclusive (an all-day event on the 9th ends at midnight of the 10th).
+ */
+export function describeWhen(start: Date, end: Date | null, allDay: boolean): string {
+  const day = new Intl.DateTimeFormat(undefined, { weekday: 'short', month: 'short', day: 'numeric' });
+  const time = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' });
+  const sameDay = (a: Date, b: Date) => dateInput(a) === dateInput(b);
+  if (allDay) {
+    const last = end && end > start ? addDays(end, -1) : start;
+    return plainSpaces(
+      sameDay(start, last) ? `${day.format(start)}, all day` : `${day.format(start)} – ${day.format(last)}, all day`,
+    );
+  }
+  if (!end || end <= start) return plainSpaces(`${day.format(start)}, ${time.format(start)}`);
+  if (!sameDay(start, end)) {
+    return plainSpaces(`${day.format(start)}, ${time.format(start)} – ${day.format(end)}, ${time.format(end)}`);
+  }
+  // "1:30–1:45 PM": the start drops its AM/PM when the end has the same one.
+  const period = (d: Date) => time.formatToParts(d).find((p) => p.type === 'dayPeriod')?.value;
+  const startText =
+    period(start) && period(start) === period(end)
+      ? time
+          .formatToParts(start)
+          .filter((p) => p.type !== 'dayPeriod')
+          .map((p) => p.value)
+          .join('')
+          .trim()
+      : time.format(start);
+  return plainSpaces(`${day.format(start)}, ${startText}–${time.format(end)}`);
+}
