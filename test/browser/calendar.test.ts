@@ -230,6 +230,64 @@ describe('Calendar page', () => {
     await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
   });
 
+  it('deleting one occurrence from the keyboard leaves the focus on the next event that day, not on the page', async () => {
+    await page.goto('/calendar?date=2027-05-03');
+    await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    await createEvent({
+      title: 'Morning huddle',
+      date: '2027-05-03',
+      start: '13:30',
+      end: '13:45',
+      repeat: 'daily',
+      calendar: /Google/,
+    });
+    await createEvent({
+      title: 'Physical therapy',
+      date: '2027-05-04',
+      start: '14:00',
+      end: '15:00',
+      calendar: /Google/,
+    });
+    await expect.poll(() => chip('Morning huddle').count()).toBe(7);
+    const huddle = page.getByRole('button', { name: 'Tue, May 4, 1:30–1:45 PM, Morning huddle', exact: true });
+    await huddle.focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('scope-choice').waitFor();
+    await page.getByTestId('event-delete').focus();
+    await page.keyboard.press('Enter');
+    // The confirmation starts on Cancel; Tab to Delete ("This event only" is the scope already chosen).
+    await page.getByTestId('confirm-delete-event').waitFor();
+    await page.keyboard.press('Tab');
+    expect((await focused()).testId).toBe('confirm-delete-event');
+    await page.keyboard.press('Enter');
+    await page.getByText('Event deleted', { exact: true }).waitFor();
+    await expect.poll(() => chip('Morning huddle').count()).toBe(6);
+    const therapy = page.getByRole('button', { name: /^Tue, May 4, 2:00–3:00 PM, Physical therapy/ });
+    await expect.poll(() => isFocused(therapy)).toBe(true);
+    // It stays there (no later frame hands it to the page).
+    await page.waitForTimeout(300);
+    expect(await isFocused(therapy)).toBe(true);
+    expect(await page.getByText('Event deleted', { exact: true }).count()).toBe(1);
+
+    // The last event of a day gone: the focus goes to New event.
+    await therapy.press('Enter');
+    await page.getByTestId('event-delete').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('confirm-delete-event').waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => chip('Physical therapy').count()).toBe(0);
+    await expect.poll(async () => (await focused()).testId).toBe('new-event');
+
+    // The whole series goes (it would run on into the weeks other tests look at); the focus stays in the week.
+    await page.getByRole('button', { name: 'Mon, May 3, 1:30–1:45 PM, Morning huddle', exact: true }).press('Enter');
+    await page.getByTestId('scope-series').check();
+    await page.getByTestId('event-delete').press('Enter');
+    await page.getByTestId('confirm-delete-event').press('Enter');
+    await expect.poll(() => chip('Morning huddle').count()).toBe(0);
+    await expect.poll(async () => (await focused()).testId).toBe('new-event');
+  });
+
   it('a single event can start repeating, and be given a patient, after it was booked', async () => {
     await page.goto('/calendar?date=2026-12-21');
     await page.getByTestId('calendar-legend').locator('li').first().waitFor();

@@ -33,6 +33,7 @@ import {
 } from './calendar-api.js';
 import { ConnectionsPanel } from './connections-panel.js';
 import { EventDialog, type EventDialogState, messageOf } from './event-dialog.js';
+import { useKeepEventFocus } from './keep-event-focus.js';
 import { TasksSidebar } from './tasks-sidebar.js';
 import {
   addDays,
@@ -196,6 +197,8 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
   const [dialog, setDialog] = useState<EventDialogState | null>(null);
   const [dismissed, setDismissed] = useState<string | null>(null);
   const ref = useRef<FullCalendar>(null);
+  const gridRef = useRef<HTMLDivElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
 
   const cals = calendars.data?.items ?? [];
   const fromMs = from.getTime();
@@ -239,6 +242,16 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
     // All-day events are changed in their dialog (a dragged day is a local midnight, not the day the providers take).
     editable: !phone && !e.allDay && e.workspaceId === me.workspace.id && e.status !== 'cancelled',
   }));
+
+  // An event deleted (or drawn anew) under the focus hands it to its neighbour that day, else to "New event".
+  const { afterDialogClosed } = useKeepEventFocus(gridRef, events.data?.items ?? [], () => {
+    const button = document.getElementById('calendar-new-event');
+    if (button instanceof HTMLButtonElement && !button.disabled) button.focus();
+    else headingRef.current?.focus();
+  });
+  useEffect(() => {
+    if (!dialog) return afterDialogClosed();
+  }, [dialog, afterDialogClosed]);
 
   // Working hours by default, widened so that no event falls outside the grid.
   const hours = useMemo(() => {
@@ -343,7 +356,9 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
     <section className="page calendar-page" aria-labelledby="page-title" data-testid="calendar-page">
       <header className="page-header calendar-header">
         <div>
-          <h1 id="page-title">Calendar</h1>
+          <h1 id="page-title" ref={headingRef} tabIndex={-1}>
+            Calendar
+          </h1>
           <p className="muted" data-testid="calendar-range">
             {dayMode ? formatDay(from) : formatRange(from, to)} · <span data-testid="time-zone">{zone}</span>
           </p>
@@ -414,7 +429,7 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
             onCommit={(day) => day && go(parseDateParam(day))}
             data-testid="calendar-go-to"
           />
-          <Button onPress={newEvent} isDisabled={cals.length === 0} data-testid="new-event">
+          <Button id="calendar-new-event" onPress={newEvent} isDisabled={cals.length === 0} data-testid="new-event">
             New event
           </Button>
         </nav>
@@ -465,6 +480,7 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
             </p>
           ) : null}
           <div
+            ref={gridRef}
             className={events.isFetching ? 'calendar-grid calendar-grid-busy' : 'calendar-grid'}
             data-testid="calendar-grid"
           >
