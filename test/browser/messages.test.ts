@@ -144,6 +144,8 @@ describe('messages page', () => {
     // The match is marked; the message's own markup is text, never HTML.
     expect(await hit.locator('mark').first().textContent()).toBe(word);
     expect(await hit.locator('b').count()).toBe(0);
+    // …and it is all there: the snippet drops nothing that looks like a tag.
+    expect(await hit.textContent()).toContain(`${word} <b>report</b> is ready`);
     await hit.click();
     await admin.waitForURL(/\/messages\/.+/);
     await admin.getByTestId('message').filter({ hasText: word }).first().waitFor();

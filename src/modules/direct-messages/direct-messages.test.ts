@@ -550,4 +550,55 @@ describe('search', () => {
     const stop = await t.request({ method: 'GET', url: '/api/v1/direct-messages/search?q=the', token: admin.token });
     expect(stop.json().items).toEqual([]);
   });
+
+  it('gives snippets that keep every character of the text, markup-like or not, and mark only the matches', async () => {
+    const search = async (q: string) => {
+      const res = await t.request({ method: 'GET', url: `/api/v1/direct-messages/search?q=${q}`, token: admin.token });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().items as { message: { body: string }; snippet: string }[];
+    };
+    // What a client does with a snippet: the marked parts, the five entities undone.
+    const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+    const parts = (snippet: string) => {
+      const out: { text: string; match: boolean }[] = [];
+      let match = false;
+      for (const piece of snippet.split(/(<mark>|<\/mark>)/)) {
+        if (piece === '<mark>' || piece === '</mark>') match = piece === '<mark>';
+        else if (piece) out.push({ text: piece.replace(/&(amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]), match });
+      }
+      return out;
+    };
+
+    const body = 'Titrate until <target a=1> pressure reached, see <note> quokka';
+    await sendDm(t, bob.token, { recipients: [carol.userId], body });
+    const [hit] = await search('quokka');
+    expect(hit.message.body).toBe(body);
+    expect(hit.snippet).toBe('Titrate until &lt;target a=1&gt; pressure reached, see &lt;note&gt; <mark>quokka</mark>');
+    expect(parts(hit.snippet)).toEqual([
+      { text: 'Titrate until <target a=1> pressure reached, see <note> ', match: false },
+      { text: 'quokka', match: true },
+    ]);
+
+    // Entities, quotes, a literal <mark> and the private-use characters the server marks matches with: all text.
+    const tricky = 'Dose "A" & \'B\' <5 mg> &lt;b&gt; <mark>not a match</mark> x<y>z \uE000wombat\uE001 ok';
+    await sendDm(t, bob.token, { recipients: [carol.userId], body: tricky });
+    const [other] = await search('wombat');
+    expect(other.message.body).toBe(tricky);
+    const got = parts(other.snippet);
+    expect(got.filter((p) => p.match).map((p) => p.text)).toEqual(['wombat']);
+    // ts_headline picks the excerpt around the match: a stretch of the text as it is, marks and all.
+    const excerpt = got.map((p) => p.text).join('');
+    expect(tricky.replace(/[\uE000\uE001]/g, '')).toContain(excerpt);
+    expect(excerpt).toContain('not a match</mark> x<y>z wombat');
+
+    const quoted = `"O'Neil" & co <re> numbat "O'Neil" & co`;
+    await sendDm(t, bob.token, { recipients: [carol.userId], body: quoted });
+    const [third] = await search('numbat');
+    expect(third.snippet).toContain('Neil&quot; &amp; co &lt;re&gt; <mark>numbat</mark> &quot;O&#39;Neil');
+    expect(quoted).toContain(
+      parts(third.snippet)
+        .map((p) => p.text)
+        .join(''),
+    );
+  });
 });

@@ -344,7 +344,8 @@ export const SEARCH_CANDIDATES = 300;
  * syntax, GIN index on the stored tsvector. The newest SEARCH_CANDIDATES matches are ranked
  * with ts_rank (the query stays a plan-time constant so PostgreSQL picks the GIN index for rare
  * terms and a backward primary-key walk for common ones). The headline is computed only for the
- * page returned.
+ * page returned; `snippet` comes back with & < > of the body as entities and the matches between
+ * `startSel` and `stopSel`.
  */
 export async function searchMessages(
   tx: Tx,
@@ -361,6 +362,9 @@ export async function searchMessages(
 ): Promise<SearchRow[]> {
   const options = `StartSel=${query.startSel}, StopSel=${query.stopSel}, MaxWords=30, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "`;
   const tsquery = sql`websearch_to_tsquery('english', ${query.q})`;
+  // ts_headline's parser takes `<…>` for markup and drops it, so the body goes in with & < > as entities
+  // (which it copies through untouched) and without our marker characters.
+  const escapedBody = sql`replace(replace(replace(translate(hits.body, ${query.startSel + query.stopSel}, ''), '&', '&amp;'), '<', '&lt;'), '>', '&gt;')`;
   return queryRows<SearchRow>(
     tx,
     sql`WITH candidates AS (
@@ -386,7 +390,7 @@ export async function searchMessages(
          LIMIT ${query.limit + 1} OFFSET ${query.offset}
       )
       SELECT hits.*,
-             ts_headline('english', translate(hits.body, ${query.startSel + query.stopSel}, ''), ${tsquery}, ${options}) AS snippet
+             ts_headline('english', ${escapedBody}, ${tsquery}, ${options}) AS snippet
         FROM hits
        ORDER BY hits.rank DESC, hits.id DESC`,
   );

@@ -75,6 +75,8 @@ export async function directMessageRoutes(fastify: FastifyInstance): Promise<voi
         description:
           '`q` uses web-search syntax (`"exact phrase"`, `or`, `-exclude`), English stemming. Ranked by relevance. ' +
           '`userId` limits to threads that user takes part in; `senderId` to messages that user sent. ' +
+          'Each hit has a `snippet`: excerpts of the body, HTML-escaped (`&amp;` `&lt;` `&gt;` `&quot;` `&#39;`), with ' +
+          'the matches in `<mark>…</mark>` and no other markup; text that looks like markup in a message is kept, escaped. ' +
           'Each search writes an `admin_action` audit row.',
         querystring: searchQuery,
         response: { 200: searchResponse, ...problemResponses },

@@ -123,8 +123,13 @@ export type SearchQuery = z.infer<typeof searchQuery>;
 export const searchHit = z.object({
   message: messageSchema,
   thread: threadSchema,
-  /** HTML-escaped excerpt with the matches wrapped in `<mark>…</mark>`. */
-  snippet: z.string(),
+  snippet: z
+    .string()
+    .describe(
+      'Up to two excerpts of the body (joined by " … ") with every character of the text kept: `&`, `<`, `>`, `"` ' +
+        "and `'` as `&amp;` `&lt;` `&gt;` `&quot;` `&#39;`, and the matches wrapped in `<mark>…</mark>`, the only markup. " +
+        'Undo those five entities to get the text back; never insert it as HTML.',
+    ),
   rank: z.number(),
 });
 

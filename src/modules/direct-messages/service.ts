@@ -373,12 +373,16 @@ export async function receiptsOf(deps: AppDeps, ctx: Ctx, threadId: string, user
 const START_SEL = '\uE000';
 const STOP_SEL = '\uE001';
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-
-/** ts_headline marks matches with private-use characters; escape everything else, then turn them into <mark>. */
+/**
+ * The headline as HTML-escaped text with the matches in <mark>…</mark>. The repository already turned the
+ * body's & < > into entities (so ts_headline kept them); the quotes are escaped here, and the private-use
+ * characters that mark the matches (never in the text: they are stripped from it) become <mark>.
+ */
 function snippetHtml(raw: string): string {
-  return escapeHtml(raw).replaceAll(START_SEL, '<mark>').replaceAll(STOP_SEL, '</mark>');
+  return raw
+    .replace(/["']/g, (c) => (c === '"' ? '&quot;' : '&#39;'))
+    .replaceAll(START_SEL, '<mark>')
+    .replaceAll(STOP_SEL, '</mark>');
 }
 
 export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {

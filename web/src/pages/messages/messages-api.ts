@@ -87,7 +87,10 @@ export function useThreads() {
 export interface SearchHit {
   message: Message;
   thread: Thread;
-  /** HTML-escaped excerpt with the matches in `<mark>…</mark>` (read by `snippetParts`, never as HTML). */
+  /**
+   * Excerpts of the body with & < > " ' as entities and the matches in `<mark>…</mark>`, the only markup
+   * (docs/direct-messages.md, Search); read by `snippetParts`, never as HTML.
+   */
   snippet: string;
   rank: number;
 }
