@@ -263,7 +263,7 @@ describe('Calendar page', () => {
     await page.getByText('Event deleted', { exact: true }).waitFor();
     await expect.poll(() => chip('Morning huddle').count()).toBe(6);
     const therapy = page.getByRole('button', { name: /^Tue, May 4, 2:00–3:00 PM, Physical therapy/ });
-    await expect.poll(() => isFocused(therapy)).toBe(true);
+    await expect.poll(() => isFocused(therapy), { timeout: 5000 }).toBe(true);
     // It stays there (no later frame hands it to the page).
     await page.waitForTimeout(300);
     expect(await isFocused(therapy)).toBe(true);
@@ -277,7 +277,7 @@ describe('Calendar page', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await expect.poll(() => chip('Physical therapy').count()).toBe(0);
-    await expect.poll(async () => (await focused()).testId).toBe('new-event');
+    await expect.poll(async () => (await focused()).testId, { timeout: 5000 }).toBe('new-event');
 
     // The whole series goes (it would run on into the weeks other tests look at); the focus stays in the week.
     await page.getByRole('button', { name: 'Mon, May 3, 1:30–1:45 PM, Morning huddle', exact: true }).press('Enter');
@@ -285,7 +285,7 @@ describe('Calendar page', () => {
     await page.getByTestId('event-delete').press('Enter');
     await page.getByTestId('confirm-delete-event').press('Enter');
     await expect.poll(() => chip('Morning huddle').count()).toBe(0);
-    await expect.poll(async () => (await focused()).testId).toBe('new-event');
+    await expect.poll(async () => (await focused()).testId, { timeout: 5000 }).toBe('new-event');
   });
 
   it('a single event can start repeating, and be given a patient, after it was booked', async () => {
@@ -647,7 +647,7 @@ describe('Calendar page', () => {
     expect(await page.getByTestId('event-title').inputValue()).toBe('Team call');
     await page.keyboard.press('Escape');
     await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
-    await expect.poll(() => isFocused(teamCall)).toBe(true);
+    await expect.poll(() => isFocused(teamCall), { timeout: 5000 }).toBe(true);
     const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
     const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);

@@ -24,7 +24,7 @@ function controlOf(grid: HTMLElement, id: string): HTMLElement | null {
  * the one before it), else `fallback` (the calendar's "New event" button, or its heading).
  */
 function focusNear(grid: HTMLElement, gone: FocusedEvent, events: CalendarEvent[], fallback: () => void) {
-  const day = dateInput(new Date(gone.start));
+  const day = Number.isNaN(gone.start) ? null : dateInput(new Date(gone.start));
   const sameDay = events
     .filter((e) => e.id !== gone.id && dateInput(new Date(e.start)) === day)
     .sort((a, b) => Date.parse(a.start) - Date.parse(b.start));
@@ -75,8 +75,15 @@ export function useKeepEventFocus(
           : target.querySelector('[data-event-id]')
         : null;
       const id = chip?.getAttribute('data-event-id');
-      const event = id ? latest.current.events.find((e) => e.id === id) : undefined;
-      focused.current = id && event ? { id, start: Date.parse(event.start), el: target } : null;
+      if (!id) {
+        focused.current = null;
+        return;
+      }
+      // The dialog may hand the focus back to an event already gone from the list (not yet from the
+      // grid): it keeps the start it had.
+      const event = latest.current.events.find((e) => e.id === id);
+      const start = event ? Date.parse(event.start) : focused.current?.id === id ? focused.current.start : Number.NaN;
+      focused.current = { id, start, el: target };
     };
     document.addEventListener('focusin', onFocusIn);
     const observer = new MutationObserver(repair);
