@@ -461,6 +461,24 @@ describe('Calendar page', () => {
     await chip('Follow-up in April').waitFor();
   });
 
+  it('event dialog: a missing title marks the field and takes the focus there', async () => {
+    await page.goto(WEEK);
+    await page.getByTestId('new-event').click();
+    await page.getByTestId('event-dialog').waitFor();
+    await page.getByTestId('event-save').focus();
+    await page.keyboard.press('Enter');
+    const error = page.getByTestId('event-error');
+    await error.waitFor();
+    expect(await error.textContent()).toBe('Give the event a title.');
+    const title = page.getByTestId('event-title');
+    await expect.poll(() => isFocused(title), { timeout: 5000 }).toBe(true);
+    expect(await title.getAttribute('aria-invalid')).toBe('true');
+    expect(await title.getAttribute('aria-describedby')).toBe(await error.getAttribute('id'));
+
+    await page.keyboard.press('Escape');
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+  });
+
   it('moving the start in the dialog keeps the length of the visit', async () => {
     await page.goto(WEEK);
     await page.getByTestId('new-event').click();

@@ -34,6 +34,8 @@ import {
   timeInput,
 } from './time.js';
 
+type ProblemField = 'title' | 'date' | 'end' | 'attendees';
+
 export type EventDialogState =
   | { mode: 'create'; start: Date; end: Date; allDay?: boolean; patientId?: string }
   | { mode: 'edit'; event: CalendarEvent };
@@ -121,6 +123,7 @@ export function EventDialog({
     location: useId(),
     description: useId(),
     attendees: useId(),
+    problem: useId(),
   };
   const editing = state.mode === 'edit' ? state.event : null;
   // A new event starts with its title: typing right after "New event" (or a click on a slot) goes there.
@@ -150,7 +153,22 @@ export function EventDialog({
   const [hostUserId, setHostUserId] = useState<string | null>(editing?.hostUserId ?? null);
   const [scope, setScope] = useState<'occurrence' | 'series'>('occurrence');
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
+  // What is wrong, and with which field (marked invalid, described by the message, and focused).
+  const [problem, setProblemState] = useState<{ text: string; field?: ProblemField } | null>(null);
+  const fieldRefs = {
+    title: titleRef,
+    date: useRef<HTMLInputElement>(null),
+    end: useRef<HTMLInputElement>(null),
+    attendees: useRef<HTMLInputElement>(null),
+  };
+  const setProblem = (text: string | null, field?: ProblemField) => setProblemState(text ? { text, field } : null);
+  // Focused once it is marked (invalid, described by the message), so that it is read out as such.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the refs are stable; each new problem is the trigger
+  useEffect(() => {
+    if (problem?.field) fieldRefs[problem.field].current?.focus();
+  }, [problem]);
+  const invalid = (field: ProblemField) =>
+    problem?.field === field ? { 'aria-invalid': true, 'aria-describedby': ids.problem } : {};
   const create = useCreateEvent();
   const patch = usePatchEvent();
   const remove = useDeleteEvent();
@@ -189,16 +207,16 @@ export function EventDialog({
     setProblem(null);
     const start = allDay ? fromInputs(date, '00:00') : fromInputs(date, startTime);
     const end = allDay ? fromInputs(date, '00:00') : fromInputs(date, endTime);
-    if (!title.trim()) return setProblem('Give the event a title.');
-    if (!start || !end) return setProblem('Choose a date and times.');
+    if (!title.trim()) return setProblem('Give the event a title.', 'title');
+    if (!start || !end) return setProblem('Choose a date and times.', 'date');
     if (allDay) end.setDate(end.getDate() + 1);
-    if (end <= start) return setProblem('The event must end after it starts.');
+    if (end <= start) return setProblem('The event must end after it starts.', allDay ? 'date' : 'end');
     const emails = attendees
       .split(/[,;\s]+/)
       .map((a) => a.trim())
       .filter(Boolean);
     const bad = emails.find((a) => !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a));
-    if (bad) return setProblem(`“${bad}” is not an e-mail address.`);
+    if (bad) return setProblem(`“${bad}” is not an e-mail address.`, 'attendees');
     const fields = {
       title: title.trim(),
       location: location.trim() || null,
@@ -338,6 +356,7 @@ export function EventDialog({
             onChange={(e) => setTitle(e.target.value)}
             maxLength={500}
             required
+            {...invalid('title')}
             data-testid="event-title"
           />
         </div>
@@ -426,8 +445,10 @@ export function EventDialog({
             <label htmlFor={ids.date}>Date</label>
             <input
               id={ids.date}
+              ref={fieldRefs.date}
               type="date"
               value={date}
+              {...invalid('date')}
               onChange={(e) => setDate(e.target.value)}
               disabled={seriesScope}
               data-testid="event-date"
@@ -454,8 +475,10 @@ export function EventDialog({
                 <label htmlFor={ids.end}>Ends</label>
                 <input
                   id={ids.end}
+                  ref={fieldRefs.end}
                   type="time"
                   value={endTime}
+                  {...invalid('end')}
                   onChange={(e) => setEndTime(e.target.value)}
                   disabled={seriesScope}
                   data-testid="event-end"
@@ -514,7 +537,9 @@ export function EventDialog({
           <label htmlFor={ids.attendees}>Guests</label>
           <input
             id={ids.attendees}
+            ref={fieldRefs.attendees}
             value={attendees}
+            {...invalid('attendees')}
             onChange={(e) => setAttendees(e.target.value)}
             placeholder="name@example.com, …"
           />
@@ -531,8 +556,8 @@ export function EventDialog({
           />
         </div>
         {problem ? (
-          <p className="field-error" role="alert" data-testid="event-error">
-            {problem}
+          <p className="field-error" role="alert" id={ids.problem} data-testid="event-error">
+            {problem.text}
           </p>
         ) : null}
         <div className="form-actions">
