@@ -1,5 +1,5 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
 
@@ -22,6 +22,12 @@ describe('messages page', () => {
   });
 
   const messageTexts = (page: Page) => page.getByTestId('message').allTextContents();
+  const hasFocus = (locator: Locator) => locator.evaluate((el) => el === document.activeElement);
+  /** Presses Tab until `target` has the focus (a few stops at most), as a keyboard user would. */
+  async function tabTo(page: Page, target: Locator) {
+    for (let i = 0; i < 6 && !(await hasFocus(target)); i++) await page.keyboard.press('Tab');
+    expect(await hasFocus(target)).toBe(true);
+  }
 
   it('one user sends, the other sees it live, and the receipt comes back', async () => {
     const alice = await harness.newPage();
@@ -71,10 +77,18 @@ describe('messages page', () => {
     expect(await dialog.getByTestId('composer-input').evaluate((el) => el === document.activeElement)).toBe(true);
     await dialog.getByTestId('composer-mentions').getByText(`Grace ${family}`).waitFor();
     await alice.keyboard.type('today');
-    await dialog.getByTestId('send-message').click();
+    // Keyboard only: Tab to Send, Enter. The dialog goes and the thread opens with the focus in its message box
+    // (it used to fall to the page), where "Sent" is read out.
+    await tabTo(alice, dialog.getByTestId('send-message'));
+    await alice.keyboard.press('Enter');
 
-    await alice.getByTestId('thread-view').waitFor();
+    const thread = alice.getByTestId('thread-view');
+    await thread.waitFor();
     expect(new URL(alice.url()).pathname).toMatch(/^\/messages\/thr_/);
+    await expect.poll(() => hasFocus(thread.getByTestId('composer-input'))).toBe(true);
+    await expect.poll(() => thread.getByTestId('composer-status').textContent()).toBe('Sent');
+    expect(await thread.getByTestId('composer-status').getAttribute('role')).toBe('status');
+    expect(await alice.getByTestId('new-thread-dialog').count()).toBe(0);
     const chip = alice.getByTestId('message').getByTestId('patient-chip');
     await chip.waitFor();
     expect(await chip.textContent()).toBe(`@Grace ${family}`);
@@ -120,13 +134,23 @@ describe('messages page', () => {
     await alice.getByTestId('composer-input').fill('Second message, live');
     await alice.getByTestId('composer-input').press('Enter');
     await bob.getByTestId('message').filter({ hasText: 'Second message, live' }).waitFor();
+    // Bob answers from the keyboard: Tab to Send, Enter. The focus comes back to the box, "Sent" is read out.
     await bob.getByTestId('composer-input').fill('On it');
-    await bob.getByTestId('send-message').click();
+    await bob.getByTestId('composer-input').focus();
+    await tabTo(bob, bob.getByTestId('send-message'));
+    await bob.keyboard.press('Enter');
     await alice.getByTestId('message').filter({ hasText: 'On it' }).waitFor();
+    await expect.poll(() => bob.getByTestId('composer-status').textContent()).toBe('Sent');
+    await expect.poll(() => hasFocus(bob.getByTestId('composer-input'))).toBe(true);
+    expect(await bob.getByTestId('composer-input').inputValue()).toBe('');
+    // Typing the next one clears it, so that one's "Sent" is read out again.
+    await bob.keyboard.type('x');
+    expect(await bob.getByTestId('composer-status').textContent()).toBe('');
     expect(await messageTexts(alice)).toHaveLength(3);
     // Bob has read everything, so his badge is gone.
     await expect.poll(() => bob.getByTestId('unread-badge').count()).toBe(0);
-  });
+    // Two browsers and many steps: more than a minute on a busy two-core machine.
+  }, 150_000);
 
   it('admins search every message; a hit opens its thread; members have no search', async () => {
     const word = `zephyr${uniqueSuffix()}`;

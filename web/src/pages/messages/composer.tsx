@@ -3,7 +3,7 @@
  * (React Aria Autocomplete over `GET /patients?q=`). The draft shows the chosen patient as `@Given Family`;
  * on sending, each such name becomes the `@patient:<id>` token the server resolves, so people never see ids.
  */
-import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { Autocomplete, Dialog, Input, Menu, MenuItem, Popover, SearchField } from 'react-aria-components';
 import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
@@ -42,14 +42,24 @@ export function Composer({
   pending,
   error,
   label = 'Message',
+  arrival,
+  onArrivalShown,
 }: {
   onSend: (body: string) => Promise<unknown>;
   pending: boolean;
   error: unknown;
   label?: string;
+  /**
+   * Set (a new value each time) when a message to this thread was just sent from elsewhere (New message, whose
+   * dialog and box are gone): this box takes the focus and says Sent, then `onArrivalShown` clears it.
+   */
+  arrival?: number;
+  onArrivalShown?: () => void;
 }) {
   const inputId = useId();
   const [body, setBody] = useState('');
+  // "Sent", read out politely once a message went; cleared by typing, so the next one is read out again.
+  const [sent, setSent] = useState(false);
   const [picking, setPicking] = useState(false);
   const [mentions, setMentions] = useState<DraftMention[]>([]);
   const textarea = useRef<HTMLTextAreaElement>(null);
@@ -89,13 +99,33 @@ export function Composer({
     });
   };
 
+  // Arriving from New message. The words go into the status region a moment later: a region that has just
+  // appeared (this box may be new) is not read out when its words come with it.
+  const sentLater = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(sentLater.current), []);
+  useEffect(() => {
+    if (arrival === undefined) return;
+    textarea.current?.focus();
+    setSent(false);
+    clearTimeout(sentLater.current);
+    sentLater.current = setTimeout(() => setSent(true), 100);
+    onArrivalShown?.();
+  }, [arrival, onArrivalShown]);
+
   const submit = async (event?: FormEvent) => {
     event?.preventDefault();
     if (!body.trim() || pending) return;
+    setSent(false);
     try {
       await onSend(toWireBody(body, mentioned));
       setBody('');
       setMentions([]);
+      clearTimeout(sentLater.current);
+      setSent(true);
+      // Sent with the button: the focus goes back to the box for the next message (nothing left to send).
+      const el = textarea.current;
+      const active = document.activeElement;
+      if (el?.isConnected && (!active || active === document.body || el.form?.contains(active))) el.focus();
     } catch {
       // The error is shown below; the draft stays.
     }
@@ -122,6 +152,7 @@ export function Composer({
         value={body}
         onChange={(e) => {
           const value = e.target.value;
+          setSent(false);
           const caret = e.target.selectionStart;
           // Typing "@" at the start of a word opens the patient picker in its place.
           if (
@@ -173,7 +204,11 @@ export function Composer({
         >
           @ Patient
         </Button>
-        <Button type="submit" isDisabled={pending || !body.trim()} data-testid="send-message">
+        <span className="composer-status muted" role="status" data-testid="composer-status">
+          {sent ? 'Sent' : ''}
+        </span>
+        {/* Pending, not disabled, while it sends: a disabled button drops the keyboard focus to the page. */}
+        <Button type="submit" isPending={pending} isDisabled={!pending && !body.trim()} data-testid="send-message">
           {pending ? 'Sending…' : 'Send'}
         </Button>
       </div>

@@ -1,7 +1,7 @@
 /** Messages: thread list with unread badges beside the open thread (`/messages/:threadId`), live over SSE. */
 
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useId, useState } from 'react';
+import { useCallback, useEffect, useId, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { useDebounced } from '../../components/use-debounced.js';
@@ -102,11 +102,26 @@ function SearchResults({ q, activeId, me }: { q: string; activeId?: string; me: 
   );
 }
 
+/**
+ * New message → the thread it sent into. From /messages the thread opens on another route, in a new
+ * MessagesPage, so the hand-over waits here for that page (which takes it when it starts) as well as in state.
+ */
+let handOver: { threadId: string; at: number } | null = null;
+
 export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
   const [search, setSearch] = useState('');
   const q = useDebounced(search.trim(), 300);
   const searchId = useId();
   const [composing, setComposing] = useState(false);
+  // The thread New message just sent into: its composer takes the focus and says Sent once it is on the page.
+  const [arrival, setArrival] = useState(() => handOver);
+  useEffect(() => {
+    handOver = null;
+  }, []);
+  const clearArrival = useCallback(() => {
+    handOver = null;
+    setArrival(null);
+  }, []);
   const navigate = useNavigate();
   const canSend = me.workspace.tier !== 'free';
   return (
@@ -151,7 +166,14 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
             </Link>
           ) : null}
           {threadId ? (
-            <ThreadView key={threadId} threadId={threadId} me={me} canSend={canSend} />
+            <ThreadView
+              key={threadId}
+              threadId={threadId}
+              me={me}
+              canSend={canSend}
+              arrival={arrival?.threadId === threadId ? arrival.at : undefined}
+              onArrivalShown={clearArrival}
+            />
           ) : (
             <EmptyState title="Choose a conversation">Pick one on the left, or start a new one.</EmptyState>
           )}
@@ -162,6 +184,8 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
           me={me}
           onClose={() => setComposing(false)}
           onCreated={(id) => {
+            handOver = { threadId: id, at: Date.now() };
+            setArrival(handOver);
             setComposing(false);
             void navigate({ to: '/messages/$threadId', params: { threadId: id } });
           }}

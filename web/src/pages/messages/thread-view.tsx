@@ -17,7 +17,20 @@ export function FreeTierBanner() {
   );
 }
 
-export function ThreadView({ threadId, me, canSend }: { threadId: string; me: Me; canSend: boolean }) {
+export function ThreadView({
+  threadId,
+  me,
+  canSend,
+  arrival,
+  onArrivalShown,
+}: {
+  threadId: string;
+  me: Me;
+  canSend: boolean;
+  /** A message was just sent here from New message: the composer takes the focus and says Sent (see Composer). */
+  arrival?: number;
+  onArrivalShown?: () => void;
+}) {
   const history = useHistory(threadId);
   const send = useSendMessage();
   const markRead = useMarkRead(threadId);
@@ -113,7 +126,13 @@ export function ThreadView({ threadId, me, canSend }: { threadId: string; me: Me
         <div ref={bottom} />
       </div>
       {canSend ? (
-        <Composer pending={send.isPending} error={send.error} onSend={(body) => send.mutateAsync({ threadId, body })} />
+        <Composer
+          pending={send.isPending}
+          error={send.error}
+          onSend={(body) => send.mutateAsync({ threadId, body })}
+          arrival={arrival}
+          onArrivalShown={onArrivalShown}
+        />
       ) : (
         <FreeTierBanner />
       )}
