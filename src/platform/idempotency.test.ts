@@ -4,14 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/db.js';
 import { buildApp } from '../app.js';
 import { loadTestConfig } from '../config.js';
+import { writeAudit } from './audit/audit.js';
 import { requireCtx } from './auth/authenticate.js';
 import { sha256Hex } from './crypto.js';
-import { queryRows, withSystem } from './db/tenant.js';
+import { queryRows, withSystem, withTenant } from './db/tenant.js';
 
 let testDb: TestDatabase;
 let app: FastifyInstance;
 let token: string;
 let calls = 0;
+/** Requests to /test-stalls that saved (or only read) and now hang, as a process does when it is killed. */
+const stalled: (() => void)[] = [];
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
@@ -21,8 +24,20 @@ beforeAll(async () => {
   app.post('/api/v1/test-idempotent', { config: { idempotent: true } }, async (request, reply) => {
     requireCtx(request);
     calls++;
-    const body = request.body as { fail?: boolean };
+    const body = request.body as { fail?: boolean; status?: number };
     if (body.fail) return reply.status(500).send({ n: calls });
+    if (body.status) return reply.status(body.status).send({ n: calls });
+    return reply.status(201).send({ n: calls });
+  });
+  app.post('/api/v1/test-stalls', { config: { idempotent: true } }, async (request, reply) => {
+    const ctx = requireCtx(request);
+    const body = request.body as { write: boolean };
+    calls++;
+    await withTenant(app.atrium.db, ctx, async (tx) => {
+      if (body.write) await writeAudit(tx, ctx, 'admin_action', { action: 'test.stall' });
+      else await tx.execute(sql`SELECT 1`);
+    });
+    await new Promise<void>((resolve) => stalled.push(resolve));
     return reply.status(201).send({ n: calls });
   });
   await app.ready();
@@ -35,6 +50,7 @@ beforeAll(async () => {
   token = res.json().admin.token;
 });
 afterAll(async () => {
+  for (const release of stalled) release();
   await app?.close();
   await testDb?.drop();
 });
@@ -116,6 +132,75 @@ describe('Idempotency-Key', () => {
     const retried = await post({ b: 1 }, 'key-dead');
     expect(retried.statusCode).toBe(201);
     expect((await post({ b: 1 }, 'key-dead')).headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('a request killed after its work committed is never done twice: a retry is told the outcome is unknown', async () => {
+    const me = await app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${token}` } });
+    const stall = (write: boolean, key: string) =>
+      void app.inject({
+        method: 'POST',
+        url: '/api/v1/test-stalls',
+        payload: { write },
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': key },
+      });
+    const stateOf = async (key: string) =>
+      (
+        await withSystem(testDb.database.db, (tx) =>
+          queryRows<{ state: string }>(tx, sql`SELECT state FROM idempotency_keys WHERE key = ${key}`),
+        )
+      )[0]?.state;
+    // As if the process died a minute ago, after the request's transaction and before its answer was recorded.
+    const age = (key: string) =>
+      withSystem(testDb.database.db, (tx) =>
+        tx.execute(sql`UPDATE idempotency_keys SET created_at = now() - interval '10 minutes' WHERE key = ${key}`),
+      );
+    const before = calls;
+    stall(true, 'key-wrote');
+    await expect.poll(() => stateOf('key-wrote')).toBe('committed');
+    await age('key-wrote');
+    const retry = await app.inject({
+      method: 'POST',
+      url: '/api/v1/test-stalls',
+      payload: { write: true },
+      headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'key-wrote' },
+    });
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json().code).toBe('idempotency_outcome_unknown');
+    expect(calls).toBe(before + 1);
+    // A request that had only read when it died changed nothing: a retry does the work.
+    stall(false, 'key-read');
+    await expect.poll(() => calls).toBe(before + 2);
+    expect(await stateOf('key-read')).toBe('pending');
+    await age('key-read');
+    stall(false, 'key-read');
+    await expect.poll(() => calls).toBe(before + 3);
+    expect(me.statusCode).toBe(200);
+  });
+
+  it('a 429 or 409 is not replayed: the same key may succeed later', async () => {
+    const before = calls;
+    expect((await post({ status: 429 }, 'key-wait')).statusCode).toBe(429);
+    const again = await post({ status: 429 }, 'key-wait');
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect((await post({ status: 409 }, 'key-state')).statusCode).toBe(409);
+    expect((await post({ status: 409 }, 'key-state')).headers['idempotent-replayed']).toBeUndefined();
+    expect(calls).toBe(before + 4);
+    // A refusal that will not change (422) is replayed.
+    await post({ status: 422 }, 'key-bad');
+    expect((await post({ status: 422 }, 'key-bad')).headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('keys belong to the route reached, not the URL as written', async () => {
+    const first = await post({ c: 1 }, 'key-path');
+    const spelled = await app.inject({
+      method: 'POST',
+      url: '/%61pi/v1/test-idempotent',
+      payload: { c: 1 },
+      headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'key-path' },
+    });
+    expect(spelled.statusCode).toBe(201);
+    expect(spelled.headers['idempotent-replayed']).toBe('true');
+    expect(spelled.json()).toEqual(first.json());
   });
 
   it('rejects a malformed key', async () => {

@@ -1,15 +1,23 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decryptSecret, encryptSecret, type SecretKey, sha256Hex } from './crypto.js';
-import { withTenant } from './db/tenant.js';
+import { commitMarks, withTenant } from './db/tenant.js';
 import { AppError } from './errors.js';
-import { pathOnly } from './http/hardening.js';
 import { idempotencyKeys } from './platform-tables.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_MS = 24 * 60 * 60 * 1000;
-/** A claim older than this whose request never finished (crash) may be taken over by a retry. */
+/**
+ * A claim older than this whose request never finished (crash) is stale: taken over by a retry when
+ * nothing of the request committed, else answered 409 `idempotency_outcome_unknown`.
+ */
 const STALE_PENDING_MS = 60 * 1000;
+
+/**
+ * Answers a retry should not replay: the request changed nothing and may succeed later (the caller
+ * was asked to wait, 429; the state it met may change, 409, 408), or the server failed (5xx).
+ */
+const releases = (status: number) => status >= 500 || status === 429 || status === 409 || status === 408;
 
 interface Claimed {
   workspaceId: string;
@@ -24,14 +32,27 @@ const keysOf = (app: FastifyInstance): SecretKey[] => [
   { id: app.atrium.config.encryptionKeyId, key: app.atrium.config.encryptionKey },
 ];
 
+/**
+ * The route reached with its parameters (`POST /api/v1/direct-messages/thr_1`), not the URL as written:
+ * `/%61pi/v1/patients` reaches `/api/v1/patients` and shares its keys.
+ */
+function routeOf(request: FastifyRequest): string {
+  const params = (request.params ?? {}) as Record<string, string>;
+  const path = request.routeOptions.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
+    encodeURIComponent(params[name] ?? ''),
+  );
+  return `${request.method} ${path}`;
+}
+
 function scopeOf(request: FastifyRequest) {
   const ctx = request.ctx!;
-  return {
-    workspaceId: ctx.workspaceId,
-    userId: ctx.userId,
-    route: `${request.method} ${pathOnly(request.url)}`,
-  };
+  return { workspaceId: ctx.workspaceId, userId: ctx.userId, route: routeOf(request) };
 }
+
+/** Run last in each of the request's transactions: the claim is "committed" with its first write. */
+const commitMark = (c: Claimed) => sql`UPDATE idempotency_keys SET state = 'committed'
+   WHERE workspace_id = ${c.workspaceId} AND user_id = ${c.userId} AND route = ${c.route} AND key = ${c.key}
+     AND state = 'pending' AND txid_current_if_assigned() IS NOT NULL`;
 
 // Stored responses may hold secrets shown once (e.g. a webhook secret): encrypted at rest, bound to the claim.
 const aadOf = (c: Claimed) => `${c.workspaceId}|${c.userId}|${c.route}|${c.key}`;
@@ -93,12 +114,22 @@ export function registerIdempotency(app: FastifyInstance): void {
     });
     if (outcome.kind === 'claimed') {
       claims.set(request, claim);
+      commitMarks.set(request.ctx, commitMark(claim));
       return;
     }
     const existing = outcome.existing;
     if (!existing) return;
     if (existing.requestHash !== requestHash) {
       throw new AppError('idempotency_key_reused', 422, 'This Idempotency-Key was used with a different request body');
+    }
+    if (existing.state === 'committed' && Date.now() - existing.createdAt.getTime() > STALE_PENDING_MS) {
+      // The first request changed data and then died (a crash) before its answer was recorded: doing the
+      // work again could do it twice, and its answer is lost.
+      throw new AppError(
+        'idempotency_outcome_unknown',
+        409,
+        'The first request with this Idempotency-Key was interrupted after it saved its work, and its answer was lost. Look up whether it took effect before sending it again with a new key.',
+      );
     }
     if (existing.state !== 'done') {
       throw new AppError('conflict', 409, 'A request with this Idempotency-Key is still in progress');
@@ -114,10 +145,12 @@ export function registerIdempotency(app: FastifyInstance): void {
     if (!claim || !request.ctx) return payload;
     claims.delete(request);
     const ctx = request.ctx;
+    commitMarks.delete(ctx);
     const text = typeof payload === 'string' ? payload : payload == null ? '' : JSON.stringify(payload);
     await withTenant(app.atrium.db, ctx, async (tx) => {
-      if (reply.statusCode >= 500) {
-        // A server failure may not have happened at all from the client's view: let it retry.
+      if (releases(reply.statusCode)) {
+        // Nothing to replay: the same request may succeed when retried (a server failure, a wait asked
+        // for, a state that may change), so the key is free again.
         await tx.delete(idempotencyKeys).where(rowWhere(claim));
         return;
       }

@@ -53,7 +53,8 @@ export const idempotencyKeys = pgTable(
     key: text('key').notNull(),
     route: text('route').notNull(),
     requestHash: text('request_hash').notNull(),
-    state: text('state', { enum: ['pending', 'done'] }).notNull(),
+    /** pending: claimed; committed: a write of the request committed, its answer not yet recorded; done. */
+    state: text('state', { enum: ['pending', 'committed', 'done'] }).notNull(),
     statusCode: integer('status_code'),
     responseBody: text('response_body'),
     responseType: text('response_type'),

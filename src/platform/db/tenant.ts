@@ -5,18 +5,35 @@ import { runInScope, scopedBeginDatabases } from './scoped-begin.js';
 import { APP_ROLE, SYSTEM_ROLE } from './security.js';
 
 /**
+ * A statement to run last in each of a request's tenant transactions, keyed by the request's context
+ * object: the Idempotency-Key claim of the request marks itself "committed" in the same transaction
+ * as the request's first write (platform/idempotency.ts), so a crash between that commit and the
+ * recorded answer can never let a retry do the work a second time.
+ */
+export const commitMarks = new WeakMap<object, SQL>();
+
+async function withMark<T>(tx: Tx, ctx: object, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const result = await fn(tx);
+  const mark = commitMarks.get(ctx);
+  if (mark) await tx.execute(mark);
+  return result;
+}
+
+/**
  * The only way module code reaches tenant tables: one transaction, running as the RLS-bound
  * role with app.workspace_id set, so even a query that forgets its WHERE clause sees one tenant.
  */
 export function withTenant<T>(db: Db, ctx: { workspaceId: string }, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (scopedBeginDatabases.has(db)) {
-    return runInScope({ role: APP_ROLE, workspaceId: ctx.workspaceId }, () => db.transaction((tx) => fn(tx as Tx)));
+    return runInScope({ role: APP_ROLE, workspaceId: ctx.workspaceId }, () =>
+      db.transaction((tx) => withMark(tx as Tx, ctx, fn)),
+    );
   }
   return db.transaction(async (tx) => {
     await tx.execute(
       sql`SELECT set_config('role', ${APP_ROLE}, true), set_config('app.workspace_id', ${ctx.workspaceId}, true)`,
     );
-    return fn(tx as Tx);
+    return withMark(tx as Tx, ctx, fn);
   });
 }
 
