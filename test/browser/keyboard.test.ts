@@ -106,4 +106,30 @@ describe('keyboard and screen reader', () => {
     await expect.poll(async () => (await focused(page)).id).toBe('main');
   });
 
+  it('keeps the focus on Sign in while it runs and after a refusal; a second press sends nothing', async () => {
+    const page = await harness.newPage();
+    let attempts = 0;
+    // Slow answers, so the focus can be looked at while the request runs.
+    await page.route('**/api/v1/auth/sign-in', async (route) => {
+      attempts++;
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await route.continue();
+    });
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await expect.poll(async () => (await focused(page)).name).toBe('email');
+    await page.keyboard.type(workspace.admin.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('not-the-password');
+    await tabTo(page, (el) => el.testId === 'sign-in-submit', 3);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('sign-in-submit').getAttribute('aria-disabled')).toBe('true');
+    expect((await focused(page)).testId).toBe('sign-in-submit');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('sign-in-error').waitFor();
+    expect(await page.getByTestId('sign-in-error').textContent()).toContain('Could not sign you in');
+    expect((await focused(page)).testId).toBe('sign-in-submit');
+    expect(attempts).toBe(1);
+  });
+
 });

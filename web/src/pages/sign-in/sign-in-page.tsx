@@ -90,7 +90,8 @@ export function SignInPage() {
           <button
             type="submit"
             className="button button-primary button-block"
-            disabled={signIn.isPending}
+            // Not disabled while signing in (the focus would drop to the page): a second press is ignored instead.
+            aria-disabled={signIn.isPending || undefined}
             data-testid="sign-in-submit"
           >
             {signIn.isPending ? (
