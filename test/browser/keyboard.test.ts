@@ -37,6 +37,13 @@ async function tabTo(page: Page, match: (el: Focused) => boolean, limit = 60): P
   throw new Error(`Tab never reached the element (${limit} presses)`);
 }
 
+/** The text of the elements an element's aria-describedby names. */
+const description = (page: Page, selector: string) =>
+  page.evaluate((sel) => {
+    const ids = document.querySelector(sel)?.getAttribute('aria-describedby')?.split(/\s+/) ?? [];
+    return ids.map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
+  }, selector);
+
 describe('keyboard and screen reader', () => {
   let harness: BrowserHarness;
   let workspace: TestWorkspace;
@@ -130,6 +137,28 @@ describe('keyboard and screen reader', () => {
     expect(await page.getByTestId('sign-in-error').textContent()).toContain('Could not sign you in');
     expect((await focused(page)).testId).toBe('sign-in-submit');
     expect(attempts).toBe(1);
+  });
+
+  it('focuses the first field the new-patient form refuses', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/patients/new');
+    await page.getByTestId('patient-form').waitFor();
+    await expect.poll(async () => (await focused(page)).name).toBe('givenName');
+    await tabTo(page, (el) => el.testId === 'patient-form-submit');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('field-error-givenName').waitFor();
+    expect((await focused(page)).name).toBe('givenName');
+    expect(await page.getByRole('textbox', { name: 'Given name' }).getAttribute('aria-invalid')).toBe('true');
+    expect(await description(page, 'input[name="givenName"]')).toBe('Enter the given name');
+
+    // With the given name filled in, the family name is the first refused.
+    await page.keyboard.type('Ada');
+    await tabTo(page, (el) => el.testId === 'patient-form-submit');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await focused(page)).name).toBe('familyName');
+    expect(await description(page, 'input[name="familyName"]')).toBe('Enter the family name');
+    expect(await page.getByTestId('field-error-givenName').count()).toBe(0);
   });
 
 });

@@ -1,5 +1,6 @@
 /** Create or edit a patient; field problems from a 400/422 answer appear next to their fields. */
 import { type FormEvent, type ReactNode, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { ApiError, fieldErrors, fieldName } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
 import { ErrorNotice, Spinner } from '../../components/status.js';
@@ -85,6 +86,7 @@ export function PatientForm({
   const handleSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (pending) return;
+    const form = event.currentTarget;
     const problems: Partial<Record<keyof Values, string>> = {};
     if (!values.givenName.trim()) problems.givenName = 'Enter the given name';
     if (!values.familyName.trim()) problems.familyName = 'Enter the family name';
@@ -93,8 +95,15 @@ export function PatientForm({
     if (values.dateOfBirth && (values.dateOfBirth < '1900-01-01' || values.dateOfBirth > today)) {
       problems.dateOfBirth = 'Enter a date of birth from 1900 to today';
     }
-    setLocal(problems);
-    if (Object.keys(problems).length > 0) return;
+    // The first field refused takes the focus once it is marked invalid and linked to its message (flushSync),
+    // so a screen reader says what is wrong there; the message alone is not announced.
+    flushSync(() => setLocal(problems));
+    const first = FIELDS.find((field) => problems[field]);
+    if (first) {
+      const input = form.elements.namedItem(first);
+      if (input instanceof HTMLInputElement) input.focus();
+      return;
+    }
     onSubmit(toPayload(values, original));
   };
 
