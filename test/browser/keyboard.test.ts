@@ -139,6 +139,24 @@ describe('keyboard and screen reader', () => {
     expect(attempts).toBe(1);
   });
 
+  it('marks an e-mail that is not an address invalid, links it to the message and focuses it', async () => {
+    const page = await harness.newPage();
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await expect.poll(async () => (await focused(page)).name).toBe('email');
+    await page.keyboard.type('admin@riverside');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('some-password');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('sign-in-error').waitFor();
+    const email = page.getByRole('textbox', { name: 'E-mail' });
+    expect(await email.getAttribute('aria-invalid')).toBe('true');
+    expect(await description(page, 'input[name="email"]')).toContain('Enter an e-mail address like name@example.com');
+    expect((await focused(page)).name).toBe('email');
+    // The password was not refused.
+    expect(await page.getByLabel('Password').getAttribute('aria-invalid')).toBeNull();
+  });
+
   it('focuses the first field the new-patient form refuses', async () => {
     const page = await harness.newPage();
     await signIn(page, workspace.admin.email, workspace.admin.password);

@@ -1,4 +1,7 @@
-/** A labelled input with hint and error text wired up through aria-describedby. */
+/**
+ * A labelled input with hint and error text wired up through aria-describedby. A message shown elsewhere (a
+ * form-level alert) can be linked with `aria-describedby` and `aria-invalid`; they add to the field's own.
+ */
 import { type InputHTMLAttributes, useId } from 'react';
 
 type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> & {
@@ -8,11 +11,22 @@ type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> & {
   name: string;
 };
 
-export function FormField({ label, error, hint, name, required, ...input }: FieldProps) {
+export function FormField({
+  label,
+  error,
+  hint,
+  name,
+  required,
+  'aria-describedby': describedElsewhere,
+  'aria-invalid': invalidElsewhere,
+  ...input
+}: FieldProps) {
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
-  const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
+  const describedBy = [hintId, errorId, describedElsewhere].filter(Boolean).join(' ') || undefined;
+  const invalid =
+    Boolean(error) || (invalidElsewhere !== undefined && invalidElsewhere !== false && invalidElsewhere !== 'false');
   return (
     <div className={`field${error ? ' field-invalid' : ''}`}>
       <label htmlFor={id}>
@@ -28,7 +42,7 @@ export function FormField({ label, error, hint, name, required, ...input }: Fiel
         id={id}
         name={name}
         aria-required={required || undefined}
-        aria-invalid={error ? true : undefined}
+        aria-invalid={invalid || undefined}
         aria-describedby={describedBy}
         {...input}
       />

@@ -1,6 +1,7 @@
 /** Sign in with e-mail and password; a session cookie is set and the shell takes over. */
 
 import { type FormEvent, useEffect, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { z } from 'zod';
 import { ApiError, describeError } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
@@ -32,15 +33,30 @@ export function SignInPage() {
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (signIn.isPending) return;
+    const form = event.currentTarget;
+    // A field the form refuses takes the focus, once it is marked invalid and linked to the message (flushSync).
+    const focusField = (name: 'email' | 'password') => {
+      const field = form.elements.namedItem(name);
+      if (field instanceof HTMLInputElement) field.focus();
+    };
     const incomplete = !email.trim() || !password;
-    setMissing(incomplete);
-    if (incomplete) return signIn.reset();
+    flushSync(() => {
+      setMissing(incomplete);
+      setMalformed(false);
+      if (incomplete) signIn.reset();
+    });
+    if (incomplete) return focusField(email.trim() ? 'password' : 'email');
     // An address that cannot be one is said in words before anything is sent (the same check as the reset dialog's).
     const wellFormed = z.string().email().safeParse(email.trim()).success;
-    setMalformed(!wellFormed);
-    if (!wellFormed) return signIn.reset();
+    flushSync(() => {
+      setMalformed(!wellFormed);
+      if (!wellFormed) signIn.reset();
+    });
+    if (!wellFormed) return focusField('email');
     signIn.mutate({ email: email.trim(), password });
   };
+  const emailInvalid = (missing && !email.trim()) || malformed;
+  const passwordInvalid = missing && !password;
 
   const message = missing
     ? { title: 'Check the form', text: 'Enter your e-mail and password.' }
@@ -65,7 +81,7 @@ export function SignInPage() {
           {message ? (
             <div className="notice notice-error" role="alert" id="sign-in-error" data-testid="sign-in-error">
               <p className="notice-title">{message.title}</p>
-              <p>{message.text}</p>
+              <p id="sign-in-error-text">{message.text}</p>
             </div>
           ) : null}
           <FormField
@@ -77,6 +93,8 @@ export function SignInPage() {
             autoFocus
             value={email}
             onChange={(e) => setEmail(e.target.value)}
+            aria-invalid={emailInvalid || undefined}
+            aria-describedby={emailInvalid ? 'sign-in-error-text' : undefined}
           />
           <FormField
             label="Password"
@@ -86,6 +104,8 @@ export function SignInPage() {
             required
             value={password}
             onChange={(e) => setPassword(e.target.value)}
+            aria-invalid={passwordInvalid || undefined}
+            aria-describedby={passwordInvalid ? 'sign-in-error-text' : undefined}
           />
           <button
             type="submit"
