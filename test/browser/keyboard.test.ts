@@ -179,4 +179,30 @@ describe('keyboard and screen reader', () => {
     expect(await page.getByTestId('field-error-givenName').count()).toBe(0);
   });
 
+  it('says what a patient search found in a status region that stays, and tells two same-named patients apart', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/patients');
+    await page.getByTestId('patient-row').first().waitFor();
+    const region = page.getByTestId('patient-search-status');
+    expect(await region.getAttribute('role')).toBe('status');
+    // Nothing is said before a search.
+    expect(await region.textContent()).toBe('');
+    const regionHandle = await region.elementHandle();
+
+    await page.getByTestId('patient-search').fill('zzzz');
+    await expect.poll(() => region.textContent()).toBe('No patients match “zzzz”.');
+    await page.getByTestId('empty-state').waitFor();
+    // The same region, not one added with the words (which a screen reader would not read).
+    expect(await regionHandle?.evaluate((el) => el.isConnected)).toBe(true);
+
+    await page.getByTestId('patient-search').fill('Okafor');
+    await expect.poll(() => region.textContent()).toBe('2 patients match “Okafor”.');
+    expect(await regionHandle?.evaluate((el) => el.isConnected)).toBe(true);
+
+    const older = page.getByRole('link', { name: "Open Marcus Okafor's record, born Sep 3, 1971" });
+    const younger = page.getByRole('link', { name: "Open Marcus Okafor's record, born Feb 17, 2004" });
+    expect(await older.count()).toBe(1);
+    expect(await younger.count()).toBe(1);
+  });
 });
