@@ -38,7 +38,7 @@ const keysOf = (app: FastifyInstance): SecretKey[] => [
  */
 function routeOf(request: FastifyRequest): string {
   const params = (request.params ?? {}) as Record<string, string>;
-  const path = request.routeOptions.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
+  const path = (request.routeOptions.url ?? request.url).replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
     encodeURIComponent(params[name] ?? ''),
   );
   return `${request.method} ${path}`;
