@@ -51,6 +51,19 @@ describe('workspace administration', () => {
     const email = `new-${uniqueSuffix()}@example.test`;
     await page.getByTestId('invite-member').click();
     const dialog = page.getByTestId('invite-dialog');
+    // Someone already here, sent from the keyboard: the refusal sits under E-mail, and the focus goes there so
+    // it is read out with the field (it stayed on the button, unheard).
+    await dialog.getByLabel('E-mail').fill(workspace.admin.email);
+    await dialog.getByLabel('Name').fill('Rosa Parks');
+    await dialog.getByTestId('send-invitation').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dialog.getByTestId('field-error-email').textContent()).toContain('already a member');
+    const emailField = dialog.getByLabel('E-mail');
+    await expect.poll(() => emailField.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await emailField.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await emailField.getAttribute('aria-describedby')) ?? '';
+    const errorId = await dialog.getByTestId('field-error-email').getAttribute('id');
+    expect(describedBy.split(' ')).toContain(errorId);
     await dialog.getByLabel('E-mail').fill(email);
     await dialog.getByLabel('Name').fill('Rosa Parks');
     await dialog.getByTestId('send-invitation').click();

@@ -49,34 +49,45 @@ const CODE_MESSAGES: Record<string, string> = {
 };
 
 /**
- * Puts an API error on the form: field problems next to their fields (`root` for the rest).
+ * Puts an API error on the form: field problems next to their fields (`root` for the rest), and the focus
+ * on the first field that got one, so it is read out with its message (a form-level problem is an alert).
  * Returns true when at least one field got a message.
  */
 export function applyProblem<T extends FieldValues>(
-  form: Pick<UseFormReturn<T, unknown, unknown>, 'setError' | 'getValues'>,
+  form: Pick<UseFormReturn<T, unknown, unknown>, 'setError' | 'getValues' | 'setFocus'>,
   error: unknown,
   fieldForCode: Record<string, Path<T>> = {},
 ): boolean {
   const known = new Set(Object.keys(form.getValues() ?? {}));
-  let placed = false;
+  const placed: Path<T>[] = [];
   if (error instanceof ApiError) {
     const coded = fieldForCode[error.code];
     if (coded) {
       form.setError(coded, { type: 'server', message: CODE_MESSAGES[error.code] ?? error.detail });
+      focusLater(form, coded);
       return true;
     }
     for (const problem of error.errors) {
       const field = nestedField(form, problem.path) ?? fieldName(problem.path);
       if (field && (known.has(field) || field.includes('.'))) {
         form.setError(field as Path<T>, { type: 'server', message: plainMessage(problem.message) });
-        placed = true;
+        placed.push(field as Path<T>);
       }
     }
-    if (!placed) form.setError('root', { type: 'server', message: CODE_MESSAGES[error.code] ?? describeError(error) });
-    return placed;
+    if (placed.length > 0) focusLater(form, placed[0]);
+    else form.setError('root', { type: 'server', message: CODE_MESSAGES[error.code] ?? describeError(error) });
+    return placed.length > 0;
   }
   form.setError('root', { type: 'server', message: describeError(error) });
   return false;
+}
+
+/**
+ * Focuses the field once its message is on the page (marked invalid and described by it), not before,
+ * so what is read out on focus includes the message.
+ */
+function focusLater<T extends FieldValues>(form: Pick<UseFormReturn<T, unknown, unknown>, 'setFocus'>, field: Path<T>) {
+  setTimeout(() => form.setFocus(field), 0);
 }
 
 /**
