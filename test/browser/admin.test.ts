@@ -143,10 +143,26 @@ describe('workspace administration', () => {
       .toBe(true);
     await expect.poll(() => provider.locator('input').isChecked()).toBe(true);
 
-    // Then remove her: her session stops working at once.
-    await rosa.getByTestId('member-remove').click();
-    await page.getByTestId('confirm-remove').click();
+    // Then remove her, from the keyboard: her session stops working at once, and the focus goes on to the next
+    // row's Remove (the previous row's when hers was the last); it used to fall to the page with her row.
+    const names = await page
+      .getByTestId('member-row')
+      .locator('th')
+      .evaluateAll((cells) => cells.map((c) => c.querySelector('span')?.textContent ?? ''));
+    const at = names.indexOf('Rosa Parks');
+    const after = names.filter((n) => n !== 'Rosa Parks');
+    const expected = after[at] ?? after[at - 1];
+    await rosa.getByTestId('member-remove').focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alertdialog').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.getByTestId('confirm-remove').evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
     await page.getByText('Rosa Parks was removed from the workspace.').first().waitFor();
+    await expect.poll(() => rosa.count()).toBe(0);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe(`Remove ${expected}`);
     await invitee.reload();
     await invitee.getByRole('button', { name: 'Sign in' }).waitFor();
   });

@@ -1,5 +1,5 @@
 /** Members (admins): invite by e-mail, change role and provider flag, remove; the last admin stays. */
-import { useState } from 'react';
+import { type RefObject, useEffect, useRef, useState } from 'react';
 import { Switch } from 'react-aria-components';
 import { z } from 'zod';
 import { ApiError, describeError } from '../../api.js';
@@ -17,11 +17,14 @@ const LAST_ADMIN = 'A workspace needs at least one admin: make someone else an a
 export function MembersPage() {
   const members = useMembers();
   const [inviting, setInviting] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
   return (
     <section className="page" aria-labelledby="page-title">
       <header className="page-header">
         <div>
-          <h1 id="page-title">Members</h1>
+          <h1 id="page-title" tabIndex={-1} ref={heading}>
+            Members
+          </h1>
           <p className="muted">Who works in this workspace, and what they may do.</p>
         </div>
         <Button onPress={() => setInviting(true)} data-testid="invite-member">
@@ -33,13 +36,35 @@ export function MembersPage() {
         {members.isPending ? <Loading label="Loading members…" /> : null}
         {members.isError ? <ErrorNotice error={members.error} onRetry={() => members.refetch()} /> : null}
         {members.isSuccess && members.data.items.length === 0 ? <EmptyState title="No members" /> : null}
-        {members.isSuccess && members.data.items.length > 0 ? <MemberTable members={members.data.items} /> : null}
+        {members.isSuccess && members.data.items.length > 0 ? (
+          <MemberTable members={members.data.items} heading={heading} />
+        ) : null}
       </div>
     </section>
   );
 }
 
-function MemberTable({ members }: { members: WorkspaceMember[] }) {
+function MemberTable({
+  members,
+  heading,
+}: {
+  members: WorkspaceMember[];
+  heading: RefObject<HTMLHeadingElement | null>;
+}) {
+  const actionCells = useRef(new Map<string, HTMLTableCellElement>());
+  // A removed member's row goes with its Remove button and the dialog that would have given the focus back
+  // to it; the focus moves on to the next row's Remove (the previous one's after the last row, else the title).
+  const removedAt = useRef<{ userId: string; index: number } | null>(null);
+  useEffect(() => {
+    const removed = removedAt.current;
+    if (!removed || members.some((m) => m.userId === removed.userId)) return;
+    removedAt.current = null;
+    const active = document.activeElement;
+    if (active && active !== document.body) return;
+    const next = members[removed.index] ?? members[removed.index - 1];
+    const target = next ? actionCells.current.get(next.userId)?.querySelector('button') : undefined;
+    (target ?? heading.current)?.focus();
+  }, [members, heading]);
   return (
     <div className="table-wrap">
       <table className="table table-stack" data-testid="members-table">
@@ -59,7 +84,17 @@ function MemberTable({ members }: { members: WorkspaceMember[] }) {
         </thead>
         <tbody>
           {members.map((m) => (
-            <MemberRow key={m.userId} member={m} />
+            <MemberRow
+              key={m.userId}
+              member={m}
+              actionsRef={(cell) => {
+                if (cell) actionCells.current.set(m.userId, cell);
+                else actionCells.current.delete(m.userId);
+              }}
+              onRemoved={() => {
+                removedAt.current = { userId: m.userId, index: members.indexOf(m) };
+              }}
+            />
           ))}
         </tbody>
       </table>
@@ -67,7 +102,16 @@ function MemberTable({ members }: { members: WorkspaceMember[] }) {
   );
 }
 
-function MemberRow({ member }: { member: WorkspaceMember }) {
+function MemberRow({
+  member,
+  actionsRef,
+  onRemoved,
+}: {
+  member: WorkspaceMember;
+  /** The cell holding the Remove button (the dialog is portalled elsewhere). */
+  actionsRef: (cell: HTMLTableCellElement | null) => void;
+  onRemoved: () => void;
+}) {
   const me = useCurrentMe();
   const update = useUpdateMember();
   const roleChange = useUpdateMember();
@@ -178,7 +222,7 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
       <td className="muted nowrap col-updated" data-label="Last sign-in">
         {member.lastSignInAt ? formatDateTime(member.lastSignInAt) : 'Never'}
       </td>
-      <td className="cell-actions">
+      <td className="cell-actions" ref={actionsRef}>
         <Button
           variant="secondary"
           size="small"
@@ -205,6 +249,7 @@ function MemberRow({ member }: { member: WorkspaceMember }) {
           onConfirm={() =>
             remove.mutate(member.userId, {
               onSuccess: () => {
+                onRemoved();
                 setConfirming(false);
                 notifySuccess(`${member.name} was removed from the workspace.`);
               },
