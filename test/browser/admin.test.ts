@@ -395,6 +395,47 @@ describe('workspace administration', () => {
     }
   });
 
+  it('loads more of the audit log from the keyboard: the focus stays, how many came is said', {
+    timeout: 150_000,
+  }, async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    // Over two pages (50 each) of admin actions: every message search writes one.
+    await page.evaluate(async () => {
+      for (let i = 0; i < 11; i++) {
+        await Promise.all(
+          Array.from({ length: 10 }, () =>
+            fetch('/api/v1/direct-messages/search?q=loadmore', { headers: { 'x-requested-with': 'fetch' } }),
+          ),
+        );
+      }
+    });
+    await page.goto('/admin/audit?kind=admin_action');
+    const rows = page.getByTestId('audit-row');
+    await expect.poll(() => rows.count()).toBe(50);
+    const more = page.getByTestId('load-more');
+    await more.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.count()).toBe(100);
+    // The button was pending, never disabled, so the focus is still on it; the count was said politely.
+    expect(await more.evaluate((el) => el === document.activeElement)).toBe(true);
+    const status = page.getByTestId('load-more-status');
+    expect(await status.getAttribute('role')).toBe('status');
+    expect(await status.textContent()).toBe('50 more entries loaded, 100 in all.');
+    // On to the last page: the button goes, and the focus moves to the words saying what came, in its place.
+    for (let i = 0; i < 5 && (await more.count()) > 0; i++) {
+      await page.keyboard.press('Enter');
+      await expect
+        .poll(async () => (await more.count()) === 0 || (await more.getAttribute('data-pending')) === null)
+        .toBe(true);
+    }
+    const end = page.getByTestId('load-more-end');
+    await expect.poll(() => end.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await end.textContent()).toMatch(
+      new RegExp(`^\\d+ more entr(y|ies) loaded: all ${await rows.count()} are shown\\.$`),
+    );
+  });
+
   it('tells a member who opens an admin page that it is for admins', async () => {
     const email = `member-${uniqueSuffix()}@example.test`;
     const password = `Silver-lagoon-${uniqueSuffix()}-orbit`;

@@ -1,6 +1,7 @@
 /** Shared loading, empty and error states. */
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { ApiError, describeError } from '../api.js';
+import { Button } from './ui/button.js';
 
 export function Spinner() {
   return <span className="spinner" aria-hidden="true" />;
@@ -83,23 +84,86 @@ export function FullPageError({ error, onRetry }: { error: unknown; onRetry?: ()
   );
 }
 
-/** "Load more" footer for a TanStack infinite query; renders nothing when there is no next page. */
+/**
+ * "Load more" footer for a TanStack infinite query; renders nothing when there is no next page (and none
+ * was loaded here). The button is pending, never disabled, while a page loads: a disabled button drops the
+ * keyboard focus to the page. A second press meanwhile is ignored. How many rows arrived is said politely;
+ * when the last page came, the button goes and the focus (had it fallen to the page) moves to the words
+ * saying so, in the same place.
+ */
+const ROWS = ['row', 'rows'] as const;
+
 export function LoadMore({
   query,
+  noun = ROWS,
 }: {
-  query: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown };
+  query: {
+    hasNextPage: boolean;
+    isFetchingNextPage: boolean;
+    fetchNextPage: () => unknown;
+    data?: { pages: readonly { items: readonly unknown[] }[] };
+  };
+  /** What a row is, one and several: "50 more entries loaded". */
+  noun?: readonly [string, string];
 }) {
-  if (!query.hasNextPage) return null;
+  const pages = query.data?.pages;
+  const total = pages?.reduce((sum, page) => sum + page.items.length, 0) ?? 0;
+  // How many rows there were when Load more was pressed, until that page has come (or failed).
+  const asked = useRef<number | null>(null);
+  const [said, setSaid] = useState<{ text: string; last: boolean; focus: boolean } | null>(null);
+  const endNote = useRef<HTMLSpanElement>(null);
+  const { isFetchingNextPage, hasNextPage } = query;
+
+  useEffect(() => {
+    const before = asked.current;
+    if (before === null || isFetchingNextPage) return;
+    asked.current = null;
+    const added = total - before;
+    if (added <= 0) return; // It failed: the page shows why.
+    const what = `${added} more ${added === 1 ? noun[0] : noun[1]} loaded`;
+    const active = document.activeElement;
+    setSaid(
+      hasNextPage
+        ? { text: `${what}, ${total} in all.`, last: false, focus: false }
+        : { text: `${what}: all ${total} are shown.`, last: true, focus: !active || active === document.body },
+    );
+  }, [isFetchingNextPage, hasNextPage, total, noun]);
+
+  // The list started again (another filter): what was said is about the old one.
+  const pageCount = pages?.length ?? 0;
+  useEffect(() => {
+    if (pageCount <= 1) setSaid(null);
+  }, [pageCount]);
+
+  useEffect(() => {
+    if (said?.focus) endNote.current?.focus();
+  }, [said]);
+
+  if (!hasNextPage && !said?.last) return null;
   return (
     <div className="table-footer">
-      <button
-        type="button"
-        className="button button-secondary"
-        onClick={() => query.fetchNextPage()}
-        disabled={query.isFetchingNextPage}
-      >
-        {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
-      </button>
+      {/* Read when it changes; the words of the last page are read by taking the focus instead, when they do. */}
+      <span className="visually-hidden" role="status" data-testid="load-more-status">
+        {said && !said.focus ? said.text : ''}
+      </span>
+      {hasNextPage ? (
+        <Button
+          variant="secondary"
+          isPending={isFetchingNextPage}
+          onPress={() => {
+            if (asked.current !== null) return;
+            asked.current = total;
+            query.fetchNextPage();
+          }}
+          data-testid="load-more"
+        >
+          {isFetchingNextPage ? 'Loading…' : 'Load more'}
+        </Button>
+      ) : (
+        <span className="muted" tabIndex={-1} ref={endNote} data-testid="load-more-end">
+          {said?.text}
+        </span>
+      )}
     </div>
   );
 }

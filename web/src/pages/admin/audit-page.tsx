@@ -1,8 +1,7 @@
 /** The audit log (admins): filter by kind, person, patient and dates (kept in the URL); CSV export. */
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useId } from 'react';
-import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
-import { Button } from '../../components/ui/button.js';
+import { EmptyState, ErrorNotice, Loading, LoadMore } from '../../components/status.js';
 import { DateInput } from '../../components/ui/date-input.js';
 import { PatientPicker } from '../patients/patient-picker.js';
 import { formatDateTime } from '../patients/patients-api.js';
@@ -16,6 +15,8 @@ import {
   usePatientNames,
 } from './admin-api.js';
 import { auditActor, auditDetails } from './audit-words.js';
+
+const ENTRIES = ['entry', 'entries'] as const;
 
 export function AuditPage({ filter }: { filter: AuditFilter }) {
   const navigate = useNavigate();
@@ -139,13 +140,7 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
             </table>
           </div>
         ) : null}
-        {audit.hasNextPage ? (
-          <div className="table-footer">
-            <Button variant="secondary" onPress={() => audit.fetchNextPage()} isDisabled={audit.isFetchingNextPage}>
-              {audit.isFetchingNextPage ? 'Loading…' : 'Load more'}
-            </Button>
-          </div>
-        ) : null}
+        {rows.length > 0 ? <LoadMore query={audit} noun={ENTRIES} /> : null}
       </div>
     </section>
   );

@@ -5,6 +5,8 @@ import { Button } from '../../components/ui/button.js';
 import { DeliveryDetailDialog } from './delivery-detail.js';
 import { type Endpoint, formatDateTime, useDeliveries, useReplay } from './webhooks-api.js';
 
+const ATTEMPTS = ['attempt', 'attempts'] as const;
+
 export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
   const filterId = useId();
   const [status, setStatus] = useState('');
@@ -122,7 +124,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
               ))}
             </tbody>
           </table>
-          <LoadMore query={log} />
+          <LoadMore query={log} noun={ATTEMPTS} />
         </div>
       ) : null}
     </section>

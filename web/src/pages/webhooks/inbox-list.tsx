@@ -5,6 +5,8 @@ import { useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
 import { type Endpoint, formatDateTime, useInbox, useReplay } from './webhooks-api.js';
 
+const EVENTS = ['event', 'events'] as const;
+
 export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
   const inbox = useInbox();
   const replay = useReplay();
@@ -89,7 +91,7 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
               })}
             </tbody>
           </table>
-          <LoadMore query={inbox} />
+          <LoadMore query={inbox} noun={EVENTS} />
         </div>
       ) : null}
     </section>
