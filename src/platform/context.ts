@@ -16,6 +16,11 @@ export interface RequestContext {
   log: FastifyBaseLogger;
   /** How the caller authenticated. */
   via: 'token' | 'session' | 'system';
+  /**
+   * The request's Idempotency-Key once claimed (platform/idempotency.ts): a create that reaches a
+   * provider derives the provider's own idempotency from it, so a retry never makes a second one there.
+   */
+  idempotencyKey?: string;
 }
 
 export function tierAtLeast(tier: Tier, required: Tier): boolean {

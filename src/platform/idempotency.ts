@@ -115,6 +115,7 @@ export function registerIdempotency(app: FastifyInstance): void {
     if (outcome.kind === 'claimed') {
       claims.set(request, claim);
       commitMarks.set(request.ctx, commitMark(claim));
+      request.ctx.idempotencyKey = key;
       return;
     }
     const existing = outcome.existing;

@@ -323,12 +323,19 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
     if (!body || typeof body !== 'object' || Array.isArray(body))
       return googleError(reply, 400, 'parseError', 'Parse Error');
     const calendarId = (request.params as { calendarId: string }).calendarId;
+    // A client may choose the event's id (base32hex, 5–1024 characters), which makes a repeated insert
+    // safe: the second one is 409 `duplicate`.
+    const chosen = (body as { id?: unknown }).id;
+    if (chosen !== undefined && (typeof chosen !== 'string' || !/^[a-v0-9]{5,1024}$/.test(chosen)))
+      return googleError(reply, 400, 'invalid', 'Invalid resource id value.');
     const result = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
       const calendar = calendarOf(account, calendarId);
       if (!calendar) return { status: 404 as const };
+      if (chosen && account.events.some((e) => e.id === chosen))
+        return { status: 409 as const, reason: 'duplicate', message: 'The requested identifier already exists.' };
       const now = new Date().toISOString();
       const event: EmuEvent = {
-        id: newEventId(),
+        id: (chosen as string | undefined) ?? newEventId(),
         calendarId: calendar.id,
         title: '',
         description: null,

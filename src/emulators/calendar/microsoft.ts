@@ -386,11 +386,19 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
     if (!body || typeof body !== 'object' || Array.isArray(body))
       return graphError(reply, 400, 'Empty Payload. JSON content expected.');
     const calendarId = (request.params as { calendarId: string }).calendarId;
+    // Graph's `transactionId`: a create repeated with the same one (a client's retry) gets the event the
+    // first one made, not a second event.
+    const transactionId = (body as { transactionId?: unknown }).transactionId;
+    if (transactionId !== undefined && typeof transactionId !== 'string')
+      return graphError(reply, 400, 'Invalid value for transactionId.');
     const result = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
       const calendar = account.calendars.find((c) => c.id === calendarId);
       if (!calendar) return { status: 404 as const };
+      const made = transactionId ? account.events.find((e) => e.transactionId === transactionId) : undefined;
+      if (made) return { status: 201 as const, event: made };
       const now = new Date().toISOString();
       const event: EmuEvent = {
+        ...(transactionId ? { transactionId } : {}),
         id: `AAMkAG${newEventId()}`,
         calendarId,
         title: '',

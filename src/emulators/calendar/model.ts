@@ -24,6 +24,8 @@ export interface Override {
 
 export interface EmuEvent {
   id: string;
+  /** Microsoft Graph's `transactionId`: a create repeated with it returns the event it made. */
+  transactionId?: string;
   calendarId: string;
   title: string;
   description: string | null;

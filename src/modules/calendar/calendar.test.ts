@@ -598,6 +598,58 @@ describe('provider failures', () => {
       await quick.close();
     }
   });
+
+  for (const provider of ['google', 'microsoft'] as const) {
+    it(`${provider}: a create retried with its Idempotency-Key after a timeout makes one event, not two`, async () => {
+      const quick = await createTestApp({ calendar: { ...t.config.calendar, timeoutMs: 300 } });
+      try {
+        const w = await createWorkspace(quick, { tier: 'advanced' });
+        const cal = await connectCalendar(quick, w.admin.token, provider);
+        // The provider makes the event but answers after we gave up.
+        await fetch(`${quick.baseUrl}/_emulators/${provider}/faults`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ operation: 'events.insert', delayMs: 600, times: 1 }),
+        });
+        const payload = {
+          calendar: cal.calendarId,
+          draft: { title: `Retried ${provider}`, start: '2026-11-24T18:00:00Z', end: '2026-11-24T18:30:00Z' },
+        };
+        const send = () =>
+          quick.request({
+            method: 'POST',
+            url: '/api/v1/calendar/events',
+            token: w.admin.token,
+            headers: { 'idempotency-key': `retry-${provider}` },
+            payload,
+          });
+        expect((await send()).statusCode).toBe(504);
+        await new Promise((resolve) => setTimeout(resolve, 900));
+        const retried = await send();
+        expect(retried.statusCode, retried.body).toBe(201);
+        const listed = await quick.request({
+          method: 'GET',
+          url: `/api/v1/calendar/events?${new URLSearchParams(WEEK)}`,
+          token: w.admin.token,
+        });
+        const mine = listed.json().items.filter((e: { title: string }) => e.title === `Retried ${provider}`);
+        expect(mine).toHaveLength(1);
+        expect(mine[0].id).toBe(retried.json().eventId);
+        // Another key is another create.
+        const other = await quick.request({
+          method: 'POST',
+          url: '/api/v1/calendar/events',
+          token: w.admin.token,
+          headers: { 'idempotency-key': `other-${provider}` },
+          payload,
+        });
+        expect(other.statusCode).toBe(201);
+        expect(other.json().eventId).not.toBe(retried.json().eventId);
+      } finally {
+        await quick.close();
+      }
+    });
+  }
 });
 
 describe('another workspace', () => {

@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import rrulePkg from 'rrule';
 import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
+import { sha256Hex } from '../../platform/crypto.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { listConnections } from '../../platform/oauth/index.js';
@@ -442,6 +443,11 @@ export async function createEvent(
     attendees: draft.attendees,
     recurrence: draft.recurrence?.length ? draft.recurrence : undefined,
     nativeConference: product === 'meet' || product === 'teams' ? true : undefined,
+    // With an Idempotency-Key, the provider makes the event once: a retry after a timeout (whose insert
+    // may have gone through) gets the event the first insert made instead of a second one.
+    clientKey: ctx.idempotencyKey
+      ? sha256Hex(`${ctx.workspaceId}|${ctx.userId}|${cal.id}|${ctx.idempotencyKey}`)
+      : undefined,
   };
   let created: ProviderEvent;
   try {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { linkUrl } from '../../../platform/http/url-guard.js';
-import { commonCode, type ErrorTable, isGone, providerCall } from './http.js';
+import { commonCode, type ErrorTable, isGone, ProviderError, providerCall } from './http.js';
 import { fieldMask } from './selection.js';
 import type { CalendarProvider, ProviderAttendee, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
 
@@ -233,19 +233,32 @@ export const googleCalendar: CalendarProvider = {
   },
 
   async insertEvent(session, calendarId, draft) {
-    const { body } = await providerCall(
-      'google',
-      session,
-      {
-        method: 'POST',
-        path: path(calendarId),
-        query: { conferenceDataVersion: 1 },
-        json: toGoogle(draft),
-        what: 'calendar',
-      },
-      googleErrors,
-    );
-    return fromGoogle(googleEvent.parse(body), draft.timeZone ?? 'UTC');
+    let answer: unknown;
+    try {
+      ({ body: answer } = await providerCall(
+        'google',
+        session,
+        {
+          method: 'POST',
+          path: path(calendarId),
+          query: { conferenceDataVersion: 1 },
+          json: { ...toGoogle(draft), ...(draft.clientKey ? { id: draft.clientKey } : {}) },
+          what: 'calendar',
+        },
+        googleErrors,
+      ));
+    } catch (err) {
+      // The id is ours and already taken: an earlier insert of this same create (a retry after a timeout)
+      // made the event. It is the answer.
+      if (!(draft.clientKey && err instanceof ProviderError && err.reason === 'provider_conflict')) throw err;
+      ({ body: answer } = await providerCall(
+        'google',
+        session,
+        { method: 'GET', path: path(calendarId, draft.clientKey) },
+        googleErrors,
+      ));
+    }
+    return fromGoogle(googleEvent.parse(answer), draft.timeZone ?? 'UTC');
   },
 
   async patchEvent(session, calendarId, eventId, draft) {

@@ -264,7 +264,8 @@ export const microsoftCalendar: CalendarProvider = {
         method: 'POST',
         path: `/me/calendars/${encodeURIComponent(calendarId)}/events`,
         headers: UTC_PREFERENCE,
-        json: toGraph(draft),
+        // A repeat with the same transactionId (a retry after a timeout) answers the event already made.
+        json: { ...toGraph(draft), ...(draft.clientKey ? { transactionId: draft.clientKey } : {}) },
         what: 'calendar',
       },
       graphErrors,

@@ -54,6 +54,12 @@ export interface ProviderDraft {
   recurrence?: string[] | null;
   /** Ask the provider for its own meeting (Meet on Google, Teams on Microsoft). */
   nativeConference?: boolean;
+  /**
+   * Inserts only: a stable key of this create (lowercase hex, 64 characters). The provider is asked to
+   * make the event once however often the insert is sent (Google: the event's `id`; Graph:
+   * `transactionId`); a repeat answers the event the first insert made.
+   */
+  clientKey?: string;
 }
 
 /** A call to the provider with the connection's token; `authorized` retries once on 401 after a refresh. */
