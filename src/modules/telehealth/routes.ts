@@ -9,8 +9,14 @@ import * as service from './service.js';
 const roomSchema = z.object({
   id: z.string(),
   eventId: z.string(),
-  status: z.enum(['pending', 'warm', 'live', 'ended']),
+  status: z
+    .enum(['pending', 'warm', 'live', 'ended', 'failed'])
+    .describe(
+      'pending: being made at the video provider (retried through outages until the visit no longer needs it); ' +
+        'failed: it could not be made by then (see failureReason)',
+    ),
   joinUrl: z.string().nullable(),
+  failureReason: z.string().nullable().describe("Why a failed room could not be made (the provider's last error)"),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
 });
@@ -25,7 +31,7 @@ export async function telehealthRoutes(fastify: FastifyInstance): Promise<void> 
     {
       schema: {
         tags,
-        summary: 'A video room: pending (being prepared), warm, live or ended',
+        summary: 'A video room: pending (being prepared), warm, live, ended, or failed (could not be made)',
         params: idParams,
         response: { 200: roomSchema, ...problemResponses },
       },
@@ -38,7 +44,9 @@ export async function telehealthRoutes(fastify: FastifyInstance): Promise<void> 
     {
       schema: {
         tags,
-        summary: 'Start the visit (emits meeting.started); 409 room_not_ready while the room is being prepared',
+        summary:
+          'Start the visit (emits meeting.started); 409 room_not_ready while the room is being prepared, ' +
+          '409 room_failed (with reason) when it could not be made',
         params: idParams,
         response: { 200: roomSchema, ...problemResponses },
       },

@@ -2,16 +2,16 @@
 // the pre-warm job makes it at the video emulator (retried after a failure, never failing the
 // calendar write), the event shows the join link, start and end emit meeting.started/ended.
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { stunBinding } from '../../platform/net/stun.js';
-import { upstreamStats } from '../../platform/upstream/index.js';
+import { resetBreakers, upstreamStats } from '../../platform/upstream/index.js';
 import { localStunUrl } from './index.js';
-import { prewarmRoomJob } from './service.js';
+import { prewarmRoomJob, requeueStalledRooms } from './service.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -20,6 +20,7 @@ let calendar: string;
 const prewarm = () => runDueJobs({ deps: t.app.atrium, log: t.app.log, jobs: [prewarmRoomJob] });
 const req = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
   t.request({ method, url: `/api/v1${url}`, token: ws.admin.token, payload: payload as Record<string, unknown> });
+const getStatus = async (roomId: string) => (await req('GET', `/telehealth/rooms/${roomId}`)).json().status;
 const listed = async (eventId: string) =>
   (await req('GET', '/calendar/events?timeMin=2026-12-14T00:00:00Z&timeMax=2026-12-21T00:00:00Z'))
     .json()
@@ -208,5 +209,132 @@ describe('telehealth rooms', () => {
     await expect(stunBinding(url, { timeoutMs: 500 })).rejects.toThrow(/No STUN answer/);
     await t.request({ method: 'DELETE', url: '/_emulators/video/faults' });
     expect((await stunBinding(url, { timeoutMs: 2_000 })).address).toBe('127.0.0.1');
+  });
+
+  describe('through a video-provider outage', () => {
+    const videoFaults = (fault?: Record<string, unknown>) =>
+      fetch(`${t.baseUrl}/_emulators/video/faults`, {
+        method: fault ? 'POST' : 'DELETE',
+        headers: fault ? { 'content-type': 'application/json' } : {},
+        body: fault ? JSON.stringify(fault) : undefined,
+      });
+    const sqlOn = (query: ReturnType<typeof sql>) => withSystem(t.app.atrium.db, (tx) => tx.execute(query));
+    const roomOf = async (eventId: string) => {
+      const [room] = await withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ id: string; status: string; failure_reason: string | null }>(
+          tx,
+          sql`SELECT id, status, failure_reason FROM telehealth_rooms WHERE workspace_id = ${ws.id} AND event_id = ${eventId}`,
+        ),
+      );
+      return room;
+    };
+    const jobsOf = (roomId: string) =>
+      withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ status: string; attempts: number }>(
+          tx,
+          sql`SELECT status, attempts FROM jobs WHERE type = 'telehealth.prewarm-room' AND payload->>'roomId' = ${roomId}
+               ORDER BY created_at`,
+        ),
+      );
+    const visit = async (title: string, day: number) => {
+      const made = await req('POST', '/calendar/events', {
+        calendar,
+        draft: {
+          title,
+          start: `2026-12-${day}T09:00:00Z`,
+          end: `2026-12-${day}T09:30:00Z`,
+          conference: 'meet',
+        },
+      });
+      expect(made.statusCode, made.body).toBe(201);
+      return made.json().eventId as string;
+    };
+    /** Makes the room's queued job due now, as if its backoff had passed (and `attempts` of them had failed). */
+    const due = (roomId: string, attempts?: number) =>
+      sqlOn(
+        sql`UPDATE jobs SET run_at = now(), attempts = coalesce(${attempts ?? null}::int, attempts)
+             WHERE type = 'telehealth.prewarm-room' AND status = 'queued' AND payload->>'roomId' = ${roomId}`,
+      );
+
+    afterEach(async () => {
+      await videoFaults();
+      resetBreakers();
+    });
+
+    it('keeps retrying past the old 10 attempts (~14 min) and makes the room once the provider is back', async () => {
+      await videoFaults({ operation: 'rooms.create', status: 503, times: 1000 });
+      const eventId = await visit('Outage visit', 21);
+      const room = await roomOf(eventId);
+      await prewarm();
+      // The tenth failure used to be the last: the job went dead and the room stayed pending for good.
+      await due(room.id, 9);
+      await prewarm();
+      expect(await jobsOf(room.id)).toEqual([{ status: 'queued', attempts: 10 }]);
+      expect((await roomOf(eventId)).status).toBe('pending');
+
+      await videoFaults();
+      resetBreakers();
+      await due(room.id);
+      await prewarm();
+      expect((await roomOf(eventId)).status).toBe('warm');
+      const events = (await req('GET', '/calendar/events?timeMin=2026-12-21T00:00:00Z&timeMax=2026-12-22T00:00:00Z'))
+        .json()
+        .items.filter((e: { id: string }) => e.id === eventId);
+      expect(events[0].telehealth).toMatchObject({ roomId: room.id, joinUrl: expect.stringContaining('/r/') });
+    });
+
+    it('a room the provider cannot make by the end of the visit is failed with the reason, and admins are told', async () => {
+      await videoFaults({ operation: 'rooms.create', status: 503, times: 1000 });
+      const eventId = await visit('Never made', 22);
+      const room = await roomOf(eventId);
+      await prewarm();
+      expect((await roomOf(eventId)).status).toBe('pending');
+      // The visit is over (asked for more than a week ago, with no end given): the next failure is the last.
+      await sqlOn(sql`UPDATE telehealth_rooms SET created_at = now() - interval '8 days' WHERE id = ${room.id}`);
+      await due(room.id);
+      await prewarm();
+      expect(await jobsOf(room.id)).toEqual([{ status: 'dead', attempts: 2 }]);
+      const got = await req('GET', `/telehealth/rooms/${room.id}`);
+      expect(got.json()).toMatchObject({ id: room.id, status: 'failed', joinUrl: null });
+      expect(got.json().failureReason).toMatch(/video provider could not create a room/);
+      const start = await req('POST', `/telehealth/rooms/${room.id}/start`);
+      expect([start.statusCode, start.json().code]).toEqual([409, 'room_failed']);
+      expect(start.json().reason).toBe(got.json().failureReason);
+      const inbox = await withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ kind: string; event_id: string; last_error: string }>(
+          tx,
+          sql`SELECT kind, event_id, last_error FROM inbox_items WHERE workspace_id = ${ws.id} AND kind = 'telehealth.room_failed'`,
+        ),
+      );
+      expect(inbox).toEqual([
+        { kind: 'telehealth.room_failed', event_id: eventId, last_error: expect.stringContaining(room.id) },
+      ]);
+      // The sweep leaves a failed room alone; cancelling the visit still ends it.
+      expect(await requeueStalledRooms(t.app.atrium)).toBe(0);
+      const cancel = await t.request({
+        method: 'DELETE',
+        url: `/api/v1/calendar/events?event=${encodeURIComponent(eventId)}`,
+        token: ws.admin.token,
+      });
+      expect(cancel.statusCode, cancel.body).toBe(200);
+      expect((await roomOf(eventId)).status).toBe('ended');
+    });
+
+    it('the sweep gives a pending room whose job died (or vanished) a new one', async () => {
+      await videoFaults({ operation: 'rooms.create', status: 503, times: 1000 });
+      const dead = await roomOf(await visit('Died before the fix', 23));
+      const lost = await roomOf(await visit('Job lost', 24));
+      await prewarm();
+      // As the old 10-attempt job left them: dead with the room pending, or no job at all.
+      await sqlOn(sql`UPDATE jobs SET status = 'dead' WHERE payload->>'roomId' = ${dead.id}`);
+      await sqlOn(sql`DELETE FROM jobs WHERE payload->>'roomId' = ${lost.id}`);
+      await videoFaults();
+      resetBreakers();
+      expect(await requeueStalledRooms(t.app.atrium)).toBe(2);
+      // A second sweep adds nothing while those jobs are queued.
+      expect(await requeueStalledRooms(t.app.atrium)).toBe(0);
+      await prewarm();
+      expect([await getStatus(dead.id), await getStatus(lost.id)]).toEqual(['warm', 'warm']);
+    });
   });
 });
