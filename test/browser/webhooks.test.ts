@@ -67,7 +67,12 @@ describe('Admin → Webhooks page', () => {
     const row = page.getByTestId('endpoint-row').filter({ hasText: receiver.url });
     await row.waitFor();
     expect(await row.getByTestId('endpoint-state').textContent()).toBe('Enabled');
-    await page.getByRole('button', { name: 'I have stored it' }).click();
+    // A button of the kit like every other action on the page, not an icon-button style.
+    const stored = page.getByRole('button', { name: 'I have stored it' });
+    expect((await stored.getAttribute('class'))?.split(' ')).toEqual(
+      expect.arrayContaining(['button', 'button-secondary']),
+    );
+    await stored.click();
     expect(await page.getByTestId('endpoint-secret').count()).toBe(0);
 
     // An event; the receiver answers 500, so both attempts fail and the event is dead-lettered.

@@ -1,5 +1,6 @@
 /** A secret shown exactly once, with a copy button. */
 import { useState } from 'react';
+import { Button } from '../../components/ui/button.js';
 
 export function SecretReveal({ title, secret, onDismiss }: { title: string; secret: string; onDismiss: () => void }) {
   const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
@@ -24,9 +25,11 @@ export function SecretReveal({ title, secret, onDismiss }: { title: string; secr
         </button>
       </div>
       {copied === 'failed' ? <p className="field-error">Copying failed; select the text and copy it by hand.</p> : null}
-      <button type="button" className="button-link" onClick={onDismiss}>
-        I have stored it
-      </button>
+      <div className="form-actions">
+        <Button variant="secondary" onPress={onDismiss} data-testid="secret-stored">
+          I have stored it
+        </Button>
+      </div>
     </div>
   );
 }
