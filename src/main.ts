@@ -71,10 +71,19 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const force = setTimeout(() => {
+      app.log.error({ signal }, 'shutdown took over 15 s; exiting');
+      process.exit(1);
+    }, 15_000);
     force.unref();
-    await app.close(); // stops accepting, lets in-flight requests finish
-    await background.stop();
+    const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+    // Workers stop claiming at once; the jobs already running finish while the server still answers (with
+    // emulators on, their providers are this server). One that outlasts the budget is left to its lease:
+    // another instance, or this one restarted, runs it again.
+    const jobsStopped = background.stop();
+    await Promise.race([jobsStopped, wait(8_000)]);
+    await app.close(); // stops accepting, lets in-flight requests finish, ends event streams
+    await Promise.race([jobsStopped, wait(2_000)]);
     await database.close();
     process.exit(0);
   };
