@@ -416,10 +416,33 @@ describe('Calendar page', () => {
       return day.events.find((e) => e.title === 'Team call')?.end;
     });
     expect(agenda && teamCallEnd && Date.parse(agenda)).toBe(Date.parse(teamCallEnd ?? ''));
+    // From the keyboard: Add task stays focusable while it works (a second Enter adds nothing), then the
+    // focus is back in the emptied field for the next task and the result is read out politely.
+    let taskPosts = 0;
+    await page.route('**/api/v1/tasks', async (route) => {
+      if (route.request().method() === 'POST') {
+        taskPosts += 1;
+        await new Promise((r) => setTimeout(r, 800));
+      }
+      await route.continue();
+    });
     await page.getByTestId('task-title').fill('Call the lab');
-    await page.getByTestId('task-add').click();
+    await page.getByTestId('task-add').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('task-add').getAttribute('aria-disabled')).toBe('true');
+    expect((await focused()).testId).toBe('task-add');
+    await page.keyboard.press('Enter');
     await sidebar.getByText('Call the lab').waitFor();
+    await expect.poll(async () => (await focused()).testId, { timeout: 5000 }).toBe('task-title');
+    expect(await page.getByTestId('task-title').inputValue()).toBe('');
+    expect(await sidebar.getByRole('status').textContent()).toBe('Task added.');
+    await page.unroute('**/api/v1/tasks');
+    expect(taskPosts).toBe(1);
     await expect.poll(() => page.getByTestId('task').count()).toBe(2);
+    // An empty task is refused where it is typed: the field is marked and described by the message.
+    await page.keyboard.press('Enter');
+    expect(await page.getByTestId('task-title').getAttribute('aria-invalid')).toBe('true');
+    expect((await focused()).testId).toBe('task-title');
     await sidebar.getByText('Call the lab').click();
     await page.reload();
     await sidebar.getByText('Call the lab').waitFor();
@@ -461,7 +484,7 @@ describe('Calendar page', () => {
     await chip('Follow-up in April').waitFor();
   });
 
-  it('event dialog: a missing title marks the field and takes the focus there', async () => {
+  it('event dialog: a missing title marks the field and takes the focus there; Create keeps the focus while saving', async () => {
     await page.goto(WEEK);
     await page.getByTestId('new-event').click();
     await page.getByTestId('event-dialog').waitFor();
@@ -475,8 +498,30 @@ describe('Calendar page', () => {
     expect(await title.getAttribute('aria-invalid')).toBe('true');
     expect(await title.getAttribute('aria-describedby')).toBe(await error.getAttribute('id'));
 
-    await page.keyboard.press('Escape');
+    // Fixed and created from the keyboard: the button is pending, not disabled, so the focus stays on it.
+    await title.fill('Keyboard booking');
+    await page.getByTestId('event-date').fill('2026-12-10');
+    await page.getByTestId('event-start').fill('16:00');
+    await page.getByTestId('event-end').fill('16:30');
+    let posts = 0;
+    await page.route('**/api/v1/calendar/events', async (route) => {
+      if (route.request().method() === 'POST') {
+        posts += 1;
+        await new Promise((r) => setTimeout(r, 800));
+      }
+      await route.continue();
+    });
+    await page.getByTestId('event-save').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('event-save').getAttribute('aria-disabled')).toBe('true');
+    expect((await focused()).testId).toBe('event-save');
+    await page.keyboard.press('Enter');
     await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await page.unroute('**/api/v1/calendar/events');
+    expect(posts).toBe(1);
+    await chip('Keyboard booking').waitFor();
+    // Back on the button that opened the dialog.
+    await expect.poll(async () => (await focused()).testId, { timeout: 5000 }).toBe('new-event');
   });
 
   it('moving the start in the dialog keeps the length of the visit', async () => {

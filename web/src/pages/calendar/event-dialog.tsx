@@ -204,6 +204,8 @@ export function EventDialog({
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    // A second press while the first is on its way changes nothing (the button stays focusable meanwhile).
+    if (pending) return;
     setProblem(null);
     const start = allDay ? fromInputs(date, '00:00') : fromInputs(date, startTime);
     const end = allDay ? fromInputs(date, '00:00') : fromInputs(date, endTime);
@@ -564,8 +566,7 @@ export function EventDialog({
           {editing && !readOnlyFrom ? (
             <Button
               variant="danger"
-              onPress={() => setConfirmDelete(true)}
-              isDisabled={pending}
+              onPress={() => (pending ? undefined : setConfirmDelete(true))}
               data-testid="event-delete"
             >
               Delete
@@ -574,7 +575,8 @@ export function EventDialog({
           <Button variant="secondary" onPress={onClose}>
             Cancel
           </Button>
-          <Button type="submit" isDisabled={pending || Boolean(readOnlyFrom)} data-testid="event-save">
+          {/* Pending, not disabled: a disabled button would drop the focus to the page while it saves. */}
+          <Button type="submit" isPending={pending} isDisabled={Boolean(readOnlyFrom)} data-testid="event-save">
             {pending ? 'Saving…' : editing ? 'Save' : 'Create'}
           </Button>
         </div>

@@ -1,5 +1,5 @@
 /** The day view's sidebar: that day's tasks (tick to complete) and a way to add one, for an event or the day. */
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { Check } from '../../components/ui/form.js';
@@ -14,7 +14,11 @@ const formatDueDay = (iso: string) =>
 export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[]; events: CalendarEvent[] }) {
   const titleId = useId();
   const eventId = useId();
+  const problemId = useId();
+  const titleRef = useRef<HTMLInputElement>(null);
   const [title, setTitle] = useState('');
+  // Read out politely once a task is in the list (the button stays where it is, the field empties).
+  const [said, setSaid] = useState('');
   const [forEvent, setForEvent] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const create = useCreateTask();
@@ -33,7 +37,13 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
 
   const add = (e: FormEvent) => {
     e.preventDefault();
-    if (!title.trim()) return setProblem('Say what needs doing.');
+    // A second press while the first is on its way adds nothing (the button stays focusable meanwhile).
+    if (create.isPending) return;
+    setSaid('');
+    if (!title.trim()) {
+      setProblem('Say what needs doing.');
+      return titleRef.current?.focus();
+    }
     setProblem(null);
     // A task for the day (or an all-day event) is due at the end of the working day; one for a timed
     // event, when the event ends: an unfinished one is carried to Today, overdue, once its visit has passed.
@@ -48,6 +58,9 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
         onSuccess: () => {
           setTitle('');
           setForEvent('');
+          setSaid('Task added.');
+          // Ready for the next one: typing goes straight into the emptied field.
+          titleRef.current?.focus();
         },
         onError: (error) => setProblem(describeError(error)),
       },
@@ -79,7 +92,10 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
           <label htmlFor={titleId}>New task</label>
           <input
             id={titleId}
+            ref={titleRef}
             value={title}
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? problemId : undefined}
             onChange={(e) => setTitle(e.target.value)}
             maxLength={500}
             data-testid="task-title"
@@ -97,13 +113,17 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
           </select>
         </div>
         {problem ? (
-          <p className="field-error" role="alert">
+          <p className="field-error" role="alert" id={problemId}>
             {problem}
           </p>
         ) : null}
-        <Button type="submit" size="small" isDisabled={create.isPending} data-testid="task-add">
+        {/* Pending, not disabled: a disabled button would drop the focus to the page while it works. */}
+        <Button type="submit" size="small" isPending={create.isPending} data-testid="task-add">
           Add task
         </Button>
+        <p className="visually-hidden" role="status" data-testid="task-status">
+          {said}
+        </p>
       </form>
     </section>
   );
