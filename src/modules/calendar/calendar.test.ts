@@ -545,6 +545,18 @@ describe('provider failures', () => {
   it('an expired token is refreshed by itself; a refused refresh marks the connection reauth_required', async () => {
     const mine = await createWorkspace(t, { tier: 'advanced' });
     const cal = await connectCalendar(t, mine.admin.token, 'google', `r-${mine.id}@google.example`);
+    // A token endpoint that fails (not a refusal) is the provider being unavailable: a write-result code,
+    // and the connection stays active.
+    await emulator('google', '/expire-tokens', {});
+    await emulator('google', '/faults', { operation: 'token', status: 500 });
+    const down = await create(
+      cal.calendarId,
+      { title: 'x', start: '2026-11-24T18:00:00Z', end: '2026-11-24T18:30:00Z' },
+      mine.admin.token,
+    );
+    expect(down.statusCode, down.body).toBe(502);
+    expect(down.json().code).toBe('provider_unavailable');
+    await emulator('google', '/faults');
     await emulator('google', '/expire-tokens', {});
     const ok = await list(mine.admin.token);
     expect(ok.statusCode).toBe(200);

@@ -128,8 +128,24 @@ export async function providerCall(
       throw transportError(provider, err);
     }
   };
-  let res = await send(await session.token());
-  if (res.status === 401) res = await send(await session.refreshedToken());
+  // A token endpoint that fails (not a refused grant: that is reauth_required) is the provider failing.
+  const tokenOf = async (get: () => Promise<string>) => {
+    try {
+      return await get();
+    } catch (err) {
+      if (err instanceof UpstreamError) throw transportError(provider, err);
+      if (err instanceof AppError && err.code === 'upstream_timeout') throw providerError(provider, 'provider_timeout');
+      if (err instanceof AppError && (err.code === 'upstream_failed' || err.code === 'unavailable'))
+        throw providerError(
+          provider,
+          'provider_unavailable',
+          err.code === 'unavailable' ? { 'retry-after': '30' } : {},
+        );
+      throw err;
+    }
+  };
+  let res = await send(await tokenOf(session.token));
+  if (res.status === 401) res = await send(await tokenOf(session.refreshedToken));
   const body = parseBody(res);
   if (res.status < 400) return { status: res.status, body };
   const code = res.status === 401 ? 'reauth_required' : table(res.status, body, call.what ?? 'event');
