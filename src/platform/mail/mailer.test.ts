@@ -2,10 +2,17 @@ import { sql } from 'drizzle-orm';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { waitForMail } from '../../../test/helpers/factories.js';
+import { createWorkspace, waitForMail } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem } from '../db/tenant.js';
+import { backoffMs } from '../jobs/jobs.js';
 import { runDueJobs } from '../jobs/runner.js';
-import { enqueueMail, sendMailJob } from './mailer.js';
+import {
+  enqueueMail,
+  MAIL_BACKOFF,
+  type MailDeadLetterInbox,
+  registerMailDeadLetterInbox,
+  sendMailJob,
+} from './mailer.js';
 
 let t: TestApp;
 
@@ -104,5 +111,51 @@ describe('outgoing mail', () => {
     );
     await sendDueMail();
     expect(await waitForMail(t, 'retry@example.test')).toHaveLength(1);
+  });
+
+  it('is retried for 3 days (an outage of hours loses nothing), at most 30 minutes apart', () => {
+    const waits = Array.from({ length: sendMailJob.maxAttempts - 1 }, (_, i) => backoffMs(sendMailJob.backoff, i + 1));
+    const hours = waits.reduce((a, b) => a + b, 0) / 3_600_000;
+    // The last attempt starts just before 72 h; it used to be the tenth, 85 minutes in.
+    expect(hours).toBeGreaterThan(71);
+    expect(hours).toBeLessThanOrEqual(72);
+    expect(Math.max(...waits)).toBe(MAIL_BACKOFF.maxMs);
+  });
+
+  it('a mail given up is dead-lettered to its workspace inbox, naming the job but not the subject', async () => {
+    const notices: Parameters<MailDeadLetterInbox>[] = [];
+    registerMailDeadLetterInbox(async (...args) => void notices.push(args));
+    try {
+      const ws = await createWorkspace(t, { tier: 'advanced' });
+      const jobId = await withSystem(t.database.db, (tx) =>
+        enqueueMail(tx, ws.id, { to: ['gone@example.test', 'also@example.test'], subject: 'Mrs Smith', text: 'x' }),
+      );
+      await fetch(`${t.baseUrl}/_emulators/mail/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ operation: 'send', status: 503, times: 10 }),
+      });
+      // The last attempt of the window.
+      await withSystem(t.database.db, (tx) =>
+        tx.execute(sql`UPDATE jobs SET attempts = max_attempts - 1 WHERE id = ${jobId}`),
+      );
+      await sendDueMail();
+      const [row] = await withSystem(t.database.db, (tx) =>
+        queryRows<{ status: string }>(tx, sql`SELECT status FROM jobs WHERE id = ${jobId}`),
+      );
+      expect(row.status).toBe('dead');
+      expect(notices).toHaveLength(1);
+      const [, workspaceId, notice] = notices[0];
+      expect(workspaceId).toBe(ws.id);
+      expect(notice).toMatchObject({ kind: 'mail.undeliverable', eventType: 'mail.send' });
+      expect(notice.message).toContain(jobId);
+      expect(notice.message).toContain('2 recipients');
+      expect(notice.message).toContain('503');
+      expect(notice.message).not.toContain('Smith');
+      expect(notice.message).not.toContain('gone@example.test');
+    } finally {
+      registerMailDeadLetterInbox(undefined);
+      await fetch(`${t.baseUrl}/_emulators/mail/faults`, { method: 'DELETE' });
+    }
   });
 });

@@ -2,7 +2,7 @@ import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { z } from 'zod';
 import type { Tx } from '../db/client.js';
-import { defineJob, enqueueJob } from '../jobs/jobs.js';
+import { backoffMs, type DeadJob, defineJob, enqueueJob } from '../jobs/jobs.js';
 import type { AppDeps } from '../types.js';
 
 export interface MailAttachment {
@@ -40,7 +40,8 @@ const mailSchema = z.object({
 
 /**
  * Queues mail in the caller's transaction (a `mail.send` job). The job worker sends it after commit, so a rolled-back
- * change never mails anyone and a committed one always does (retried until the server accepts).
+ * change never mails anyone and a committed one always does (retried for 3 days until the server accepts, then
+ * dead-lettered to the workspace's inbox).
  */
 export async function enqueueMail(tx: Tx, workspaceId: string | null, mail: OutgoingMail): Promise<string | null> {
   const to = [...new Set(mail.to.map((t) => t.trim()).filter(Boolean))];
@@ -89,19 +90,68 @@ export function mailTransportFor(deps: Pick<AppDeps, 'config' | 'selfUrl'>): Mai
 }
 const transports = new WeakMap<object, MailTransport>();
 
+/** Retry spacing of queued mail: 10 s doubling to at most 30 minutes, as mail servers space theirs. */
+export const MAIL_BACKOFF = { baseMs: 10_000, maxMs: 30 * 60_000 };
+/** How long a queued mail is retried before it is given up (Postfix keeps 5 days; a reset link outlives nothing). */
+export const MAIL_RETRY_WINDOW_MS = 3 * 24 * 60 * 60_000;
+
+/** The attempts whose start falls within the retry window. */
+function attemptsWithin(windowMs: number): number {
+  let attempts = 1;
+  let waited = 0;
+  while (waited + backoffMs(MAIL_BACKOFF, attempts) <= windowMs) waited += backoffMs(MAIL_BACKOFF, attempts++);
+  return attempts;
+}
+
 /**
- * Sends one queued mail (a job of platform/jobs: claimed with SKIP LOCKED, retried with backoff,
- * dead after 10 attempts). The job worker runs it only where a transport exists.
+ * Where mail that could not be delivered is reported: the workspace's inbox. Platform code imports no module,
+ * so the module that owns the inbox registers it (its `postInboxNotice` fits).
+ */
+export type MailDeadLetterInbox = (
+  tx: Tx,
+  workspaceId: string,
+  notice: { kind: string; eventType: string; message: string },
+) => Promise<void>;
+let deadLetterInbox: MailDeadLetterInbox | undefined;
+
+/** Registers where undeliverable mail of a workspace is reported (undefined: nowhere, tests). */
+export function registerMailDeadLetterInbox(inbox: MailDeadLetterInbox | undefined): void {
+  deadLetterInbox = inbox;
+}
+
+/**
+ * A mail given up after the retry window: a notice in its workspace's inbox, in the transaction that marks the
+ * job dead (a platform mail, e.g. a password reset, has no workspace: the worker's error log and the dead job
+ * row, kept 30 days with the message, are its record). The notice names no subject or address (they may name
+ * a patient), only the job, its recipients' count and the last error.
+ */
+async function deadLetterMail(tx: Tx, dead: DeadJob): Promise<void> {
+  if (!dead.workspaceId || !deadLetterInbox) return;
+  const parsed = mailSchema.safeParse(dead.payload);
+  const recipients = parsed.success ? parsed.data.to.length : 0;
+  await deadLetterInbox(tx, dead.workspaceId, {
+    kind: 'mail.undeliverable',
+    eventType: 'mail.send',
+    message:
+      `A mail to ${recipients} recipient${recipients === 1 ? '' : 's'} (job ${dead.id}) could not be delivered ` +
+      `after ${dead.attempts} attempts: ${dead.error.slice(0, 300)}`,
+  });
+}
+
+/**
+ * Sends one queued mail (a job of platform/jobs: claimed with SKIP LOCKED, retried with backoff for 3 days,
+ * then dead-lettered). The job worker runs it only where a transport exists.
  */
 export const sendMailJob = defineJob({
   type: 'mail.send',
   schema: mailSchema,
-  maxAttempts: 10,
-  backoff: { baseMs: 10_000, maxMs: 60 * 60_000 },
+  maxAttempts: attemptsWithin(MAIL_RETRY_WINDOW_MS),
+  backoff: MAIL_BACKOFF,
   leaseMs: 2 * 60_000,
   async handler(ctx, mail) {
     const transport = mailTransportFor(ctx.deps);
     if (!transport) throw new Error('No SMTP_URL and emulators are off: no way to send mail');
     await transport.send(ctx.deps.config.mailFrom, mail);
   },
+  onDead: deadLetterMail,
 });
