@@ -10,6 +10,7 @@ import {
   enqueueMail,
   MAIL_BACKOFF,
   type MailDeadLetterInbox,
+  messageIdFor,
   registerMailDeadLetterInbox,
   sendMailJob,
 } from './mailer.js';
@@ -157,5 +158,30 @@ describe('outgoing mail', () => {
       registerMailDeadLetterInbox(undefined);
       await fetch(`${t.baseUrl}/_emulators/mail/faults`, { method: 'DELETE' });
     }
+  });
+
+  it('every attempt of a queued mail carries one Message-ID, made from its job id', async () => {
+    expect(messageIdFor('job_1', 'Atrium <no-reply@atrium.example>')).toBe('<job_1@atrium.example>');
+    expect(messageIdFor('job_1', 'no-reply@atrium.example')).toBe('<job_1@atrium.example>');
+    expect(messageIdFor('job_1', 'Atrium')).toBe('<job_1@atrium.invalid>');
+    const jobId = await withSystem(t.database.db, (tx) =>
+      enqueueMail(tx, null, { to: ['twice@example.test'], subject: 'Invitation', text: 'x' }),
+    );
+    await sendDueMail();
+    // As when the server took the message but the answer timed out: the job runs again and sends it again.
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE jobs SET status = 'queued', run_at = now() WHERE id = ${jobId}`),
+    );
+    await sendDueMail();
+    expect(await waitForMail(t, 'twice@example.test', 2)).toHaveLength(2);
+    const sent = await withSystem(t.database.db, (tx) =>
+      queryRows<{ raw: string }>(
+        tx,
+        sql`SELECT raw FROM emulator_mail WHERE "to" @> ${JSON.stringify(['twice@example.test'])}::jsonb`,
+      ),
+    );
+    const ids = sent.map((m) => /^Message-ID: (.*)$/im.exec(m.raw)?.[1].trim());
+    const domain = t.app.atrium.config.mailFrom.split('@').pop()?.replace('>', '').trim();
+    expect(ids).toEqual([`<${jobId}@${domain}>`, `<${jobId}@${domain}>`]);
   });
 });

@@ -26,7 +26,18 @@ export interface OutgoingMail {
 }
 
 export interface MailTransport {
-  send(from: string, mail: OutgoingMail): Promise<void>;
+  /** `messageId` (with its angle brackets): the same on every attempt of one queued mail. */
+  send(from: string, mail: OutgoingMail, options?: { messageId?: string }): Promise<void>;
+}
+
+/**
+ * A queued mail's Message-ID, from its job id and the sender's domain: every attempt sends the same one, so a
+ * receiver (or relay) that already has a message (an attempt that timed out after delivery) can drop the copy
+ * (RFC 5322 §3.6.4: one Message-ID per message, not per transmission).
+ */
+export function messageIdFor(jobId: string, from: string): string {
+  const domain = /@([^\s<>@]+)>?\s*$/.exec(from)?.[1] ?? 'atrium.invalid';
+  return `<${jobId}@${domain}>`;
 }
 
 const mailSchema = z.object({
@@ -53,8 +64,8 @@ export async function enqueueMail(tx: Tx, workspaceId: string | null, mail: Outg
 export function smtpTransport(url: string): MailTransport {
   const transporter = nodemailer.createTransport(url);
   return {
-    async send(from, mail) {
-      await transporter.sendMail({ from, ...mail });
+    async send(from, mail, options) {
+      await transporter.sendMail({ from, ...mail, messageId: options?.messageId });
     },
   };
 }
@@ -62,8 +73,8 @@ export function smtpTransport(url: string): MailTransport {
 /** Builds the real RFC 5322 message and hands it to the mail emulator over HTTP (no SMTP configured). */
 export function emulatorTransport(baseUrl: () => string): MailTransport {
   return {
-    async send(from, mail) {
-      const raw = await new MailComposer({ from, ...mail }).compile().build();
+    async send(from, mail, options) {
+      const raw = await new MailComposer({ from, ...mail, messageId: options?.messageId }).compile().build();
       const res = await fetch(`${baseUrl()}/_emulators/mail/messages`, {
         method: 'POST',
         headers: { 'content-type': 'message/rfc822' },
@@ -151,7 +162,8 @@ export const sendMailJob = defineJob({
   async handler(ctx, mail) {
     const transport = mailTransportFor(ctx.deps);
     if (!transport) throw new Error('No SMTP_URL and emulators are off: no way to send mail');
-    await transport.send(ctx.deps.config.mailFrom, mail);
+    const from = ctx.deps.config.mailFrom;
+    await transport.send(from, mail, { messageId: messageIdFor(ctx.jobId, from) });
   },
   onDead: deadLetterMail,
 });
