@@ -1,8 +1,9 @@
 import { registerEventFanout } from '../../platform/events/events.js';
+import { registerMailDeadLetterInbox } from '../../platform/mail/mailer.js';
 import { defineModule } from '../../platform/module.js';
 import { startWebhookWorker } from './jobs/delivery-worker.js';
 import { webhookRoutes } from './routes.js';
-import { fanOutToWebhooks, secretKeys } from './service.js';
+import { fanOutToWebhooks, postInboxNotice, secretKeys } from './service.js';
 import * as tables from './tables.js';
 
 export const webhooksModule = defineModule({
@@ -14,7 +15,11 @@ export const webhooksModule = defineModule({
   routes: webhookRoutes,
   tables,
   // Delivery rows are written by the outbox in the publishing transaction (contract §7.2).
-  init: () => registerEventFanout(fanOutToWebhooks),
+  init: () => {
+    registerEventFanout(fanOutToWebhooks);
+    // Mail given up after its retry window is reported in the workspace's inbox, beside dead webhooks.
+    registerMailDeadLetterInbox(postInboxNotice);
+  },
   jobs: [
     {
       name: 'webhooks.delivery',
