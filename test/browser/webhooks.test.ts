@@ -57,9 +57,14 @@ describe('Admin → Webhooks page', () => {
 
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/atrium`);
     await page.getByLabel('Description').fill('Billing system');
-    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    // From the keyboard: the secret, once shown, has the focus (on Copy); dismissed, the focus goes back.
+    await page.getByRole('button', { name: 'Add endpoint' }).focus();
+    await page.keyboard.press('Enter');
     const secret = (await page.getByTestId('endpoint-secret').textContent())?.trim() ?? '';
     expect(secret).toMatch(/^whsec_/);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('copy-secret');
     await page.getByTestId('copy-secret').click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
@@ -72,8 +77,10 @@ describe('Admin → Webhooks page', () => {
     expect((await stored.getAttribute('class'))?.split(' ')).toEqual(
       expect.arrayContaining(['button', 'button-secondary']),
     );
-    await stored.click();
+    await stored.focus();
+    await page.keyboard.press('Enter');
     expect(await page.getByTestId('endpoint-secret').count()).toBe(0);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Add endpoint');
 
     // An event; the receiver answers 500, so both attempts fail and the event is dead-lettered.
     expect(await createPatient(page)).toBe(201);

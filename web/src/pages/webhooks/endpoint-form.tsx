@@ -119,7 +119,8 @@ export function EndpointForm({ onCreated }: { onCreated: (endpoint: CreatedEndpo
         </p>
       ) : null}
       <div className="form-actions">
-        <Button type="submit" isDisabled={create.isPending}>
+        {/* Pending, not disabled, while it adds: a disabled button would drop the keyboard focus to the page. */}
+        <Button type="submit" isPending={create.isPending}>
           {create.isPending ? 'Adding…' : 'Add endpoint'}
         </Button>
       </div>

@@ -146,7 +146,7 @@ function EndpointTable({
                   <Button
                     variant="secondary"
                     size="small"
-                    isDisabled={sendTest.isPending}
+                    isPending={sendTest.isPending && sendTest.variables === e.id}
                     data-testid="send-test"
                     onPress={() =>
                       sendTest.mutate(e.id, {
@@ -166,7 +166,7 @@ function EndpointTable({
                   <Button
                     variant="secondary"
                     size="small"
-                    isDisabled={update.isPending}
+                    isPending={update.isPending && update.variables?.id === e.id}
                     onPress={() => update.mutate({ id: e.id, enabled: !e.enabled })}
                   >
                     {e.enabled ? 'Disable' : 'Enable'}
@@ -174,7 +174,7 @@ function EndpointTable({
                   <Button
                     variant="secondary"
                     size="small"
-                    isDisabled={rotate.isPending}
+                    isPending={rotate.isPending && rotate.variables === e.id}
                     onPress={() =>
                       rotate.mutate(e.id, {
                         onSuccess: (r) =>
