@@ -477,8 +477,14 @@ export async function createEvent(
       await saveAppointment(tx, row);
       await notifyGuests(tx, ctx.workspaceId, event, cal.accountEmail, 'created');
       // A visit with video gets a telehealth room, prepared in the background (never blocks this write).
-      // A series' room is standing: every occurrence meets in it.
-      if (product) await requestRoom(tx, ctx.workspaceId, event.id, { standing: Boolean(draft.recurrence?.length) });
+      // A series' room is standing: every occurrence meets in it. A single visit's room is retried through an
+      // outage until the visit ends (a series' for the room's default window).
+      const standing = Boolean(draft.recurrence?.length);
+      if (product)
+        await requestRoom(tx, ctx.workspaceId, event.id, {
+          standing,
+          until: standing ? undefined : row.endAt,
+        });
       if (draft.patientId) {
         await emitAppointment(tx, ctx.workspaceId, 'appointment.created', {
           eventId: event.id,

@@ -289,8 +289,16 @@ describe('telehealth rooms', () => {
       const room = await roomOf(eventId);
       await prewarm();
       expect((await roomOf(eventId)).status).toBe('pending');
-      // The visit is over (asked for more than a week ago, with no end given): the next failure is the last.
-      await sqlOn(sql`UPDATE telehealth_rooms SET created_at = now() - interval '8 days' WHERE id = ${room.id}`);
+      // A single visit's room is needed until the visit ends.
+      const [needed] = await withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ until: string }>(
+          tx,
+          sql`SELECT to_char(needed_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS until FROM telehealth_rooms WHERE id = ${room.id}`,
+        ),
+      );
+      expect(needed.until).toBe('2026-12-22T09:30');
+      // The visit is over: the next failure is the last.
+      await sqlOn(sql`UPDATE telehealth_rooms SET needed_until = now() - interval '1 minute' WHERE id = ${room.id}`);
       await due(room.id);
       await prewarm();
       expect(await jobsOf(room.id)).toEqual([{ status: 'dead', attempts: 2 }]);
