@@ -186,7 +186,13 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
       config: admin,
       schema: {
         tags: ['inbox'],
-        summary: 'The workspace inbox: dead-lettered webhook events, newest first',
+        summary: 'The workspace inbox: what the platform gave up on, newest first',
+        description:
+          'Admins. Each item has a `kind`: `webhook.dead_lettered` (a delivery that failed every retry: endpointId, eventId, ' +
+          'lastStatus), `mail.undeliverable` (a mail the relay refused for 3 days: the job, the recipient count and ' +
+          'the last error, never the subject or addresses), `telehealth.room_failed` (a video room the provider could ' +
+          'not make before the visit ended: eventId, the reason), `health.incident_opened` / `health.incident_resolved`. ' +
+          '`lastError` holds the words.',
         querystring: pageQuery,
         response: { 200: listOf(inboxItemSchema), ...problemResponses },
       },
