@@ -548,6 +548,7 @@ export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: In
     user ??= await repo.ensureUser(tx, { id: newId('usr'), email: input.email, name: input.name, passwordHash: null });
     const userId = user.id;
     await repo.deletePendingInvitations(tx, ctx.workspaceId, userId);
+    const invitationExpires = new Date(Date.now() + INVITATION_TTL_MS);
     await repo.insertInvitation(tx, {
       workspaceId: ctx.workspaceId,
       id: newId('inv'),
@@ -558,7 +559,7 @@ export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: In
       isProvider: input.isProvider ?? false,
       tokenHash: sha256Hex(token),
       invitedBy: ctx.userId,
-      expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+      expiresAt: invitationExpires,
     });
     const link = `${deps.selfUrl()}/accept-invitation?token=${encodeURIComponent(token)}`;
     await enqueueMail(tx, ctx.workspaceId, {
@@ -567,6 +568,7 @@ export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: In
       text:
         `Hello ${input.name},\n\nYou have been invited to join ${workspace?.name ?? 'a workspace'} on Atrium.\n` +
         `Accept the invitation (the link works once, for 7 days):\n\n${link}\n`,
+      notAfter: invitationExpires.toISOString(),
     });
     await writeAudit(tx, ctx, 'admin_action', {
       action: 'members.invite',
@@ -642,12 +644,8 @@ export const passwordResetJob = defineJob({
       const user = await repo.findUserByEmail(tx, payload.email);
       if (!user) return;
       const token = randomToken('rst');
-      await repo.insertPasswordReset(tx, {
-        id: newId('rst'),
-        userId: user.id,
-        tokenHash: sha256Hex(token),
-        expiresAt: new Date(Date.now() + RESET_TTL_MS),
-      });
+      const expiresAt = new Date(Date.now() + RESET_TTL_MS);
+      await repo.insertPasswordReset(tx, { id: newId('rst'), userId: user.id, tokenHash: sha256Hex(token), expiresAt });
       const link = `${deps.selfUrl()}/reset-password?token=${encodeURIComponent(token)}`;
       await enqueueMail(tx, null, {
         to: [user.email],
@@ -655,6 +653,7 @@ export const passwordResetJob = defineJob({
         text:
           `Hello ${user.name},\n\nSomeone asked to reset the password of this account. If it was you, choose a ` +
           `new password here (the link works once, for 1 hour):\n\n${link}\n\nIf it was not you, ignore this e-mail.\n`,
+        notAfter: expiresAt.toISOString(),
       });
     });
   },

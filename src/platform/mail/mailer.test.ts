@@ -154,6 +154,35 @@ describe('outgoing mail', () => {
     }
   });
 
+  it('a mail whose link expired while the relay was down is dropped, not sent', async () => {
+    const stamp = Date.now();
+    await withSystem(t.database.db, (tx) =>
+      enqueueMail(tx, null, {
+        to: [`late-${stamp}@example.test`],
+        subject: 'Reset your Atrium password',
+        text: 'link',
+        notAfter: new Date(stamp - 1000).toISOString(),
+      }),
+    );
+    await withSystem(t.database.db, (tx) =>
+      enqueueMail(tx, null, {
+        to: [`soon-${stamp}@example.test`],
+        subject: 'Reset your Atrium password',
+        text: 'link',
+        notAfter: new Date(stamp + 3_600_000).toISOString(),
+      }),
+    );
+    await sendDueMail();
+    const sentTo = async (to: string) =>
+      (
+        (await (await fetch(`${t.baseUrl}/_emulators/mail/messages?to=${encodeURIComponent(to)}`)).json()) as {
+          items: unknown[];
+        }
+      ).items.length;
+    expect(await sentTo(`soon-${stamp}@example.test`)).toBe(1);
+    expect(await sentTo(`late-${stamp}@example.test`)).toBe(0);
+  });
+
   it('every attempt of a queued mail carries one Message-ID, made from its job id', async () => {
     expect(messageIdFor('job_1', 'Atrium <no-reply@atrium.example>')).toBe('<job_1@atrium.example>');
     expect(messageIdFor('job_1', 'no-reply@atrium.example')).toBe('<job_1@atrium.example>');

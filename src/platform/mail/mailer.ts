@@ -16,6 +16,11 @@ export interface OutgoingMail {
   to: string[];
   subject: string;
   text: string;
+  /**
+   * After this instant (ISO) the mail is no use (the link it carries has expired): an attempt then drops it
+   * instead of sending it, however long the relay was down.
+   */
+  notAfter?: string;
   html?: string;
   attachments?: MailAttachment[];
   /**
@@ -47,6 +52,7 @@ const mailSchema = z.object({
   html: z.string().optional(),
   attachments: z.array(z.object({ filename: z.string(), contentType: z.string(), content: z.string() })).optional(),
   icalEvent: z.object({ method: z.enum(['REQUEST', 'CANCEL', 'REPLY']), content: z.string() }).optional(),
+  notAfter: z.string().optional(),
 });
 
 /**
@@ -162,8 +168,15 @@ export const sendMailJob = defineJob({
   async handler(ctx, mail) {
     const transport = mailTransportFor(ctx.deps);
     if (!transport) throw new Error('No SMTP_URL and emulators are off: no way to send mail');
+    const { notAfter, ...message } = mail;
+    if (notAfter && Date.now() > Date.parse(notAfter)) {
+      // A password reset or invitation whose link has expired while the relay was down: sending it would
+      // only hand someone a dead link.
+      ctx.log.warn({ notAfter }, 'mail dropped unsent: its link expired before the relay took it');
+      return;
+    }
     const from = ctx.deps.config.mailFrom;
-    await transport.send(from, mail, { messageId: messageIdFor(ctx.jobId, from) });
+    await transport.send(from, message, { messageId: messageIdFor(ctx.jobId, from) });
   },
   onDead: deadLetterMail,
 });
