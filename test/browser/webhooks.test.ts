@@ -217,6 +217,25 @@ describe('Admin → Webhooks page', () => {
     expect(new URL(page.url()).pathname).toBe('/admin/webhooks');
   });
 
+  it('an inbox item that is not a webhook delivery says what it is about, without a Replay', async () => {
+    const { withSystem } = await import('../../src/platform/db/tenant.js');
+    const { sql } = await import('drizzle-orm');
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`INSERT INTO inbox_items (workspace_id, id, kind, event_type, last_error)
+                     VALUES (${workspace.id}, 'inb_mailtest', 'mail.undeliverable', 'mail.send',
+                             'Mail job_x to 2 recipients was not delivered in 3 days: relay answered 503')`),
+    );
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/admin/webhooks');
+    const row = page.getByTestId('inbox-row').filter({ hasText: 'relay answered 503' });
+    await row.waitFor();
+    expect(await row.getByTestId('inbox-about').textContent()).toBe('Mail (not delivered)');
+    expect(await row.getByText('deleted endpoint').count()).toBe(0);
+    expect(await row.getByTestId('inbox-replay').count()).toBe(0);
+    await page.close();
+  });
+
   it('explains the tier requirement below Advanced', async () => {
     const standard = await harness.createWorkspace({ tier: 'standard' });
     const page = await harness.newPage();

@@ -1,4 +1,4 @@
-/** The workspace inbox: events that exhausted their retries, with a Replay to their endpoint. */
+/** The workspace inbox: what exhausted its retries (webhook events, with a Replay to their endpoint; mail; rooms). */
 
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
@@ -6,6 +6,14 @@ import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../..
 import { type Endpoint, formatDateTime, useInbox, useReplay } from './webhooks-api.js';
 
 const EVENTS = ['event', 'events'] as const;
+
+/** What an inbox item that is not a webhook delivery is about, in the Endpoint column's place. */
+const NOT_A_DELIVERY: Record<string, string> = {
+  'mail.undeliverable': 'Mail (not delivered)',
+  'telehealth.room_failed': 'Video room',
+  'health.incident_opened': 'Health incident',
+  'health.incident_resolved': 'Health incident',
+};
 
 export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
   const inbox = useInbox();
@@ -19,7 +27,10 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
       <div className="toolbar">
         <h2 id="inbox-title">Inbox</h2>
       </div>
-      <p className="muted card-intro">Events that failed every retry. The workspace admins were e-mailed about each.</p>
+      <p className="muted card-intro">
+        What failed every retry: events to your endpoints (the workspace admins were e-mailed about each), mail the
+        relay would not take, video rooms that could not be made, and health incidents.
+      </p>
       {replayed ? (
         <SuccessNotice onDismiss={() => setReplayed(null)}>
           Event <code>{replayed}</code> is queued again.
@@ -60,6 +71,8 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                         <Link to="/admin/webhooks/$endpointId" params={{ endpointId: item.endpointId }}>
                           {url}
                         </Link>
+                      ) : NOT_A_DELIVERY[item.kind] ? (
+                        <span data-testid="inbox-about">{NOT_A_DELIVERY[item.kind]}</span>
                       ) : (
                         <span className="muted">deleted endpoint</span>
                       )}
