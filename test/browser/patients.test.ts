@@ -102,6 +102,8 @@ describe('patients page', () => {
     await page.getByLabel('MRN').fill('MRN-1001');
     await page.getByRole('button', { name: 'Create patient' }).click();
     await page.getByTestId('field-error-mrn').waitFor();
+    // The refused field takes the focus, so it is read out with its message.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('mrn');
   });
 
   it('keeps the list search in the URL, so Back from a record finds it', async () => {

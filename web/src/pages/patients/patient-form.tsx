@@ -1,5 +1,5 @@
 /** Create or edit a patient; field problems from a 400/422 answer appear next to their fields. */
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { ApiError, fieldErrors, fieldName } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
@@ -109,8 +109,18 @@ export function PatientForm({
 
   const unchanged = original !== undefined && Object.keys(toPayload(values, original)).length === 0;
 
+  // A field the server refused (an MRN already on file) takes the focus, as the form's own checks do, so a
+  // screen reader reads it with its message (the focus had stayed on the button).
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    const refused = fieldErrors(error);
+    const first = FIELDS.find((field) => refused[field]);
+    const input = first ? formRef.current?.elements.namedItem(first) : null;
+    if (input instanceof HTMLInputElement || input instanceof HTMLSelectElement) input.focus();
+  }, [error]);
+
   return (
-    <form className="form" onSubmit={handleSubmit} noValidate data-testid="patient-form">
+    <form ref={formRef} className="form" onSubmit={handleSubmit} noValidate data-testid="patient-form">
       {error && Object.keys(local).length === 0 ? (
         <ErrorNotice
           error={error}
