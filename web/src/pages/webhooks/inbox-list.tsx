@@ -39,7 +39,7 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
       {replay.error ? <ErrorNotice error={replay.error} title="Could not replay" /> : null}
       {inbox.isPending ? <Loading label="Loading inbox…" /> : null}
       {inbox.isError ? <ErrorNotice error={inbox.error} onRetry={() => inbox.refetch()} /> : null}
-      {inbox.isSuccess && items.length === 0 ? <EmptyState title="Nothing dead-lettered" /> : null}
+      {inbox.isSuccess && items.length === 0 ? <EmptyState title="Nothing has failed" /> : null}
       {items.length > 0 ? (
         <div className="table-wrap">
           <table className="table stack-table">
