@@ -17,7 +17,8 @@ export interface RequestContext {
   /** How the caller authenticated. */
   via: 'token' | 'session' | 'system';
   /**
-   * The request's Idempotency-Key once claimed (platform/idempotency.ts): a create that reaches a
+   * The request's Idempotency-Key once claimed, with its route (`POST /api/v1/calendar/events|key`;
+   * platform/idempotency.ts): a create that reaches a
    * provider derives the provider's own idempotency from it, so a retry never makes a second one there.
    */
   idempotencyKey?: string;

@@ -29,6 +29,9 @@ beforeAll(async () => {
     if (body.status) return reply.status(body.status).send({ n: calls });
     return reply.status(201).send({ n: calls });
   });
+  app.post('/api/v1/test-echo-key/:id', { config: { idempotent: true } }, async (request, reply) =>
+    reply.status(201).send({ key: requireCtx(request).idempotencyKey ?? null }),
+  );
   app.post('/api/v1/test-stalls', { config: { idempotent: true } }, async (request, reply) => {
     const ctx = requireCtx(request);
     const body = request.body as { write: boolean };
@@ -201,6 +204,19 @@ describe('Idempotency-Key', () => {
     expect(spelled.statusCode).toBe(201);
     expect(spelled.headers['idempotent-replayed']).toBe('true');
     expect(spelled.json()).toEqual(first.json());
+  });
+
+  it('hands the claimed key to the work with its route, so what is derived from it differs between routes', async () => {
+    const echo = (id: string, key?: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/v1/test-echo-key/${id}`,
+        payload: {},
+        headers: { authorization: `Bearer ${token}`, ...(key ? { 'idempotency-key': key } : {}) },
+      });
+    expect((await echo('a', 'same-key')).json().key).toBe('POST /api/v1/test-echo-key/a|same-key');
+    expect((await echo('b', 'same-key')).json().key).toBe('POST /api/v1/test-echo-key/b|same-key');
+    expect((await echo('c')).json().key).toBeNull();
   });
 
   it('rejects a malformed key', async () => {

@@ -115,7 +115,8 @@ export function registerIdempotency(app: FastifyInstance): void {
     if (outcome.kind === 'claimed') {
       claims.set(request, claim);
       commitMarks.set(request.ctx, commitMark(claim));
-      request.ctx.idempotencyKey = key;
+      // With the route: the same key sent to two routes is two requests, so nothing derived from it may collide.
+      request.ctx.idempotencyKey = `${claim.route}|${key}`;
       return;
     }
     const existing = outcome.existing;
