@@ -181,7 +181,8 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
   );
   if (config.emulators) await app.register(emulatorRoutes(MODULES), { prefix: '/_emulators' });
 
-  const root = webDist();
+  // Absolute, so the folder check of files built later compares like with like (ATRIUM_WEB_DIST may be relative).
+  const root = resolve(webDist());
   const hasWeb = existsSync(join(root, 'index.html'));
   if (hasWeb) {
     await app.register(fastifyStatic, { root, prefix: '/', wildcard: false, index: ['index.html'] });

@@ -10,6 +10,7 @@ import { HOME_PATH } from '../router.js';
 import { type Me, useSignOut } from '../session.js';
 import { CommandPalette } from './command-palette.js';
 import { ErrorBoundary } from './error-boundary.js';
+import { focusLost } from './focus.js';
 import { Icon } from './icons.js';
 import { isWithin, NAV_ITEMS, NAV_SECTIONS } from './nav.js';
 import { TierBadge } from './tier-badge.js';
@@ -46,9 +47,7 @@ export function Shell({ me }: { me: Me }) {
   useEffect(() => {
     if (lastShownPath.current === shownPath) return;
     lastShownPath.current = shownPath;
-    const focused = document.activeElement;
-    const lost = !focused || focused === document.body || !focused.isConnected;
-    if (lost || focused.closest('.sidebar')) mainRef.current?.focus({ preventScroll: true });
+    if (focusLost() || document.activeElement?.closest('.sidebar')) mainRef.current?.focus({ preventScroll: true });
   }, [shownPath]);
 
   return (

@@ -1,6 +1,8 @@
 /** Shared loading, empty and error states. */
+
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { ApiError, describeError } from '../api.js';
+import { focusLost } from './focus.js';
 import { Button } from './ui/button.js';
 
 export function Spinner() {
@@ -121,11 +123,10 @@ export function LoadMore({
     const added = total - before;
     if (added <= 0) return; // It failed: the page shows why.
     const what = `${added} more ${added === 1 ? noun[0] : noun[1]} loaded`;
-    const active = document.activeElement;
     setSaid(
       hasNextPage
         ? { text: `${what}, ${total} in all.`, last: false, focus: false }
-        : { text: `${what}: all ${total} are shown.`, last: true, focus: !active || active === document.body },
+        : { text: `${what}: all ${total} are shown.`, last: true, focus: focusLost() },
     );
   }, [isFetchingNextPage, hasNextPage, total, noun]);
 

@@ -6,6 +6,7 @@
 import { Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { describeError } from '../../api.js';
+import { focusLost } from '../../components/focus.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import type { Me } from '../../session.js';
@@ -95,12 +96,6 @@ function ConversationList({
       })}
     </ul>
   );
-}
-
-/** Whether the keyboard focus is nowhere a user can see: the page's body, or an element just hidden. */
-function focusLost(): boolean {
-  const active = document.activeElement as HTMLElement | null;
-  return !active || active === document.body || !active.checkVisibility();
 }
 
 /**
