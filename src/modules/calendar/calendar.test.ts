@@ -664,6 +664,94 @@ describe('provider failures', () => {
   }
 });
 
+describe('a Zoom visit whose calendar write timed out', () => {
+  const zoomMeetings = (app: TestApp) =>
+    withSystem(app.app.atrium.db, (tx) =>
+      queryRows<{ data: { meetings: { id: number }[] } }>(
+        tx,
+        sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
+      ),
+    ).then((rows) => rows.flatMap((r) => r.data.meetings.map((m) => String(m.id))));
+
+  it("keeps the meeting the event names, also when a keyed retry gets back the first attempt's event", async () => {
+    const quick = await createTestApp({ calendar: { ...t.config.calendar, timeoutMs: 300 } });
+    try {
+      const w = await createWorkspace(quick, { tier: 'advanced' });
+      const cal = await connectCalendar(quick, w.admin.token, 'google');
+      // The provider makes the event (with the first meeting's link in it) but answers after we gave up.
+      await fetch(`${quick.baseUrl}/_emulators/google/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ operation: 'events.insert', delayMs: 600, times: 1 }),
+      });
+      const send = () =>
+        quick.request({
+          method: 'POST',
+          url: '/api/v1/calendar/events',
+          token: w.admin.token,
+          headers: { 'idempotency-key': 'zoom-retry' },
+          payload: {
+            calendar: cal.calendarId,
+            draft: {
+              title: 'Zoom retried',
+              start: '2026-11-24T18:00:00Z',
+              end: '2026-11-24T18:30:00Z',
+              conference: 'zoom',
+            },
+          },
+        });
+      expect((await send()).statusCode).toBe(504);
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      const afterTimeout = await zoomMeetings(quick);
+      // The outcome was unknown: the meeting was not deleted under an event that may name it.
+      expect(afterTimeout).toHaveLength(1);
+
+      const retried = await send();
+      expect(retried.statusCode, retried.body).toBe(201);
+      const joinUrl: string = retried.json().event.conference.joinUrl;
+      expect(joinUrl).toContain(`/j/${afterTimeout[0]}?`);
+      // The meeting made for the retry is gone; the one the event names is the one kept.
+      expect(await zoomMeetings(quick)).toEqual(afterTimeout);
+      const listed = await quick.request({
+        method: 'GET',
+        url: `/api/v1/calendar/events?${new URLSearchParams(WEEK)}`,
+        token: w.admin.token,
+      });
+      const mine = listed.json().items.filter((e: { title: string }) => e.title === 'Zoom retried');
+      expect(mine).toHaveLength(1);
+      expect(mine[0].conference).toMatchObject({ product: 'zoom', joinUrl });
+      const [row] = await withSystem(quick.app.atrium.db, (tx) =>
+        queryRows<{ zoom_meeting_id: string }>(
+          tx,
+          sql`SELECT zoom_meeting_id FROM calendar_appointments WHERE workspace_id = ${w.id}`,
+        ),
+      );
+      expect(row?.zoom_meeting_id).toBe(afterTimeout[0]);
+
+      // A refusal is final: the meeting made for it goes.
+      await fetch(`${quick.baseUrl}/_emulators/google/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ operation: 'events.insert', status: 403, times: 1 }),
+      });
+      const refused = await quick.request({
+        method: 'POST',
+        url: '/api/v1/calendar/events',
+        token: w.admin.token,
+        payload: {
+          calendar: cal.calendarId,
+          draft: { title: 'Refused', start: '2026-11-25T18:00:00Z', end: '2026-11-25T18:30:00Z', conference: 'zoom' },
+        },
+      });
+      expect(refused.statusCode).toBeGreaterThanOrEqual(400);
+      expect(refused.statusCode).toBeLessThan(500);
+      expect(await zoomMeetings(quick)).toEqual(afterTimeout);
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
 describe('another workspace', () => {
   it("refuses another workspace's event and calendar ids with 404 and reads none of its tokens", async () => {
     const made = await create(google.calendarId, {

@@ -27,9 +27,11 @@ import {
 import { providerUnavailable, sessionFor, storedCalendars } from './connections.js';
 import { calendarNotFound, decodeEventId, encodeEventId, eventNotFound } from './ids.js';
 import { applyReplies, notifyGuests, notifyOccurrence, repliesOf } from './invitations.js';
+import { ProviderError } from './providers/http.js';
 import { resolveProvider, resolveZoom } from './providers/index.js';
 import type { ConferenceProduct, ProviderDraft, ProviderEvent, ProviderSession } from './providers/types.js';
 import { isTimeZone } from './providers/zoned.js';
+import { zoomMeetingIdOf } from './providers/zoom.js';
 import { checkConflicts } from './scheduling.js';
 import type { CalendarEvent, Draft, ListEventsQuery, PartialDraft, Warning } from './schema.js';
 import { moveSession, releaseSessions } from './sessions.js';
@@ -398,6 +400,35 @@ async function createZoom(
   }
 }
 
+/** Whether a failed provider write may nevertheless have been done (no answer, or the provider failing). */
+const outcomeUnknown = (err: unknown) =>
+  err instanceof ProviderError
+    ? err.reason === 'provider_timeout' || err.reason === 'provider_unavailable'
+    : !(err instanceof AppError);
+
+/**
+ * The Zoom meeting an event just written keeps. Normally the one made for it; but when the provider answered with
+ * an event an earlier attempt of the same keyed create had made, that event names the earlier attempt's meeting:
+ * the new one is deleted and the named one kept (its id read from its join link).
+ */
+async function keptMeeting(
+  deps: AppDeps,
+  ctx: RequestContext,
+  made: { meetingId: string; joinUrl: string },
+  event: ProviderEvent,
+): Promise<{ meetingId: string; joinUrl: string } | undefined> {
+  const text = `${event.location ?? ''}\n${event.description ?? ''}`;
+  if (text.includes(made.joinUrl)) return made;
+  await resolveZoom(deps)
+    ?.deleteMeeting(made.meetingId)
+    .catch((err) => ctx.log.warn({ err }, 'zoom meeting could not be deleted'));
+  for (const candidate of [event.location, ...(event.description ?? '').split(/\s+/)]) {
+    const meetingId = candidate ? zoomMeetingIdOf(candidate) : undefined;
+    if (candidate && meetingId) return { meetingId, joinUrl: candidate };
+  }
+  return undefined;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Create
 
@@ -453,12 +484,18 @@ export async function createEvent(
   try {
     created = await provider.adapter.insertEvent(sessions(cal), cal.providerCalendarId, providerDraft);
   } catch (err) {
-    if (zoom)
+    // The meeting goes only when the provider refused the event. After a timeout or an outage the event may
+    // have been made with this meeting's link in it: a meeting nobody joins costs nothing, a patient's
+    // invitation naming a deleted one costs the visit.
+    if (zoom && !outcomeUnknown(err))
       await resolveZoom(deps)
         ?.deleteMeeting(zoom.meetingId)
         .catch(() => undefined);
     throw err;
   }
+  // A keyed create retried after such a timeout gets back the event the first attempt made, which names the
+  // first attempt's meeting: that one stays, the one made for this attempt goes.
+  const meeting = zoom ? await keptMeeting(deps, ctx, zoom, created) : undefined;
   const row = {
     workspaceId: ctx.workspaceId,
     calendarId: cal.id,
@@ -466,8 +503,8 @@ export async function createEvent(
     patientId: draft.patientId ?? null,
     hostUserId,
     status: draft.status === 'completed' ? ('completed' as const) : ('confirmed' as const),
-    zoomMeetingId: zoom?.meetingId ?? null,
-    zoomJoinUrl: zoom?.joinUrl ?? null,
+    zoomMeetingId: meeting?.meetingId ?? null,
+    zoomJoinUrl: meeting?.joinUrl ?? null,
     startAt: new Date(created.start),
     endAt: new Date(created.end),
   };
