@@ -56,29 +56,171 @@ function graphError(reply: FastifyReply, status: number, message?: string, code?
   });
 }
 
-/** Windows zone names Graph clients commonly send, to IANA. */
-const WINDOWS_ZONES: Record<string, string> = {
-  'Eastern Standard Time': 'America/New_York',
+/**
+ * Windows time-zone names → IANA, as Graph accepts them: CLDR 48's windowsZones
+ * (common/supplemental/windowsZones.xml, read from the cldr-core 48.2.0 npm package), the territory
+ * "001" entry of each name. The same table as the adapter's (providers/zoned.ts; a test there
+ * checks they agree): emulators cannot import a module's files.
+ */
+export const WINDOWS_ZONES: Readonly<Record<string, string>> = {
+  'Afghanistan Standard Time': 'Asia/Kabul',
+  'Alaskan Standard Time': 'America/Anchorage',
+  'Aleutian Standard Time': 'America/Adak',
+  'Altai Standard Time': 'Asia/Barnaul',
+  'Arab Standard Time': 'Asia/Riyadh',
+  'Arabian Standard Time': 'Asia/Dubai',
+  'Arabic Standard Time': 'Asia/Baghdad',
+  'Argentina Standard Time': 'America/Buenos_Aires',
+  'Astrakhan Standard Time': 'Europe/Astrakhan',
+  'Atlantic Standard Time': 'America/Halifax',
+  'AUS Central Standard Time': 'Australia/Darwin',
+  'Aus Central W. Standard Time': 'Australia/Eucla',
+  'AUS Eastern Standard Time': 'Australia/Sydney',
+  'Azerbaijan Standard Time': 'Asia/Baku',
+  'Azores Standard Time': 'Atlantic/Azores',
+  'Bahia Standard Time': 'America/Bahia',
+  'Bangladesh Standard Time': 'Asia/Dhaka',
+  'Belarus Standard Time': 'Europe/Minsk',
+  'Bougainville Standard Time': 'Pacific/Bougainville',
+  'Canada Central Standard Time': 'America/Regina',
+  'Cape Verde Standard Time': 'Atlantic/Cape_Verde',
+  'Caucasus Standard Time': 'Asia/Yerevan',
+  'Cen. Australia Standard Time': 'Australia/Adelaide',
+  'Central America Standard Time': 'America/Guatemala',
+  'Central Asia Standard Time': 'Asia/Bishkek',
+  'Central Brazilian Standard Time': 'America/Cuiaba',
+  'Central Europe Standard Time': 'Europe/Budapest',
+  'Central European Standard Time': 'Europe/Warsaw',
+  'Central Pacific Standard Time': 'Pacific/Guadalcanal',
   'Central Standard Time': 'America/Chicago',
-  'Mountain Standard Time': 'America/Denver',
-  'Pacific Standard Time': 'America/Los_Angeles',
+  'Central Standard Time (Mexico)': 'America/Mexico_City',
+  'Chatham Islands Standard Time': 'Pacific/Chatham',
+  'China Standard Time': 'Asia/Shanghai',
+  'Cuba Standard Time': 'America/Havana',
+  'Dateline Standard Time': 'Etc/GMT+12',
+  'E. Africa Standard Time': 'Africa/Nairobi',
+  'E. Australia Standard Time': 'Australia/Brisbane',
+  'E. Europe Standard Time': 'Europe/Chisinau',
+  'E. South America Standard Time': 'America/Sao_Paulo',
+  'Easter Island Standard Time': 'Pacific/Easter',
+  'Eastern Standard Time': 'America/New_York',
+  'Eastern Standard Time (Mexico)': 'America/Cancun',
+  'Egypt Standard Time': 'Africa/Cairo',
+  'Ekaterinburg Standard Time': 'Asia/Yekaterinburg',
+  'Fiji Standard Time': 'Pacific/Fiji',
+  'FLE Standard Time': 'Europe/Kiev',
+  'Georgian Standard Time': 'Asia/Tbilisi',
   'GMT Standard Time': 'Europe/London',
-  'W. Europe Standard Time': 'Europe/Berlin',
+  'Greenland Standard Time': 'America/Godthab',
+  'Greenwich Standard Time': 'Atlantic/Reykjavik',
+  'GTB Standard Time': 'Europe/Bucharest',
+  'Haiti Standard Time': 'America/Port-au-Prince',
+  'Hawaiian Standard Time': 'Pacific/Honolulu',
+  'India Standard Time': 'Asia/Calcutta',
+  'Iran Standard Time': 'Asia/Tehran',
+  'Israel Standard Time': 'Asia/Jerusalem',
+  'Jordan Standard Time': 'Asia/Amman',
+  'Kaliningrad Standard Time': 'Europe/Kaliningrad',
+  'Korea Standard Time': 'Asia/Seoul',
+  'Libya Standard Time': 'Africa/Tripoli',
+  'Line Islands Standard Time': 'Pacific/Kiritimati',
+  'Lord Howe Standard Time': 'Australia/Lord_Howe',
+  'Magadan Standard Time': 'Asia/Magadan',
+  'Magallanes Standard Time': 'America/Punta_Arenas',
+  'Marquesas Standard Time': 'Pacific/Marquesas',
+  'Mauritius Standard Time': 'Indian/Mauritius',
+  'Middle East Standard Time': 'Asia/Beirut',
+  'Montevideo Standard Time': 'America/Montevideo',
+  'Morocco Standard Time': 'Africa/Casablanca',
+  'Mountain Standard Time': 'America/Denver',
+  'Mountain Standard Time (Mexico)': 'America/Mazatlan',
+  'Myanmar Standard Time': 'Asia/Rangoon',
+  'N. Central Asia Standard Time': 'Asia/Novosibirsk',
+  'Namibia Standard Time': 'Africa/Windhoek',
+  'Nepal Standard Time': 'Asia/Katmandu',
+  'New Zealand Standard Time': 'Pacific/Auckland',
+  'Newfoundland Standard Time': 'America/St_Johns',
+  'Norfolk Standard Time': 'Pacific/Norfolk',
+  'North Asia East Standard Time': 'Asia/Irkutsk',
+  'North Asia Standard Time': 'Asia/Krasnoyarsk',
+  'North Korea Standard Time': 'Asia/Pyongyang',
+  'Omsk Standard Time': 'Asia/Omsk',
+  'Pacific SA Standard Time': 'America/Santiago',
+  'Pacific Standard Time': 'America/Los_Angeles',
+  'Pacific Standard Time (Mexico)': 'America/Tijuana',
+  'Pakistan Standard Time': 'Asia/Karachi',
+  'Paraguay Standard Time': 'America/Asuncion',
+  'Qyzylorda Standard Time': 'Asia/Qyzylorda',
   'Romance Standard Time': 'Europe/Paris',
+  'Russia Time Zone 3': 'Europe/Samara',
+  'Russia Time Zone 10': 'Asia/Srednekolymsk',
+  'Russia Time Zone 11': 'Asia/Kamchatka',
+  'Russian Standard Time': 'Europe/Moscow',
+  'SA Eastern Standard Time': 'America/Cayenne',
+  'SA Pacific Standard Time': 'America/Bogota',
+  'SA Western Standard Time': 'America/La_Paz',
+  'Saint Pierre Standard Time': 'America/Miquelon',
+  'Sakhalin Standard Time': 'Asia/Sakhalin',
+  'Samoa Standard Time': 'Pacific/Apia',
+  'Sao Tome Standard Time': 'Africa/Sao_Tome',
+  'Saratov Standard Time': 'Europe/Saratov',
+  'SE Asia Standard Time': 'Asia/Bangkok',
+  'Singapore Standard Time': 'Asia/Singapore',
+  'South Africa Standard Time': 'Africa/Johannesburg',
+  'South Sudan Standard Time': 'Africa/Juba',
+  'Sri Lanka Standard Time': 'Asia/Colombo',
+  'Sudan Standard Time': 'Africa/Khartoum',
+  'Syria Standard Time': 'Asia/Damascus',
+  'Taipei Standard Time': 'Asia/Taipei',
+  'Tasmania Standard Time': 'Australia/Hobart',
+  'Tocantins Standard Time': 'America/Araguaina',
+  'Tokyo Standard Time': 'Asia/Tokyo',
+  'Tomsk Standard Time': 'Asia/Tomsk',
+  'Tonga Standard Time': 'Pacific/Tongatapu',
+  'Transbaikal Standard Time': 'Asia/Chita',
+  'Turkey Standard Time': 'Europe/Istanbul',
+  'Turks And Caicos Standard Time': 'America/Grand_Turk',
+  'Ulaanbaatar Standard Time': 'Asia/Ulaanbaatar',
+  'US Eastern Standard Time': 'America/Indianapolis',
+  'US Mountain Standard Time': 'America/Phoenix',
+  UTC: 'Etc/UTC',
+  'UTC-02': 'Etc/GMT+2',
+  'UTC-08': 'Etc/GMT+8',
+  'UTC-09': 'Etc/GMT+9',
+  'UTC-11': 'Etc/GMT+11',
+  'UTC+12': 'Etc/GMT-12',
+  'UTC+13': 'Etc/GMT-13',
+  'Venezuela Standard Time': 'America/Caracas',
+  'Vladivostok Standard Time': 'Asia/Vladivostok',
+  'Volgograd Standard Time': 'Europe/Volgograd',
+  'W. Australia Standard Time': 'Australia/Perth',
+  'W. Central Africa Standard Time': 'Africa/Lagos',
+  'W. Europe Standard Time': 'Europe/Berlin',
+  'W. Mongolia Standard Time': 'Asia/Hovd',
+  'West Asia Standard Time': 'Asia/Tashkent',
+  'West Bank Standard Time': 'Asia/Hebron',
+  'West Pacific Standard Time': 'Pacific/Port_Moresby',
+  'Yakutsk Standard Time': 'Asia/Yakutsk',
+  'Yukon Standard Time': 'America/Whitehorse',
 };
+/** The IANA zone of a name Graph accepts (a Windows name, an IANA name, Graph's UTC alias); else undefined. */
 const zoneOf = (name: unknown) => {
-  const z = typeof name === 'string' ? (WINDOWS_ZONES[name] ?? name) : 'UTC';
+  if (typeof name !== 'string') return 'UTC';
+  if (name === 'tzone://Microsoft/Utc') return 'UTC';
+  const z = WINDOWS_ZONES[name] ?? name;
   return isZone(z) ? z : undefined;
 };
 
 const origin = (request: FastifyRequest) => `${request.protocol}://${request.headers.host}`;
+/** The zone of `Prefer: outlook.timezone="…"` (UTC without one), and its name as the client wrote it. */
 const preferredZone = (request: FastifyRequest) => {
   const m = /outlook\.timezone="([^"]+)"/i.exec(String(request.headers.prefer ?? ''));
-  return (m && zoneOf(m[1])) || 'UTC';
+  const zone = m ? zoneOf(m[1]) : undefined;
+  return zone && m ? { zone, name: m[1] } : { zone: 'UTC', name: 'UTC' };
 };
-const graphTime = (ms: number, zone: string) => ({
-  dateTime: `${new Date(toFloating(ms, zone)).toISOString().slice(0, 19)}.0000000`,
-  timeZone: zone,
+const graphTime = (ms: number, zone: { zone: string; name: string }) => ({
+  dateTime: `${new Date(toFloating(ms, zone.zone)).toISOString().slice(0, 19)}.0000000`,
+  timeZone: zone.name,
 });
 
 const RESPONSES: Record<string, string> = {
@@ -102,8 +244,9 @@ function toJson(request: FastifyRequest, e: Instance, type: string) {
     body: { contentType: 'text', content: e.description ?? '' },
     start: graphTime(e.startMs, zone),
     end: graphTime(e.endMs, zone),
-    originalStartTimeZone: e.timeZone,
-    originalEndTimeZone: e.timeZone,
+    // Graph names the zone as the client sent it ("Tokyo Standard Time" stays a Windows name).
+    originalStartTimeZone: e.zoneName ?? e.timeZone,
+    originalEndTimeZone: e.zoneName ?? e.timeZone,
     isAllDay: e.allDay,
     isCancelled: e.cancelled,
     type,
@@ -184,15 +327,16 @@ function patternToRrule(raw: unknown, zone: string): string {
   return line;
 }
 
-function readTime(t: unknown): { ms: number; zone: string } {
+function readTime(t: unknown): { ms: number; zone: string; name: string } {
   const time = (t ?? {}) as { dateTime?: string; timeZone?: string };
-  const zone = zoneOf(time.timeZone ?? 'UTC');
+  const name = time.timeZone ?? 'UTC';
+  const zone = zoneOf(name);
   if (!zone) throw new BadRequest(`Time zone ${String(time.timeZone)} is not supported`);
   if (typeof time.dateTime !== 'string') throw new BadRequest('start and end need a dateTime');
   const local = time.dateTime.replace(/(\.\d+)?([zZ]|[+-]\d\d:\d\d)?$/, '');
   const ms = fromFloating(Date.parse(`${local}Z`), zone);
   if (!Number.isFinite(ms)) throw new BadRequest('Invalid dateTime');
-  return { ms, zone };
+  return { ms, zone, name: String(name) };
 }
 
 const attendeesOf = (raw: unknown, before: Attendee[] = []): Attendee[] =>
@@ -218,13 +362,16 @@ function apply(body: Record<string, unknown>, target: EmuEvent | (Override & { t
   if ('start' in body || 'end' in body || full) {
     const start = body.start
       ? readTime(body.start)
-      : { ms: current.startMs ?? Number.NaN, zone: current.timeZone ?? 'UTC' };
+      : { ms: current.startMs ?? Number.NaN, zone: current.timeZone ?? 'UTC', name: current.zoneName };
     const end = body.end ? readTime(body.end) : { ms: current.endMs ?? Number.NaN, zone: start.zone };
     if (!Number.isFinite(start.ms) || !Number.isFinite(end.ms)) throw new BadRequest('start and end are required');
     if (end.ms <= start.ms) throw new BadRequest('The end of the event must be after its start.');
     target.startMs = start.ms;
     target.endMs = end.ms;
-    if ('timeZone' in current) target.timeZone = start.zone;
+    if ('timeZone' in current) {
+      target.timeZone = start.zone;
+      (target as EmuEvent).zoneName = start.name;
+    }
   }
   const event = target as EmuEvent;
   if ('isAllDay' in body && 'allDay' in current) event.allDay = body.isAllDay === true;

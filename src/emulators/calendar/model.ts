@@ -33,6 +33,8 @@ export interface EmuEvent {
   startMs: number;
   endMs: number;
   timeZone: string;
+  /** The zone's name as the client wrote it, when the provider echoes that (Graph: a Windows name). */
+  zoneName?: string;
   allDay: boolean;
   recurrence: string[] | null;
   /** The provider's own recurrence object as it was sent (Graph pattern + range), echoed back. */

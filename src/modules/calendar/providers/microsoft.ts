@@ -12,7 +12,7 @@ import {
 import { commonCode, type ErrorTable, isGone, ProviderError, providerCall } from './http.js';
 import { selectList } from './selection.js';
 import type { CalendarProvider, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
-import { localDateTime } from './zoned.js';
+import { ianaZoneOf, localDateTime } from './zoned.js';
 
 const errorBody = z.object({ error: z.object({ code: z.string().optional() }) });
 
@@ -90,8 +90,8 @@ export function fromGraph(e: GraphEvent): ProviderEvent {
     description: e.body?.content ? e.body.content : null,
     start: utc(e.start),
     end: utc(e.end),
-    timeZone:
-      e.originalStartTimeZone && e.originalStartTimeZone !== 'tzone://Microsoft/Utc' ? e.originalStartTimeZone : 'UTC',
+    // Outlook writes Windows names ("Pacific Standard Time"): read as IANA, anything unreadable as UTC.
+    timeZone: ianaZoneOf(e.originalStartTimeZone),
     allDay: e.isAllDay === true,
     location: e.location?.displayName || null,
     attendees: (e.attendees ?? []).map((a) => ({

@@ -1,0 +1,133 @@
+// The Graph adapter against Graph's own shapes: Windows zone names from Outlook, and the emulator
+// answering as Graph does (it accepts every Windows name and echoes the one the client sent).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../../test/helpers/app.js';
+import { connectCalendar } from '../../../../test/helpers/calendar.js';
+import { createWorkspace, type TestWorkspace } from '../../../../test/helpers/factories.js';
+import { mintEmulatorTokens } from '../../../emulators/calendar/index.js';
+import { WINDOWS_ZONES as EMULATOR_ZONES } from '../../../emulators/calendar/microsoft.js';
+import { fromGraph, microsoftCalendar } from './microsoft.js';
+import type { ProviderSession } from './types.js';
+import { ianaZoneOf, isTimeZone, WINDOWS_ZONES } from './zoned.js';
+
+const graph = (extra: Record<string, unknown>) =>
+  fromGraph({
+    id: 'e',
+    start: { dateTime: '2026-11-24T17:00:00.0000000', timeZone: 'UTC' },
+    end: { dateTime: '2026-11-24T17:30:00.0000000', timeZone: 'UTC' },
+    ...extra,
+  } as never);
+
+describe('zones from Graph', () => {
+  it('reads Windows names as IANA zones (CLDR), keeps IANA names, and falls back to UTC', () => {
+    expect(graph({ originalStartTimeZone: 'Pacific Standard Time' }).timeZone).toBe('America/Los_Angeles');
+    expect(graph({ originalStartTimeZone: 'Tokyo Standard Time' }).timeZone).toBe('Asia/Tokyo');
+    expect(graph({ originalStartTimeZone: 'W. Europe Standard Time' }).timeZone).toBe('Europe/Berlin');
+    expect(graph({ originalStartTimeZone: 'UTC-11' }).timeZone).toBe('Etc/GMT+11');
+    expect(graph({ originalStartTimeZone: 'UTC' }).timeZone).toBe('UTC');
+    expect(graph({ originalStartTimeZone: 'Europe/Lisbon' }).timeZone).toBe('Europe/Lisbon');
+    expect(graph({ originalStartTimeZone: 'tzone://Microsoft/Utc' }).timeZone).toBe('UTC');
+    expect(graph({ originalStartTimeZone: 'tzone://Microsoft/Custom' }).timeZone).toBe('UTC');
+    expect(graph({ originalStartTimeZone: 'Atlantis Standard Time' }).timeZone).toBe('UTC');
+    expect(graph({}).timeZone).toBe('UTC');
+  });
+
+  it('maps every Windows name of the table to a zone Intl knows, the emulator holding the same table', () => {
+    expect(Object.keys(WINDOWS_ZONES).length).toBeGreaterThan(130);
+    for (const [windows, iana] of Object.entries(WINDOWS_ZONES)) {
+      expect(isTimeZone(iana), `${windows} → ${iana}`).toBe(true);
+      expect(() => new Intl.DateTimeFormat('en', { timeZone: ianaZoneOf(windows) })).not.toThrow();
+    }
+    expect(EMULATOR_ZONES).toEqual(WINDOWS_ZONES);
+  });
+});
+
+let t: TestApp;
+let ws: TestWorkspace;
+let calendarId: string;
+let email: string;
+let session: ProviderSession;
+let graphCalendarId: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'enterprise' });
+  email = `zones-${ws.id}@microsoft.example`;
+  calendarId = (await connectCalendar(t, ws.admin.token, 'microsoft', email)).calendarId;
+  const token = mintEmulatorTokens('microsoft', email).access_token;
+  session = {
+    baseUrl: `${t.baseUrl}/_emulators/microsoft/v1.0`,
+    timeoutMs: 10_000,
+    connectionId: `test-${ws.id}`,
+    token: async () => token,
+    refreshedToken: async () => token,
+  };
+  graphCalendarId = (await microsoftCalendar.listCalendars(session))[0].providerCalendarId;
+}, 60_000);
+afterAll(async () => t?.close());
+
+/** An event made the way Outlook makes one: straight at Graph, with a Windows zone name. */
+async function outlookEvent(zone: string, start: string, end: string) {
+  const token = await session.token();
+  return fetch(`${session.baseUrl}/me/calendars/${graphCalendarId}/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      subject: `Made in Outlook (${zone})`,
+      start: { dateTime: start, timeZone: zone },
+      end: { dateTime: end, timeZone: zone },
+    }),
+  });
+}
+
+describe('events made in Outlook with Windows zone names', () => {
+  it('the emulator accepts every name Graph does and echoes it in originalStartTimeZone', async () => {
+    const res = await outlookEvent('Tokyo Standard Time', '2026-11-25T10:00:00', '2026-11-25T10:30:00');
+    expect(res.status, await res.clone().text()).toBe(201);
+    const made = (await res.json()) as { id: string; originalStartTimeZone: string; start: { dateTime: string } };
+    expect(made.originalStartTimeZone).toBe('Tokyo Standard Time');
+    expect(made.start.dateTime).toBe('2026-11-25T01:00:00.0000000');
+    const read = await microsoftCalendar.getEvent(session, graphCalendarId, made.id);
+    expect(read).toMatchObject({ timeZone: 'Asia/Tokyo', start: '2026-11-25T01:00:00.000Z' });
+    expect((await outlookEvent('Atlantis Standard Time', '2026-11-25T10:00:00', '2026-11-25T10:30:00')).status).toBe(
+      400,
+    );
+  });
+
+  it('are listed and changed through Atrium in their IANA zone (no 500 after Graph took the change)', async () => {
+    const res = await outlookEvent('Pacific Standard Time', '2026-11-26T09:00:00', '2026-11-26T09:45:00');
+    expect(res.status).toBe(201);
+    const made = (await res.json()) as { id: string };
+    const list = await t.request({
+      method: 'GET',
+      url: `/api/v1/calendar/events?timeMin=2026-11-26T00:00:00Z&timeMax=2026-11-27T00:00:00Z&calendar=${calendarId}`,
+      token: ws.admin.token,
+    });
+    expect(list.statusCode, list.body).toBe(200);
+    const listed = list.json().items.find((e: { title: string }) => e.title.includes('Pacific'));
+    expect(listed).toMatchObject({ timeZone: 'America/Los_Angeles', start: '2026-11-26T17:00:00.000Z' });
+    const moved = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: {
+        event: listed.id,
+        draft: { title: 'Moved', start: '2026-11-26T18:00:00Z', end: '2026-11-26T18:45:00Z' },
+      },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().event).toMatchObject({
+      title: 'Moved',
+      timeZone: 'America/Los_Angeles',
+      start: '2026-11-26T18:00:00.000Z',
+    });
+    // Written back in its own zone: 10:00 in Los Angeles.
+    const token = await session.token();
+    const raw = (await (
+      await fetch(`${session.baseUrl}/me/events/${made.id}`, {
+        headers: { authorization: `Bearer ${token}`, prefer: 'outlook.timezone="Pacific Standard Time"' },
+      })
+    ).json()) as { start: { dateTime: string; timeZone: string } };
+    expect(raw.start).toEqual({ dateTime: '2026-11-26T10:00:00.0000000', timeZone: 'Pacific Standard Time' });
+  });
+});
