@@ -150,7 +150,7 @@ export async function zoomEmulator(fastify: FastifyInstance): Promise<void> {
       if (!m) return false;
       if (typeof b.topic === 'string') m.topic = b.topic.slice(0, 200);
       if (typeof b.start_time === 'string' && Number.isFinite(Date.parse(b.start_time)))
-        m.start_time = new Date(b.start_time).toISOString();
+        m.start_time = new Date(b.start_time).toISOString().replace(/\.\d{3}Z$/, 'Z');
       if (typeof b.duration === 'number') m.duration = Math.max(1, Math.min(b.duration, 24 * 60));
       return true;
     });

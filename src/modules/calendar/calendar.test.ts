@@ -664,6 +664,123 @@ describe('provider failures', () => {
   }
 });
 
+describe('all-day events are days, wherever they are written or read from', () => {
+  const patchEvent = (event: string, draft: Record<string, unknown>) =>
+    t.request({ method: 'PATCH', url: '/api/v1/calendar/events', token: ws.admin.token, payload: { event, draft } });
+
+  it("a browser's local midnights are that zone's dates; 00:00Z is its own date; the day view shows the day only", async () => {
+    // A browser in Berlin picks 18 March: it sends its local midnights (23:00Z the day before) and its zone.
+    const berlin = await create(google.calendarId, {
+      title: 'Berlin day off',
+      start: '2026-03-17T23:00:00.000Z',
+      end: '2026-03-18T23:00:00.000Z',
+      timeZone: 'Europe/Berlin',
+      allDay: true,
+    });
+    expect(berlin.statusCode, berlin.body).toBe(201);
+    expect(berlin.json().event).toMatchObject({
+      allDay: true,
+      start: '2026-03-18T00:00:00.000Z',
+      end: '2026-03-19T00:00:00.000Z',
+    });
+    // An API client names the days at 00:00Z, whatever the clinic's zone; a time within a day counts it in.
+    const training = await create(google.calendarId, {
+      title: 'Staff training',
+      start: '2026-03-11T00:00:00Z',
+      end: '2026-03-13T09:00:00Z',
+      timeZone: 'America/Los_Angeles',
+      allDay: true,
+    });
+    expect(training.statusCode, training.body).toBe(201);
+    expect(training.json().event).toMatchObject({ start: '2026-03-11T00:00:00.000Z', end: '2026-03-14T00:00:00.000Z' });
+
+    const day = async (date: string, timeZone: string) =>
+      (
+        await t.request({
+          method: 'GET',
+          url: `/api/v1/calendar/day?date=${date}&timeZone=${timeZone}`,
+          token: ws.admin.token,
+        })
+      )
+        .json()
+        .events.map((e: { title: string }) => e.title)
+        .filter((title: string) => title === 'Staff training');
+    // Seen from New York, 10 March's window reaches into 11 March UTC: the event is still not on the 10th.
+    expect(await day('2026-03-10', 'America/New_York')).toEqual([]);
+    expect(await day('2026-03-11', 'America/New_York')).toEqual(['Staff training']);
+    expect(await day('2026-03-13', 'Asia/Tokyo')).toEqual(['Staff training']);
+    expect(await day('2026-03-14', 'Asia/Tokyo')).toEqual([]);
+
+    // Moved by a browser in Los Angeles to its 20 March (local midnights: 07:00Z).
+    const moved = await patchEvent(berlin.json().eventId, {
+      start: '2026-03-20T07:00:00.000Z',
+      end: '2026-03-21T07:00:00.000Z',
+      timeZone: 'America/Los_Angeles',
+      allDay: true,
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().event).toMatchObject({ start: '2026-03-20T00:00:00.000Z', end: '2026-03-21T00:00:00.000Z' });
+  });
+
+  it('an all-day event must cover a day', async () => {
+    const res = await create(google.calendarId, {
+      title: 'Nothing',
+      start: '2026-03-11T00:00:00Z',
+      end: '2026-03-11T00:00:00Z',
+      allDay: true,
+    });
+    expect(res.statusCode).toBe(422);
+  });
+});
+
+describe("a visit's Zoom meeting follows it", () => {
+  const zoomDoc = () =>
+    withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ data: { meetings: { id: number; start_time: string; duration: number; topic: string }[] } }>(
+        tx,
+        sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
+      ),
+    ).then((rows) => rows.flatMap((r) => r.data.meetings));
+  const patchEvent = (event: string, draft: Record<string, unknown>) =>
+    t.request({ method: 'PATCH', url: '/api/v1/calendar/events', token: ws.admin.token, payload: { event, draft } });
+
+  it('moves with the visit, keeps its id when Zoom is asked for again, and goes (link and all) when video is removed', async () => {
+    const made = await create(google.calendarId, {
+      title: 'Zoom follow-up',
+      start: '2026-11-27T15:00:00Z',
+      end: '2026-11-27T15:30:00Z',
+      conference: 'zoom',
+      description: 'Bring the diary.',
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const { eventId } = made.json();
+    const joinUrl: string = made.json().event.conference.joinUrl;
+    const meetingId = /\/j\/(\d+)/.exec(joinUrl)?.[1];
+    const meeting = async () => (await zoomDoc()).find((m) => String(m.id) === meetingId);
+
+    const moved = await patchEvent(eventId, {
+      start: '2026-11-28T18:00:00Z',
+      end: '2026-11-28T19:00:00Z',
+      title: 'Zoom review',
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(await meeting()).toMatchObject({ start_time: '2026-11-28T18:00:00Z', duration: 60, topic: 'Zoom review' });
+
+    const again = await patchEvent(eventId, { conference: 'zoom' });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().event.conference).toEqual({ product: 'zoom', joinUrl });
+
+    const count = (await zoomDoc()).length;
+    const removed = await patchEvent(eventId, { conference: null });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(removed.json().event.conference).toBeNull();
+    expect(removed.json().event.location).toBeNull();
+    expect(removed.json().event.description).toBe('Bring the diary.');
+    expect(await meeting()).toBeUndefined();
+    expect(await zoomDoc()).toHaveLength(count - 1);
+  });
+});
+
 describe('a Zoom visit whose calendar write timed out', () => {
   const zoomMeetings = (app: TestApp) =>
     withSystem(app.app.atrium.db, (tx) =>

@@ -13,6 +13,7 @@ import { listConnections } from '../../platform/oauth/index.js';
 import { rruleProblem } from '../../platform/rrule-check.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
+import { toFloating } from '../../platform/zoned-time.js';
 import { isMember, organizationWorkspacesOf } from '../identity/index.js';
 import { patientExists } from '../patients/index.js';
 import { cancelRooms, closeProviderRooms, requestRoom, roomsForEvents } from '../telehealth/index.js';
@@ -295,6 +296,29 @@ function checkTimes(start: string, end: string, timeZone: string | undefined) {
   if (timeZone !== undefined && !isTimeZone(timeZone)) throw invalidDraft(`Unknown time zone ${timeZone}`);
 }
 
+/**
+ * An all-day event's day as the API gives it: `YYYY-MM-DDT00:00:00.000Z`. A time at 00:00Z is taken as that
+ * date (what the API answers for all-day events); any other time as the date it falls on in the event's zone (a
+ * browser's local midnight: 23:00Z with Europe/Berlin is the next day there). `end`: a time within a day (not
+ * at its midnight) counts that day in.
+ */
+function dayOf(iso: string, timeZone: string, end = false): number {
+  const ms = Date.parse(iso);
+  if (ms % DAY === 0) return ms;
+  const local = toFloating(ms, timeZone);
+  const day = local - (((local % DAY) + DAY) % DAY);
+  return end && day !== local ? day + DAY : day;
+}
+const DAY = 86_400_000;
+
+/** An all-day draft's start and end as days (end exclusive, after the start). */
+function allDayTimes(start: string, end: string, timeZone: string): { start: string; end: string } {
+  const first = dayOf(start, timeZone);
+  const after = dayOf(end, timeZone, true);
+  if (!(first < after)) throw invalidDraft('An all-day event must end at least one day after it starts');
+  return { start: new Date(first).toISOString(), end: new Date(after).toISOString() };
+}
+
 /** RRULE / EXDATE / RDATE lines only; the RRULE must parse. */
 function checkRecurrence(lines: string[] | null | undefined) {
   if (!lines) return;
@@ -437,9 +461,11 @@ export async function createEvent(
   ctx: RequestContext,
   input: { provider?: string; calendar: string; draft: Draft },
 ): Promise<{ ok: true; eventId: string; event: CalendarEvent }> {
-  const { draft } = input;
-  const timeZone = draft.timeZone ?? 'UTC';
-  checkTimes(draft.start, draft.end, timeZone);
+  const timeZone = input.draft.timeZone ?? 'UTC';
+  checkTimes(input.draft.start, input.draft.end, timeZone);
+  const draft = input.draft.allDay
+    ? { ...input.draft, ...allDayTimes(input.draft.start, input.draft.end, timeZone) }
+    : input.draft;
   checkRecurrence(draft.recurrence);
   if (draft.recurrence?.length) requireFeature(ctx, 'recurring_events');
   const { cal, provider } = await targetCalendar(deps, ctx, input.calendar);
@@ -579,8 +605,20 @@ export async function patchEvent(
     draft.allDay !== undefined;
   // Read when the times change, for Zoom, or when a patient or host is set (their other visits are
   // checked for a clash).
+  // The visit's own Zoom meeting (a series' for the whole series), when it has one: moved with it, kept when Zoom
+  // is asked for again, deleted (and its link taken out of the event) when the visit changes to no video or
+  // another product.
+  const prior =
+    timesChange || product !== undefined || draft.title !== undefined
+      ? await withTenant(deps.db, ctx, (tx) => appointmentOf(tx, ctx.workspaceId, cal.id, [providerEventId]))
+      : undefined;
+  const ownMeeting =
+    prior?.zoomMeetingId && prior.zoomJoinUrl
+      ? { meetingId: prior.zoomMeetingId, joinUrl: prior.zoomJoinUrl }
+      : undefined;
+  const dropMeeting = ownMeeting && product !== undefined && product !== 'zoom' ? ownMeeting : undefined;
   const existing =
-    timesChange || product === 'zoom' || draft.patientId || draft.hostUserId
+    timesChange || product === 'zoom' || dropMeeting || draft.patientId || draft.hostUserId
       ? await provider.adapter.getEvent(session, cal.providerCalendarId, providerEventId)
       : undefined;
   const timeZone = draft.timeZone ?? existing?.timeZone;
@@ -609,7 +647,7 @@ export async function patchEvent(
   }
 
   let zoom: { meetingId: string; joinUrl: string } | undefined;
-  if (product === 'zoom' && existing) {
+  if (product === 'zoom' && existing && !ownMeeting) {
     zoom = await createZoom(deps, ctx, {
       title: draft.title ?? existing.title,
       start: draft.start ?? existing.start,
@@ -617,29 +655,58 @@ export async function patchEvent(
       timeZone: timeZone ?? 'UTC',
     });
   }
+  const withoutLink = (text: string | null | undefined, url: string) =>
+    (text ?? '')
+      .split(/\n\n/)
+      .filter((part) => part.trim() !== zoomNote(url))
+      .join('\n\n') || null;
   const providerDraft: ProviderDraft = {
     title: draft.title,
     description: zoom
       ? [draft.description ?? existing?.description, zoomNote(zoom.joinUrl)].filter(Boolean).join('\n\n')
-      : draft.description,
-    location: draft.location ?? (zoom ? zoom.joinUrl : undefined),
+      : dropMeeting && existing && draft.description === undefined
+        ? withoutLink(existing.description, dropMeeting.joinUrl)
+        : draft.description,
+    location:
+      draft.location ??
+      (zoom ? zoom.joinUrl : dropMeeting && existing?.location === dropMeeting.joinUrl ? null : undefined),
     attendees: draft.attendees,
     recurrence: draft.recurrence,
     nativeConference: product === 'meet' || product === 'teams' ? true : product === null ? false : undefined,
   };
   if (timesChange && existing) {
-    // Providers want the whole time (with its zone) whenever part of it changes.
+    // Providers want the whole time (with its zone) whenever part of it changes; an all-day event's as days.
+    const allDay = draft.allDay ?? existing.allDay;
+    const start = draft.start ?? existing.start;
+    const end = draft.end ?? existing.end;
     Object.assign(providerDraft, {
-      start: draft.start ?? existing.start,
-      end: draft.end ?? existing.end,
+      ...(allDay ? allDayTimes(start, end, timeZone ?? 'UTC') : { start, end }),
       timeZone: timeZone ?? 'UTC',
-      allDay: draft.allDay ?? existing.allDay,
+      allDay,
     });
   }
   const hasProviderChange = Object.values(providerDraft).some((v) => v !== undefined);
   const updated = hasProviderChange
     ? await provider.adapter.patchEvent(session, cal.providerCalendarId, providerEventId, providerDraft)
     : (existing ?? (await provider.adapter.getEvent(session, cal.providerCalendarId, providerEventId)));
+  const meetings = resolveZoom(deps);
+  if (dropMeeting) {
+    await meetings
+      ?.deleteMeeting(dropMeeting.meetingId)
+      .then(() => auditZoom(deps, ctx, 'calendar.events.update', 'ok'))
+      .catch((err) => ctx.log.warn({ err }, 'zoom meeting could not be deleted'));
+  } else if (ownMeeting && (timesChange || draft.title !== undefined)) {
+    // The meeting follows the visit (Zoom shows its time and topic to whoever opens it). The visit has moved
+    // already: a failure here is logged, not the answer.
+    await meetings
+      ?.updateMeeting(ownMeeting.meetingId, {
+        topic: updated.title.slice(0, 200),
+        start: updated.start,
+        durationMinutes: Math.max(1, Math.round((Date.parse(updated.end) - Date.parse(updated.start)) / 60_000)),
+      })
+      .then(() => auditZoom(deps, ctx, 'calendar.events.update', 'ok'))
+      .catch((err) => ctx.log.warn({ err }, 'zoom meeting could not be moved'));
+  }
 
   const result = await withTenant(deps.db, ctx, async (tx) => {
     const before = await appointmentOf(tx, ctx.workspaceId, cal.id, [providerEventId, updated.recurringEventId]);
@@ -660,8 +727,8 @@ export async function patchEvent(
       patientId,
       hostUserId,
       status: status as AppointmentRow['status'],
-      zoomMeetingId: zoom?.meetingId ?? before?.zoomMeetingId ?? null,
-      zoomJoinUrl: product === null ? null : (zoom?.joinUrl ?? before?.zoomJoinUrl ?? null),
+      zoomMeetingId: dropMeeting ? null : (zoom?.meetingId ?? before?.zoomMeetingId ?? null),
+      zoomJoinUrl: dropMeeting || product === null ? null : (zoom?.joinUrl ?? before?.zoomJoinUrl ?? null),
       startAt: new Date(updated.start),
       endAt: new Date(updated.end),
     };

@@ -175,5 +175,10 @@ export async function dayView(
       )
       .orderBy(asc(calendarTasks.done), asc(calendarTasks.dueAt), asc(calendarTasks.id)),
   );
-  return { date: query.date, timeZone, events: items, tasks: rows.map(present), warnings };
+  // An all-day event is its dates (start and end at 00:00Z, end exclusive), wherever the day is seen from: the
+  // window (the day's local midnights) also reaches the all-day events of the days either side.
+  const events = items.filter(
+    (e) => !e.allDay || (e.start.slice(0, 10) <= query.date && query.date < e.end.slice(0, 10)),
+  );
+  return { date: query.date, timeZone, events, tasks: rows.map(present), warnings };
 }
