@@ -21,7 +21,27 @@ export interface ChannelNotice {
   c: string;
 }
 
-export const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * At most `n` UTF-16 units, with `…` in place of what was cut. The cut is never inside a surrogate pair
+ * (a lone half is not storable: PostgreSQL's JSON refuses it) nor inside a grapheme (a flag, a skin-toned
+ * or family emoji, a letter with its accents stays whole or goes). Text within the limit is returned as is.
+ */
+export function clip(text: string, n: number): string {
+  if (text.length <= n) return text;
+  let cut = Math.max(0, n - 1);
+  const code = text.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+  // The grapheme the cut falls in starts at the last boundary at or before it (only the clipped part
+  // and a little after it are segmented).
+  let boundary = 0;
+  for (const { index } of graphemes.segment(text.slice(0, cut + 16))) {
+    if (index > cut) break;
+    boundary = index;
+  }
+  return `${text.slice(0, boundary)}…`;
+}
 
 /** Text as stored: well-formed UTF-16, C0 controls (but tab and newlines) and DEL removed, at most 8,000 characters. */
 export function clean(text: string): string {
