@@ -111,8 +111,32 @@ class BadEvent extends Error {
 }
 
 type Time = { dateTime?: string; date?: string; timeZone?: string };
-function readTime(t: unknown, fallbackZone: string): { ms: number; zone: string; allDay: boolean } {
+
+/**
+ * Google's patch semantics (RFC 7396's merge patch): a nested object is merged into the stored one,
+ * `null` removes a member, anything else (arrays included) replaces it.
+ */
+export function mergePatch(current: unknown, patch: unknown): unknown {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    current && typeof current === 'object' && !Array.isArray(current) ? { ...(current as object) } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = mergePatch(out[key], value);
+  }
+  return out;
+}
+
+/** A start or end as Google holds it: exactly one of `date` (all-day) and `dateTime`, else 400. */
+function readTime(
+  t: unknown,
+  fallbackZone: string,
+  which: 'start' | 'end',
+): { ms: number; zone: string; allDay: boolean } {
   const time = (t ?? {}) as Time;
+  const has = (v: unknown) => v !== undefined && v !== null;
+  if (!has(time.date) && !has(time.dateTime)) throw new BadEvent('required', `Missing ${which} time.`);
+  if (has(time.date) && has(time.dateTime)) throw new BadEvent('invalid', `Invalid ${which} time.`);
   const zone = typeof time.timeZone === 'string' && isZone(time.timeZone) ? time.timeZone : fallbackZone;
   if (typeof time.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(time.date)) {
     return { ms: Date.parse(`${time.date}T00:00:00Z`), zone: 'UTC', allDay: true };
@@ -122,8 +146,14 @@ function readTime(t: unknown, fallbackZone: string): { ms: number; zone: string;
     const ms = floating ? fromFloating(Date.parse(`${time.dateTime}Z`), zone) : Date.parse(time.dateTime);
     if (Number.isFinite(ms)) return { ms, zone, allDay: false };
   }
-  throw new BadEvent('required', 'Missing or invalid start/end time.');
+  throw new BadEvent('invalid', `Invalid ${which} time.`);
 }
+
+/** The stored start or end as Google shows it (what a patch is merged into). */
+const storedTime = (ms: number, allDay: boolean, zone: string | undefined): Time =>
+  allDay
+    ? { date: new Date(ms).toISOString().slice(0, 10) }
+    : { dateTime: rfc3339(ms), ...(zone ? { timeZone: zone } : {}) };
 
 const attendeesOf = (raw: unknown, before: Attendee[] = []): Attendee[] =>
   (Array.isArray(raw) ? raw : []).flatMap((a) => {
@@ -152,18 +182,15 @@ function apply(
   if ('location' in body) target.location = text(body.location);
   if ('attendees' in body) target.attendees = attendeesOf(body.attendees, current.attendees);
   if ('start' in body || 'end' in body || full) {
-    const start = readTime(
-      body.start ??
-        (current.startMs !== undefined
-          ? { dateTime: rfc3339(current.startMs), timeZone: current.timeZone }
-          : undefined),
-      calendarZone,
-    );
-    const end = readTime(
-      body.end ??
-        (current.endMs !== undefined ? { dateTime: rfc3339(current.endMs), timeZone: current.timeZone } : undefined),
-      start.zone,
-    );
+    // A patch merges into the stored start/end: sending only `{date}` to a timed event leaves its
+    // `dateTime` there too, which Google refuses; `null` clears a member.
+    const stored = (ms: number | undefined) =>
+      full || ms === undefined ? undefined : storedTime(ms, current.allDay === true, current.timeZone);
+    const merged = (key: 'start' | 'end', ms: number | undefined) =>
+      body[key] === undefined ? stored(ms) : full ? mergePatch({}, body[key]) : mergePatch(stored(ms), body[key]);
+    const start = readTime(merged('start', current.startMs), calendarZone, 'start');
+    const end = readTime(merged('end', current.endMs), start.zone, 'end');
+    if (start.allDay !== end.allDay) throw new BadEvent('invalid', 'Invalid end time.');
     if (end.ms <= start.ms) throw new BadEvent('timeRangeEmpty', 'The specified time range is empty.');
     target.startMs = start.ms;
     target.endMs = end.ms;
@@ -181,7 +208,8 @@ function apply(
   }
   if (full && Array.isArray(body.recurrence))
     event.recurrence = body.recurrence.filter((l): l is string => typeof l === 'string');
-  if ('extendedProperties' in body && 'id' in current) event.extended = body.extendedProperties;
+  if ('extendedProperties' in body && 'id' in current)
+    event.extended = full ? body.extendedProperties : mergePatch(event.extended, body.extendedProperties);
   if ('conferenceData' in body && conferenceVersion && 'id' in current) {
     const data = body.conferenceData as { createRequest?: { conferenceSolutionKey?: { type?: string } } } | null;
     if (data === null) event.conference = null;
@@ -417,10 +445,11 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
             startMs: target.instance.startMs,
             endMs: target.instance.endMs,
             timeZone: series.timeZone,
+            allDay: series.allDay,
             attendees: target.instance.attendees,
           };
           apply(body as Record<string, unknown>, seed, series.timeZone, false, false);
-          const { timeZone: _tz, ...kept } = seed;
+          const { timeZone: _tz, allDay: _allDay, ...kept } = seed;
           series.exceptions[key] = kept;
         } else {
           if (series.cancelled) return { status: 410 as const };

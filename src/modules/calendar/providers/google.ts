@@ -101,8 +101,12 @@ export function toGoogle(d: ProviderDraft): Record<string, unknown> {
   if (d.title !== undefined) body.summary = d.title;
   if (d.description !== undefined) body.description = d.description ?? '';
   if (d.location !== undefined) body.location = d.location ?? '';
+  // Google merges a PATCH into nested objects: the other kind's members are cleared with null, or
+  // an event changing between timed and all-day would hold both `date` and `dateTime` (refused).
   const when = (iso: string) =>
-    d.allDay ? { date: iso.slice(0, 10) } : { dateTime: iso, timeZone: d.timeZone ?? 'UTC' };
+    d.allDay
+      ? { date: iso.slice(0, 10), dateTime: null, timeZone: null }
+      : { dateTime: iso, timeZone: d.timeZone ?? 'UTC', date: null };
   if (d.start !== undefined) body.start = when(d.start);
   if (d.end !== undefined) body.end = when(d.end);
   if (d.attendees !== undefined) {

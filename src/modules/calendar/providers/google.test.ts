@@ -1,0 +1,162 @@
+// The Google adapter against Google's own rules, through the emulator: PATCH merges nested objects
+// (so timed ⇄ all-day must clear the other kind's members).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../../test/helpers/app.js';
+import { connectCalendar } from '../../../../test/helpers/calendar.js';
+import { createWorkspace, type TestWorkspace } from '../../../../test/helpers/factories.js';
+import { mintEmulatorTokens } from '../../../emulators/calendar/index.js';
+import { toGoogle } from './google.js';
+import type { ProviderSession } from './types.js';
+
+let t: TestApp;
+let ws: TestWorkspace;
+let calendarId: string;
+let email: string;
+let session: ProviderSession;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ws = await createWorkspace(t, { tier: 'enterprise' });
+  email = `gpatch-${ws.id}@google.example`;
+  calendarId = (await connectCalendar(t, ws.admin.token, 'google', email)).calendarId;
+  const token = mintEmulatorTokens('google', email).access_token;
+  session = {
+    baseUrl: `${t.baseUrl}/_emulators/google/calendar/v3`,
+    timeoutMs: 10_000,
+    connectionId: `test-${ws.id}`,
+    token: async () => token,
+    refreshedToken: async () => token,
+  };
+}, 60_000);
+afterAll(async () => t?.close());
+
+interface Answer {
+  id: string;
+  start?: unknown;
+  end?: unknown;
+  timeZone?: string;
+  extendedProperties?: unknown;
+  error: { code: number; message: string; errors: { reason: string }[] };
+}
+
+/** A call straight at the (emulated) Google Calendar API. */
+async function google(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${session.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${await session.token()}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Answer };
+}
+
+const timed = {
+  summary: 'Timed',
+  start: { dateTime: '2026-12-01T09:00:00Z', timeZone: 'Europe/Berlin' },
+  end: { dateTime: '2026-12-01T10:00:00Z', timeZone: 'Europe/Berlin' },
+};
+
+describe('toGoogle', () => {
+  it('clears the other kind of time, so a PATCH between timed and all-day does not merge both', () => {
+    expect(toGoogle({ start: '2026-12-01T00:00:00Z', end: '2026-12-02T00:00:00Z', allDay: true })).toMatchObject({
+      start: { date: '2026-12-01', dateTime: null, timeZone: null },
+      end: { date: '2026-12-02', dateTime: null, timeZone: null },
+    });
+    expect(
+      toGoogle({ start: '2026-12-01T09:00:00Z', end: '2026-12-01T10:00:00Z', allDay: false, timeZone: 'Asia/Tokyo' }),
+    ).toMatchObject({
+      start: { dateTime: '2026-12-01T09:00:00Z', timeZone: 'Asia/Tokyo', date: null },
+      end: { dateTime: '2026-12-01T10:00:00Z', timeZone: 'Asia/Tokyo', date: null },
+    });
+  });
+});
+
+describe('the Google emulator merges a PATCH as Google does', () => {
+  it('refuses an event left with both date and dateTime, or neither, in Google’s error shape', async () => {
+    const made = await google('POST', '/calendars/primary/events', timed);
+    expect(made.status).toBe(200);
+    const both = await google('PATCH', `/calendars/primary/events/${made.body.id}`, {
+      start: { date: '2026-12-01' },
+      end: { date: '2026-12-02' },
+    });
+    expect(both.status).toBe(400);
+    expect(both.body).toEqual({
+      error: {
+        code: 400,
+        message: 'Invalid start time.',
+        errors: [{ domain: 'global', reason: 'invalid', message: 'Invalid start time.' }],
+        status: 'INVALID_ARGUMENT',
+      },
+    });
+    const neither = await google('PATCH', `/calendars/primary/events/${made.body.id}`, {
+      start: { dateTime: null },
+    });
+    expect(neither.status).toBe(400);
+    expect(neither.body.error.errors[0].reason).toBe('required');
+    // Nothing was changed by the refusals.
+    expect((await google('GET', `/calendars/primary/events/${made.body.id}`)).body.start).toEqual(timed.start);
+  });
+
+  it('keeps what a patch leaves out of a nested object and removes what it sets to null', async () => {
+    const made = await google('POST', '/calendars/primary/events', timed);
+    const moved = await google('PATCH', `/calendars/primary/events/${made.body.id}`, {
+      start: { dateTime: '2026-12-01T08:00:00Z' },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body.start).toEqual({ dateTime: '2026-12-01T08:00:00Z', timeZone: 'Europe/Berlin' });
+    const allDay = await google('PATCH', `/calendars/primary/events/${made.body.id}`, {
+      start: { date: '2026-12-01', dateTime: null, timeZone: null },
+      end: { date: '2026-12-02', dateTime: null, timeZone: null },
+    });
+    expect(allDay.status).toBe(200);
+    expect([allDay.body.start, allDay.body.end]).toEqual([{ date: '2026-12-01' }, { date: '2026-12-02' }]);
+    const back = await google('PATCH', `/calendars/primary/events/${made.body.id}`, {
+      start: { dateTime: '2026-12-01T09:00:00Z', timeZone: 'UTC', date: null },
+    });
+    expect(back.status).toBe(400);
+    expect(back.body.error.message).toBe('Invalid end time.');
+    const extended = await google('PATCH', `/calendars/primary/events/${made.body.id}`, {
+      extendedProperties: { private: { a: '1', b: '2' } },
+    });
+    expect(extended.status).toBe(200);
+    const merged = await google('PATCH', `/calendars/primary/events/${made.body.id}`, {
+      extendedProperties: { private: { a: null, c: '3' } },
+    });
+    expect(merged.body.extendedProperties).toEqual({ private: { b: '2', c: '3' } });
+  });
+});
+
+describe('changing an event between timed and all-day through Atrium', () => {
+  it('works in both directions', async () => {
+    const made = await t.request({
+      method: 'POST',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: {
+        calendar: calendarId,
+        draft: { title: 'Flip', start: '2026-12-03T09:00:00Z', end: '2026-12-03T10:00:00Z', timeZone: 'UTC' },
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const eventId = made.json().eventId;
+    const toAllDay = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: { event: eventId, draft: { allDay: true, start: '2026-12-03T00:00:00Z', end: '2026-12-04T00:00:00Z' } },
+    });
+    expect(toAllDay.statusCode, toAllDay.body).toBe(200);
+    expect(toAllDay.json().event).toMatchObject({
+      allDay: true,
+      start: '2026-12-03T00:00:00.000Z',
+      end: '2026-12-04T00:00:00.000Z',
+    });
+    const toTimed = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: { event: eventId, draft: { allDay: false, start: '2026-12-03T14:00:00Z', end: '2026-12-03T15:00:00Z' } },
+    });
+    expect(toTimed.statusCode, toTimed.body).toBe(200);
+    expect(toTimed.json().event).toMatchObject({ allDay: false, start: '2026-12-03T14:00:00.000Z' });
+  });
+});
