@@ -2,6 +2,7 @@
 // own accounts; admins see and manage all of the workspace's. Free: one connection per workspace.
 import { and, eq, inArray } from 'drizzle-orm';
 import type { RequestContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/client.js';
 import { lockUntilCommit, withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -11,6 +12,7 @@ import {
   completeAuthorization,
   countConnections,
   disconnect,
+  disconnectUserIn,
   getAccessToken,
   listConnections,
   startAuthorization,
@@ -18,7 +20,7 @@ import {
 } from '../../platform/oauth/index.js';
 import { hasFeature, requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
-import { workspaceTier } from '../identity/index.js';
+import { type MemberRemovedHook, workspaceTier } from '../identity/index.js';
 import { oauthDeps, resolveProvider } from './providers/index.js';
 import type { ProviderCalendar, ProviderSession } from './providers/types.js';
 import type { CalendarInfo } from './schema.js';
@@ -137,12 +139,34 @@ export async function removeConnection(deps: AppDeps, ctx: RequestContext, conne
   const mine = await listConnections(deps, ctx, canSeeAll(ctx) ? {} : { userId: ctx.userId });
   if (!mine.some((c) => c.id === connectionId)) throw notFound('Connection');
   await disconnect(oauthDeps(deps), ctx, connectionId);
-  await withTenant(deps.db, ctx, (tx) =>
-    tx
-      .delete(calendarCalendars)
-      .where(and(eq(calendarCalendars.workspaceId, ctx.workspaceId), eq(calendarCalendars.connectionId, connectionId))),
-  );
+  await withTenant(deps.db, ctx, (tx) => forgetCalendars(tx, ctx.workspaceId, [connectionId]));
 }
+
+/** The calendars of disconnected connections leave every list and can no longer be read or written. */
+async function forgetCalendars(tx: Tx, workspaceId: string, connectionIds: string[]): Promise<void> {
+  if (connectionIds.length === 0) return;
+  await tx
+    .delete(calendarCalendars)
+    .where(and(eq(calendarCalendars.workspaceId, workspaceId), inArray(calendarCalendars.connectionId, connectionIds)));
+}
+
+/**
+ * A member removed from the workspace (identity's `onMemberRemoved`, in the removal's transaction):
+ * every calendar account they connected there is disconnected as `DELETE /calendar/connections/:id`
+ * does (tokens destroyed now, revoked at the provider after commit), so their calendars leave the
+ * workspace's lists at once and no list or write reads their tokens again.
+ */
+export const disconnectRemovedMember: MemberRemovedHook = async (deps, tx, removal) => {
+  const { connectionIds, afterCommit } = await disconnectUserIn(
+    oauthDeps(deps),
+    tx,
+    removal.actor,
+    removal.userId,
+    CALENDAR_PROVIDERS,
+  );
+  await forgetCalendars(tx, removal.workspaceId, connectionIds);
+  return afterCommit;
+};
 
 /**
  * The provider session of one connection for one operation: the token is read once (one

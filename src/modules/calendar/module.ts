@@ -1,6 +1,8 @@
 import { googleEmulator, microsoftEmulator, zoomEmulator } from '../../emulators/calendar/index.js';
 import { defineModule } from '../../platform/module.js';
+import { onMemberRemoved } from '../identity/index.js';
 import { registerAuthorizationUsage } from '../patients/index.js';
+import { disconnectRemovedMember } from './connections.js';
 import { calendarMonitors } from './monitors.js';
 import { calendarRoutes } from './routes.js';
 import { seedCalendar } from './seed.js';
@@ -19,6 +21,10 @@ export const calendarModule = defineModule({
   monitors: calendarMonitors,
   emulators: { google: googleEmulator, microsoft: microsoftEmulator, zoom: zoomEmulator },
   seed: seedCalendar,
-  // Authorizations answer how many of their units the calendar's sessions use.
-  init: () => registerAuthorizationUsage(unitsHeld),
+  init: () => {
+    // Authorizations answer how many of their units the calendar's sessions use.
+    registerAuthorizationUsage(unitsHeld);
+    // A removed member's calendar accounts are disconnected in the removal's transaction.
+    onMemberRemoved(disconnectRemovedMember);
+  },
 });

@@ -17,6 +17,9 @@ export {
   createWorkspace,
   isMember,
   lockPublishedPasswords,
+  type MemberRemoval,
+  type MemberRemovedHook,
+  onMemberRemoved,
   organizationWorkspacesOf,
   workspaceExists,
 } from './service.js';

@@ -1,10 +1,11 @@
 import { registerPrincipalResolver } from '../../platform/auth/principals.js';
 import { pruneRateLimits } from '../../platform/auth/rate-limit.js';
 import { defineModule } from '../../platform/module.js';
+import { registerMembershipCheck } from '../../platform/oauth/index.js';
 import { identityPrincipals } from './principals.js';
 import { identityRoutes } from './routes.js';
 import { seedIdentity } from './seed.js';
-import { passwordResetJob, RESET_WINDOW_MS } from './service.js';
+import { holdMembership, passwordResetJob, RESET_WINDOW_MS } from './service.js';
 import * as tables from './tables.js';
 
 export const identityModule = defineModule({
@@ -16,8 +17,12 @@ export const identityModule = defineModule({
   routes: identityRoutes,
   tables,
   jobTypes: [passwordResetJob],
-  // The platform authenticates requests; identity tells it whose credential a hash is.
-  init: () => registerPrincipalResolver(identityPrincipals),
+  // The platform authenticates requests; identity tells it whose credential a hash is, and (OAuth
+  // callbacks) whether the member who started connecting still is one.
+  init: () => {
+    registerPrincipalResolver(identityPrincipals);
+    registerMembershipCheck(holdMembership);
+  },
   seed: seedIdentity,
   schedules: [
     {

@@ -1,3 +1,4 @@
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { assertStrongPassword } from '../../platform/auth/password-policy.js';
@@ -26,6 +27,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from './demo-accounts.js';
 import { meCacheFor } from './me-cache.js';
 import * as repo from './repository.js';
 import type { CreateWorkspaceInput, MemberInput } from './schema.js';
+import { memberships } from './tables.js';
 
 const present = (w: repo.WorkspaceRow) => ({ id: w.id, name: w.name, tier: w.tier, organizationId: w.organizationId });
 const presentUser = (u: repo.UserRow) => ({ id: u.id, email: u.email, name: u.name });
@@ -279,8 +281,38 @@ export async function updateMember(
   return member;
 }
 
-/** Ends a membership: the user's tokens and sessions in this workspace stop working at once. */
+/** A membership being ended, as the hooks registered with `onMemberRemoved` see it. */
+export interface MemberRemoval {
+  workspaceId: string;
+  userId: string;
+  /** The admin removing them (audit rows written by a hook name them). */
+  actor: RequestContext;
+}
+
+/**
+ * What another module does when a member is removed, in the removal's transaction (so nothing of
+ * theirs keeps working after the commit; throwing refuses the removal). It may return work to run
+ * after the commit (e.g. revoking tokens at a provider), which is best effort.
+ */
+export type MemberRemovedHook = (
+  deps: AppDeps,
+  tx: Tx,
+  removal: MemberRemoval,
+) => Promise<(() => Promise<void>) | undefined>;
+
+const memberRemovedHooks = new Set<MemberRemovedHook>();
+
+/** Registered by a module in its `init` (identity imports no module): e.g. calendar disconnects the member's accounts. */
+export function onMemberRemoved(hook: MemberRemovedHook): void {
+  memberRemovedHooks.add(hook);
+}
+
+/**
+ * Ends a membership: the user's tokens and sessions in this workspace stop working at once, and so
+ * does what other modules hold for them (`onMemberRemoved`, same transaction).
+ */
 export async function removeMember(deps: AppDeps, ctx: RequestContext, userId: string): Promise<void> {
+  const afterCommit: (() => Promise<void>)[] = [];
   await changeMembership(
     deps,
     ctx,
@@ -291,6 +323,10 @@ export async function removeMember(deps: AppDeps, ctx: RequestContext, userId: s
       const tokens = await repo.deleteUserTokensIn(tx, ctx.workspaceId, userId);
       const sessions = await repo.revokeUserSessionsIn(tx, ctx.workspaceId, userId);
       for (const hash of [...tokens, ...sessions]) await invalidateCredential(tx, deps.principals, hash);
+      for (const hook of memberRemovedHooks) {
+        const after = await hook(deps, tx, { workspaceId: ctx.workspaceId, userId, actor: ctx });
+        if (after) afterCommit.push(after);
+      }
       await writeAudit(tx, ctx, 'admin_action', {
         action: 'members.remove',
         target: userId,
@@ -304,6 +340,23 @@ export async function removeMember(deps: AppDeps, ctx: RequestContext, userId: s
       return n;
     },
   );
+  for (const after of afterCommit) {
+    await after().catch((err) => ctx.log.warn({ err, userId }, 'work after a member removal failed'));
+  }
+}
+
+/**
+ * Whether the user is a member of the workspace, holding that membership row (FOR SHARE) until the
+ * caller's transaction ends, so a removal at the same time waits for it (platform/oauth's check before
+ * it stores a connection).
+ */
+export async function holdMembership(tx: Tx, workspaceId: string, userId: string): Promise<boolean> {
+  const rows = await tx
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)))
+    .for('share');
+  return rows.length > 0;
 }
 
 /** Every API token of the workspace with its owner, never the secret or its hash. */

@@ -6,6 +6,7 @@ import { queryRows, withTenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { type OAuthDeps, providerOf, storeTokens } from './connections.js';
+import { requireMember } from './membership.js';
 import { codeChallengeS256, createCodeVerifier } from './pkce.js';
 import { invalidState, signState, verifyState } from './state.js';
 import { accountEmail, exchangeCode, OAuthGrantError, type TokenSet, tokenEndpointError } from './token-client.js';
@@ -104,6 +105,10 @@ export async function completeAuthorization(
     throw new AppError('authorization_failed', 400, `The provider did not authorize: ${query.error ?? 'no code'}`);
   }
   const provider = providerOf(deps, providerName);
+  // Removed from the workspace since starting: refused before the code is exchanged (checked again as it is stored).
+  await withTenant(deps.db, { workspaceId: state.workspaceId }, (tx) =>
+    requireMember(tx, state.workspaceId, state.userId),
+  );
   let tokens: TokenSet;
   let email: string;
   try {
@@ -138,7 +143,8 @@ export async function completeAuthorization(
 
 /**
  * Stores a token set as the workspace's connection of (provider, account): a new connection, or the
- * existing one repaired (new tokens, `active`). The callback uses it; so does the demo seed, which
+ * existing one repaired (new tokens, `active`); 400 `invalid_state` when the user is no longer a
+ * member of the workspace (nothing is stored). The callback uses it; so does the demo seed, which
  * gets its tokens from an emulator without a browser.
  */
 export async function saveConnection(
@@ -151,6 +157,8 @@ export async function saveConnection(
 ): Promise<{ connectionId: string; repaired: boolean }> {
   const provider = providerOf(deps, providerName);
   return withTenant(deps.db, actor, async (tx) => {
+    // Held until commit: a removal of this member waits for it (and then disconnects what was stored).
+    await requireMember(tx, actor.workspaceId, actor.userId);
     const fresh = newId('oac');
     const inserted = await queryRows<{ id: string }>(
       tx,

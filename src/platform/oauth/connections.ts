@@ -1,6 +1,6 @@
 // Provider connections: what is stored (sealed tokens per workspace and connection), listing and
 // disconnecting. The flow is in authorize.ts, token use and refresh in tokens.ts.
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { writeAudit } from '../audit/audit.js';
 import { decryptSecret, encryptSecret, type SecretKey } from '../crypto.js';
@@ -131,33 +131,85 @@ export async function listConnections(
   }));
 }
 
+interface Removed {
+  id: string;
+  provider: string;
+  refresh_token_enc: string | null;
+  access_token_enc: string;
+}
+
+/** Deletes connections (tokens gone) in `tx`, one `token.revoke` row each; returns what to revoke at the provider. */
+async function deleteConnections(
+  tx: Tx,
+  ctx: TokenUser,
+  which: SQL,
+  extra: Record<string, unknown> = {},
+): Promise<Removed[]> {
+  const deleted = await queryRows<Removed>(
+    tx,
+    sql`DELETE FROM oauth_connections WHERE workspace_id = ${ctx.workspaceId} AND ${which}
+        RETURNING id, provider, refresh_token_enc, access_token_enc`,
+  );
+  for (const row of deleted) {
+    await auditTokenUse(tx, ctx, { provider: row.provider, connectionId: row.id, reason: 'token.revoke' }, 'ok', extra);
+  }
+  return deleted;
+}
+
+/** Asks the provider to revoke each deleted connection's refresh token (RFC 7009, best effort). */
+async function revokeDeleted(deps: OAuthDeps, ctx: TokenUser, removed: Removed[]): Promise<void> {
+  await Promise.all(
+    removed.map(async (row) => {
+      const connectionId = row.id;
+      const provider = deps.oauthProviders(row.provider);
+      if (!provider?.revokeUrl) return;
+      const [blob, kind, hint] = row.refresh_token_enc
+        ? ([row.refresh_token_enc, 'refresh', 'refresh_token'] as const)
+        : ([row.access_token_enc, 'access', 'access_token'] as const);
+      try {
+        const token = decryptSecret(keys(deps), blob, aad(ctx.workspaceId, connectionId, kind));
+        const revoked = await revokeToken(provider, token, hint);
+        if (!revoked) {
+          ctx.log?.warn({ provider: provider.name, connectionId }, 'provider did not confirm token revocation');
+        }
+      } catch (err) {
+        ctx.log?.warn({ err, provider: provider.name, connectionId }, 'token revocation failed');
+      }
+    }),
+  );
+}
+
 /**
  * Deletes the connection and its sealed tokens (404 when it is not this workspace's), then asks
  * the provider to revoke the refresh token (RFC 7009, best effort, after commit).
  */
 export async function disconnect(deps: OAuthDeps, ctx: TokenUser, connectionId: string): Promise<void> {
-  const [row] = await withTenant(deps.db, ctx, async (tx) => {
-    const deleted = await queryRows<{ provider: string; refresh_token_enc: string | null; access_token_enc: string }>(
-      tx,
-      sql`DELETE FROM oauth_connections WHERE workspace_id = ${ctx.workspaceId} AND id = ${connectionId}
-          RETURNING provider, refresh_token_enc, access_token_enc`,
-    );
-    if (deleted[0]) {
-      await auditTokenUse(tx, ctx, { provider: deleted[0].provider, connectionId, reason: 'token.revoke' }, 'ok');
-    }
-    return deleted;
-  });
-  if (!row) throw notFound('Connection');
-  const provider = deps.oauthProviders(row.provider);
-  if (!provider?.revokeUrl) return;
-  const [blob, kind, hint] = row.refresh_token_enc
-    ? ([row.refresh_token_enc, 'refresh', 'refresh_token'] as const)
-    : ([row.access_token_enc, 'access', 'access_token'] as const);
-  try {
-    const token = decryptSecret(keys(deps), blob, aad(ctx.workspaceId, connectionId, kind));
-    const revoked = await revokeToken(provider, token, hint);
-    if (!revoked) ctx.log?.warn({ provider: provider.name, connectionId }, 'provider did not confirm token revocation');
-  } catch (err) {
-    ctx.log?.warn({ err, provider: provider.name, connectionId }, 'token revocation failed');
-  }
+  const removed = await withTenant(deps.db, ctx, (tx) => deleteConnections(tx, ctx, sql`id = ${connectionId}`));
+  if (removed.length === 0) throw notFound('Connection');
+  await revokeDeleted(deps, ctx, removed);
+}
+
+/**
+ * Disconnects every connection `userId` made in the workspace (to one of `providers`), in the
+ * caller's transaction (a member's removal): tokens deleted, one `token.revoke` row each (with
+ * `removedMember`). Returns the ids and what to run after commit (the revocation at the provider).
+ */
+export async function disconnectUserIn(
+  deps: OAuthDeps,
+  tx: Tx,
+  ctx: TokenUser,
+  userId: string,
+  providers: string[],
+): Promise<{ connectionIds: string[]; afterCommit: () => Promise<void> }> {
+  if (providers.length === 0) return { connectionIds: [], afterCommit: async () => {} };
+  const removed = await deleteConnections(
+    tx,
+    ctx,
+    sql`user_id = ${userId} AND provider IN (${sql.join(
+      providers.map((p) => sql`${p}`),
+      sql`, `,
+    )})`,
+    { removedMember: userId },
+  );
+  return { connectionIds: removed.map((r) => r.id), afterCommit: () => revokeDeleted(deps, ctx, removed) };
 }

@@ -11,11 +11,13 @@ export {
 export {
   type Connection,
   disconnect,
+  disconnectUserIn,
   listConnections,
   type OAuthDeps,
   reauthRequired,
   type TokenUser,
 } from './connections.js';
+export { type MembershipCheck, registerMembershipCheck } from './membership.js';
 export { codeChallengeS256, createCodeVerifier } from './pkce.js';
 export { type AuthorizationState, invalidState, signState, verifyState } from './state.js';
 export { oauthConnections } from './tables.js';
