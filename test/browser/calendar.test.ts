@@ -116,6 +116,40 @@ describe('Calendar page', () => {
     await chip('Intake: Ada Lovelace').waitFor({ state: 'detached' });
   });
 
+  it('an all-day event made in Berlin is on the same day in Los Angeles, and opens there on that day', async () => {
+    const inZone = async (timezoneId: string) => {
+      const p = await harness.newPage({ timezoneId });
+      await p.setViewportSize({ width: 1280, height: 900 });
+      await signIn(p, workspace.admin.email, workspace.admin.password);
+      await p.goto(WEEK);
+      await p.getByTestId('calendar-legend').locator('li').first().waitFor();
+      return p;
+    };
+    const berlin = await inZone('Europe/Berlin');
+    await berlin.getByTestId('new-event').click();
+    await berlin.getByTestId('event-title').fill('Team offsite');
+    await berlin.getByTestId('event-date').fill('2026-12-09');
+    await berlin.getByTestId('event-all-day').check();
+    await berlin.getByTestId('event-save').click();
+    await berlin.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    const offsite = (p: Page) => p.locator('.fc-event', { hasText: 'Team offsite' });
+    await expect.poll(() => offsite(berlin).textContent()).toContain('Wed, Dec 9, all day');
+    // The day's column in the all-day row holds it.
+    await berlin.locator('.fc-daygrid-day[data-date="2026-12-09"] .fc-event', { hasText: 'Team offsite' }).waitFor();
+
+    const losAngeles = await inZone('America/Los_Angeles');
+    await losAngeles
+      .locator('.fc-daygrid-day[data-date="2026-12-09"] .fc-event', { hasText: 'Team offsite' })
+      .waitFor();
+    expect(await offsite(losAngeles).textContent()).toContain('Wed, Dec 9, all day');
+    // Opened there, the dialog names the same day.
+    await offsite(losAngeles).click();
+    expect(await losAngeles.getByTestId('event-date').inputValue()).toBe('2026-12-09');
+    await losAngeles.keyboard.press('Escape');
+    await losAngeles.close();
+    await berlin.close();
+  });
+
   it('creates by clicking an empty slot, with a video call link', async () => {
     await page.goto(WEEK);
     await page.getByTestId('calendar-legend').locator('li').first().waitFor();

@@ -43,7 +43,8 @@ export interface BrowserHarness {
   operatorToken: string;
   browser: Browser;
   /** A fresh browser context (own cookies) and page; closed by `close()`. */
-  newPage(): Promise<Page>;
+  /** A page in a fresh browser context (signed out), in UTC unless another `timezoneId` is asked for. */
+  newPage(options?: { timezoneId?: string }): Promise<Page>;
   createWorkspace(options?: { name?: string; tier?: Tier }): Promise<TestWorkspace>;
   addMember(
     workspaceId: string,
@@ -103,8 +104,12 @@ export async function startHarness(): Promise<BrowserHarness> {
     baseUrl: server.baseUrl,
     operatorToken: server.operatorToken,
     browser,
-    async newPage() {
-      const context = await browser.newContext({ baseURL: server.baseUrl, locale: 'en-US', timezoneId: 'UTC' });
+    async newPage(options = {}) {
+      const context = await browser.newContext({
+        baseURL: server.baseUrl,
+        locale: 'en-US',
+        timezoneId: options.timezoneId ?? 'UTC',
+      });
       contexts.push(context);
       context.setDefaultTimeout(15_000);
       return context.newPage();

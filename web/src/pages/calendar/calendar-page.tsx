@@ -230,8 +230,9 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
   const items: EventInput[] = (events.data?.items ?? []).map((e) => ({
     id: e.id,
     title: e.title || '(no title)',
-    start: e.start,
-    end: e.end,
+    // An all-day event is its dates (given at 00:00Z): as dates, so it shows on the same day in every zone.
+    start: e.allDay ? e.start.slice(0, 10) : e.start,
+    end: e.allDay ? e.end.slice(0, 10) : e.end,
     allDay: e.allDay,
     borderColor: hq ? workspaceColor(e.workspaceId) : colorOf(cals, e.calendar),
     backgroundColor: 'var(--event-bg)',

@@ -31,6 +31,7 @@ import {
   localZone,
   REPEATS,
   type Repeat,
+  shownTime,
   timeInput,
 } from './time.js';
 
@@ -131,8 +132,8 @@ export function EventDialog({
   useEffect(() => {
     if (!editing) titleRef.current?.focus();
   }, [editing]);
-  const initialStart = editing ? new Date(editing.start) : (state as { start: Date }).start;
-  const initialEnd = editing ? new Date(editing.end) : (state as { end: Date }).end;
+  const initialStart = editing ? shownTime(editing.start, editing.allDay) : (state as { start: Date }).start;
+  const initialEnd = editing ? shownTime(editing.end, editing.allDay) : (state as { end: Date }).end;
   const writable = calendars;
   const [title, setTitle] = useState(editing?.title ?? '');
   const [calendarId, setCalendarId] = useState(
@@ -211,7 +212,13 @@ export function EventDialog({
     const end = allDay ? fromInputs(date, '00:00') : fromInputs(date, endTime);
     if (!title.trim()) return setProblem('Give the event a title.', 'title');
     if (!start || !end) return setProblem('Choose a date and times.', 'date');
-    if (allDay) end.setDate(end.getDate() + 1);
+    // An all-day event keeps its number of days (the form names its first day only); a new one is one day.
+    if (allDay) {
+      const days = editing?.allDay
+        ? Math.max(1, Math.round((Date.parse(editing.end) - Date.parse(editing.start)) / 86_400_000))
+        : 1;
+      end.setDate(end.getDate() + days);
+    }
     if (end <= start) return setProblem('The event must end after it starts.', allDay ? 'date' : 'end');
     const emails = attendees
       .split(/[,;\s]+/)

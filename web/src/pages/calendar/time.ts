@@ -6,6 +6,16 @@ const pad = (n: number) => String(n).padStart(2, '0');
 export const dateInput = (d: Date) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 export const timeInput = (d: Date) => `${pad(d.getHours())}:${pad(d.getMinutes())}`;
 
+/**
+ * When an event starts or ends as this browser shows it. An all-day event's times are its dates (the API gives
+ * them at 00:00Z): the date itself at local midnight, so that it is the same day in every zone.
+ */
+export function shownTime(iso: string, allDay: boolean): Date {
+  if (!allDay) return new Date(iso);
+  const [y, m, d] = iso.slice(0, 10).split('-').map(Number);
+  return new Date(y ?? 1970, (m ?? 1) - 1, d ?? 1);
+}
+
 /** `YYYY-MM-DD` + `HH:MM` in the browser's zone → Date (invalid input → null). */
 export function fromInputs(date: string, time: string): Date | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);

@@ -6,7 +6,7 @@
 import { Link } from '@tanstack/react-router';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { type CalendarEvent, PROVIDER_LABEL, useCalendars, useEvents } from '../calendar/calendar-api.js';
-import { addDays, dateInput } from '../calendar/time.js';
+import { addDays, dateInput, shownTime } from '../calendar/time.js';
 import { useMembers } from '../messages/messages-api.js';
 
 const DAYS = 60;
@@ -18,7 +18,7 @@ const STATUS: Record<CalendarEvent['status'], { label: string; tone: string } | 
 };
 
 const when = (e: CalendarEvent) => {
-  const start = new Date(e.start);
+  const start = shownTime(e.start, e.allDay);
   const day = new Intl.DateTimeFormat(undefined, { weekday: 'short', month: 'short', day: 'numeric', year: 'numeric' });
   if (e.allDay) return `${day.format(start)} · all day`;
   const time = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' });
@@ -44,7 +44,7 @@ function Appointment({ event: e, hostName }: { event: CalendarEvent; hostName: s
           ) : null}
           <Link
             to="/calendar"
-            search={{ date: dateInput(new Date(e.start)), view: 'day' }}
+            search={{ date: dateInput(shownTime(e.start, e.allDay)), view: 'day' }}
             className="button button-secondary button-small"
           >
             Open in calendar
