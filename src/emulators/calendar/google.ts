@@ -53,7 +53,9 @@ function toJson(
   e: Instance | (EmuEvent & { recurringEventId?: null; originalStartMs?: null }),
 ) {
   const when = (ms: number) =>
-    e.allDay ? { date: new Date(ms).toISOString().slice(0, 10) } : { dateTime: rfc3339(ms), timeZone: e.timeZone };
+    e.allDay
+      ? { date: new Date(ms).toISOString().slice(0, 10) }
+      : { dateTime: rfc3339(ms), ...(e.zoneUnset ? {} : { timeZone: e.timeZone }) };
   const meet = e.conference && `${origin(request)}/_emulators/google/meet/${e.conference.id}`;
   return {
     kind: 'calendar#event',
@@ -132,19 +134,20 @@ function readTime(
   t: unknown,
   fallbackZone: string,
   which: 'start' | 'end',
-): { ms: number; zone: string; allDay: boolean } {
+): { ms: number; zone: string; allDay: boolean; zoned: boolean } {
   const time = (t ?? {}) as Time;
   const has = (v: unknown) => v !== undefined && v !== null;
   if (!has(time.date) && !has(time.dateTime)) throw new BadEvent('required', `Missing ${which} time.`);
   if (has(time.date) && has(time.dateTime)) throw new BadEvent('invalid', `Invalid ${which} time.`);
-  const zone = typeof time.timeZone === 'string' && isZone(time.timeZone) ? time.timeZone : fallbackZone;
+  const zoned = typeof time.timeZone === 'string' && isZone(time.timeZone);
+  const zone = zoned ? (time.timeZone as string) : fallbackZone;
   if (typeof time.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(time.date)) {
-    return { ms: Date.parse(`${time.date}T00:00:00Z`), zone: 'UTC', allDay: true };
+    return { ms: Date.parse(`${time.date}T00:00:00Z`), zone: 'UTC', allDay: true, zoned };
   }
   if (typeof time.dateTime === 'string') {
     const floating = !/[zZ]|[+-]\d\d:?\d\d$/.test(time.dateTime);
     const ms = floating ? fromFloating(Date.parse(`${time.dateTime}Z`), zone) : Date.parse(time.dateTime);
-    if (Number.isFinite(ms)) return { ms, zone, allDay: false };
+    if (Number.isFinite(ms)) return { ms, zone, allDay: false, zoned };
   }
   throw new BadEvent('invalid', `Invalid ${which} time.`);
 }
@@ -185,7 +188,9 @@ function apply(
     // A patch merges into the stored start/end: sending only `{date}` to a timed event leaves its
     // `dateTime` there too, which Google refuses; `null` clears a member.
     const stored = (ms: number | undefined) =>
-      full || ms === undefined ? undefined : storedTime(ms, current.allDay === true, current.timeZone);
+      full || ms === undefined
+        ? undefined
+        : storedTime(ms, current.allDay === true, current.zoneUnset ? undefined : current.timeZone);
     const merged = (key: 'start' | 'end', ms: number | undefined) =>
       body[key] === undefined ? stored(ms) : full ? mergePatch({}, body[key]) : mergePatch(stored(ms), body[key]);
     const start = readTime(merged('start', current.startMs), calendarZone, 'start');
@@ -197,6 +202,9 @@ function apply(
     if ('timeZone' in current || full) {
       (target as EmuEvent).timeZone = start.zone;
       (target as EmuEvent).allDay = start.allDay;
+      // Google shows a timed event's timeZone only when one was given (else the calendar's applies).
+      if (start.zoned || start.allDay) delete (target as EmuEvent).zoneUnset;
+      else (target as EmuEvent).zoneUnset = true;
     }
   }
   const event = target as EmuEvent;
@@ -288,6 +296,43 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
         `<!doctype html><title>Google Meet (emulated)</title><h1>Meeting ${(request.params as { code: string }).code.replace(/[^a-z-]/g, '')}</h1><p>The local Google emulator's stand-in for a Meet call.</p>`,
       ),
   );
+
+  // calendars.get / calendars.patch: the calendar's own resource (its time zone above all).
+  const calendarJson = (c: Account['calendars'][number]) => ({
+    kind: 'calendar#calendar',
+    etag: `"${c.id}-${c.timeZone}"`,
+    id: c.id,
+    summary: c.name,
+    timeZone: c.timeZone,
+    conferenceProperties: { allowedConferenceSolutionTypes: ['hangoutsMeet'] },
+  });
+  fastify.get('/calendar/v3/calendars/:calendarId', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email) return reply;
+    const account = await readDoc<Account>(db(), NAME, email);
+    const calendar = account && calendarOf(account, (request.params as { calendarId: string }).calendarId);
+    if (!calendar) return googleError(reply, 404);
+    return reply.send(calendarJson(calendar));
+  });
+  fastify.patch('/calendar/v3/calendars/:calendarId', { schema: { hide: true } }, async (request, reply) => {
+    const email = await authed(request, reply);
+    if (!email) return reply;
+    const body = request.body as { summary?: unknown; timeZone?: unknown } | null;
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return googleError(reply, 400, 'parseError', 'Parse Error');
+    if (body.timeZone !== undefined && (typeof body.timeZone !== 'string' || !isZone(body.timeZone)))
+      return googleError(reply, 400, 'invalid', 'Invalid time zone definition.');
+    const calendarId = (request.params as { calendarId: string }).calendarId;
+    const changed = await updateDoc(db(), NAME, email, initial(email), (account: Account) => {
+      const calendar = calendarOf(account, calendarId);
+      if (!calendar) return undefined;
+      if (typeof body.summary === 'string') calendar.name = body.summary;
+      if (typeof body.timeZone === 'string') calendar.timeZone = body.timeZone;
+      return { ...calendar };
+    });
+    if (!changed) return googleError(reply, 404);
+    return reply.send(calendarJson(changed));
+  });
 
   fastify.get('/calendar/v3/users/me/calendarList', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);

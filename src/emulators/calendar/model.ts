@@ -35,6 +35,8 @@ export interface EmuEvent {
   timeZone: string;
   /** The zone's name as the client wrote it, when the provider echoes that (Graph: a Windows name). */
   zoneName?: string;
+  /** Google: a timed event given without a timeZone (shown without one; the calendar's zone applies). */
+  zoneUnset?: boolean;
   allDay: boolean;
   recurrence: string[] | null;
   /** The provider's own recurrence object as it was sent (Graph pattern + range), echoed back. */

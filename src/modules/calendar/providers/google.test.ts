@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from '../../../../test/helpers/app.js';
 import { connectCalendar } from '../../../../test/helpers/calendar.js';
 import { createWorkspace, type TestWorkspace } from '../../../../test/helpers/factories.js';
 import { mintEmulatorTokens } from '../../../emulators/calendar/index.js';
-import { toGoogle } from './google.js';
+import { googleCalendar, toGoogle } from './google.js';
 import type { ProviderSession } from './types.js';
 
 let t: TestApp;
@@ -158,5 +158,81 @@ describe('changing an event between timed and all-day through Atrium', () => {
     });
     expect(toTimed.statusCode, toTimed.body).toBe(200);
     expect(toTimed.json().event).toMatchObject({ allDay: false, start: '2026-12-03T14:00:00.000Z' });
+  });
+});
+
+describe('events without their own zone are in their calendar’s', () => {
+  /** The session with a count of the calls made through it. */
+  const counted = () => {
+    let calls = 0;
+    const s: ProviderSession = {
+      ...session,
+      token: async () => {
+        calls++;
+        return session.token();
+      },
+    };
+    return { session: s, calls: () => calls };
+  };
+
+  it('reads the calendar’s zone (once per operation, none after a list) and keeps it on a change', async () => {
+    const zoned = await google('PATCH', '/calendars/primary', { timeZone: 'America/New_York' });
+    expect(zoned.status).toBe(200);
+    expect(zoned.body.timeZone).toBe('America/New_York');
+    // Made elsewhere with a UTC offset and no timeZone: Google shows none.
+    const made = await google('POST', '/calendars/primary/events', {
+      summary: 'No zone',
+      start: { dateTime: '2026-12-05T15:00:00Z' },
+      end: { dateTime: '2026-12-05T16:00:00Z' },
+    });
+    expect(made.status).toBe(200);
+    expect(made.body.start).toEqual({ dateTime: '2026-12-05T15:00:00Z' });
+
+    const op = counted();
+    const read = await googleCalendar.getEvent(op.session, email, made.body.id);
+    expect(read.timeZone).toBe('America/New_York');
+    const renamed = await googleCalendar.patchEvent(op.session, email, made.body.id, { title: 'Renamed' });
+    expect(renamed.timeZone).toBe('America/New_York');
+    expect(op.calls()).toBe(3); // the event, the calendar once, the patch
+
+    const listed = counted();
+    await googleCalendar.listEvents(listed.session, email, {
+      timeMin: '2026-12-05T00:00:00Z',
+      timeMax: '2026-12-06T00:00:00Z',
+    });
+    expect((await googleCalendar.getEvent(listed.session, email, made.body.id)).timeZone).toBe('America/New_York');
+    expect(listed.calls()).toBe(2); // the list gave the zone
+
+    // An event with its own zone needs no calendar read.
+    const own = await google('POST', '/calendars/primary/events', timed);
+    const plain = counted();
+    expect((await googleCalendar.getEvent(plain.session, email, own.body.id)).timeZone).toBe('Europe/Berlin');
+    expect(plain.calls()).toBe(1);
+  });
+
+  it('a change of its times through Atrium writes the calendar’s zone to Google, not UTC', async () => {
+    await google('PATCH', '/calendars/primary', { timeZone: 'America/New_York' });
+    const made = await google('POST', '/calendars/primary/events', {
+      summary: 'Offset only',
+      start: { dateTime: '2026-12-07T15:00:00Z' },
+      end: { dateTime: '2026-12-07T16:00:00Z' },
+    });
+    const list = await t.request({
+      method: 'GET',
+      url: `/api/v1/calendar/events?timeMin=2026-12-07T00:00:00Z&timeMax=2026-12-08T00:00:00Z&calendar=${calendarId}`,
+      token: ws.admin.token,
+    });
+    const listed = list.json().items.find((e: { title: string }) => e.title === 'Offset only');
+    expect(listed.timeZone).toBe('America/New_York');
+    const moved = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: { event: listed.id, draft: { start: '2026-12-07T17:00:00Z', end: '2026-12-07T18:00:00Z' } },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().event.timeZone).toBe('America/New_York');
+    const raw = await google('GET', `/calendars/primary/events/${made.body.id}`);
+    expect(raw.body.start).toEqual({ dateTime: '2026-12-07T17:00:00Z', timeZone: 'America/New_York' });
   });
 });

@@ -6,7 +6,14 @@ import { z } from 'zod';
 import { linkUrl } from '../../../platform/http/url-guard.js';
 import { commonCode, type ErrorTable, isGone, ProviderError, providerCall } from './http.js';
 import { fieldMask } from './selection.js';
-import type { CalendarProvider, ProviderAttendee, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
+import type {
+  CalendarProvider,
+  ProviderAttendee,
+  ProviderDraft,
+  ProviderEvent,
+  ProviderSession,
+  ResponseStatus,
+} from './types.js';
 
 /** Google's error body: {error: {code, message, errors: [{domain, reason, message}], status}}. */
 const errorBody = z.object({
@@ -154,6 +161,54 @@ export const readGoogleEvent = (raw: unknown, tz: string) => {
 
 const MAX_PAGES = 20;
 
+/**
+ * An event without `start.timeZone` (made elsewhere with a UTC offset, or all-day) is in its
+ * calendar's zone, which Google's `calendars/{id}` resource has. It is asked only when an event
+ * lacks its own zone, once per calendar per operation (the operation's session is the key), and a
+ * list of the calendar in the same operation supplies it for free (its answer carries `timeZone`).
+ */
+const calendarZones = new WeakMap<ProviderSession, Map<string, Promise<string>>>();
+const calendarResource = z.object({ timeZone: z.string().optional() });
+
+function zonesOf(session: ProviderSession) {
+  let zones = calendarZones.get(session);
+  if (!zones) {
+    zones = new Map();
+    calendarZones.set(session, zones);
+  }
+  return zones;
+}
+
+function calendarZone(session: ProviderSession, calendarId: string): Promise<string> {
+  const zones = zonesOf(session);
+  let zone = zones.get(calendarId);
+  if (!zone) {
+    zone = providerCall(
+      'google',
+      session,
+      {
+        method: 'GET',
+        path: `/calendars/${encodeURIComponent(calendarId)}`,
+        query: { fields: 'timeZone' },
+        what: 'calendar',
+      },
+      googleErrors,
+    ).then(({ body }) => calendarResource.parse(body).timeZone ?? 'UTC');
+    // A failed read is not kept: the next event asks again.
+    zone.catch(() => {
+      if (zones.get(calendarId) === zone) zones.delete(calendarId);
+    });
+    zones.set(calendarId, zone);
+  }
+  return zone;
+}
+
+/** One event from an answer, in its own zone or else its calendar's. */
+async function eventOf(session: ProviderSession, calendarId: string, raw: unknown): Promise<ProviderEvent> {
+  const e = googleEvent.parse(raw);
+  return fromGoogle(e, e.start.timeZone ?? (await calendarZone(session, calendarId)));
+}
+
 export const googleCalendar: CalendarProvider = {
   name: 'google',
   meetingProduct: 'meet',
@@ -216,6 +271,7 @@ export const googleCalendar: CalendarProvider = {
         googleErrors,
       );
       const list = eventList.parse(body);
+      if (list.timeZone) zonesOf(session).set(calendarId, Promise.resolve(list.timeZone));
       for (const raw of list.items) {
         const event = readGoogleEvent(raw, list.timeZone ?? 'UTC');
         if (event && !event.cancelled) out.push(event);
@@ -233,7 +289,7 @@ export const googleCalendar: CalendarProvider = {
       { method: 'GET', path: path(calendarId, eventId) },
       googleErrors,
     );
-    return fromGoogle(googleEvent.parse(body), 'UTC');
+    return eventOf(session, calendarId, body);
   },
 
   async insertEvent(session, calendarId, draft) {
@@ -262,7 +318,7 @@ export const googleCalendar: CalendarProvider = {
         googleErrors,
       ));
     }
-    return fromGoogle(googleEvent.parse(answer), draft.timeZone ?? 'UTC');
+    return eventOf(session, calendarId, answer);
   },
 
   async patchEvent(session, calendarId, eventId, draft) {
@@ -272,7 +328,7 @@ export const googleCalendar: CalendarProvider = {
       { method: 'PATCH', path: path(calendarId, eventId), query: { conferenceDataVersion: 1 }, json: toGoogle(draft) },
       googleErrors,
     );
-    return fromGoogle(googleEvent.parse(body), draft.timeZone ?? 'UTC');
+    return eventOf(session, calendarId, body);
   },
 
   async deleteEvent(session, calendarId, eventId) {
