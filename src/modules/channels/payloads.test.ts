@@ -133,3 +133,110 @@ describe('clipping', () => {
     expect(wellFormed(after.lastMessage?.text ?? '')).toBe(true);
   });
 });
+
+/** A Messenger or Instagram notification: one entry with these `messaging` items. */
+const pageBody = (channel: 'messenger' | 'instagram', messaging: Record<string, unknown>[]) =>
+  JSON.stringify({
+    object: channel === 'messenger' ? 'page' : 'instagram',
+    entry: [{ id: connections.get(channel)!.credentials.pageId, time: Date.now(), messaging }],
+  });
+
+const pageText = (channel: 'messenger' | 'instagram', from: string, text: string, mid = providerId(channel)) => ({
+  sender: { id: from },
+  recipient: { id: connections.get(channel)!.credentials.pageId },
+  timestamp: Date.now(),
+  message: { mid, text },
+});
+
+/** Replies to a conversation (as a receptionist would), each one's provider id in order. */
+async function replies(conversationId: string, texts: string[]): Promise<Message[]> {
+  const sent: Message[] = [];
+  for (const text of texts) {
+    const res = await api('POST', `/channels/conversations/${conversationId}/messages`, { text });
+    expect(res.statusCode, res.body).toBe(201);
+    sent.push(res.json());
+  }
+  return sent;
+}
+
+const statusOf = async (id: string) =>
+  (await api('GET', '/channels/messages?limit=200')).json().items.find((m: Message) => m.id === id)?.status;
+
+describe('items we do not handle never cost the rest of the notification', () => {
+  it('Messenger: an optin (no sender) beside a patient message: 200, the message stored, the optin skipped', async () => {
+    const messenger = connections.get('messenger')!;
+    const patient = senderId('messenger');
+    const m = pageText('messenger', patient, 'Can I move my appointment?');
+    const res = await postSigned(
+      t,
+      messenger,
+      pageBody('messenger', [
+        {
+          recipient: { id: messenger.credentials.pageId },
+          timestamp: Date.now(),
+          optin: { ref: 'landing', user_ref: 'UNIQUE_REF_123' },
+        },
+        m,
+        { sender: { id: patient }, recipient: { id: messenger.credentials.pageId }, timestamp: Date.now() },
+      ]),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ stored: 1, skipped: 2 });
+    expect((await messageOf('messenger', m.message.mid))?.text).toBe('Can I move my appointment?');
+  });
+
+  it('Instagram: messaging_seen names the message seen (no watermark): it and earlier replies are read, not later ones', async () => {
+    const instagram = connections.get('instagram')!;
+    const patient = senderId('instagram');
+    const first = pageText('instagram', patient, 'Hi, are you open?');
+    expect((await postSigned(t, instagram, pageBody('instagram', [first]))).statusCode).toBe(200);
+    const conversation = (await conversationWith('instagram', patient))!;
+    const [a, b, c] = await replies(conversation.id, ['Yes', 'Until six', 'Anything else?']);
+    const next = pageText('instagram', patient, 'Thanks!');
+    const res = await postSigned(
+      t,
+      instagram,
+      pageBody('instagram', [
+        {
+          sender: { id: patient },
+          recipient: { id: instagram.credentials.pageId },
+          timestamp: Date.now(),
+          read: { mid: b.providerMessageId },
+        },
+        next,
+      ]),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ stored: 1, statuses: 2 });
+    expect((await messageOf('instagram', next.message.mid))?.text).toBe('Thanks!');
+    expect([await statusOf(a.id), await statusOf(b.id), await statusOf(c.id)]).toEqual(['read', 'read', 'sent']);
+    // Another contact's "seen" of this message changes nothing.
+    const stranger = await postSigned(
+      t,
+      instagram,
+      pageBody('instagram', [
+        { sender: { id: senderId('instagram') }, timestamp: Date.now(), read: { mid: c.providerMessageId } },
+      ]),
+    );
+    expect(stranger.statusCode).toBe(200);
+    expect(await statusOf(c.id)).toBe('sent');
+  });
+
+  it('WhatsApp: a message or status not in the shape we know is skipped; the rest of the notification is stored', async () => {
+    const whatsapp = connections.get('whatsapp')!;
+    const good = waText(senderId('whatsapp'), 'Good morning');
+    const res = await postSigned(
+      t,
+      whatsapp,
+      whatsappBody([{ from: good.from, type: 'text', text: { body: 'no id' } }, good], {
+        statuses: [{ status: 'delivered' }],
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ stored: 1, skipped: 2 });
+    expect((await messageOf('whatsapp', good.id))?.text).toBe('Good morning');
+    // The envelope itself is still Meta's or refused.
+    const refused = await postSigned(t, whatsapp, JSON.stringify({ object: 'page', entry: [] }));
+    expect(refused.statusCode).toBe(400);
+  });
+});

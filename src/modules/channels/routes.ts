@@ -232,7 +232,15 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
               200:
                 channel === 'sms'
                   ? sentAs(z.string().describe('An empty TwiML <Response> (nothing is sent back)'), 'text/xml')
-                  : z.object({ ok: z.boolean(), stored: z.number().int(), statuses: z.number().int() }),
+                  : z.object({
+                      ok: z.boolean(),
+                      stored: z.number().int(),
+                      statuses: z.number().int(),
+                      skipped: z
+                        .number()
+                        .int()
+                        .describe('Parts acknowledged but not handled (kinds not stored, items in an unknown shape)'),
+                    }),
               ...problemResponses,
             },
           },
@@ -251,10 +259,14 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
             },
             { messageId: request.query.message },
           );
+          // What was acknowledged but not handled, by kind only (no words, no ids): a provider's new kind of
+          // event, or an item not in the shape we know, shows up here rather than as lost notifications.
+          const skipped = Object.values(result.skipped).reduce((n, k) => n + k, 0);
+          if (skipped > 0) request.log.info({ channel, skipped: result.skipped }, 'webhook items not handled');
           // Twilio reads the answer as TwiML: an empty <Response> sends nothing back to the texter.
           if (channel === 'sms')
             return reply.type('text/xml').send('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
-          return reply.send({ ok: true, ...result });
+          return reply.send({ ok: true, stored: result.stored, statuses: result.statuses, skipped });
         },
       );
     }

@@ -289,7 +289,7 @@ export async function receiveWebhook(
   connectionId: string | undefined,
   request: WebhookRequest,
   options: { messageId?: string } = {},
-): Promise<{ stored: number; statuses: number }> {
+): Promise<{ stored: number; statuses: number; skipped: Record<string, number> }> {
   const known = await webhookConnection(deps, channel, connectionId);
   const adapter = ADAPTERS[channel];
   if (!known || !adapter.verify(request, known.credentials)) {
@@ -301,9 +301,15 @@ export async function receiveWebhook(
   // Verified, but the workspace is no longer on a tier with channels: the provider is told (and
   // retries or gives up, as it does), and nothing is stored. Not counted against the channel's health.
   requireFeature(known, 'inbound_channels');
-  let events: ReturnType<typeof adapter.parse>;
+  let events: (InboundMessage | StatusUpdate)[];
+  // Parts of the notification that are not handled: acknowledged with the rest, counted by kind.
+  const skipped: Record<string, number> = {};
   try {
-    events = adapter.parse(request);
+    events = [];
+    for (const event of adapter.parse(request)) {
+      if (event.kind === 'skipped') skipped[event.what] = (skipped[event.what] ?? 0) + 1;
+      else events.push(event);
+    }
   } catch (err) {
     if (err instanceof MalformedPayload) {
       countRefused(deps, acceptanceSource(channel));
@@ -327,10 +333,12 @@ export async function receiveWebhook(
     throw unverified();
   }
   countAccepted(deps, acceptanceSource(channel));
-  return results.reduce(
-    (sum, r) => ({ stored: sum.stored + (r.result?.stored ?? 0), statuses: sum.statuses + (r.result?.statuses ?? 0) }),
-    { stored: 0, statuses: 0 },
-  );
+  const total = { stored: 0, statuses: 0, skipped };
+  for (const r of results) {
+    total.stored += r.result?.stored ?? 0;
+    total.statuses += r.result?.statuses ?? 0;
+  }
+  return total;
 }
 
 /**
@@ -481,6 +489,30 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate, m
         ? or(byProviderId, and(eq(channelMessages.id, messageId), isNull(channelMessages.providerMessageId)))
         : byProviderId,
     );
+  } else if (s.contactExternalId && s.upToProviderMessageId) {
+    // This message (one of ours, to this contact) and every earlier one of ours in its conversation.
+    const [seen] = await tx
+      .select({ conversationId: channelMessages.conversationId, at: channelMessages.at })
+      .from(channelMessages)
+      .innerJoin(
+        channelConversations,
+        and(
+          eq(channelConversations.workspaceId, channelMessages.workspaceId),
+          eq(channelConversations.id, channelMessages.conversationId),
+        ),
+      )
+      .innerJoin(channelContacts, contactOfConversation)
+      .where(
+        and(
+          eq(channelMessages.workspaceId, connection.workspaceId),
+          eq(channelMessages.connectionId, connection.id),
+          eq(channelMessages.providerMessageId, s.upToProviderMessageId),
+          eq(channelContacts.externalId, s.contactExternalId),
+        ),
+      )
+      .limit(1);
+    if (!seen) return 0;
+    where = and(base, eq(channelMessages.conversationId, seen.conversationId), lte(channelMessages.at, seen.at));
   } else if (s.contactExternalId && s.watermark) {
     const watermark = watermarkTime(s.watermark);
     if (!watermark) return 0;

@@ -3,7 +3,7 @@
 // and replies through the Graph API (`/{phone-number-id}/messages`, `/me/messages`).
 import { z } from 'zod';
 import { safeEqual } from '../../../platform/crypto.js';
-import type { ChannelAdapter, ChannelEvent, ChannelName, StatusUpdate } from './types.js';
+import type { Attachment, ChannelAdapter, ChannelEvent, ChannelName, SkippedItem, StatusUpdate } from './types.js';
 import { SendFailed } from './types.js';
 import { header, hmacHex, idText, MalformedPayload, parseJsonExact, sendCall, upstreamFor } from './wire.js';
 
@@ -40,54 +40,48 @@ function verifyHub(raw: Buffer, signature: string | undefined, appSecret: string
   return safeEqual(signature.slice(7).toLowerCase(), hmacHex('sha256', appSecret, raw));
 }
 
-const waPayload = z.object({
+// Notifications are read part by part: the envelope must be Meta's (else 400), but each change, message,
+// status and `messaging[]` item is parsed on its own, and one that is not a kind we handle (Messenger's
+// `optin`, a reaction) or not in the shape we know is skipped and counted, never the whole notification.
+
+const waEnvelope = z.object({
   object: z.literal('whatsapp_business_account'),
-  entry: z.array(
-    z.object({
-      changes: z.array(
-        z.object({
-          field: z.string(),
-          value: z.object({
-            metadata: z
-              .object({ phone_number_id: z.string().max(100).optional() })
-              .partial()
-              .optional(),
-            contacts: z
-              .array(z.object({ wa_id: id, profile: z.object({ name: z.string() }).partial().optional() }))
-              .optional(),
-            messages: z
-              .array(
-                z.object({
-                  id: z.string(),
-                  from: id,
-                  timestamp: seconds,
-                  type: z.string(),
-                  text: z.object({ body: z.string() }).optional(),
-                  image: z
-                    .object({ id: z.string(), mime_type: z.string().optional(), caption: z.string().optional() })
-                    .optional(),
-                  document: z
-                    .object({ id: z.string(), mime_type: z.string().optional(), filename: z.string().optional() })
-                    .optional(),
-                }),
-              )
-              .optional(),
-            statuses: z
-              .array(
-                z.object({
-                  id: z.string(),
-                  status: z.string(),
-                  errors: z
-                    .array(z.object({ title: z.string().optional(), message: z.string().optional() }))
-                    .optional(),
-                }),
-              )
-              .optional(),
-          }),
-        }),
-      ),
-    }),
-  ),
+  entry: z.array(z.object({ changes: z.array(z.unknown()).optional() })),
+});
+const waChange = z.object({
+  field: z.string(),
+  value: z.object({
+    metadata: z
+      .object({ phone_number_id: z.string().max(100).optional() })
+      .partial()
+      .optional(),
+    contacts: z.array(z.unknown()).optional(),
+    messages: z.array(z.unknown()).optional(),
+    statuses: z.array(z.unknown()).optional(),
+  }),
+});
+const waContact = z.object({ wa_id: id, profile: z.object({ name: z.string() }).partial().optional() });
+const waMessage = z.object({
+  id: z.string(),
+  from: id,
+  timestamp: seconds,
+  type: z.string(),
+  text: z.object({ body: z.string() }).optional(),
+  image: z.object({ id: z.string(), mime_type: z.string().optional(), caption: z.string().optional() }).optional(),
+  document: z
+    .object({
+      id: z.string(),
+      mime_type: z.string().optional(),
+      filename: z.string().optional(),
+      caption: z.string().optional(),
+    })
+    .optional(),
+});
+type WaMessage = z.infer<typeof waMessage>;
+const waStatus = z.object({
+  id: z.string(),
+  status: z.string(),
+  errors: z.array(z.object({ title: z.string().optional(), message: z.string().optional() })).optional(),
 });
 
 const STATUS: Record<string, StatusUpdate['status']> = {
@@ -97,75 +91,178 @@ const STATUS: Record<string, StatusUpdate['status']> = {
   failed: 'failed',
 };
 
-const pagePayload = (object: 'page' | 'instagram') =>
+const skipped = (what: string): SkippedItem => ({ kind: 'skipped', what });
+
+/** A WhatsApp message's words and attachments. */
+function waContent(m: WaMessage): { text: string; attachments: Attachment[] } {
+  const media = m.image ?? m.document;
+  return {
+    text: m.text?.body ?? m.image?.caption ?? m.document?.caption ?? '',
+    attachments: media ? [{ type: m.type, mimeType: media.mime_type, name: m.document?.filename ?? media.id }] : [],
+  };
+}
+
+function whatsappEvents(raw: Buffer): ChannelEvent[] {
+  const envelope = waEnvelope.safeParse(parseJsonExact(raw));
+  if (!envelope.success) throw new MalformedPayload('Not a WhatsApp Cloud API notification');
+  const out: ChannelEvent[] = [];
+  for (const rawChange of envelope.data.entry.flatMap((e) => e.changes ?? [])) {
+    const change = waChange.safeParse(rawChange);
+    if (!change.success) {
+      out.push(skipped('whatsapp.change'));
+      continue;
+    }
+    const { field, value } = change.data;
+    if (field !== 'messages') {
+      out.push(skipped(`whatsapp.${field.slice(0, 40)}`));
+      continue;
+    }
+    const businessId = value.metadata?.phone_number_id;
+    const names = new Map<string, string | null>();
+    for (const c of value.contacts ?? []) {
+      const contact = waContact.safeParse(c);
+      if (contact.success) names.set(contact.data.wa_id, contact.data.profile?.name ?? null);
+    }
+    for (const raw of value.messages ?? []) {
+      const parsed = waMessage.safeParse(raw);
+      if (!parsed.success) {
+        out.push(skipped('whatsapp.message'));
+        continue;
+      }
+      const m = parsed.data;
+      out.push({
+        kind: 'message',
+        dedupKey: m.id,
+        providerMessageId: m.id,
+        contact: { externalId: m.from, name: names.get(m.from) ?? null, phone: `+${m.from}` },
+        ...waContent(m),
+        at: m.timestamp,
+        businessId,
+      });
+    }
+    for (const raw of value.statuses ?? []) {
+      const parsed = waStatus.safeParse(raw);
+      if (!parsed.success) {
+        out.push(skipped('whatsapp.status'));
+        continue;
+      }
+      const s = parsed.data;
+      const status = STATUS[s.status];
+      if (!status) {
+        out.push(skipped(`whatsapp.status.${s.status.slice(0, 20)}`));
+        continue;
+      }
+      const error = s.errors
+        ?.map((e) => e.message ?? e.title)
+        .filter(Boolean)
+        .join('; ');
+      out.push({ kind: 'status', status, providerMessageIds: [s.id], error: error || undefined, businessId });
+    }
+  }
+  return out;
+}
+
+const pageEnvelope = (object: 'page' | 'instagram') =>
   z.object({
     object: z.literal(object),
     entry: z.array(
       z.object({
         /** The page (Messenger) or Instagram account the events were sent to. */
         id: id.optional(),
-        messaging: z
-          .array(
-            z.object({
-              sender: z.object({ id }),
-              recipient: z.object({ id }),
-              timestamp: z.number().optional(),
-              message: z
-                .object({
-                  mid: z.string(),
-                  text: z.string().optional(),
-                  is_echo: z.boolean().optional(),
-                  attachments: z
-                    .array(z.object({ type: z.string(), payload: z.object({ url: z.string().optional() }).nullish() }))
-                    .optional(),
-                })
-                .optional(),
-              delivery: z.object({ mids: z.array(z.string()).optional(), watermark: z.number() }).optional(),
-              read: z.object({ watermark: z.number() }).optional(),
-            }),
-          )
-          .optional(),
+        messaging: z.array(z.unknown()).optional(),
       }),
     ),
   });
 
-type PageEvent = NonNullable<z.infer<ReturnType<typeof pagePayload>>['entry'][number]['messaging']>[number];
+const pageAttachment = z.object({
+  type: z.string(),
+  payload: z.object({ url: z.string().optional() }).nullish(),
+});
+const pageItem = z.object({
+  sender: z.object({ id }),
+  recipient: z.object({ id }).optional(),
+  timestamp: z.number().optional(),
+  message: z
+    .object({
+      mid: z.string(),
+      text: z.string().optional(),
+      is_echo: z.boolean().optional(),
+      attachments: z.array(z.unknown()).optional(),
+    })
+    .optional(),
+  delivery: z.object({ mids: z.array(z.string()).optional(), watermark: z.number().optional() }).optional(),
+  read: z.object({ watermark: z.number().optional(), mid: z.string().optional() }).optional(),
+});
+type PageItem = z.infer<typeof pageItem>;
+
+/** The kinds of `messaging[]` item Meta sends that we do not store (named for the log, nothing else). */
+const OTHER_PAGE_ITEMS = ['optin', 'referral', 'reaction', 'postback', 'account_linking', 'policy_enforcement'];
 
 /** One `messaging` item's events, each naming the page or account it was sent to. */
-function pageEvents(event: PageEvent, businessId: string | undefined): ChannelEvent[] {
+function pageEvents(channel: string, raw: unknown, businessId: string | undefined): ChannelEvent[] {
+  const parsed = pageItem.safeParse(raw);
+  if (!parsed.success) {
+    const kind = OTHER_PAGE_ITEMS.find((k) => raw && typeof raw === 'object' && k in raw);
+    return [skipped(`${channel}.messaging${kind ? `.${kind}` : ''}`)];
+  }
+  const event: PageItem = parsed.data;
   const out: ChannelEvent[] = [];
   const to = businessId ? { businessId } : {};
-  // Our own replies come back as echoes: they are already stored.
-  if (event.message && !event.message.is_echo) {
+  if (event.message?.is_echo) {
+    // Our own replies come back as echoes: they are already stored.
+    out.push(skipped(`${channel}.echo`));
+  } else if (event.message) {
+    const attachments: Attachment[] = [];
+    for (const a of event.message.attachments ?? []) {
+      const attachment = pageAttachment.safeParse(a);
+      if (attachment.success) attachments.push({ type: attachment.data.type, url: attachment.data.payload?.url });
+    }
     out.push({
       kind: 'message',
       dedupKey: event.message.mid,
       providerMessageId: event.message.mid,
       contact: { externalId: event.sender.id, name: null, phone: null },
       text: event.message.text ?? '',
-      attachments: (event.message.attachments ?? []).map((a) => ({ type: a.type, url: a.payload?.url })),
+      attachments,
       at: new Date(event.timestamp ?? Date.now()),
       ...to,
     });
   }
   if (event.delivery) {
-    out.push({
-      kind: 'status',
-      status: 'delivered',
-      ...(event.delivery.mids?.length
-        ? { providerMessageIds: event.delivery.mids }
-        : { contactExternalId: event.sender.id, watermark: new Date(event.delivery.watermark) }),
-      ...to,
-    });
+    if (event.delivery.mids?.length)
+      out.push({ kind: 'status', status: 'delivered', providerMessageIds: event.delivery.mids, ...to });
+    else if (event.delivery.watermark !== undefined)
+      out.push({
+        kind: 'status',
+        status: 'delivered',
+        contactExternalId: event.sender.id,
+        watermark: new Date(event.delivery.watermark),
+        ...to,
+      });
   }
   if (event.read) {
-    out.push({
-      kind: 'status',
-      status: 'read',
-      contactExternalId: event.sender.id,
-      watermark: new Date(event.read.watermark),
-      ...to,
-    });
+    // Messenger reads by watermark (everything sent before it); Instagram's `messaging_seen` names the
+    // message seen: it and every earlier one sent in that conversation are read.
+    if (event.read.watermark !== undefined)
+      out.push({
+        kind: 'status',
+        status: 'read',
+        contactExternalId: event.sender.id,
+        watermark: new Date(event.read.watermark),
+        ...to,
+      });
+    else if (event.read.mid)
+      out.push({
+        kind: 'status',
+        status: 'read',
+        contactExternalId: event.sender.id,
+        upToProviderMessageId: event.read.mid,
+        ...to,
+      });
+  }
+  if (out.length === 0) {
+    const kind = OTHER_PAGE_ITEMS.find((k) => raw && typeof raw === 'object' && k in raw);
+    out.push(skipped(`${channel}.messaging${kind ? `.${kind}` : ''}`));
   }
   return out;
 }
@@ -186,46 +283,7 @@ export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {
   verifyToken: (creds) => creds.verifyToken,
   businessIdOf: (creds) => creds.phoneNumberId,
   signingSecretOf: (creds) => creds.appSecret,
-  parse(request): ChannelEvent[] {
-    const parsed = waPayload.safeParse(parseJsonExact(request.raw));
-    if (!parsed.success) throw new MalformedPayload('Not a WhatsApp Cloud API notification');
-    const out: ChannelEvent[] = [];
-    for (const change of parsed.data.entry.flatMap((e) => e.changes)) {
-      if (change.field !== 'messages') continue;
-      const names = new Map((change.value.contacts ?? []).map((c) => [c.wa_id, c.profile?.name ?? null]));
-      for (const m of change.value.messages ?? []) {
-        const media = m.image ?? m.document;
-        out.push({
-          kind: 'message',
-          dedupKey: m.id,
-          providerMessageId: m.id,
-          contact: { externalId: m.from, name: names.get(m.from) ?? null, phone: `+${m.from}` },
-          text: m.text?.body ?? m.image?.caption ?? '',
-          attachments: media
-            ? [{ type: m.type, mimeType: media.mime_type, name: m.document?.filename ?? media.id }]
-            : [],
-          at: m.timestamp,
-          businessId: change.value.metadata?.phone_number_id,
-        });
-      }
-      for (const s of change.value.statuses ?? []) {
-        const status = STATUS[s.status];
-        if (!status) continue;
-        const error = s.errors
-          ?.map((e) => e.message ?? e.title)
-          .filter(Boolean)
-          .join('; ');
-        out.push({
-          kind: 'status',
-          status,
-          providerMessageIds: [s.id],
-          error: error || undefined,
-          businessId: change.value.metadata?.phone_number_id,
-        });
-      }
-    }
-    return out;
-  },
+  parse: (request) => whatsappEvents(request.raw),
   async send(context, creds, to, text) {
     const body = await sendCall<{ messages?: { id: string }[] }>(
       () =>
@@ -253,7 +311,7 @@ export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {
 };
 
 function pageAdapter(channel: Extract<ChannelName, 'messenger' | 'instagram'>): ChannelAdapter<PageCredentials> {
-  const payload = pagePayload(channel === 'messenger' ? 'page' : 'instagram');
+  const envelope = pageEnvelope(channel === 'messenger' ? 'page' : 'instagram');
   const service = channel === 'messenger' ? 'Messenger' : 'Instagram';
   return {
     channel,
@@ -271,11 +329,11 @@ function pageAdapter(channel: Extract<ChannelName, 'messenger' | 'instagram'>): 
         }
       : {}),
     parse(request): ChannelEvent[] {
-      const parsed = payload.safeParse(parseJsonExact(request.raw));
+      const parsed = envelope.safeParse(parseJsonExact(request.raw));
       if (!parsed.success) throw new MalformedPayload(`Not a ${service} webhook notification`);
       const out: ChannelEvent[] = [];
       for (const entry of parsed.data.entry)
-        for (const event of entry.messaging ?? []) out.push(...pageEvents(event, entry.id));
+        for (const event of entry.messaging ?? []) out.push(...pageEvents(channel, event, entry.id));
       return out;
     },
     async send(context, creds, to, text) {

@@ -46,15 +46,28 @@ export interface StatusUpdate {
   status: 'sent' | 'delivered' | 'read' | 'failed';
   /** The messages it is about, by provider id… */
   providerMessageIds?: string[];
-  /** …or every message to this contact up to `watermark` (Messenger/Instagram read and delivery). */
+  /** …or every message to this contact up to `watermark` (Messenger/Instagram read and delivery)… */
   contactExternalId?: string;
   watermark?: Date;
+  /** …or, with `contactExternalId`, this message and every earlier one to the contact (Instagram's `read.mid`). */
+  upToProviderMessageId?: string;
   error?: string;
   /** As on InboundMessage: the business number, page or account the report is about. */
   businessId?: string;
 }
 
-export type ChannelEvent = InboundMessage | StatusUpdate;
+/**
+ * A part of a verified notification that is not handled (a kind we do not store, such as Messenger's
+ * `optin`, or an item not in the shape we know): acknowledged with the rest, counted and logged by its
+ * kind only (never its content), so one such item never costs the notification's other messages.
+ */
+export interface SkippedItem {
+  kind: 'skipped';
+  /** What it was, without anything the patient wrote or who they are (e.g. `messaging.optin`). */
+  what: string;
+}
+
+export type ChannelEvent = InboundMessage | StatusUpdate | SkippedItem;
 
 export interface WebhookRequest {
   /** The body exactly as received. */
