@@ -1,6 +1,6 @@
 // Connections (platform/oauth underneath) and the calendars they reach. Each member connects their
 // own accounts; admins see and manage all of the workspace's. Free: one connection per workspace.
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { lockUntilCommit, withTenant } from '../../platform/db/tenant.js';
@@ -11,9 +11,9 @@ import {
   type Connection,
   completeAuthorization,
   countConnections,
-  disconnect,
-  disconnectUserIn,
+  disconnectIn,
   getAccessToken,
+  holdConnection,
   listConnections,
   startAuthorization,
   type TokenUser,
@@ -134,20 +134,40 @@ export async function listCalendarConnections(deps: AppDeps, ctx: RequestContext
     }));
 }
 
-/** Tokens destroyed (and revoked at the provider), its calendars forgotten. Your own, or any as admin. */
+/**
+ * Tokens destroyed (and revoked at the provider), its calendars disconnected. Your own, or any as
+ * admin. The calendars' rows stay (ids, appointments, sessions and rooms keep pointing at them) but
+ * leave every list and read as unknown until the same account is connected again.
+ */
 export async function removeConnection(deps: AppDeps, ctx: RequestContext, connectionId: string): Promise<void> {
   const mine = await listConnections(deps, ctx, canSeeAll(ctx) ? {} : { userId: ctx.userId });
   if (!mine.some((c) => c.id === connectionId)) throw notFound('Connection');
-  await disconnect(oauthDeps(deps), ctx, connectionId);
-  await withTenant(deps.db, ctx, (tx) => forgetCalendars(tx, ctx.workspaceId, [connectionId]));
+  const done = await withTenant(deps.db, ctx, async (tx) => {
+    const disconnected = await disconnectIn(oauthDeps(deps), tx, ctx, { connectionId });
+    await disconnectCalendars(tx, ctx.workspaceId, disconnected.connectionIds);
+    return disconnected;
+  });
+  if (done.connectionIds.length === 0) throw notFound('Connection');
+  await done.afterCommit();
 }
 
-/** The calendars of disconnected connections leave every list and can no longer be read or written. */
-async function forgetCalendars(tx: Tx, workspaceId: string, connectionIds: string[]): Promise<void> {
+/**
+ * Marks the calendars of disconnected connections `disconnected_at`: out of every list, unknown to
+ * reads and writes. Not deleted: a calendar's id is stable for (workspace, provider, account, provider
+ * calendar), so connecting the account again brings the same rows back with what points at them.
+ */
+async function disconnectCalendars(tx: Tx, workspaceId: string, connectionIds: string[]): Promise<void> {
   if (connectionIds.length === 0) return;
   await tx
-    .delete(calendarCalendars)
-    .where(and(eq(calendarCalendars.workspaceId, workspaceId), inArray(calendarCalendars.connectionId, connectionIds)));
+    .update(calendarCalendars)
+    .set({ disconnectedAt: new Date() })
+    .where(
+      and(
+        eq(calendarCalendars.workspaceId, workspaceId),
+        inArray(calendarCalendars.connectionId, connectionIds),
+        isNull(calendarCalendars.disconnectedAt),
+      ),
+    );
 }
 
 /**
@@ -157,14 +177,11 @@ async function forgetCalendars(tx: Tx, workspaceId: string, connectionIds: strin
  * workspace's lists at once and no list or write reads their tokens again.
  */
 export const disconnectRemovedMember: MemberRemovedHook = async (deps, tx, removal) => {
-  const { connectionIds, afterCommit } = await disconnectUserIn(
-    oauthDeps(deps),
-    tx,
-    removal.actor,
-    removal.userId,
-    CALENDAR_PROVIDERS,
-  );
-  await forgetCalendars(tx, removal.workspaceId, connectionIds);
+  const { connectionIds, afterCommit } = await disconnectIn(oauthDeps(deps), tx, removal.actor, {
+    userId: removal.userId,
+    providers: CALENDAR_PROVIDERS,
+  });
+  await disconnectCalendars(tx, removal.workspaceId, connectionIds);
   return afterCommit;
 };
 
@@ -226,7 +243,13 @@ export async function syncCalendars(
   await storeCalendars(deps, user, connection, await provider.adapter.listCalendars(session));
 }
 
-/** Stores what the provider listed: new calendars get an id, known ones are updated, vanished ones removed. */
+/**
+ * Stores what the provider listed. A calendar is known by (workspace, provider, account, provider
+ * calendar id): a new one gets an id, a known one (also one left by an earlier connection of the same
+ * account, disconnected since) is updated and attached to this connection, so its id, appointments,
+ * sessions and rooms carry over. Calendars the provider no longer lists are disconnected, not deleted.
+ * Nothing is stored when the connection was disconnected while the provider was being asked.
+ */
 export async function storeCalendars(
   deps: AppDeps,
   user: TokenUser,
@@ -234,6 +257,7 @@ export async function storeCalendars(
   remote: ProviderCalendar[],
 ): Promise<void> {
   await withTenant(deps.db, user, async (tx) => {
+    if (!(await holdConnection(tx, user.workspaceId, connection.id))) return;
     for (const cal of remote) {
       await tx
         .insert(calendarCalendars)
@@ -250,23 +274,34 @@ export async function storeCalendars(
           hostUserId: connection.userId,
         })
         .onConflictDoUpdate({
-          target: [calendarCalendars.workspaceId, calendarCalendars.connectionId, calendarCalendars.providerCalendarId],
-          set: { name: cal.name, primary: cal.primary, color: cal.color, hostUserId: connection.userId },
+          target: [
+            calendarCalendars.workspaceId,
+            calendarCalendars.provider,
+            calendarCalendars.accountEmail,
+            calendarCalendars.providerCalendarId,
+          ],
+          set: {
+            connectionId: connection.id,
+            name: cal.name,
+            primary: cal.primary,
+            color: cal.color,
+            hostUserId: connection.userId,
+            disconnectedAt: null,
+          },
         });
     }
-    const kept = new Set(remote.map((c) => c.providerCalendarId));
-    const stored = await tx
-      .select({ id: calendarCalendars.id, providerCalendarId: calendarCalendars.providerCalendarId })
-      .from(calendarCalendars)
+    const listed = remote.map((c) => c.providerCalendarId);
+    await tx
+      .update(calendarCalendars)
+      .set({ disconnectedAt: sql`now()` })
       .where(
-        and(eq(calendarCalendars.workspaceId, user.workspaceId), eq(calendarCalendars.connectionId, connection.id)),
+        and(
+          eq(calendarCalendars.workspaceId, user.workspaceId),
+          eq(calendarCalendars.connectionId, connection.id),
+          isNull(calendarCalendars.disconnectedAt),
+          listed.length ? notInArray(calendarCalendars.providerCalendarId, listed) : undefined,
+        ),
       );
-    const gone = stored.filter((s) => !kept.has(s.providerCalendarId)).map((s) => s.id);
-    if (gone.length) {
-      await tx
-        .delete(calendarCalendars)
-        .where(and(eq(calendarCalendars.workspaceId, user.workspaceId), inArray(calendarCalendars.id, gone)));
-    }
   });
 }
 
@@ -285,12 +320,13 @@ export async function listCalendars(deps: AppDeps, ctx: RequestContext): Promise
   return (await storedCalendars(deps, ctx)).map(presentCalendar);
 }
 
+/** The workspace's connected calendars (a disconnected one is as unknown as another workspace's). */
 export async function storedCalendars(deps: AppDeps, ctx: { workspaceId: string }): Promise<CalendarRow[]> {
   return withTenant(deps.db, ctx, (tx) =>
     tx
       .select()
       .from(calendarCalendars)
-      .where(eq(calendarCalendars.workspaceId, ctx.workspaceId))
+      .where(and(eq(calendarCalendars.workspaceId, ctx.workspaceId), isNull(calendarCalendars.disconnectedAt)))
       .orderBy(calendarCalendars.provider, calendarCalendars.accountEmail, calendarCalendars.id),
   );
 }

@@ -1,13 +1,16 @@
 // What happens to calendars when the people and accounts behind them go: a removed member's
 // accounts are disconnected in the removal (contract §2a: their tokens stop working at once), and a
-// connection flow they started before it cannot finish afterwards.
+// connection flow they started before it cannot finish afterwards; a disconnected calendar keeps its
+// id, and connecting the same account again brings its appointments, sessions and rooms back.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
-import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { addMember, createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
+import { runDueJobs } from '../../platform/jobs/index.js';
 import { saveConnection } from '../../platform/oauth/index.js';
+import { telehealthModule } from '../telehealth/index.js';
 import { oauthDeps } from './providers/index.js';
 
 let t: TestApp;
@@ -106,6 +109,89 @@ describe('a removed member', () => {
     );
     await expect(save).rejects.toMatchObject({ code: 'invalid_state' });
     expect(await connectionRows(ws.id, dr.userId)).toEqual([]);
+  });
+});
+
+describe('a disconnected calendar', () => {
+  it('keeps its id: reconnecting the account brings back the sessions with their patient, conflicts and units', async () => {
+    const dr = await addMember(t, ws, { isProvider: true, name: 'Dr. Back' });
+    const email = `back-${ws.id}@google.example`;
+    const first = await connectCalendar(t, dr.token, 'google', email);
+    const patient = await createPatient(t, ws.admin.token, { givenName: 'Rita', familyName: 'Return' });
+    const auth = await api('POST', `/patients/${patient.id}/authorizations`, ws.admin.token, {
+      service: 'physical-therapy',
+      units: 3,
+      unitMinutes: 45,
+      validFrom: '2027-02-01',
+      validTo: '2027-03-31',
+    });
+    expect(auth.statusCode, auth.body).toBe(201);
+    const booked = await api('POST', '/calendar/sessions/from-authorization', ws.admin.token, {
+      patientId: patient.id,
+      authorizationId: auth.json().id,
+      calendar: first.calendarId,
+      firstStart: '2027-02-02T15:00:00Z',
+      timeZone: 'America/New_York',
+      conference: 'meet',
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const series = booked.json().eventId as string;
+    const usage = async () =>
+      (await api('GET', `/calendar/sessions?patientId=${patient.id}`))
+        .json()
+        .items.find((a: { authorizationId: string }) => a.authorizationId === auth.json().id);
+    expect(await usage()).toMatchObject({ unitsBooked: 3, unitsRemaining: 0 });
+    const window = 'timeMin=2027-02-01T00:00:00Z&timeMax=2027-02-28T00:00:00Z';
+    const visits = async () =>
+      (await api('GET', `/calendar/events?${window}&calendar=${first.calendarId}`))
+        .json()
+        .items.filter((e: { recurringEventId: string | null }) => e.recurringEventId === series);
+    // The series' room, pre-warmed (the visits show its link).
+    await runDueJobs({ deps: t.app.atrium, log: t.app.log, jobs: telehealthModule.jobTypes ?? [] });
+    const room = (await visits())[0].telehealth;
+    expect(room).toMatchObject({ roomId: expect.stringMatching(/^[a-z]+_/), joinUrl: expect.any(String) });
+
+    // Disconnected: not listed, and the calendar and its events are unknown to reads and writes.
+    expect((await api('DELETE', `/calendar/connections/${first.connectionId}`)).statusCode).toBe(204);
+    expect((await api('GET', '/calendar/calendars')).json().items.map((c: { id: string }) => c.id)).not.toContain(
+      first.calendarId,
+    );
+    const list = await api('GET', `/calendar/events?${window}&calendar=${first.calendarId}`);
+    expect([list.statusCode, list.json().code]).toEqual([404, 'calendar_not_found']);
+    expect((await api('GET', `/calendar/events?${window}`)).json().warnings).toEqual([]);
+    const gone = await api('DELETE', `/calendar/events?event=${encodeURIComponent(series)}`);
+    expect(gone.statusCode, gone.body).toBe(404);
+    const write = await api('POST', '/calendar/events', ws.admin.token, {
+      calendar: first.calendarId,
+      draft: { title: 'Visit', start: '2027-02-03T15:00:00Z', end: '2027-02-03T15:30:00Z' },
+    });
+    expect([write.statusCode, write.json().code]).toEqual([404, 'calendar_not_found']);
+
+    // The same account again: a new connection, the same calendar, the visits with their patient and room.
+    const again = await connectCalendar(t, dr.token, 'google', email);
+    expect(again.connectionId).not.toBe(first.connectionId);
+    expect(again.calendarId).toBe(first.calendarId);
+    const back = await visits();
+    expect(back.map((e: { start: string }) => e.start)).toEqual([
+      '2027-02-02T15:00:00.000Z',
+      '2027-02-09T15:00:00.000Z',
+      '2027-02-16T15:00:00.000Z',
+    ]);
+    for (const e of back) expect(e).toMatchObject({ patientId: patient.id, hostUserId: dr.userId });
+    expect(back[0].telehealth).toEqual(room);
+
+    // The conflict check sees them again: no double booking of the doctor.
+    const other = await createPatient(t, ws.admin.token, { givenName: 'Otto', familyName: 'Other' });
+    const clash = await api('POST', '/calendar/events', ws.admin.token, {
+      calendar: first.calendarId,
+      draft: { title: 'Visit', start: '2027-02-09T15:15:00Z', end: '2027-02-09T15:45:00Z', patientId: other.id },
+    });
+    expect([clash.statusCode, clash.json().code], clash.body).toEqual([409, 'scheduling_conflict']);
+
+    // Deleting the series gives the units back.
+    const cancel = await api('DELETE', `/calendar/events?event=${encodeURIComponent(series)}`);
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    expect(await usage()).toMatchObject({ unitsBooked: 0, unitsRemaining: 3 });
   });
 });
 

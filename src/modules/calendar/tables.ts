@@ -3,8 +3,9 @@ import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /**
  * A provider calendar reachable through one of the workspace's connections (platform/oauth). `id`
- * is Atrium's opaque `cal_…`; the provider's own id never leaves the module. Refreshed from the
- * provider when the connection is made and whenever calendars are listed.
+ * is Atrium's opaque `cal_…`, stable for the account's calendar across disconnects and reconnects;
+ * the provider's own id never leaves the module. Refreshed from the provider when the connection is
+ * made and whenever calendars are listed.
  */
 export const calendarCalendars = pgTable(
   'calendar_calendars',
@@ -21,10 +22,17 @@ export const calendarCalendars = pgTable(
     /** The member whose calendar it is (who connected the account). */
     hostUserId: text('host_user_id').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
+    /**
+     * Set when its connection was disconnected (or the provider stopped listing it): out of every
+     * list, unknown to reads and writes. Cleared when the account is connected again (migration 0033).
+     */
+    disconnectedAt: ts('disconnected_at'),
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.id] }),
-    uniqueIndex('calendar_calendars_provider_idx').on(t.workspaceId, t.connectionId, t.providerCalendarId),
+    // One id per (workspace, provider, account, provider calendar), whichever connection reaches it.
+    uniqueIndex('calendar_calendars_account_idx').on(t.workspaceId, t.provider, t.accountEmail, t.providerCalendarId),
+    index('calendar_calendars_connection_idx').on(t.workspaceId, t.connectionId),
   ],
 );
 

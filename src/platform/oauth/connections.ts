@@ -184,32 +184,51 @@ async function revokeDeleted(deps: OAuthDeps, ctx: TokenUser, removed: Removed[]
  * the provider to revoke the refresh token (RFC 7009, best effort, after commit).
  */
 export async function disconnect(deps: OAuthDeps, ctx: TokenUser, connectionId: string): Promise<void> {
-  const removed = await withTenant(deps.db, ctx, (tx) => deleteConnections(tx, ctx, sql`id = ${connectionId}`));
-  if (removed.length === 0) throw notFound('Connection');
-  await revokeDeleted(deps, ctx, removed);
+  const done = await withTenant(deps.db, ctx, (tx) => disconnectIn(deps, tx, ctx, { connectionId }));
+  if (done.connectionIds.length === 0) throw notFound('Connection');
+  await done.afterCommit();
 }
 
 /**
- * Disconnects every connection `userId` made in the workspace (to one of `providers`), in the
- * caller's transaction (a member's removal): tokens deleted, one `token.revoke` row each (with
- * `removedMember`). Returns the ids and what to run after commit (the revocation at the provider).
+ * Disconnects in the caller's transaction (so a module's own rows change with it): one connection,
+ * or every connection a user made in the workspace to one of `providers` (a member's removal; the
+ * `token.revoke` rows then carry `removedMember`). Tokens are deleted; returns the ids disconnected
+ * and what to run after commit (the revocation at the provider, best effort).
  */
-export async function disconnectUserIn(
+export async function disconnectIn(
   deps: OAuthDeps,
   tx: Tx,
   ctx: TokenUser,
-  userId: string,
-  providers: string[],
+  which: { connectionId: string } | { userId: string; providers: string[] },
 ): Promise<{ connectionIds: string[]; afterCommit: () => Promise<void> }> {
-  if (providers.length === 0) return { connectionIds: [], afterCommit: async () => {} };
-  const removed = await deleteConnections(
-    tx,
-    ctx,
-    sql`user_id = ${userId} AND provider IN (${sql.join(
-      providers.map((p) => sql`${p}`),
-      sql`, `,
-    )})`,
-    { removedMember: userId },
-  );
+  let removed: Removed[];
+  if ('connectionId' in which) {
+    removed = await deleteConnections(tx, ctx, sql`id = ${which.connectionId}`);
+  } else if (which.providers.length === 0) {
+    removed = [];
+  } else {
+    removed = await deleteConnections(
+      tx,
+      ctx,
+      sql`user_id = ${which.userId} AND provider IN (${sql.join(
+        which.providers.map((p) => sql`${p}`),
+        sql`, `,
+      )})`,
+      { removedMember: which.userId },
+    );
+  }
   return { connectionIds: removed.map((r) => r.id), afterCommit: () => revokeDeleted(deps, ctx, removed) };
+}
+
+/**
+ * Whether the connection still exists, keeping it from being deleted (`FOR KEY SHARE`) until the
+ * caller's transaction ends: a module storing what it just fetched with the connection's token does
+ * not bring it back after a disconnect that committed meanwhile.
+ */
+export async function holdConnection(tx: Tx, workspaceId: string, connectionId: string): Promise<boolean> {
+  const rows = await queryRows(
+    tx,
+    sql`SELECT 1 FROM oauth_connections WHERE workspace_id = ${workspaceId} AND id = ${connectionId} FOR KEY SHARE`,
+  );
+  return rows.length > 0;
 }

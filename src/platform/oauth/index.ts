@@ -11,7 +11,8 @@ export {
 export {
   type Connection,
   disconnect,
-  disconnectUserIn,
+  disconnectIn,
+  holdConnection,
   listConnections,
   type OAuthDeps,
   reauthRequired,
