@@ -371,7 +371,15 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
     try {
       items =
         q.singleEvents === 'true'
-          ? expand(account, calendar.id, from, to, withCancelled)
+          ? // All-day events overlap the window as their days in the calendar's zone (or the asked timeZone).
+            expand(
+              account,
+              calendar.id,
+              from,
+              to,
+              withCancelled,
+              q.timeZone && isZone(q.timeZone) ? q.timeZone : calendar.timeZone,
+            )
           : account.events.filter((e) => e.calendarId === calendar.id && (withCancelled || !e.cancelled));
     } catch (err) {
       if (err instanceof RecurrenceError) return googleError(reply, 400, 'invalid', err.message);

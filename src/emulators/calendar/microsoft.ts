@@ -223,6 +223,16 @@ const graphTime = (ms: number, zone: { zone: string; name: string }) => ({
   timeZone: zone.name,
 });
 
+/**
+ * An all-day event's start or end as Graph shows it: midnight of its day (in the event's zone) whatever
+ * zone the Prefer header asks for, labelled with that zone ("by design", Microsoft: all-day events
+ * are midnight to midnight regardless of time zone; stored as the instants of the event's midnights).
+ */
+const allDayTime = (ms: number, eventZone: string, zone: { zone: string; name: string }) => ({
+  dateTime: `${new Date(toFloating(ms, eventZone)).toISOString().slice(0, 10)}T00:00:00.0000000`,
+  timeZone: zone.name,
+});
+
 const RESPONSES: Record<string, string> = {
   needsAction: 'none',
   accepted: 'accepted',
@@ -242,8 +252,8 @@ function toJson(request: FastifyRequest, e: Instance, type: string) {
     subject: e.title,
     bodyPreview: (e.description ?? '').slice(0, 255),
     body: { contentType: 'text', content: e.description ?? '' },
-    start: graphTime(e.startMs, zone),
-    end: graphTime(e.endMs, zone),
+    start: e.allDay ? allDayTime(e.startMs, e.timeZone, zone) : graphTime(e.startMs, zone),
+    end: e.allDay ? allDayTime(e.endMs, e.timeZone, zone) : graphTime(e.endMs, zone),
     // Graph names the zone as the client sent it ("Tokyo Standard Time" stays a Windows name).
     originalStartTimeZone: e.zoneName ?? e.timeZone,
     originalEndTimeZone: e.zoneName ?? e.timeZone,

@@ -1,7 +1,7 @@
 // The calendar emulators' shared model: accounts with calendars and events, series expanded into
 // instances with per-occurrence exceptions. Each emulator maps it to its provider's JSON.
 import { randomBytes } from 'node:crypto';
-import { occurrences, parseIdStamp, stamp } from './recurrence.js';
+import { fromFloating, occurrences, parseIdStamp, stamp } from './recurrence.js';
 
 export type Response = 'needsAction' | 'accepted' | 'declined' | 'tentative';
 
@@ -104,37 +104,56 @@ function instanceOf(event: EmuEvent, originalStartMs: number): Instance {
   };
 }
 
-/** Events and occurrences of a calendar overlapping [from, to), sorted by start; cancelled ones only when asked. */
+const DAY_MS = 86_400_000;
+
+/**
+ * Events and occurrences of a calendar overlapping [from, to), sorted by start; cancelled ones only
+ * when asked. `allDayZone`: all-day events are stored as their dates (at 00:00Z) and overlap the
+ * window as those days in this zone (Google: the calendar's), not in UTC.
+ */
 export function expand(
   account: Account,
   calendarId: string,
   from: number,
   to: number,
   withCancelled = false,
+  allDayZone?: string,
 ): Instance[] {
   const out: Instance[] = [];
+  const inWindow = (e: { startMs: number; endMs: number; allDay: boolean }) =>
+    allDayZone && e.allDay
+      ? overlaps({ startMs: fromFloating(e.startMs, allDayZone), endMs: fromFloating(e.endMs, allDayZone) }, from, to)
+      : overlaps(e, from, to);
   for (const event of account.events) {
     if (event.calendarId !== calendarId) continue;
     if (!event.recurrence) {
-      if (overlaps(event, from, to) && (withCancelled || !event.cancelled)) {
+      if (inWindow(event) && (withCancelled || !event.cancelled)) {
         out.push({ ...event, recurringEventId: null, originalStartMs: null });
       }
       continue;
     }
     if (event.cancelled && !withCancelled) continue;
     const duration = event.endMs - event.startMs;
+    // A day either side: an all-day occurrence's day in the zone may begin up to 14 hours from 00:00Z.
+    const pad = allDayZone && event.allDay ? DAY_MS : 0;
     const seen = new Set<number>();
-    for (const original of occurrences(event.recurrence, event.startMs, event.timeZone, from - duration, to)) {
+    for (const original of occurrences(
+      event.recurrence,
+      event.startMs,
+      event.timeZone,
+      from - duration - pad,
+      to + pad,
+    )) {
       seen.add(original);
       const instance = instanceOf(event, original);
-      if (overlaps(instance, from, to) && (withCancelled || !instance.cancelled)) out.push(instance);
+      if (inWindow(instance) && (withCancelled || !instance.cancelled)) out.push(instance);
     }
     // An occurrence moved into the window from outside it.
     for (const key of Object.keys(event.exceptions)) {
       const original = Number(key);
       if (seen.has(original) || event.exceptions[key].startMs === undefined) continue;
       const instance = instanceOf(event, original);
-      if (overlaps(instance, from, to) && (withCancelled || !instance.cancelled) && isOccurrence(event, original)) {
+      if (inWindow(instance) && (withCancelled || !instance.cancelled) && isOccurrence(event, original)) {
         out.push(instance);
       }
     }

@@ -236,3 +236,44 @@ describe('events without their own zone are in their calendar’s', () => {
     expect(raw.body.start).toEqual({ dateTime: '2026-12-07T17:00:00Z', timeZone: 'America/New_York' });
   });
 });
+
+describe('all-day events in a list window', () => {
+  it('overlap the window as their days in the calendar’s zone, as Google evaluates them', async () => {
+    await google('PATCH', '/calendars/primary', { timeZone: 'America/New_York' });
+    const single = await google('POST', '/calendars/primary/events', {
+      summary: 'Holiday',
+      start: { date: '2026-12-10' },
+      end: { date: '2026-12-11' },
+    });
+    expect(single.status).toBe(200);
+    const series = await google('POST', '/calendars/primary/events', {
+      summary: 'Course',
+      start: { date: '2026-12-20' },
+      end: { date: '2026-12-21' },
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
+    expect(series.status).toBe(200);
+    const titles = async (timeMin: string, timeMax: string) => {
+      const list = await google(
+        'GET',
+        `/calendars/primary/events?singleEvents=true&timeMin=${timeMin}&timeMax=${timeMax}`,
+      );
+      return (list.body as unknown as { items: { summary: string; start: { date?: string } }[] }).items.map(
+        (e) => `${e.summary} ${e.start.date}`,
+      );
+    };
+    // 10 December in New York is 05:00Z on the 10th to 05:00Z on the 11th.
+    expect(await titles('2026-12-11T00:00:00Z', '2026-12-11T04:00:00Z')).toEqual(['Holiday 2026-12-10']);
+    expect(await titles('2026-12-10T00:00:00Z', '2026-12-10T04:00:00Z')).toEqual([]);
+    expect(await titles('2026-12-23T00:00:00Z', '2026-12-23T04:00:00Z')).toEqual(['Course 2026-12-22']);
+    expect(await titles('2026-12-20T00:00:00Z', '2026-12-20T04:00:00Z')).toEqual([]);
+    // Through the adapter: the day at 00:00Z, end exclusive.
+    const listed = await googleCalendar.listEvents(session, email, {
+      timeMin: '2026-12-11T00:00:00Z',
+      timeMax: '2026-12-11T04:00:00Z',
+    });
+    expect(listed.map((e) => [e.title, e.start, e.end, e.allDay])).toEqual([
+      ['Holiday', '2026-12-10T00:00:00.000Z', '2026-12-11T00:00:00.000Z', true],
+    ]);
+  });
+});

@@ -131,3 +131,78 @@ describe('events made in Outlook with Windows zone names', () => {
     expect(raw.start).toEqual({ dateTime: '2026-11-26T10:00:00.0000000', timeZone: 'Pacific Standard Time' });
   });
 });
+
+describe('all-day events from Graph', () => {
+  const allDay = (start: string, end: string, zone: string, extra: Record<string, unknown> = {}) =>
+    fromGraph({
+      id: 'd',
+      isAllDay: true,
+      start: { dateTime: start, timeZone: 'UTC' },
+      end: { dateTime: end, timeZone: 'UTC' },
+      originalStartTimeZone: zone,
+      ...extra,
+    } as never);
+
+  it('are their days at 00:00Z, end exclusive, as Google’s are, whichever way Graph writes them', () => {
+    const day = { start: '2026-03-19T00:00:00.000Z', end: '2026-03-20T00:00:00.000Z', allDay: true };
+    // Midnight to midnight, as Microsoft documents for every Prefer zone.
+    expect(allDay('2026-03-19T00:00:00.0000000', '2026-03-20T00:00:00.0000000', 'Pacific Standard Time')).toMatchObject(
+      day,
+    );
+    // The instants of the event's midnights (Los Angeles, 19 March), read in its own zone.
+    expect(allDay('2026-03-19T07:00:00.0000000', '2026-03-20T07:00:00.0000000', 'Pacific Standard Time')).toMatchObject(
+      { ...day, timeZone: 'America/Los_Angeles' },
+    );
+    // East of UTC the instant falls on the day before.
+    expect(allDay('2026-03-18T15:00:00.0000000', '2026-03-19T15:00:00.0000000', 'Tokyo Standard Time')).toMatchObject(
+      day,
+    );
+    // Two days across a DST change in Los Angeles (8 March 2026).
+    expect(allDay('2026-03-07T08:00:00.0000000', '2026-03-09T07:00:00.0000000', 'America/Los_Angeles')).toMatchObject({
+      start: '2026-03-07T00:00:00.000Z',
+      end: '2026-03-09T00:00:00.000Z',
+    });
+    // An occurrence of an all-day series is named by its day too.
+    expect(
+      allDay('2026-03-19T07:00:00.0000000', '2026-03-20T07:00:00.0000000', 'Pacific Standard Time', {
+        type: 'occurrence',
+        seriesMasterId: 's',
+        originalStart: '2026-03-19T07:00:00Z',
+      }).originalStart,
+    ).toBe('2026-03-19T00:00:00.000Z');
+  });
+
+  it('through the emulator: made, read and listed as their days', async () => {
+    const made = await microsoftCalendar.insertEvent(session, graphCalendarId, {
+      title: 'Away',
+      start: '2026-03-19T00:00:00Z',
+      end: '2026-03-21T00:00:00Z',
+      allDay: true,
+      timeZone: 'America/Los_Angeles',
+    });
+    expect(made).toMatchObject({
+      allDay: true,
+      start: '2026-03-19T00:00:00.000Z',
+      end: '2026-03-21T00:00:00.000Z',
+      timeZone: 'America/Los_Angeles',
+    });
+    // Graph shows midnight whatever the Prefer zone.
+    const token = await session.token();
+    for (const prefer of ['UTC', 'Tokyo Standard Time']) {
+      const raw = (await (
+        await fetch(`${session.baseUrl}/me/events/${made.providerEventId}`, {
+          headers: { authorization: `Bearer ${token}`, prefer: `outlook.timezone="${prefer}"` },
+        })
+      ).json()) as { start: unknown };
+      expect(raw.start).toEqual({ dateTime: '2026-03-19T00:00:00.0000000', timeZone: prefer });
+    }
+    // Held as Los Angeles days: 20 March 03:00Z is still the 19th there.
+    const listed = await microsoftCalendar.listEvents(session, graphCalendarId, {
+      timeMin: '2026-03-21T03:00:00Z',
+      timeMax: '2026-03-21T05:00:00Z',
+    });
+    expect(listed.map((e) => [e.title, e.start, e.end])).toEqual([
+      ['Away', '2026-03-19T00:00:00.000Z', '2026-03-21T00:00:00.000Z'],
+    ]);
+  });
+});

@@ -12,7 +12,7 @@ import {
 import { commonCode, type ErrorTable, isGone, ProviderError, providerCall } from './http.js';
 import { selectList } from './selection.js';
 import type { CalendarProvider, ProviderDraft, ProviderEvent, ResponseStatus } from './types.js';
-import { ianaZoneOf, localDateTime } from './zoned.js';
+import { fromFloating, ianaZoneOf, localDateTime, toFloating } from './zoned.js';
 
 const errorBody = z.object({ error: z.object({ code: z.string().optional() }) });
 
@@ -82,17 +82,37 @@ const utc = (t: z.infer<typeof graphTime>) => {
   return new Date(raw).toISOString();
 };
 
+/**
+ * An all-day event's day, as `YYYY-MM-DDT00:00:00.000Z` (the convention Google's all-day dates give:
+ * the first day, and the day after the last). Graph documents all-day times as midnight whatever
+ * zone the Prefer header asks for, so a midnight is that day; any other time is an instant (in the
+ * zone it is labelled with) whose date is read in the event's own zone: midnight in Los Angeles
+ * answered in UTC, `2026-03-19T07:00:00`, is 19 March.
+ */
+function allDayDate(t: z.infer<typeof graphTime>, eventZone: string): string {
+  const local = t.dateTime.replace(/(\.\d+)?([zZ]|[+-]\d\d:\d\d)?$/, '');
+  if (/T00:00:00$/.test(local)) return `${local.slice(0, 10)}T00:00:00.000Z`;
+  const instant = /([zZ]|[+-]\d\d:\d\d)$/.test(t.dateTime)
+    ? Date.parse(t.dateTime)
+    : fromFloating(Date.parse(`${local}Z`), ianaZoneOf(t.timeZone ?? 'UTC'));
+  return `${new Date(toFloating(instant, eventZone)).toISOString().slice(0, 10)}T00:00:00.000Z`;
+}
+
 export function fromGraph(e: GraphEvent): ProviderEvent {
   const joinUrl = e.isOnlineMeeting ? linkUrl(e.onlineMeeting?.joinUrl) : undefined;
+  // Outlook writes Windows names ("Pacific Standard Time"): read as IANA, anything unreadable as UTC.
+  const timeZone = ianaZoneOf(e.originalStartTimeZone);
+  const allDay = e.isAllDay === true;
+  const occurrence = e.type === 'occurrence' || e.type === 'exception';
+  const originalStart = occurrence ? graphInstant(e.originalStart) : null;
   return {
     providerEventId: e.id,
     title: e.subject ?? '',
     description: e.body?.content ? e.body.content : null,
-    start: utc(e.start),
-    end: utc(e.end),
-    // Outlook writes Windows names ("Pacific Standard Time"): read as IANA, anything unreadable as UTC.
-    timeZone: ianaZoneOf(e.originalStartTimeZone),
-    allDay: e.isAllDay === true,
+    start: allDay ? allDayDate(e.start, timeZone) : utc(e.start),
+    end: allDay ? allDayDate(e.end, timeZone) : utc(e.end),
+    timeZone,
+    allDay,
     location: e.location?.displayName || null,
     attendees: (e.attendees ?? []).map((a) => ({
       email: a.emailAddress.address,
@@ -101,8 +121,10 @@ export function fromGraph(e: GraphEvent): ProviderEvent {
     })),
     organizer: e.organizer?.emailAddress.address ?? null,
     recurrence: e.recurrence ? fromGraphRecurrence(e.recurrence as GraphRecurrence) : null,
-    recurringEventId: e.type === 'occurrence' || e.type === 'exception' ? (e.seriesMasterId ?? null) : null,
-    originalStart: e.type === 'occurrence' || e.type === 'exception' ? graphInstant(e.originalStart) : null,
+    recurringEventId: occurrence ? (e.seriesMasterId ?? null) : null,
+    // An all-day occurrence is named by its day, as its start is.
+    originalStart:
+      originalStart && allDay ? allDayDate({ dateTime: originalStart, timeZone: 'UTC' }, timeZone) : originalStart,
     conference: joinUrl ? { product: 'teams', joinUrl } : null,
     cancelled: e.isCancelled === true,
   };

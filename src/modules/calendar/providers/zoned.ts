@@ -1,7 +1,7 @@
 // Wall-clock helpers for the adapters (Graph takes local times); the zone arithmetic is platform's.
 import { isTimeZone } from '../../../platform/zoned-time.js';
 
-export { isTimeZone, localDateTime } from '../../../platform/zoned-time.js';
+export { fromFloating, isTimeZone, localDateTime, toFloating } from '../../../platform/zoned-time.js';
 
 /**
  * Windows time-zone names → IANA: CLDR 48's windowsZones (common/supplemental/windowsZones.xml, read
