@@ -135,6 +135,25 @@ describe('seedDemo', () => {
       if (e.conference?.product === 'zoom') expect(e.conference.joinUrl.startsWith(t.app.atrium.selfUrl())).toBe(true);
     }
   });
+  it("shows the demo week's all-day events (one on Google, two days on Microsoft) as days", async () => {
+    const cookie = await demoAdminCookie();
+    const now = Date.now();
+    const query = new URLSearchParams({
+      timeMin: new Date(now - 8 * 86_400_000).toISOString(),
+      timeMax: new Date(now + 8 * 86_400_000).toISOString(),
+    });
+    const res = await t.request({ method: 'GET', url: `/api/v1/calendar/events?${query}`, headers: { cookie } });
+    const allDay = (
+      res.json().items as { title: string; provider: string; allDay: boolean; start: string; end: string }[]
+    )
+      .filter((e) => e.allDay)
+      .map((e) => ({ provider: e.provider, days: (Date.parse(e.end) - Date.parse(e.start)) / 86_400_000, e }));
+    expect(allDay.map((a) => [a.provider, a.days]).sort()).toEqual([
+      ['google', 1],
+      ['microsoft', 2],
+    ]);
+    for (const { e } of allDay) expect(e.start, e.title).toMatch(/T00:00:00\.000Z$/);
+  });
   it('in production, locks demo accounts with the published password: sign-in refused, sessions and tokens revoked', async () => {
     const cookie = await demoAdminCookie();
     expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).statusCode).toBe(200);

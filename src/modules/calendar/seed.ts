@@ -40,6 +40,8 @@ interface DemoEvent {
   tasks?: string[];
   location?: string;
   description?: string;
+  /** An all-day event of this many days from `day` (`at` and `minutes` unused). */
+  allDayDays?: number;
 }
 
 const GOOGLE_WEEK: DemoEvent[] = [
@@ -79,6 +81,7 @@ const GOOGLE_WEEK: DemoEvent[] = [
     description: 'Discharge plans for the week',
     tasks: ['Bring discharge summaries'],
   },
+  { day: 4, at: '00:00', minutes: 0, allDayDays: 1, title: 'Dr. Lee at the CME conference (no visits)' },
 ];
 
 const MICROSOFT_WEEK: DemoEvent[] = [
@@ -92,6 +95,7 @@ const MICROSOFT_WEEK: DemoEvent[] = [
   },
   { day: 1, at: '15:00', minutes: 30, title: 'Billing review with Aetna', conference: 'native' },
   { day: 2, at: '16:00', minutes: 60, title: 'Insurance verification block', location: 'Front desk' },
+  { day: 2, at: '00:00', minutes: 0, allDayDays: 2, title: 'EHR upgrade: paper forms at the front desk' },
   {
     day: 3,
     at: '13:30',
@@ -133,6 +137,13 @@ function zoned(date: string, time: string): string {
 function draftOf(e: DemoEvent, monday: string, zoomUrl?: string): ProviderDraft {
   const date = new Date(`${monday}T12:00:00Z`);
   date.setUTCDate(date.getUTCDate() + e.day);
+  if (e.allDayDays) {
+    // An all-day event is its dates (the API's form: each day at 00:00Z, the end the day after the last).
+    const after = new Date(date);
+    after.setUTCDate(after.getUTCDate() + e.allDayDays);
+    const day = (d: Date) => `${d.toISOString().slice(0, 10)}T00:00:00.000Z`;
+    return { title: e.title, start: day(date), end: day(after), timeZone: ZONE, allDay: true, description: null };
+  }
   const start = zoned(date.toISOString().slice(0, 10), e.at);
   return {
     title: e.title,
