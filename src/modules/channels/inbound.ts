@@ -8,6 +8,7 @@ import { publishEvents } from '../../platform/events/events.js';
 import { linkUrl } from '../../platform/http/url-guard.js';
 import { newId } from '../../platform/ids.js';
 import { storableText } from '../../platform/text.js';
+import { attachmentLabel } from './providers/content.js';
 import type { InboundMessage } from './providers/index.js';
 import type { channelConnections } from './tables.js';
 
@@ -127,7 +128,7 @@ export async function storeInbound(
       text,
       att: attachments,
       at: messageTime(m.at, received).toISOString(),
-      preview: clip(text || (attachments.length ? `[${attachments[0].type}]` : ''), 200),
+      preview: clip(text || (attachments.length ? `[${attachmentLabel(attachments[0].type)}]` : ''), 200),
     };
   });
 

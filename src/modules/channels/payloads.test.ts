@@ -240,3 +240,241 @@ describe('items we do not handle never cost the rest of the notification', () =>
     expect(refused.statusCode).toBe(400);
   });
 });
+
+const telegramUpdate = (from: number, message: Record<string, unknown>, updateId = Number(providerId('telegram'))) =>
+  JSON.stringify({
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: from, type: 'private', first_name: 'Ada' },
+      from: { id: from, is_bot: false, first_name: 'Ada' },
+      ...message,
+    },
+  });
+
+const viberMessage = (from: string, message: Record<string, unknown>, token = providerId('viber')) =>
+  `{"event":"message","timestamp":${Date.now()},"chat_hostname":"SN-CHAT-05_","message_token":${token},"sender":{"id":${JSON.stringify(from)},"name":"Ada","api_version":10},"message":${JSON.stringify(message)},"silent":false}`;
+
+/** The conversation's messages, oldest first, as [text, attachments' types]. */
+const shown = async (channel: Channel, externalId: string) => {
+  const conversation = (await conversationWith(channel, externalId))!;
+  const items: Message[] = (await api('GET', `/channels/messages?conversationId=${conversation.id}&limit=100`)).json()
+    .items;
+  return { conversation, items: items.reverse().map((m) => [m.text, m.attachments.map((a) => a.type)]) };
+};
+
+describe('messages that are not plain text', () => {
+  it('WhatsApp: buttons, lists, voice, video, sticker, location, contact card, unsupported and system are shown; a reaction is no new message', async () => {
+    const whatsapp = connections.get('whatsapp')!;
+    const from = senderId('whatsapp');
+    const base = () => ({ from, id: providerId('whatsapp'), timestamp: String(Math.floor(Date.now() / 1000)) });
+    const messages = [
+      { ...base(), type: 'button', button: { text: 'Confirm appointment', payload: 'CONFIRM' } },
+      {
+        ...base(),
+        type: 'interactive',
+        interactive: { type: 'button_reply', button_reply: { id: 'b1', title: 'Yes' } },
+      },
+      {
+        ...base(),
+        type: 'interactive',
+        interactive: { type: 'list_reply', list_reply: { id: 'l2', title: 'Tuesday 10:00', description: 'Dr Lee' } },
+      },
+      {
+        ...base(),
+        type: 'audio',
+        audio: { id: '1001', mime_type: 'audio/ogg; codecs=opus', sha256: 'x', voice: true },
+      },
+      { ...base(), type: 'video', video: { id: '1002', mime_type: 'video/mp4', caption: 'My knee', sha256: 'x' } },
+      { ...base(), type: 'sticker', sticker: { id: '1003', mime_type: 'image/webp', animated: false, sha256: 'x' } },
+      {
+        ...base(),
+        type: 'location',
+        location: { latitude: 52.52, longitude: 13.405, name: 'Clinic', address: 'Main St 1, Berlin' },
+      },
+      {
+        ...base(),
+        type: 'contacts',
+        contacts: [
+          { name: { formatted_name: 'Mum', first_name: 'Mum' }, phones: [{ phone: '+49 151 1234567', type: 'CELL' }] },
+        ],
+      },
+      { ...base(), type: 'reaction', reaction: { message_id: 'wamid.earlier', emoji: '👍' } },
+      { ...base(), type: 'unsupported', errors: [{ code: 131051, title: 'Message type unknown' }] },
+      { ...base(), type: 'system', system: { body: 'Ada changed their phone number', type: 'user_changed_number' } },
+      {
+        ...base(),
+        type: 'document',
+        document: { id: '1004', mime_type: 'application/pdf', filename: 'referral.pdf', caption: 'My referral' },
+      },
+    ];
+    const res = await postSigned(t, whatsapp, whatsappBody(messages));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ stored: 11, skipped: 1 });
+    const { conversation, items } = await shown('whatsapp', from);
+    expect(items).toEqual([
+      ['Confirm appointment', []],
+      ['Yes', []],
+      ['Tuesday 10:00', []],
+      ['', ['voice']],
+      ['My knee', ['video']],
+      ['', ['sticker']],
+      ['📍 Location: 52.52, 13.405 — Clinic, Main St 1, Berlin', []],
+      ['Contact card: Mum, +49 151 1234567', []],
+      ['[Unsupported message type]', []],
+      ['[System message] Ada changed their phone number', []],
+      ['My referral', ['document']],
+    ]);
+    expect(conversation.unreadCount).toBe(11);
+    // The patient's own number stays theirs (a contact card is someone else's).
+    expect(conversation.contact.phone).toBe(`+${from}`);
+    const voice = (await api('GET', `/channels/messages?conversationId=${conversation.id}&limit=100`))
+      .json()
+      .items.find((m: Message) => m.attachments[0]?.type === 'voice');
+    expect(voice.attachments[0]).toEqual({ type: 'voice', mimeType: 'audio/ogg; codecs=opus' });
+  });
+
+  it('WhatsApp: a voice note alone previews as [Voice message]', async () => {
+    const whatsapp = connections.get('whatsapp')!;
+    const from = senderId('whatsapp');
+    const voice = {
+      from,
+      id: providerId('whatsapp'),
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      type: 'audio',
+      audio: { id: '9', mime_type: 'audio/ogg', voice: true },
+    };
+    expect((await postSigned(t, whatsapp, whatsappBody([voice]))).statusCode).toBe(200);
+    expect((await conversationWith('whatsapp', from))?.lastMessage?.text).toBe('[Voice message]');
+  });
+
+  it('Telegram: voice, video notes, stickers, videos, locations and contact cards; a poll says it cannot be shown', async () => {
+    const telegram = connections.get('telegram')!;
+    const from = Number(senderId('telegram'));
+    const updates = [
+      { voice: { file_id: 'v1', file_unique_id: 'u1', duration: 4, mime_type: 'audio/ogg' } },
+      { video_note: { file_id: 'vn1', file_unique_id: 'u2', length: 240, duration: 6 } },
+      {
+        sticker: {
+          file_id: 's1',
+          file_unique_id: 'u3',
+          type: 'regular',
+          width: 512,
+          height: 512,
+          is_animated: false,
+          is_video: false,
+          emoji: '😀',
+        },
+      },
+      {
+        video: { file_id: 'vd1', file_unique_id: 'u4', width: 1, height: 1, duration: 3, mime_type: 'video/mp4' },
+        caption: 'Rash on my arm',
+      },
+      { location: { latitude: 48.8584, longitude: 2.2945 } },
+      {
+        location: { latitude: 48.8584, longitude: 2.2945 },
+        venue: { location: { latitude: 48.8584, longitude: 2.2945 }, title: 'Eiffel Tower', address: 'Champ de Mars' },
+      },
+      { contact: { phone_number: '+33612345678', first_name: 'Jean', last_name: 'Dupont', user_id: 4242 } },
+      { poll: { id: 'p1', question: 'Which day?', options: [], is_anonymous: true, type: 'regular' } },
+    ];
+    for (const message of updates) {
+      const res = await postSigned(t, telegram, telegramUpdate(from, message));
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const { items } = await shown('telegram', String(from));
+    expect(items).toEqual([
+      ['', ['voice']],
+      ['', ['video_note']],
+      ['', ['sticker']],
+      ['Rash on my arm', ['video']],
+      ['📍 Location: 48.8584, 2.2945', []],
+      ['📍 Location: 48.8584, 2.2945 — Eiffel Tower, Champ de Mars', []],
+      ['Contact card: Jean Dupont, +33612345678', []],
+      ['[Unsupported message type]', []],
+    ]);
+  });
+
+  it('Viber: a location and a contact card are shown as words', async () => {
+    const viber = connections.get('viber')!;
+    const from = senderId('viber');
+    for (const message of [
+      { type: 'location', location: { lat: 50.4501, lon: 30.5234 } },
+      { type: 'contact', contact: { name: 'Olena', phone_number: '+380501234567' } },
+      {
+        type: 'picture',
+        media: 'https://dl-media.viber.com/x.jpg',
+        text: 'Swelling',
+        thumbnail: 'https://dl-media.viber.com/t.jpg',
+      },
+    ]) {
+      const res = await postSigned(t, viber, viberMessage(from, message));
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const { items } = await shown('viber', from);
+    expect(items).toEqual([
+      ['📍 Location: 50.4501, 30.5234', []],
+      ['Contact card: Olena, +380501234567', []],
+      ['Swelling', ['image']],
+    ]);
+  });
+
+  it.each(['messenger', 'instagram'] as const)(
+    '%s: a postback is what the patient pressed; a location and a voice clip are shown',
+    async (channel) => {
+      const connection = connections.get(channel)!;
+      const from = senderId(channel);
+      const at = Date.now();
+      const postback = {
+        sender: { id: from },
+        recipient: { id: connection.credentials.pageId },
+        timestamp: at,
+        postback: { mid: providerId(channel), title: 'Book an appointment', payload: 'BOOK' },
+      };
+      const res = await postSigned(
+        t,
+        connection,
+        pageBody(channel, [
+          postback,
+          {
+            sender: { id: from },
+            recipient: { id: connection.credentials.pageId },
+            timestamp: at + 1,
+            message: {
+              mid: providerId(channel),
+              attachments: [{ type: 'audio', payload: { url: 'https://cdn.fbsbx.com/v/audioclip.mp4' } }],
+            },
+          },
+          {
+            sender: { id: from },
+            recipient: { id: connection.credentials.pageId },
+            timestamp: at + 2,
+            message: {
+              mid: providerId(channel),
+              attachments: [
+                { type: 'location', title: 'Clinic', payload: { coordinates: { lat: 40.7128, long: -74.006 } } },
+              ],
+            },
+          },
+          {
+            sender: { id: from },
+            recipient: { id: connection.credentials.pageId },
+            timestamp: at + 3,
+            reaction: { mid: 'm_x', action: 'react', emoji: '❤' },
+          },
+        ]),
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ stored: 3, skipped: 1 });
+      // A retry of the same postback is stored once.
+      expect((await postSigned(t, connection, pageBody(channel, [postback]))).json()).toMatchObject({ stored: 0 });
+      const { items } = await shown(channel, from);
+      expect(items).toEqual([
+        ['Book an appointment', []],
+        ['', ['audio']],
+        ['📍 Location: 40.7128, -74.006 — Clinic', []],
+      ]);
+    },
+  );
+});

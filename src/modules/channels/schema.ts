@@ -40,7 +40,11 @@ export const conversationSchema = z.object({
   }),
   lastMessage: z
     .object({
-      text: z.string().describe('Preview: the text, else `[<attachment type>]`; at most 200 characters'),
+      text: z
+        .string()
+        .describe(
+          'Preview: the text, else the first attachment’s kind in words (`[Voice message]`); at most 200 characters',
+        ),
       at: z.string(),
       direction: z.enum(['in', 'out']),
       status: z

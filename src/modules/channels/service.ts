@@ -19,6 +19,7 @@ import type { AppDeps } from '../../platform/types.js';
 import { workspaceTier } from '../identity/index.js';
 import { patientExists, patientNames } from '../patients/index.js';
 import { type ConnectionRow, clean, clip, notifyConversations, storeInbound, watermarkTime } from './inbound.js';
+import { attachmentLabel } from './providers/content.js';
 import {
   ADAPTERS,
   CHANNEL_LABEL,
@@ -642,10 +643,10 @@ export async function hasLiveConnection(tx: Tx, workspaceId: string, channels: C
   return rows.length > 0;
 }
 
-/** A message as a conversation's preview: its text, else its first attachment's kind. */
+/** A message as a conversation's preview: its text, else its first attachment's kind (`[Voice message]`). */
 const previewOf = (m: { text: string; attachments: unknown }) => {
   const first = (m.attachments as { type?: string }[] | null)?.[0];
-  return clip(m.text || (first?.type ? `[${first.type}]` : ''), 200);
+  return clip(m.text || (first?.type ? `[${attachmentLabel(first.type)}]` : ''), 200);
 };
 
 export async function listConversations(

@@ -3,6 +3,7 @@
 // and replies through the Graph API (`/{phone-number-id}/messages`, `/me/messages`).
 import { z } from 'zod';
 import { safeEqual } from '../../../platform/crypto.js';
+import { contactCardText, locationText, UNSUPPORTED_TEXT } from './content.js';
 import type { Attachment, ChannelAdapter, ChannelEvent, ChannelName, SkippedItem, StatusUpdate } from './types.js';
 import { SendFailed } from './types.js';
 import { header, hmacHex, idText, MalformedPayload, parseJsonExact, sendCall, upstreamFor } from './wire.js';
@@ -61,21 +62,52 @@ const waChange = z.object({
   }),
 });
 const waContact = z.object({ wa_id: id, profile: z.object({ name: z.string() }).partial().optional() });
+const media = z.object({
+  id: z.string().optional(),
+  mime_type: z.string().optional(),
+  caption: z.string().optional(),
+  filename: z.string().optional(),
+  /** An audio message recorded in WhatsApp (a voice note), not a file. */
+  voice: z.boolean().optional(),
+});
+const titled = z.object({ title: z.string().optional() });
 const waMessage = z.object({
   id: z.string(),
   from: id,
   timestamp: seconds,
   type: z.string(),
   text: z.object({ body: z.string() }).optional(),
-  image: z.object({ id: z.string(), mime_type: z.string().optional(), caption: z.string().optional() }).optional(),
-  document: z
+  image: media.optional(),
+  document: media.optional(),
+  audio: media.optional(),
+  video: media.optional(),
+  sticker: media.optional(),
+  /** A quick-reply button of a template the patient pressed. */
+  button: z.object({ text: z.string().optional() }).optional(),
+  interactive: z
     .object({
-      id: z.string(),
-      mime_type: z.string().optional(),
-      filename: z.string().optional(),
-      caption: z.string().optional(),
+      button_reply: titled.optional(),
+      list_reply: titled.optional(),
+      nfm_reply: z.object({ body: z.string().optional() }).optional(),
     })
     .optional(),
+  location: z
+    .object({
+      latitude: z.coerce.number(),
+      longitude: z.coerce.number(),
+      name: z.string().optional(),
+      address: z.string().optional(),
+    })
+    .optional(),
+  contacts: z
+    .array(
+      z.object({
+        name: z.object({ formatted_name: z.string().optional(), first_name: z.string().optional() }).optional(),
+        phones: z.array(z.object({ phone: z.string().optional() })).optional(),
+      }),
+    )
+    .optional(),
+  system: z.object({ body: z.string().optional() }).optional(),
 });
 type WaMessage = z.infer<typeof waMessage>;
 const waStatus = z.object({
@@ -93,13 +125,62 @@ const STATUS: Record<string, StatusUpdate['status']> = {
 
 const skipped = (what: string): SkippedItem => ({ kind: 'skipped', what });
 
-/** A WhatsApp message's words and attachments. */
-function waContent(m: WaMessage): { text: string; attachments: Attachment[] } {
-  const media = m.image ?? m.document;
-  return {
-    text: m.text?.body ?? m.image?.caption ?? m.document?.caption ?? '',
-    attachments: media ? [{ type: m.type, mimeType: media.mime_type, name: m.document?.filename ?? media.id }] : [],
-  };
+/** A WhatsApp message's words and attachments (metadata only: nothing is downloaded). */
+function waContent(m: WaMessage): { text: string; attachments: Attachment[] } | null {
+  const file = (type: string, f: z.infer<typeof media>, name?: string): Attachment => ({
+    type,
+    ...(f.mime_type ? { mimeType: f.mime_type } : {}),
+    ...(name ? { name } : {}),
+  });
+  switch (m.type) {
+    case 'text':
+      return { text: m.text?.body ?? '', attachments: [] };
+    case 'button':
+      return { text: m.button?.text ?? '', attachments: [] };
+    case 'interactive': {
+      const i = m.interactive;
+      return { text: i?.button_reply?.title ?? i?.list_reply?.title ?? i?.nfm_reply?.body ?? '', attachments: [] };
+    }
+    case 'image':
+      return m.image ? { text: m.image.caption ?? '', attachments: [file('image', m.image, m.image.id)] } : null;
+    case 'document':
+      return m.document
+        ? {
+            text: m.document.caption ?? '',
+            attachments: [file('document', m.document, m.document.filename ?? m.document.id)],
+          }
+        : null;
+    case 'audio':
+      return m.audio ? { text: '', attachments: [file(m.audio.voice ? 'voice' : 'audio', m.audio)] } : null;
+    case 'video':
+      return m.video ? { text: m.video.caption ?? '', attachments: [file('video', m.video)] } : null;
+    case 'sticker':
+      return m.sticker ? { text: '', attachments: [file('sticker', m.sticker)] } : null;
+    case 'location':
+      return m.location
+        ? {
+            text: locationText(m.location.latitude, m.location.longitude, m.location.name, m.location.address),
+            attachments: [],
+          }
+        : null;
+    case 'contacts':
+      return {
+        text: (m.contacts ?? [])
+          .map((c) =>
+            contactCardText(
+              c.name?.formatted_name ?? c.name?.first_name,
+              (c.phones ?? []).map((p) => p.phone),
+            ),
+          )
+          .join('\n'),
+        attachments: [],
+      };
+    case 'system':
+      return { text: m.system?.body ? `[System message] ${m.system.body}` : '[System message]', attachments: [] };
+    default:
+      // `unsupported` (a kind the Cloud API does not pass on), and whatever comes next.
+      return { text: UNSUPPORTED_TEXT, attachments: [] };
+  }
 }
 
 function whatsappEvents(raw: Buffer): ChannelEvent[] {
@@ -130,12 +211,22 @@ function whatsappEvents(raw: Buffer): ChannelEvent[] {
         continue;
       }
       const m = parsed.data;
+      // A reaction is to a message already shown: acknowledged, not a new message.
+      if (m.type === 'reaction') {
+        out.push(skipped('whatsapp.reaction'));
+        continue;
+      }
+      const content = waContent(m);
+      if (!content) {
+        out.push(skipped(`whatsapp.message.${m.type.slice(0, 20)}`));
+        continue;
+      }
       out.push({
         kind: 'message',
         dedupKey: m.id,
         providerMessageId: m.id,
         contact: { externalId: m.from, name: names.get(m.from) ?? null, phone: `+${m.from}` },
-        ...waContent(m),
+        ...content,
         at: m.timestamp,
         businessId,
       });
@@ -176,7 +267,15 @@ const pageEnvelope = (object: 'page' | 'instagram') =>
 
 const pageAttachment = z.object({
   type: z.string(),
-  payload: z.object({ url: z.string().optional() }).nullish(),
+  title: z.string().optional(),
+  payload: z
+    .object({
+      url: z.string().optional(),
+      title: z.string().optional(),
+      sticker_id: z.union([z.number(), z.string()]).optional(),
+      coordinates: z.object({ lat: z.coerce.number(), long: z.coerce.number() }).optional(),
+    })
+    .nullish(),
 });
 const pageItem = z.object({
   sender: z.object({ id }),
@@ -192,11 +291,13 @@ const pageItem = z.object({
     .optional(),
   delivery: z.object({ mids: z.array(z.string()).optional(), watermark: z.number().optional() }).optional(),
   read: z.object({ watermark: z.number().optional(), mid: z.string().optional() }).optional(),
+  /** A button the patient pressed (a template's, the persistent menu's, Get Started): its title is what they said. */
+  postback: z.object({ mid: z.string().optional(), title: z.string().optional() }).optional(),
 });
 type PageItem = z.infer<typeof pageItem>;
 
 /** The kinds of `messaging[]` item Meta sends that we do not store (named for the log, nothing else). */
-const OTHER_PAGE_ITEMS = ['optin', 'referral', 'reaction', 'postback', 'account_linking', 'policy_enforcement'];
+const OTHER_PAGE_ITEMS = ['optin', 'referral', 'reaction', 'account_linking', 'policy_enforcement', 'message_edit'];
 
 /** One `messaging` item's events, each naming the page or account it was sent to. */
 function pageEvents(channel: string, raw: unknown, businessId: string | undefined): ChannelEvent[] {
@@ -213,17 +314,45 @@ function pageEvents(channel: string, raw: unknown, businessId: string | undefine
     out.push(skipped(`${channel}.echo`));
   } else if (event.message) {
     const attachments: Attachment[] = [];
+    const words = event.message.text ? [event.message.text] : [];
     for (const a of event.message.attachments ?? []) {
-      const attachment = pageAttachment.safeParse(a);
-      if (attachment.success) attachments.push({ type: attachment.data.type, url: attachment.data.payload?.url });
+      const parsedAttachment = pageAttachment.safeParse(a);
+      if (!parsedAttachment.success) continue;
+      const { type, payload, title } = parsedAttachment.data;
+      if (type === 'location' && payload?.coordinates) {
+        words.push(locationText(payload.coordinates.lat, payload.coordinates.long, title ?? payload.title));
+        continue;
+      }
+      // A sticker (or a thumbs-up) comes as an image with its sticker id.
+      const kind = type === 'image' && payload?.sticker_id !== undefined ? 'sticker' : type;
+      attachments.push({
+        type: kind,
+        ...(payload?.url ? { url: payload.url } : {}),
+        ...((title ?? payload?.title) ? { name: title ?? payload?.title } : {}),
+      });
     }
     out.push({
       kind: 'message',
       dedupKey: event.message.mid,
       providerMessageId: event.message.mid,
       contact: { externalId: event.sender.id, name: null, phone: null },
-      text: event.message.text ?? '',
+      // A shared post or product we cannot show: said so, never an empty bubble.
+      text: words.join('\n') || (attachments.length ? '' : UNSUPPORTED_TEXT),
       attachments,
+      at: new Date(event.timestamp ?? Date.now()),
+      ...to,
+    });
+  }
+  if (event.postback) {
+    // Older postbacks carry no mid: the sender and the time make the retry recognisable.
+    const key = event.postback.mid ?? `postback:${event.sender.id}:${event.timestamp ?? 0}`;
+    out.push({
+      kind: 'message',
+      dedupKey: key,
+      providerMessageId: key,
+      contact: { externalId: event.sender.id, name: null, phone: null },
+      text: event.postback.title || UNSUPPORTED_TEXT,
+      attachments: [],
       at: new Date(event.timestamp ?? Date.now()),
       ...to,
     });

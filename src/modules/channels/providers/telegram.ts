@@ -2,7 +2,8 @@
 // setWebhook); an `Update` holds at most one message; replies via `sendMessage`.
 import { z } from 'zod';
 import { safeEqual } from '../../../platform/crypto.js';
-import { type ChannelAdapter, type ChannelEvent, SendFailed } from './types.js';
+import { contactCardText, locationText, UNSUPPORTED_TEXT } from './content.js';
+import { type Attachment, type ChannelAdapter, type ChannelEvent, SendFailed } from './types.js';
 import { header, idText, MalformedPayload, parseJsonExact, sendCall, upstreamFor } from './wire.js';
 
 const credentials = z.object({
@@ -21,6 +22,7 @@ const credentials = z.object({
 type Credentials = z.infer<typeof credentials>;
 
 const id = z.union([z.number(), z.bigint()]).transform(idText);
+const file = z.object({ file_id: z.string(), file_name: z.string().optional(), mime_type: z.string().optional() });
 const message = z.object({
   message_id: id,
   date: z.number(),
@@ -36,11 +38,57 @@ const message = z.object({
   text: z.string().optional(),
   caption: z.string().optional(),
   photo: z.array(z.object({ file_id: z.string() })).optional(),
-  document: z
-    .object({ file_id: z.string(), file_name: z.string().optional(), mime_type: z.string().optional() })
+  document: file.optional(),
+  voice: file.optional(),
+  audio: file.extend({ title: z.string().optional() }).optional(),
+  video: file.optional(),
+  video_note: file.optional(),
+  animation: file.optional(),
+  sticker: file.extend({ emoji: z.string().optional() }).optional(),
+  location: z.object({ latitude: z.number(), longitude: z.number() }).optional(),
+  venue: z.object({ title: z.string().optional(), address: z.string().optional() }).optional(),
+  contact: z
+    .object({
+      phone_number: z.string(),
+      first_name: z.string().optional(),
+      last_name: z.string().optional(),
+      user_id: id.optional(),
+    })
     .optional(),
-  contact: z.object({ phone_number: z.string() }).optional(),
 });
+type Message = z.infer<typeof message>;
+
+/** A message's attachments (metadata only: nothing is downloaded) and the words it carries. */
+function content(m: Message): { text: string; attachments: Attachment[] } {
+  const attachment = (type: string, f: z.infer<typeof file>, name?: string): Attachment => ({
+    type,
+    ...(f.mime_type ? { mimeType: f.mime_type } : {}),
+    ...((name ?? f.file_name) ? { name: name ?? f.file_name } : {}),
+  });
+  const attachments: Attachment[] = [
+    ...(m.photo?.length ? [{ type: 'image', name: m.photo[m.photo.length - 1].file_id }] : []),
+    // A GIF comes as both `animation` and `document`: one attachment.
+    ...(m.animation
+      ? [attachment('animation', m.animation)]
+      : m.document
+        ? [attachment('file', m.document, m.document.file_name ?? m.document.file_id)]
+        : []),
+    ...(m.voice ? [attachment('voice', m.voice)] : []),
+    ...(m.audio ? [attachment('audio', m.audio, m.audio.file_name ?? m.audio.title)] : []),
+    ...(m.video ? [attachment('video', m.video)] : []),
+    ...(m.video_note ? [attachment('video_note', m.video_note)] : []),
+    ...(m.sticker ? [attachment('sticker', m.sticker)] : []),
+  ];
+  const words = [m.text ?? m.caption];
+  if (m.location) words.push(locationText(m.location.latitude, m.location.longitude, m.venue?.title, m.venue?.address));
+  if (m.contact)
+    words.push(
+      contactCardText([m.contact.first_name, m.contact.last_name].filter(Boolean).join(' '), [m.contact.phone_number]),
+    );
+  const text = words.filter(Boolean).join('\n');
+  // A poll, a dice, a game…: said so, never an empty bubble.
+  return { text: text || (attachments.length ? '' : UNSUPPORTED_TEXT), attachments };
+}
 const update = z.object({ update_id: id, message: message.optional(), edited_message: message.optional() });
 
 const api = upstreamFor('telegram');
@@ -58,20 +106,13 @@ export const telegram: ChannelAdapter<Credentials> = {
     // Edits, channel posts, callbacks and the rest are acknowledged and not stored.
     if (!m) return [];
     const name = [m.from?.first_name, m.from?.last_name].filter(Boolean).join(' ') || m.from?.username || null;
-    const attachments = [
-      ...(m.photo?.length ? [{ type: 'image', name: m.photo[m.photo.length - 1].file_id }] : []),
-      ...(m.document
-        ? [{ type: 'file', name: m.document.file_name ?? m.document.file_id, mimeType: m.document.mime_type }]
-        : []),
-    ];
     return [
       {
         kind: 'message',
         dedupKey: `update:${parsed.data.update_id}`,
         providerMessageId: m.message_id,
         contact: { externalId: m.chat.id, name, phone: m.contact?.phone_number ?? null },
-        text: m.text ?? m.caption ?? '',
-        attachments,
+        ...content(m),
         at: new Date(m.date * 1000),
       },
     ];

@@ -85,11 +85,12 @@ export const sms: ChannelAdapter<Credentials> = {
     const from = one(form, 'From');
     if (!from) throw new MalformedPayload('A Twilio message without From');
     const media = Number(one(form, 'NumMedia') ?? 0);
-    const attachments = Array.from({ length: Number.isInteger(media) ? Math.min(media, 10) : 0 }, (_, i) => ({
-      type: 'media',
-      url: one(form, `MediaUrl${i}`),
-      mimeType: one(form, `MediaContentType${i}`),
-    })).filter((a) => a.url);
+    const attachments = Array.from({ length: Number.isInteger(media) ? Math.min(media, 10) : 0 }, (_, i) => {
+      const mimeType = one(form, `MediaContentType${i}`);
+      // Named by what it is (a photo, a voice recording, a video), else an attachment.
+      const kind = /^(image|audio|video)\//.exec(mimeType ?? '')?.[1] ?? 'media';
+      return { type: kind, url: one(form, `MediaUrl${i}`), mimeType };
+    }).filter((a) => a.url);
     return [
       {
         kind: 'message',

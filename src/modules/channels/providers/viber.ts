@@ -3,7 +3,8 @@
 // `/pa/send_message`, whose refusals come as HTTP 200 with a non-zero `status`.
 import { z } from 'zod';
 import { safeEqual } from '../../../platform/crypto.js';
-import { type ChannelAdapter, type ChannelEvent, SendFailed } from './types.js';
+import { contactCardText, locationText, UNSUPPORTED_TEXT } from './content.js';
+import { type Attachment, type ChannelAdapter, type ChannelEvent, SendFailed } from './types.js';
 import { header, hmacHex, idText, MalformedPayload, parseJsonExact, sendCall, upstreamFor } from './wire.js';
 
 const credentials = z.object({ authToken: z.string().trim().min(16).max(200) });
@@ -23,10 +24,35 @@ const callback = z.object({
       text: z.string().optional(),
       media: z.string().optional(),
       file_name: z.string().optional(),
-      contact: z.object({ phone_number: z.string().optional() }).optional(),
+      contact: z.object({ name: z.string().optional(), phone_number: z.string().optional() }).optional(),
+      location: z.object({ lat: z.coerce.number(), lon: z.coerce.number() }).optional(),
     })
     .optional(),
 });
+type ViberMessage = NonNullable<z.infer<typeof callback>['message']>;
+
+/** Viber's message types as the inbox names attachments. */
+const MEDIA_TYPE: Record<string, string> = { picture: 'image', video: 'video', file: 'file', sticker: 'sticker' };
+
+/** A message's words and attachments (metadata and Viber's link only: nothing is downloaded). */
+function content(m: ViberMessage): { text: string; attachments: Attachment[] } {
+  switch (m.type) {
+    case 'location':
+      return { text: m.location ? locationText(m.location.lat, m.location.lon) : UNSUPPORTED_TEXT, attachments: [] };
+    case 'contact':
+      return { text: contactCardText(m.contact?.name, [m.contact?.phone_number]), attachments: [] };
+    case 'url':
+      return { text: m.media ?? m.text ?? '', attachments: [] };
+    default: {
+      const type = MEDIA_TYPE[m.type];
+      const attachments = m.media
+        ? [{ type: type ?? m.type, url: m.media, ...(m.file_name ? { name: m.file_name } : {}) }]
+        : [];
+      const text = m.text ?? '';
+      return { text: text || (attachments.length ? '' : UNSUPPORTED_TEXT), attachments };
+    }
+  }
+}
 
 const api = upstreamFor('viber');
 
@@ -55,8 +81,7 @@ export const viber: ChannelAdapter<Credentials> = {
             dedupKey: c.message_token,
             providerMessageId: c.message_token,
             contact: { externalId: c.sender.id, name: c.sender.name ?? null, phone: m.contact?.phone_number ?? null },
-            text: m.text ?? '',
-            attachments: m.media ? [{ type: m.type, url: m.media, name: m.file_name }] : [],
+            ...content(m),
             at: new Date(c.timestamp ?? Date.now()),
           },
         ];

@@ -32,6 +32,7 @@ import {
   useReply,
 } from './inbox-api.js';
 import { LinkPatientDialog } from './link-patient-dialog.js';
+import { MessageContent } from './message-content.js';
 import '../messages/messages.css';
 import './inbox.css';
 
@@ -230,20 +231,7 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
               data-testid="inbox-message"
               data-direction={m.direction}
             >
-              <p className="message-body">{m.text || (m.attachments[0] ? `[${m.attachments[0].type}]` : '')}</p>
-              {m.attachments.length ? (
-                <p className="message-meta">
-                  {m.attachments.map((a) =>
-                    a.url ? (
-                      <a key={`${m.id}-${a.url}`} href={a.url} target="_blank" rel="noreferrer">
-                        {a.name ?? a.type}
-                      </a>
-                    ) : (
-                      <span key={`${m.id}-${a.name ?? a.type}`}>{a.name ?? a.type}</span>
-                    ),
-                  )}
-                </p>
-              ) : null}
+              <MessageContent message={m} />
               <p className="message-meta">
                 <span>{formatTime(m.at)}</span>
                 {m.direction === 'out' && m.status !== 'failed' ? (

@@ -12,6 +12,7 @@ import {
   useConversationMessages,
   useConversations,
 } from './inbox-api.js';
+import { MessageContent } from './message-content.js';
 import '../messages/messages.css';
 import './inbox.css';
 
@@ -40,7 +41,7 @@ function Thread({ conversation }: { conversation: Conversation }) {
       <ol className="message-list" aria-label={`Messages with ${contactName(conversation.contact)}`}>
         {recent.map((m) => (
           <li key={m.id} className={`message ${m.direction === 'out' ? 'message-mine' : ''}`}>
-            <p className="message-body">{m.text}</p>
+            <MessageContent message={m} />
             <p className="message-meta">
               <span>{formatTime(m.at)}</span>
               {m.direction === 'out' ? (
