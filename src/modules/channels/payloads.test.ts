@@ -478,3 +478,38 @@ describe('messages that are not plain text', () => {
     },
   );
 });
+
+describe("a shared contact card is not the patient's own number", () => {
+  it("Telegram: another person's card leaves the contact's number alone; the patient's own card sets it", async () => {
+    const telegram = connections.get('telegram')!;
+    const from = Number(senderId('telegram'));
+    const card = (phone: string, userId?: number) =>
+      telegramUpdate(from, {
+        contact: { phone_number: phone, first_name: 'Someone', ...(userId ? { user_id: userId } : {}) },
+      });
+    expect((await postSigned(t, telegram, card('+447700900001', from + 1))).statusCode).toBe(200);
+    expect((await postSigned(t, telegram, card('+447700900002'))).statusCode).toBe(200);
+    expect((await conversationWith('telegram', String(from)))?.contact.phone).toBeNull();
+    expect((await postSigned(t, telegram, card('+447700900123', from))).statusCode).toBe(200);
+    expect((await conversationWith('telegram', String(from)))?.contact.phone).toBe('+447700900123');
+    // A card shared later (a relative's) does not replace it.
+    expect((await postSigned(t, telegram, card('+447700900003', from + 2))).statusCode).toBe(200);
+    const conversation = (await conversationWith('telegram', String(from)))!;
+    expect(conversation.contact.phone).toBe('+447700900123');
+    expect(conversation.lastMessage?.text).toBe('Contact card: Someone, +447700900003');
+  });
+
+  it('Viber: a contact card never sets the contact’s number', async () => {
+    const viber = connections.get('viber')!;
+    const from = senderId('viber');
+    const res = await postSigned(
+      t,
+      viber,
+      viberMessage(from, { type: 'contact', contact: { name: 'Dad', phone_number: '+380671112233' } }),
+    );
+    expect(res.statusCode).toBe(200);
+    const conversation = (await conversationWith('viber', from))!;
+    expect(conversation.contact.phone).toBeNull();
+    expect(conversation.lastMessage?.text).toBe('Contact card: Dad, +380671112233');
+  });
+});

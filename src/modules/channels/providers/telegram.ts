@@ -111,7 +111,13 @@ export const telegram: ChannelAdapter<Credentials> = {
         kind: 'message',
         dedupKey: `update:${parsed.data.update_id}`,
         providerMessageId: m.message_id,
-        contact: { externalId: m.chat.id, name, phone: m.contact?.phone_number ?? null },
+        // A shared contact card is the sender's own number only when it is their own card (Telegram's "share
+        // my phone number" sends their user id with it); anyone else's card is message content, never theirs.
+        contact: {
+          externalId: m.chat.id,
+          name,
+          phone: m.contact && m.from && m.contact.user_id === m.from.id ? m.contact.phone_number : null,
+        },
         ...content(m),
         at: new Date(m.date * 1000),
       },

@@ -80,7 +80,8 @@ export const viber: ChannelAdapter<Credentials> = {
             kind: 'message',
             dedupKey: c.message_token,
             providerMessageId: c.message_token,
-            contact: { externalId: c.sender.id, name: c.sender.name ?? null, phone: m.contact?.phone_number ?? null },
+            // Viber never tells us the sender's number: a shared contact card is someone's, shown as the message.
+            contact: { externalId: c.sender.id, name: c.sender.name ?? null, phone: null },
             ...content(m),
             at: new Date(c.timestamp ?? Date.now()),
           },
