@@ -56,7 +56,8 @@ export async function directMessageRoutes(fastify: FastifyInstance): Promise<voi
           'Either `{recipients, body, title?}` or `{threadId, body}`. One recipient means the 1:1 thread of the pair; ' +
           'several mean the group thread of exactly that member set (created on first use, `title` applies then only). ' +
           'Recipients must be workspace members (422 `unknown_recipient`); duplicates and the sender are ignored. ' +
-          '`@patient:<id>` mentions must name patients of the workspace (422 `unknown_patient`). Free tier: 403 ' +
+          '`@patient:<id>` mentions must name patients of the workspace (422 `unknown_patient`). Into a thread whose ' +
+          'other participants are all no longer members: 409 `recipients_left`. Free tier: 403 ' +
           '`tier_required`. Accepts `Idempotency-Key`.',
         body: sendBody,
         response: { 201: sendResponse, ...problemResponses },
@@ -106,6 +107,10 @@ export async function directMessageRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         summary: 'Send a message into a thread (participants only; Free tier: 403)',
+        description:
+          'Not a participant → 404. When no other participant is a member of the workspace any more (all of ' +
+          'them were removed) → 409 `recipients_left`, nothing stored; a thread with someone still a member ' +
+          'works for them.',
         params: threadParams,
         body: sendInThreadBody,
         response: { 201: sendInThreadResponse, ...problemResponses },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { auditInsertSql, writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
@@ -9,11 +10,12 @@ import { newId } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor, type Page, timeIdCursor } from '../../platform/pagination.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
-import { memberNames } from '../identity/index.js';
+import { memberNames, membershipStarts } from '../identity/index.js';
 import * as patients from '../patients/index.js';
 import { parsePatientMentions } from './mentions.js';
 import * as repo from './repository.js';
 import type { Message, Receipt, SearchQuery, SendInput, Thread, ThreadListItem } from './schema.js';
+import { dmMessages, dmParticipants } from './tables.js';
 
 const MODULE = 'direct-messages';
 
@@ -113,6 +115,59 @@ async function requireParticipation(tx: Tx, ctx: Ctx, threadId: string) {
   return found;
 }
 
+/** When the caller's current membership of the workspace began. */
+const memberSince = async (tx: Tx, ctx: Ctx) =>
+  (await membershipStarts(tx, ctx.workspaceId, [ctx.userId])).get(ctx.userId);
+
+/**
+ * A member who was removed and later added again (same user id) reads their old threads from their
+ * return on: what was sent before their current membership began (perhaps while they were away) is not
+ * theirs to read. Per thread, the last seq they may not see (threads started after their return: none).
+ */
+async function hiddenThrough(
+  tx: Tx,
+  ctx: Ctx,
+  threads: { id: string; createdAt: Date }[],
+): Promise<Map<string, number>> {
+  const since = await memberSince(tx, ctx);
+  const older = since ? threads.filter((t) => t.createdAt < since).map((t) => t.id) : [];
+  if (!since || older.length === 0) return new Map();
+  const rows = await tx
+    .select({ threadId: dmMessages.threadId, seq: sql<number>`max(${dmMessages.seq})` })
+    .from(dmMessages)
+    .where(
+      and(
+        eq(dmMessages.workspaceId, ctx.workspaceId),
+        inArray(dmMessages.threadId, older),
+        lt(dmMessages.createdAt, since),
+      ),
+    )
+    .groupBy(dmMessages.threadId);
+  return new Map(rows.map((r) => [r.threadId, Number(r.seq)]));
+}
+
+const recipientsLeft = () =>
+  new AppError(
+    'recipients_left',
+    409,
+    'No one else in this thread is a member of the workspace any more; nothing was sent',
+  );
+
+/**
+ * 404 unless the caller takes part in the thread; 409 `recipients_left` when none of the others is
+ * still a member of the workspace (a message there would be read by no one, or by someone removed
+ * should they ever come back).
+ */
+async function requireRecipients(tx: Tx, ctx: Ctx, threadId: string): Promise<void> {
+  const rows = await tx
+    .select({ userId: dmParticipants.userId })
+    .from(dmParticipants)
+    .where(and(eq(dmParticipants.workspaceId, ctx.workspaceId), eq(dmParticipants.threadId, threadId)));
+  if (!rows.some((r) => r.userId === ctx.userId)) throw notFound('Thread');
+  const others = rows.map((r) => r.userId).filter((id) => id !== ctx.userId);
+  if ((await memberNames(tx, ctx.workspaceId, others)).length === 0) throw recipientsLeft();
+}
+
 export async function listThreads(
   deps: AppDeps,
   ctx: Ctx,
@@ -130,14 +185,24 @@ export async function listThreads(
       ),
       (p) => p.threadId,
     );
-    const lastMessages = page.flatMap((r) => (r.last ? [r.last as repo.MessageRow] : []));
+    const hidden = await hiddenThrough(
+      tx,
+      ctx,
+      page.map((r) => r.thread),
+    );
+    const visibleLast = (r: (typeof page)[number]) =>
+      r.last && (r.last as repo.MessageRow).seq > (hidden.get(r.thread.id) ?? 0) ? (r.last as repo.MessageRow) : null;
+    const lastMessages = page.flatMap((r) => visibleLast(r) ?? []);
     const names = await patientNames(tx, ctx, lastMessages);
     await recordPhiReads(tx, ctx, lastMessages);
-    const items = page.map((r) => ({
-      ...presentThread(r.thread, participants.get(r.thread.id) ?? [], ctx.userId),
-      lastMessage: r.last ? presentMessage(r.last as repo.MessageRow, names) : null,
-      unreadCount: Math.max(0, r.thread.lastSeq - r.lastReadSeq),
-    }));
+    const items = page.map((r) => {
+      const last = visibleLast(r);
+      return {
+        ...presentThread(r.thread, participants.get(r.thread.id) ?? [], ctx.userId),
+        lastMessage: last ? presentMessage(last, names) : null,
+        unreadCount: Math.max(0, r.thread.lastSeq - Math.max(r.lastReadSeq, hidden.get(r.thread.id) ?? 0)),
+      };
+    });
     const last = page[page.length - 1];
     const nextCursor = rows.length > query.limit && last ? encodeCursor([last.key, last.thread.id]) : null;
     return { items, nextCursor };
@@ -186,9 +251,12 @@ async function resolveMentions(tx: Tx, ctx: Ctx, body: string) {
 
 /**
  * Appends a message if the caller takes part in the thread (404 otherwise), with its audit rows
- * and the realtime notice, in the caller's transaction.
+ * and the realtime notice, in the caller's transaction. `existing`: a thread named by id, whose
+ * other participants must not all have left the workspace (409 `recipients_left`).
  */
-async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string): Promise<Message> {
+async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string, existing: boolean): Promise<Message> {
+  // Into an existing thread: someone else in it must still be a member (a caller outside it gets 404).
+  if (existing) await requireRecipients(tx, ctx, threadId);
   // Mentions are checked first (no write happens before), but a caller outside the thread still
   // learns only that the thread is not found.
   const { mentioned, names } = await resolveMentions(tx, ctx, body).catch(async (err: unknown) => {
@@ -227,7 +295,7 @@ export async function send(deps: AppDeps, ctx: Ctx, input: SendInput): Promise<{
   requireFeature(ctx, 'direct_messages_send');
   return withTenant(deps.db, ctx, async (tx) => {
     if (input.threadId !== undefined) {
-      return { threadId: input.threadId, message: await appendMessage(tx, ctx, input.threadId, input.body) };
+      return { threadId: input.threadId, message: await appendMessage(tx, ctx, input.threadId, input.body, true) };
     }
     const others = await resolveRecipients(tx, ctx, input.recipients ?? []);
     // Validate mentions before creating a thread, so a refused message leaves nothing behind.
@@ -245,7 +313,7 @@ export async function send(deps: AppDeps, ctx: Ctx, input: SendInput): Promise<{
       updatedAt: now,
     });
     if (created) await repo.insertParticipants(tx, ctx.workspaceId, thread.id, members, now);
-    return { threadId: thread.id, message: await appendMessage(tx, ctx, thread.id, input.body) };
+    return { threadId: thread.id, message: await appendMessage(tx, ctx, thread.id, input.body, false) };
   });
 }
 
@@ -256,7 +324,7 @@ export async function sendInThread(
   body: string,
 ): Promise<{ message: Message }> {
   requireFeature(ctx, 'direct_messages_send');
-  return withTenant(deps.db, ctx, async (tx) => ({ message: await appendMessage(tx, ctx, threadId, body) }));
+  return withTenant(deps.db, ctx, async (tx) => ({ message: await appendMessage(tx, ctx, threadId, body, true) }));
 }
 
 async function seqOfPosition(tx: Tx, ctx: Ctx, threadId: string, position: string): Promise<number> {
@@ -282,7 +350,10 @@ export async function getHistory(
     const { thread } = await requireParticipation(tx, ctx, threadId);
     const position = query.before ?? query.cursor;
     const beforeSeq = position ? await seqOfPosition(tx, ctx, threadId, position) : undefined;
-    const rows = await repo.messagesBefore(tx, ctx.workspaceId, threadId, query.limit + 1, beforeSeq);
+    const hidden = (await hiddenThrough(tx, ctx, [thread])).get(threadId) ?? 0;
+    const rows = (await repo.messagesBefore(tx, ctx.workspaceId, threadId, query.limit + 1, beforeSeq)).filter(
+      (m) => m.seq > hidden,
+    );
     const page = rows.slice(0, query.limit);
     const participants = await repo.participantsOf(tx, ctx.workspaceId, [threadId]);
     const names = await patientNames(tx, ctx, page);
@@ -354,7 +425,8 @@ export async function messagesSince(
     const found = await repo.findThreadOfParticipant(tx, ctx.workspaceId, threadId, ctx.userId);
     if (!found) return null;
     if (found.thread.lastSeq <= afterSeq) return [];
-    const rows = await repo.messagesAfter(tx, ctx.workspaceId, threadId, afterSeq, limit);
+    const hidden = (await hiddenThrough(tx, ctx, [found.thread])).get(threadId) ?? 0;
+    const rows = await repo.messagesAfter(tx, ctx.workspaceId, threadId, Math.max(afterSeq, hidden), limit);
     const names = await patientNames(tx, ctx, rows);
     await recordPhiReads(tx, ctx, rows);
     return rows.map((row) => ({ seq: row.seq, message: presentMessage(row, names) }));
@@ -439,8 +511,13 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
  * skill with patients:read sees). Bodies are returned whole; the caller shortens them.
  */
 export async function recentMentions(deps: AppDeps, ctx: Ctx, patientId: string, limit: number) {
-  const rows = await withTenant(deps.db, ctx, (tx) =>
-    repo.recentMentions(tx, ctx.workspaceId, ctx.userId, patientId, limit),
-  );
+  const rows = await withTenant(deps.db, ctx, async (tx) => {
+    const found = await repo.recentMentions(tx, ctx.workspaceId, ctx.userId, patientId, limit);
+    const since = await memberSince(tx, ctx);
+    if (!since) return found;
+    const threads = await repo.findThreads(tx, ctx.workspaceId, [...new Set(found.map((m) => m.threadId))]);
+    const older = new Set(threads.filter((t) => t.createdAt < since).map((t) => t.id));
+    return found.filter((m) => !(older.has(m.threadId) && m.createdAt < since));
+  });
   return rows.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() }));
 }

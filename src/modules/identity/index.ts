@@ -19,6 +19,7 @@ export {
   lockPublishedPasswords,
   type MemberRemoval,
   type MemberRemovedHook,
+  membershipStarts,
   onMemberRemoved,
   organizationWorkspacesOf,
   workspaceExists,

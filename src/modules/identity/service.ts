@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { assertStrongPassword } from '../../platform/auth/password-policy.js';
@@ -560,6 +560,19 @@ export async function addMember(deps: AppDeps, workspaceId: string, input: Membe
 export async function adminEmails(tx: Tx, workspaceId: string): Promise<string[]> {
   const members = await repo.workspaceMembers(tx, workspaceId);
   return members.filter((m) => m.role === 'admin').map((m) => m.email);
+}
+
+/**
+ * When each of these users' current membership of the workspace began (members only). A member who was
+ * removed and added again starts anew: what happened in between was not theirs to see.
+ */
+export async function membershipStarts(tx: Tx, workspaceId: string, userIds: string[]): Promise<Map<string, Date>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await tx
+    .select({ userId: memberships.userId, createdAt: memberships.createdAt })
+    .from(memberships)
+    .where(and(eq(memberships.workspaceId, workspaceId), inArray(memberships.userId, userIds)));
+  return new Map(rows.map((r) => [r.userId, r.createdAt]));
 }
 
 /** Whether a user is a member of the workspace (and a provider when asked). */
