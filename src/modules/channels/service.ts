@@ -94,6 +94,7 @@ export async function connect(
     const inserted = await insertConnection(tx, deps, ctx, id, { ...input, credentials: parsed.data });
     await writeAudit(tx, ctx, 'admin_action', {
       action: 'channel.connected',
+      target: id,
       connectionId: id,
       channel: input.channel,
     });
@@ -152,6 +153,7 @@ export async function disconnect(deps: AppDeps, ctx: RequestContext, id: string)
     forgetConnection(deps, done[0].channel, id);
     await writeAudit(tx, ctx, 'admin_action', {
       action: 'channel.disconnected',
+      target: id,
       connectionId: id,
       channel: done[0].channel,
     });
