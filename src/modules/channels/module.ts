@@ -3,6 +3,7 @@ import { defineModule } from '../../platform/module.js';
 import { channelMonitors } from './monitors.js';
 import { channelRoutes } from './routes.js';
 import { seedChannels } from './seed.js';
+import { prunePendingStatuses } from './service.js';
 import * as tables from './tables.js';
 
 export const channelsModule = defineModule({
@@ -13,4 +14,12 @@ export const channelsModule = defineModule({
   monitors: channelMonitors,
   seed: seedChannels,
   emulators: { telegram: telegramEmulator, meta: metaEmulator, viber: viberEmulator, twilio: twilioEmulator },
+  schedules: [
+    {
+      // Delivery reports that waited an hour for a reply of ours that never came (docs/channels.md, Statuses).
+      name: 'channels.prune-pending-statuses',
+      intervalMs: 10 * 60_000,
+      run: async (deps) => void (await prunePendingStatuses(deps)),
+    },
+  ],
 });

@@ -1,6 +1,7 @@
 // Real-shaped provider payloads beyond plain text: what a patient may send on each channel (emoji at a
 // clipping edge, buttons, voice notes, locations, contact cards, reactions), mixed batches with items we
 // do not handle, and status reports that arrive before the send's answer.
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import {
@@ -13,7 +14,9 @@ import {
   senderId,
 } from '../../../test/helpers/channels.js';
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { clip } from './inbound.js';
+import { prunePendingStatuses } from './service.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -511,5 +514,111 @@ describe("a shared contact card is not the patient's own number", () => {
     const conversation = (await conversationWith('viber', from))!;
     expect(conversation.contact.phone).toBeNull();
     expect(conversation.lastMessage?.text).toBe('Contact card: Dad, +380671112233');
+  });
+});
+
+describe('a status report that overtakes the answer to the send', () => {
+  const fault = (emulator: string, body: unknown) =>
+    t.request({
+      method: 'POST',
+      url: `/_emulators/${emulator}/faults`,
+      payload: { operation: 'messages.send', status: 200, body },
+    });
+  const pendingRows = async (providerMessageId: string) =>
+    (
+      await withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ status: string }>(
+          tx,
+          sql`SELECT status FROM channel_pending_statuses WHERE provider_message_id = ${providerMessageId}`,
+        ),
+      )
+    ).map((r) => r.status);
+
+  it('WhatsApp: a failed report that came first makes the reply failed, with its words, once the id is known', async () => {
+    const whatsapp = connections.get('whatsapp')!;
+    const from = senderId('whatsapp');
+    expect((await postSigned(t, whatsapp, whatsappBody([waText(from, 'Hello?')]))).statusCode).toBe(200);
+    const conversation = (await conversationWith('whatsapp', from))!;
+    const wamid = providerId('whatsapp');
+    const report = await postSigned(
+      t,
+      whatsapp,
+      whatsappBody([], {
+        messages: undefined,
+        statuses: [
+          {
+            id: wamid,
+            status: 'failed',
+            timestamp: String(Math.floor(Date.now() / 1000)),
+            recipient_id: from,
+            errors: [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' }],
+          },
+        ],
+      }),
+    );
+    expect(report.statusCode, report.body).toBe(200);
+    expect(await pendingRows(wamid)).toEqual(['failed']);
+    await fault('meta', {
+      messaging_product: 'whatsapp',
+      contacts: [{ input: from, wa_id: from }],
+      messages: [{ id: wamid }],
+    });
+    const sent = await api('POST', `/channels/conversations/${conversation.id}/messages`, {
+      text: 'We can see you at 3',
+    });
+    expect(sent.statusCode, sent.body).toBe(201);
+    expect(sent.json()).toMatchObject({ providerMessageId: wamid, status: 'failed' });
+    expect(sent.json().error).toContain('Message undeliverable');
+    expect(await statusOf(sent.json().id)).toBe('failed');
+    expect(await pendingRows(wamid)).toEqual([]);
+  });
+
+  it('Viber: delivered and seen that came first move the reply on; an hour-old report is pruned, never applied', async () => {
+    const viber = connections.get('viber')!;
+    const from = senderId('viber');
+    expect((await postSigned(t, viber, viberMessage(from, { type: 'text', text: 'Hi' }))).statusCode).toBe(200);
+    const conversation = (await conversationWith('viber', from))!;
+    const token = providerId('viber');
+    for (const event of ['delivered', 'seen'])
+      expect(
+        (
+          await postSigned(
+            t,
+            viber,
+            `{"event":"${event}","timestamp":${Date.now()},"chat_hostname":"SN-CHAT-05_","message_token":${token},"user_id":${JSON.stringify(from)}}`,
+          )
+        ).statusCode,
+      ).toBe(200);
+    await fault('viber', { status: 0, status_message: 'ok', message_token: token });
+    const sent = await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'See you!' });
+    expect(sent.json()).toMatchObject({ providerMessageId: token, status: 'read' });
+
+    // A report about an id we never sent (another tool on the number), or one that waited too long.
+    const stale = providerId('viber');
+    await postSigned(
+      t,
+      viber,
+      `{"event":"failed","timestamp":${Date.now()},"message_token":${stale},"user_id":${JSON.stringify(from)},"desc":"x"}`,
+    );
+    expect(await pendingRows(stale)).toEqual(['failed']);
+    await withSystem(t.app.atrium.db, (tx) =>
+      queryRows(
+        tx,
+        sql`UPDATE channel_pending_statuses SET received_at = now() - interval '61 minutes' WHERE provider_message_id = ${stale} RETURNING 1`,
+      ),
+    );
+    await fault('viber', { status: 0, status_message: 'ok', message_token: stale });
+    const late = await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Still there?' });
+    expect(late.json()).toMatchObject({ providerMessageId: stale, status: 'sent' });
+    const other = providerId('viber');
+    await postSigned(t, viber, `{"event":"delivered","timestamp":${Date.now()},"message_token":${other}}`);
+    await withSystem(t.app.atrium.db, (tx) =>
+      queryRows(
+        tx,
+        sql`UPDATE channel_pending_statuses SET received_at = now() - interval '61 minutes' WHERE provider_message_id = ${other} RETURNING 1`,
+      ),
+    );
+    expect(await prunePendingStatuses(t.app.atrium)).toBeGreaterThanOrEqual(1);
+    expect(await pendingRows(other)).toEqual([]);
   });
 });

@@ -31,7 +31,13 @@ import {
   type StatusUpdate,
   type WebhookRequest,
 } from './providers/index.js';
-import { channelConnections, channelContacts, channelConversations, channelMessages } from './tables.js';
+import {
+  channelConnections,
+  channelContacts,
+  channelConversations,
+  channelMessages,
+  channelPendingStatuses,
+} from './tables.js';
 
 export { CHANNELS_NOTIFY, type ChannelNotice } from './inbound.js';
 
@@ -534,17 +540,87 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate, m
   } else {
     return 0;
   }
+  const error = s.error ? clip(clean(s.error), 500) : null;
   const updated = await tx
     .update(channelMessages)
-    .set({ status: s.status, error: s.error ? clip(clean(s.error), 500) : null })
+    .set({ status: s.status, error })
     .where(where)
     .returning({ conversationId: channelMessages.conversationId });
+  if (s.providerMessageIds?.length && updated.length < s.providerMessageIds.length)
+    await keepUnmatched(tx, connection, s.providerMessageIds.slice(0, 100), s.status, error);
   await notifyConversations(
     tx,
     connection.workspaceId,
     updated.map((u) => u.conversationId),
   );
   return updated.length;
+}
+
+/** How long a report that overtook the send's answer waits for the reply's provider id. */
+export const PENDING_STATUS_TTL_MS = 60 * 60_000;
+
+/**
+ * Reports about provider ids none of our messages has (yet): the send's answer, which brings the id, may
+ * still be on its way (a `failed` that overtakes it would otherwise leave the reply `sent` for ever).
+ * Kept per connection, id and status; `applyPendingStatuses` applies them when the id is stored.
+ */
+async function keepUnmatched(
+  tx: Tx,
+  connection: ConnectionRow,
+  providerMessageIds: string[],
+  status: StatusUpdate['status'],
+  error: string | null,
+) {
+  await tx.execute(sql`
+    INSERT INTO channel_pending_statuses (workspace_id, connection_id, provider_message_id, status, error)
+    SELECT ${connection.workspaceId}, ${connection.id}, pid, ${status}, ${error}
+      FROM (SELECT DISTINCT left(pid, 200) AS pid FROM jsonb_array_elements_text(${JSON.stringify(providerMessageIds)}::jsonb) AS pid) ids
+     WHERE NOT EXISTS (SELECT 1 FROM channel_messages m
+                        WHERE m.workspace_id = ${connection.workspaceId} AND m.connection_id = ${connection.id}
+                          AND m.provider_message_id = ids.pid)
+    ON CONFLICT (workspace_id, connection_id, provider_message_id, status)
+    DO UPDATE SET error = excluded.error, received_at = excluded.received_at`);
+}
+
+/**
+ * The reports that came for this provider id before it was stored (within the hour), applied in order
+ * (`sent`, `delivered`, `read`, then `failed`, so statuses still only move forward) and removed.
+ */
+async function applyPendingStatuses(tx: Tx, connection: ConnectionRow, providerMessageId: string): Promise<number> {
+  const pending = await tx
+    .delete(channelPendingStatuses)
+    .where(
+      and(
+        eq(channelPendingStatuses.workspaceId, connection.workspaceId),
+        eq(channelPendingStatuses.connectionId, connection.id),
+        eq(channelPendingStatuses.providerMessageId, providerMessageId),
+      ),
+    )
+    .returning();
+  const fresh = pending
+    .filter((p) => Date.now() - p.receivedAt.getTime() <= PENDING_STATUS_TTL_MS)
+    .sort((a, b) => RANK[a.status] - RANK[b.status]);
+  let applied = 0;
+  for (const p of fresh)
+    applied += await applyStatus(tx, connection, {
+      kind: 'status',
+      status: p.status,
+      providerMessageIds: [providerMessageId],
+      error: p.error ?? undefined,
+    });
+  return applied;
+}
+
+/** Drops the reports that waited an hour for a message of ours (the schedule `channels.prune-pending-statuses`). */
+export async function prunePendingStatuses(deps: AppDeps, now = new Date()): Promise<number> {
+  // Every workspace's, by time only: a maintenance sweep of the whole table.
+  const gone = await withSystem(deps.db, (tx) =>
+    tx
+      .delete(channelPendingStatuses)
+      .where(lte(channelPendingStatuses.receivedAt, new Date(now.getTime() - PENDING_STATUS_TTL_MS)))
+      .returning({ id: channelPendingStatuses.providerMessageId }),
+  );
+  return gone.length;
 }
 
 /**
@@ -913,7 +989,7 @@ export async function reply(deps: AppDeps, ctx: RequestContext, conversationId: 
     };
   }
   const [row] = await withTenant(deps.db, ctx, async (tx) => {
-    const updated = await tx
+    let updated = await tx
       .update(channelMessages)
       .set(
         outcome.status === 'sent'
@@ -926,6 +1002,16 @@ export async function reply(deps: AppDeps, ctx: RequestContext, conversationId: 
       )
       .where(and(eq(channelMessages.workspaceId, ctx.workspaceId), eq(channelMessages.id, prepared.row.id)))
       .returning();
+    // Reports that overtook this answer (a `failed` the provider sent before telling us the id) apply now.
+    if (
+      outcome.status === 'sent' &&
+      (await applyPendingStatuses(tx, prepared.connection, outcome.providerMessageId)) > 0
+    ) {
+      updated = await tx
+        .select()
+        .from(channelMessages)
+        .where(and(eq(channelMessages.workspaceId, ctx.workspaceId), eq(channelMessages.id, prepared.row.id)));
+    }
     await tx
       .update(channelConversations)
       .set({ lastMessageText: clip(prepared.row.text, 200), lastMessageAt: prepared.row.at, updatedAt: sql`now()` })

@@ -90,3 +90,27 @@ export const channelMessages = pgTable(
     index('channel_messages_provider_idx').on(t.workspaceId, t.connectionId, t.providerMessageId),
   ],
 );
+
+/**
+ * Delivery reports that came before we knew the provider's id of our reply (the send's answer was still on
+ * its way): kept briefly per connection and provider id, applied in the transaction that stores the id, and
+ * pruned after an hour (a report about a message never sent from here, e.g. from another tool on the number).
+ */
+export const channelPendingStatuses = pgTable(
+  'channel_pending_statuses',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    connectionId: text('connection_id').notNull(),
+    providerMessageId: text('provider_message_id').notNull(),
+    status: text('status', { enum: ['sent', 'delivered', 'read', 'failed'] }).notNull(),
+    error: text('error'),
+    receivedAt: ts('received_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({
+      name: 'channel_pending_statuses_pk',
+      columns: [t.workspaceId, t.connectionId, t.providerMessageId, t.status],
+    }),
+    index('channel_pending_statuses_received_idx').on(t.receivedAt),
+  ],
+);
