@@ -19,6 +19,9 @@ export const auditLog = pgTable(
     index('audit_kind_idx').on(t.workspaceId, t.kind, t.id),
     // GET /audit?patientId=: the rows about one patient, newest first.
     index('audit_patient_idx').on(t.workspaceId, sql`(data->>'patientId')`, t.id),
+    // GET /audit?actorUserId= and ?from=&to=.
+    index('audit_actor_idx').on(t.workspaceId, t.actorUserId, t.id),
+    index('audit_at_idx').on(t.workspaceId, t.at, t.id),
   ],
 );
 

@@ -58,6 +58,8 @@ export const channelConversations = pgTable(
     primaryKey({ columns: [t.workspaceId, t.id] }),
     uniqueIndex('channel_conversations_contact_idx').on(t.workspaceId, t.contactId),
     index('channel_conversations_updated_idx').on(t.workspaceId, t.updatedAt),
+    // The unread conversations (the badge every open app polls).
+    index('channel_conversations_unread_idx').on(t.workspaceId, t.updatedAt, t.id).where(sql`unread_count > 0`),
   ],
 );
 
@@ -88,6 +90,8 @@ export const channelMessages = pgTable(
     uniqueIndex('channel_messages_dedup_idx').on(t.workspaceId, t.connectionId, t.dedupKey),
     index('channel_messages_conversation_idx').on(t.workspaceId, t.conversationId, t.at),
     index('channel_messages_provider_idx').on(t.workspaceId, t.connectionId, t.providerMessageId),
+    // GET /channels/messages across conversations, newest first.
+    index('channel_messages_at_idx').on(t.workspaceId, t.at, t.id),
   ],
 );
 

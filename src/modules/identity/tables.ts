@@ -80,7 +80,12 @@ export const sessions = pgTable(
     expiresAt: ts('expires_at').notNull(),
     revokedAt: ts('revoked_at'),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.id] }), uniqueIndex('sessions_hash_idx').on(t.tokenHash)],
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    uniqueIndex('sessions_hash_idx').on(t.tokenHash),
+    // The members list's last sign-in per member.
+    index('sessions_user_created_idx').on(t.workspaceId, t.userId, t.createdAt),
+  ],
 );
 
 /** Fixed-window counters shared by all instances (sign-in throttling). */
