@@ -158,11 +158,24 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
   }, []);
   const ordered = useMemo(() => [...(messages.data?.items ?? [])].reverse(), [messages.data]);
 
-  // Opening a conversation (or a new message arriving while it is open) marks it read.
+  // Opening a conversation (or a new message arriving while it is open) marks it read for the whole clinic,
+  // but only while someone can see it: a conversation left open in a background tab (or a minimised window)
+  // keeps its new messages unread until the tab is looked at again (as the direct messages' thread does).
   const markReadMutate = markRead.mutate;
+  const unread = conversation.unreadCount;
   useEffect(() => {
-    if (conversation.unreadCount > 0) markReadMutate(conversation.id);
-  }, [conversation.id, conversation.unreadCount, markReadMutate]);
+    if (unread === 0) return;
+    const markIfSeen = () => {
+      if (document.visibilityState !== 'hidden') markReadMutate(conversation.id);
+    };
+    markIfSeen();
+    document.addEventListener('visibilitychange', markIfSeen);
+    window.addEventListener('focus', markIfSeen);
+    return () => {
+      document.removeEventListener('visibilitychange', markIfSeen);
+      window.removeEventListener('focus', markIfSeen);
+    };
+  }, [conversation.id, unread, markReadMutate]);
   useEffect(() => {
     if (ordered.length) bottom.current?.scrollIntoView({ block: 'end' });
   }, [ordered.length]);
