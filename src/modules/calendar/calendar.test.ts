@@ -779,6 +779,45 @@ describe("a visit's Zoom meeting follows it", () => {
     expect(await meeting()).toBeUndefined();
     expect(await zoomDoc()).toHaveLength(count - 1);
   });
+
+  it("one occurrence moved, renamed or taken off video leaves its series' meeting alone", async () => {
+    const made = await create(google.calendarId, {
+      title: 'Daily Zoom check-in',
+      start: '2026-11-24T15:00:00Z',
+      end: '2026-11-24T15:30:00Z',
+      conference: 'zoom',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const joinUrl: string = made.json().event.conference.joinUrl;
+    const meetingId = /\/j\/(\d+)/.exec(joinUrl)?.[1];
+    const meeting = async () => (await zoomDoc()).find((m) => String(m.id) === meetingId);
+    const before = await meeting();
+    const occurrences = (await list())
+      .json()
+      .items.filter((e: { recurringEventId: string | null }) => e.recurringEventId === made.json().eventId);
+    expect(occurrences).toHaveLength(4);
+    const second = occurrences[1].id;
+
+    expect((await patchEvent(second, { title: 'Just this one' })).statusCode).toBe(200);
+    const moved = await patchEvent(second, { start: '2026-11-25T18:00:00Z', end: '2026-11-25T18:30:00Z' });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(await meeting()).toEqual(before);
+
+    const unlinked = await patchEvent(second, { conference: null });
+    expect(unlinked.statusCode, unlinked.body).toBe(200);
+    expect(unlinked.json().event.conference).toBeNull();
+    expect(unlinked.json().event.location).toBeNull();
+    expect(await meeting()).toEqual(before);
+    const others = (await list())
+      .json()
+      .items.filter(
+        (e: { id: string; recurringEventId: string | null }) =>
+          e.recurringEventId === made.json().eventId && e.id !== second,
+      );
+    expect(others).toHaveLength(3);
+    for (const e of others) expect(e.conference).toEqual({ product: 'zoom', joinUrl });
+  });
 });
 
 describe('a Zoom visit whose calendar write timed out', () => {

@@ -440,17 +440,23 @@ async function keptMeeting(
   ctx: RequestContext,
   made: { meetingId: string; joinUrl: string },
   event: ProviderEvent,
-): Promise<{ meetingId: string; joinUrl: string } | undefined> {
-  const text = `${event.location ?? ''}\n${event.description ?? ''}`;
-  if (text.includes(made.joinUrl)) return made;
+): Promise<{ meetingId: string; joinUrl: string }> {
+  const named = zoomLinksIn(event);
+  // Ours is named, or no Zoom link can be read back at all (a provider that reformats the text): ours stays.
+  if (named.length === 0 || named.some((n) => n.meetingId === made.meetingId)) return made;
   await resolveZoom(deps)
     ?.deleteMeeting(made.meetingId)
     .catch((err) => ctx.log.warn({ err }, 'zoom meeting could not be deleted'));
-  for (const candidate of [event.location, ...(event.description ?? '').split(/\s+/)]) {
-    const meetingId = candidate ? zoomMeetingIdOf(candidate) : undefined;
-    if (candidate && meetingId) return { meetingId, joinUrl: candidate };
-  }
-  return undefined;
+  return named[0] as { meetingId: string; joinUrl: string };
+}
+
+/** The Zoom join links an event's location and description name (plain text or HTML, as Graph gives bodies). */
+function zoomLinksIn(event: ProviderEvent): { meetingId: string; joinUrl: string }[] {
+  const words = `${event.location ?? ''} ${event.description ?? ''}`.replaceAll('&amp;', '&').split(/[\s<>"']+/);
+  return words.flatMap((word) => {
+    const meetingId = zoomMeetingIdOf(word);
+    return meetingId ? [{ meetingId, joinUrl: word }] : [];
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -612,15 +618,20 @@ export async function patchEvent(
     timesChange || product !== undefined || draft.title !== undefined
       ? await withTenant(deps.db, ctx, (tx) => appointmentOf(tx, ctx.workspaceId, cal.id, [providerEventId]))
       : undefined;
-  const ownMeeting =
+  const priorMeeting =
     prior?.zoomMeetingId && prior.zoomJoinUrl
       ? { meetingId: prior.zoomMeetingId, joinUrl: prior.zoomJoinUrl }
       : undefined;
-  const dropMeeting = ownMeeting && product !== undefined && product !== 'zoom' ? ownMeeting : undefined;
   const existing =
-    timesChange || product === 'zoom' || dropMeeting || draft.patientId || draft.hostUserId
+    timesChange || product === 'zoom' || priorMeeting || draft.patientId || draft.hostUserId
       ? await provider.adapter.getEvent(session, cal.providerCalendarId, providerEventId)
       : undefined;
+  // The meeting is this event's own only for a single event or a whole series: an occurrence's row names its
+  // series' meeting, which moving, renaming or unlinking one occurrence must leave alone.
+  const ownMeeting = priorMeeting && existing && !existing.recurringEventId ? priorMeeting : undefined;
+  // Changed to no video or to Meet/Teams: the link leaves this event (and the meeting goes when it is its own).
+  const unlink = priorMeeting && product !== undefined && product !== 'zoom' ? priorMeeting : undefined;
+  const dropMeeting = unlink && ownMeeting ? ownMeeting : undefined;
   const timeZone = draft.timeZone ?? existing?.timeZone;
   if (existing) checkTimes(draft.start ?? existing.start, draft.end ?? existing.end, draft.timeZone);
   if (existing && (draft.start !== undefined || draft.end !== undefined || draft.patientId || draft.hostUserId)) {
@@ -647,7 +658,7 @@ export async function patchEvent(
   }
 
   let zoom: { meetingId: string; joinUrl: string } | undefined;
-  if (product === 'zoom' && existing && !ownMeeting) {
+  if (product === 'zoom' && existing && !priorMeeting) {
     zoom = await createZoom(deps, ctx, {
       title: draft.title ?? existing.title,
       start: draft.start ?? existing.start,
@@ -664,12 +675,11 @@ export async function patchEvent(
     title: draft.title,
     description: zoom
       ? [draft.description ?? existing?.description, zoomNote(zoom.joinUrl)].filter(Boolean).join('\n\n')
-      : dropMeeting && existing && draft.description === undefined
-        ? withoutLink(existing.description, dropMeeting.joinUrl)
+      : unlink && existing && draft.description === undefined
+        ? withoutLink(existing.description, unlink.joinUrl)
         : draft.description,
     location:
-      draft.location ??
-      (zoom ? zoom.joinUrl : dropMeeting && existing?.location === dropMeeting.joinUrl ? null : undefined),
+      draft.location ?? (zoom ? zoom.joinUrl : unlink && existing?.location === unlink.joinUrl ? null : undefined),
     attendees: draft.attendees,
     recurrence: draft.recurrence,
     nativeConference: product === 'meet' || product === 'teams' ? true : product === null ? false : undefined,
@@ -727,8 +737,8 @@ export async function patchEvent(
       patientId,
       hostUserId,
       status: status as AppointmentRow['status'],
-      zoomMeetingId: dropMeeting ? null : (zoom?.meetingId ?? before?.zoomMeetingId ?? null),
-      zoomJoinUrl: dropMeeting || product === null ? null : (zoom?.joinUrl ?? before?.zoomJoinUrl ?? null),
+      zoomMeetingId: unlink ? null : (zoom?.meetingId ?? before?.zoomMeetingId ?? null),
+      zoomJoinUrl: unlink || product === null ? null : (zoom?.joinUrl ?? before?.zoomJoinUrl ?? null),
       startAt: new Date(updated.start),
       endAt: new Date(updated.end),
     };
