@@ -108,4 +108,45 @@ describe('Inbox: messages that are not plain text', () => {
     const voice = page.getByTestId('message-attachment').first();
     expect(await voice.locator('[aria-hidden="true"]').textContent()).toContain('🎤');
   });
+
+  it('a refusal a retry cannot fix says what to do instead, and offers no Retry', async () => {
+    await page.evaluate(async () => {
+      await fetch('/_emulators/meta/faults', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          operation: 'messages.send',
+          status: 400,
+          body: {
+            error: {
+              message: '(#131047) Re-engagement message',
+              type: 'OAuthException',
+              code: 131047,
+              error_data: {
+                messaging_product: 'whatsapp',
+                details:
+                  'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+              },
+            },
+          },
+        }),
+      });
+    });
+    await page.getByTestId('inbox-reply').fill('Your results are in.');
+    await page.keyboard.press('Enter');
+    const failed = page
+      .locator('[data-testid="inbox-message"][data-direction="out"]')
+      .filter({ hasText: 'Your results are in' });
+    const failure = failed.getByTestId('message-failure');
+    await failure.waitFor();
+    expect(await failure.getByTestId('message-status').textContent()).toContain(
+      'More than 24 hours have passed since the patient last wrote',
+    );
+    expect(await failed.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    expect(await page.getByTestId('inbox-send-status').textContent()).not.toContain('Retry');
+    // The provider's own words and code stay one click away.
+    await failed.getByText('Details').click();
+    expect(await failed.getByTestId('message-error').textContent()).toContain('code 131047');
+    expect(await failed.getByTestId('message-error').textContent()).toContain('more than 24 hours have passed');
+  });
 });

@@ -130,8 +130,8 @@ describe('Inbox page', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
           operation: 'messages.send',
-          status: 403,
-          body: { description: 'Forbidden: bot was blocked by the user' },
+          status: 500,
+          body: { description: 'Internal Server Error' },
         }),
       });
     });
@@ -146,7 +146,7 @@ describe('Inbox page', () => {
     // The provider's words are kept, one click away.
     expect(await failed.getByTestId('message-error').isVisible()).toBe(false);
     await failed.getByText('Details').click();
-    expect(await failed.getByTestId('message-error').textContent()).toContain('bot was blocked by the user');
+    expect(await failed.getByTestId('message-error').textContent()).toContain('Internal Server Error');
     // Said where the send was made, and marked in the list.
     expect(await page.getByTestId('inbox-send-status').textContent()).toContain('Not delivered');
     await item.getByTestId('conversation-failed').waitFor();

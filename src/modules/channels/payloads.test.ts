@@ -16,6 +16,7 @@ import {
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { clip } from './inbound.js';
+import { explainFailure } from './providers/content.js';
 import { prunePendingStatuses } from './service.js';
 
 let t: TestApp;
@@ -620,5 +621,78 @@ describe('a status report that overtakes the answer to the send', () => {
     );
     expect(await prunePendingStatuses(t.app.atrium)).toBeGreaterThanOrEqual(1);
     expect(await pendingRows(other)).toEqual([]);
+  });
+});
+
+describe('failure reasons', () => {
+  it("WhatsApp keeps the error's code and details; the common codes read as what to do, and whether Retry helps", async () => {
+    const whatsapp = connections.get('whatsapp')!;
+    const from = senderId('whatsapp');
+    expect((await postSigned(t, whatsapp, whatsappBody([waText(from, 'Hello')]))).statusCode).toBe(200);
+    const conversation = (await conversationWith('whatsapp', from))!;
+    const [reply] = await replies(conversation.id, ['Your appointment is confirmed']);
+    const report = await postSigned(
+      t,
+      whatsapp,
+      whatsappBody([], {
+        messages: undefined,
+        statuses: [
+          {
+            id: reply.providerMessageId,
+            status: 'failed',
+            timestamp: String(Math.floor(Date.now() / 1000)),
+            recipient_id: from,
+            errors: [
+              {
+                code: 131047,
+                title: 'Re-engagement message',
+                message: 'Re-engagement message',
+                error_data: {
+                  details:
+                    'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+                },
+                href: 'https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/',
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(report.statusCode, report.body).toBe(200);
+    const failed = (await api('GET', `/channels/messages?conversationId=${conversation.id}`))
+      .json()
+      .items.find((m: Message) => m.id === reply.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toBe(
+      'WhatsApp could not deliver the message (code 131047: Re-engagement message — Message failed to send because more than 24 hours have passed since the customer last replied to this number.)',
+    );
+    expect(explainFailure('whatsapp', failed.error)).toEqual({
+      summary: expect.stringContaining('More than 24 hours have passed since the patient last wrote'),
+      retryable: false,
+    });
+  });
+
+  it('explains the common refusals of each provider', () => {
+    const cases: [string, string, string, boolean][] = [
+      [
+        'whatsapp',
+        'WhatsApp refused the message (400, code 131026: (#131026) Message undeliverable)',
+        'may not be on WhatsApp',
+        false,
+      ],
+      ['sms', 'Twilio could not deliver the message (error 30003)', 'switched off', true],
+      ['sms', 'Twilio could not deliver the message (error 30005)', 'does not exist', false],
+      ['sms', 'Twilio could not deliver the message (error 30006)', 'landline', false],
+      ['sms', 'Twilio could not deliver the message (error 30007)', 'spam', false],
+      ['telegram', 'Telegram refused the message (403: Forbidden: bot was blocked by the user)', 'blocked', false],
+      ['viber', 'Viber refused the message (status 6: receiverNotSubscribed)', 'unsubscribed', false],
+      ['telegram', 'Telegram refused the message (500: Internal Server Error)', 'Telegram refused it.', true],
+      ['viber', 'Viber could not deliver the message', 'Viber could not deliver it.', true],
+    ];
+    for (const [channel, error, words, retryable] of cases) {
+      const explained = explainFailure(channel, error);
+      expect(explained.summary, error).toContain(words);
+      expect(explained.retryable, error).toBe(retryable);
+    }
   });
 });

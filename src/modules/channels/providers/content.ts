@@ -41,3 +41,75 @@ const ATTACHMENT_LABEL: Record<string, string> = {
 };
 
 export const attachmentLabel = (type: string) => ATTACHMENT_LABEL[type] ?? 'Attachment';
+
+/**
+ * A failed reply in words a receptionist can act on, from the provider's words and code as we keep them
+ * (`…code 131047…`, `…error 30003…`, Telegram's and Viber's descriptions), and whether sending the same
+ * words again could help (it cannot when the patient blocked us or the number cannot receive them).
+ */
+export function explainFailure(channel: string, error: string | null): { summary: string; retryable: boolean } {
+  const text = error ?? '';
+  const code = /\b(?:code|error) (\d{3,6})\b/.exec(text)?.[1];
+  const known = code ? FAILURE_CODES[`${channel}:${code}`] : undefined;
+  if (known) return known;
+  for (const [pattern, explained] of FAILURE_WORDS[channel] ?? []) if (pattern.test(text)) return explained;
+  const label = CHANNEL_NAMES[channel] ?? 'The provider';
+  if (!error) return { summary: `${label} could not deliver it.`, retryable: true };
+  if (/refused/i.test(text)) return { summary: `${label} refused it.`, retryable: true };
+  if (/could not be reached/i.test(text)) return { summary: `${label} could not be reached.`, retryable: true };
+  if (/interrupted/i.test(text))
+    return { summary: 'The send was interrupted; it may have reached them.', retryable: true };
+  return { summary: `${label} could not deliver it.`, retryable: true };
+}
+
+const CHANNEL_NAMES: Record<string, string> = {
+  telegram: 'Telegram',
+  whatsapp: 'WhatsApp',
+  messenger: 'Messenger',
+  instagram: 'Instagram',
+  viber: 'Viber',
+  sms: 'SMS',
+};
+
+const final = (summary: string) => ({ summary, retryable: false });
+const FAILURE_CODES: Record<string, { summary: string; retryable: boolean }> = {
+  'whatsapp:131047': final(
+    'More than 24 hours have passed since the patient last wrote, so WhatsApp only delivers an approved template message now. Ask them to write first, or reach them another way.',
+  ),
+  'whatsapp:131026': final(
+    'WhatsApp could not deliver it: the number may not be on WhatsApp, or the patient has not accepted its latest terms.',
+  ),
+  'whatsapp:131051': final('WhatsApp does not support this kind of message.'),
+  'whatsapp:131056': {
+    summary: 'Too many messages to this patient in a short time: wait a minute, then retry.',
+    retryable: true,
+  },
+  'whatsapp:130429': {
+    summary: 'WhatsApp is rate limiting the clinic’s number: wait a minute, then retry.',
+    retryable: true,
+  },
+  'sms:30003': {
+    summary: 'The patient’s phone is switched off or out of reach. Try again later, or call.',
+    retryable: true,
+  },
+  'sms:30005': final('The number does not exist or is no longer in service. Check the number on file.'),
+  'sms:30006': final('The number is a landline or cannot receive text messages. Call instead.'),
+  'sms:30007': final('The patient’s carrier filtered it as spam. Call, or reword it without links.'),
+  'sms:21610': final('The patient has opted out of texts from the clinic (replied STOP).'),
+  'sms:21211': final('The number on file is not a valid phone number.'),
+};
+
+const FAILURE_WORDS: Record<string, [RegExp, { summary: string; retryable: boolean }][]> = {
+  telegram: [
+    [/bot was blocked by the user/i, final('The patient has blocked the clinic’s Telegram bot.')],
+    [/user is deactivated/i, final('The patient’s Telegram account is deleted.')],
+    [/chat not found/i, final('Telegram no longer knows this chat: the patient has to write to the bot first.')],
+    [/too many requests/i, { summary: 'Telegram asked us to slow down: wait a moment, then retry.', retryable: true }],
+  ],
+  viber: [
+    [
+      /receiverNotSubscribed|not subscribed|status 6\b/i,
+      final('The patient has unsubscribed from (or blocked) the clinic’s Viber account.'),
+    ],
+  ],
+};

@@ -113,8 +113,28 @@ type WaMessage = z.infer<typeof waMessage>;
 const waStatus = z.object({
   id: z.string(),
   status: z.string(),
-  errors: z.array(z.object({ title: z.string().optional(), message: z.string().optional() })).optional(),
+  errors: z
+    .array(
+      z.object({
+        code: z.union([z.number(), z.string()]).optional(),
+        title: z.string().optional(),
+        message: z.string().optional(),
+        error_data: z.object({ details: z.string().optional() }).optional(),
+      }),
+    )
+    .optional(),
 });
+
+/** Graph's error as we keep it: its code (the inbox explains the common ones), title and details. */
+function graphErrorWords(e: {
+  code?: number | string;
+  title?: string;
+  message?: string;
+  error_data?: { details?: string };
+}): string {
+  const what = [e.title ?? e.message, e.error_data?.details].filter(Boolean).join(' — ');
+  return e.code !== undefined ? `code ${e.code}${what ? `: ${what}` : ''}` : what;
+}
 
 const STATUS: Record<string, StatusUpdate['status']> = {
   sent: 'sent',
@@ -243,11 +263,10 @@ function whatsappEvents(raw: Buffer): ChannelEvent[] {
         out.push(skipped(`whatsapp.status.${s.status.slice(0, 20)}`));
         continue;
       }
-      const error = s.errors
-        ?.map((e) => e.message ?? e.title)
-        .filter(Boolean)
-        .join('; ');
-      out.push({ kind: 'status', status, providerMessageIds: [s.id], error: error || undefined, businessId });
+      const words = s.errors?.map(graphErrorWords).filter(Boolean).join('; ');
+      const error =
+        status === 'failed' ? `WhatsApp could not deliver the message${words ? ` (${words})` : ''}` : undefined;
+      out.push({ kind: 'status', status, providerMessageIds: [s.id], error, businessId });
     }
   }
   return out;
@@ -399,8 +418,9 @@ function pageEvents(channel: string, raw: unknown, businessId: string | undefine
 const graph = upstreamFor('meta');
 
 const graphError = (service: string) => (status: number, body: unknown) => {
-  const error = (body as { error?: { message?: string; code?: number } })?.error;
-  return `${service} refused the message (${status}${error?.code ? `, code ${error.code}` : ''}: ${error?.message ?? 'no reason given'})`;
+  const error = (body as { error?: { message?: string; code?: number; error_data?: { details?: string } } })?.error;
+  const words = [error?.message, error?.error_data?.details].filter(Boolean).join(' — ');
+  return `${service} refused the message (${status}${error?.code ? `, code ${error.code}` : ''}: ${words || 'no reason given'})`;
 };
 
 export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {

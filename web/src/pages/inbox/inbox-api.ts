@@ -1,6 +1,7 @@
 /** The channels inbox (contract §8): conversations, messages, replies, links, live updates. */
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
+import { explainFailure as explainProviderFailure } from '../../../../src/modules/channels/providers/content.js';
 // The server's own list and names (types.ts imports nothing at run time).
 import { CHANNEL_LABEL, CHANNELS, type ChannelName } from '../../../../src/modules/channels/providers/types.js';
 import { API_BASE, api, apiRequest, type Page } from '../../api.js';
@@ -249,14 +250,11 @@ export const STATUS_LABEL: Record<InboxMessage['status'], string> = {
 };
 
 /**
- * A failed reply in plain words: who refused it or what went wrong, without the provider's codes
- * (kept for the details).
+ * A failed reply in plain words a receptionist can act on (the provider's words and codes are kept for the
+ * details), and whether Retry could help (not when the patient blocked the clinic or the number cannot
+ * receive it). The server's own explanation (`providers/content.ts`), shared so both say the same.
  */
-export function failureSummary(error: string | null, channel: Channel): string {
-  const label = CHANNEL_LABEL[channel];
-  if (!error) return `${label} could not deliver it.`;
-  if (/refused/i.test(error)) return `${label} refused it.`;
-  if (/could not be reached/i.test(error)) return `${label} could not be reached.`;
-  if (/interrupted/i.test(error)) return 'The send was interrupted; it may have reached them.';
-  return `${label} could not deliver it.`;
-}
+export const explainFailure = (error: string | null, channel: Channel) => explainProviderFailure(channel, error);
+
+export const failureSummary = (error: string | null, channel: Channel): string =>
+  explainProviderFailure(channel, error).summary;

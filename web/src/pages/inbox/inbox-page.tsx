@@ -21,7 +21,7 @@ import {
   type Conversation,
   contactDetail,
   contactName,
-  failureSummary,
+  explainFailure,
   type InboxMessage,
   lastReplyFailed,
   STATUS_LABEL,
@@ -116,13 +116,16 @@ function FailedReply({
   pending: boolean;
   onRetry: () => void;
 }) {
+  // A refusal that sending again cannot fix (the patient blocked the clinic, the number cannot receive it):
+  // no Retry, the words say what to do instead.
+  const { summary, retryable } = explainFailure(message.error, channel);
   return (
     <div className="message-failure" data-testid="message-failure">
       <p className="message-failure-text" data-testid="message-status">
-        <strong>Not delivered</strong> — {failureSummary(message.error, channel)}
+        <strong>Not delivered</strong> — {summary}
         {retried ? ' Sent again below.' : ''}
       </p>
-      {retried ? null : (
+      {retried || !retryable ? null : (
         <Button variant="secondary" size="small" isDisabled={pending} onPress={onRetry} data-testid="message-retry">
           Retry
         </Button>
@@ -185,12 +188,13 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
     reply.mutate(body, {
       onSuccess: (message) => {
         options.onSent?.();
-        if (message.status === 'failed')
+        if (message.status === 'failed') {
+          const failure = explainFailure(message.error, conversation.channel);
           setNotice({
-            text: `Not delivered — ${failureSummary(message.error, conversation.channel)} Retry is on the message.`,
+            text: `Not delivered — ${failure.summary}${failure.retryable ? ' Retry is on the message.' : ''}`,
             problem: true,
           });
-        else setNotice({ text: options.retry ? 'Sent again.' : 'Sent.', problem: false });
+        } else setNotice({ text: options.retry ? 'Sent again.' : 'Sent.', problem: false });
       },
     });
   };
