@@ -500,8 +500,9 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate, m
     );
   } else if (s.contactExternalId && s.upToProviderMessageId) {
     // This message (one of ours, to this contact) and every earlier one of ours in its conversation.
+    // Its time to the microsecond (a JavaScript Date would cut it to the millisecond and leave it out).
     const [seen] = await tx
-      .select({ conversationId: channelMessages.conversationId, at: channelMessages.at })
+      .select({ conversationId: channelMessages.conversationId, at: exactTime(channelMessages.at) })
       .from(channelMessages)
       .innerJoin(
         channelConversations,
@@ -521,7 +522,11 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate, m
       )
       .limit(1);
     if (!seen) return 0;
-    where = and(base, eq(channelMessages.conversationId, seen.conversationId), lte(channelMessages.at, seen.at));
+    where = and(
+      base,
+      eq(channelMessages.conversationId, seen.conversationId),
+      sql`${channelMessages.at} <= ${seen.at}::timestamptz`,
+    );
   } else if (s.contactExternalId && s.watermark) {
     const watermark = watermarkTime(s.watermark);
     if (!watermark) return 0;
