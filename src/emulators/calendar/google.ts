@@ -308,7 +308,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
   });
   fastify.get('/calendar/v3/calendars/:calendarId', { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);
-    if (!email) return reply;
+    if (!email || (await fault('calendars.get', reply, request))) return reply;
     const account = await readDoc<Account>(db(), NAME, email);
     const calendar = account && calendarOf(account, (request.params as { calendarId: string }).calendarId);
     if (!calendar) return googleError(reply, 404);

@@ -161,6 +161,41 @@ describe('changing an event between timed and all-day through Atrium', () => {
   });
 });
 
+describe('a write Google took is not answered as failed', () => {
+  it("when the read of the calendar's zone after it fails, the draft's zone stands in", async () => {
+    const fault = (body?: unknown) =>
+      fetch(`${t.baseUrl}/_emulators/google/faults`, {
+        method: body ? 'POST' : 'DELETE',
+        headers: body ? { 'content-type': 'application/json' } : {},
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    // An all-day event has no zone of its own: the calendar's is read after the insert, and that read fails.
+    await fault({ operation: 'calendars.get', status: 503, times: 1 });
+    try {
+      const made = await t.request({
+        method: 'POST',
+        url: '/api/v1/calendar/events',
+        token: ws.admin.token,
+        payload: {
+          calendar: calendarId,
+          draft: {
+            title: 'All-day home visits',
+            start: '2027-01-14T00:00:00Z',
+            end: '2027-01-15T00:00:00Z',
+            allDay: true,
+            timeZone: 'America/Chicago',
+            attendees: [{ email: 'nurse@example.org' }],
+          },
+        },
+      });
+      expect(made.statusCode, made.body).toBe(201);
+      expect(made.json().event).toMatchObject({ allDay: true, timeZone: 'America/Chicago' });
+    } finally {
+      await fault();
+    }
+  });
+});
+
 describe('events without their own zone are in their calendar’s', () => {
   /** The session with a count of the calls made through it. */
   const counted = () => {

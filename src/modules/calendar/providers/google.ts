@@ -203,10 +203,23 @@ function calendarZone(session: ProviderSession, calendarId: string): Promise<str
   return zone;
 }
 
-/** One event from an answer, in its own zone or else its calendar's. */
-async function eventOf(session: ProviderSession, calendarId: string, raw: unknown): Promise<ProviderEvent> {
+/**
+ * One event from an answer, in its own zone or else its calendar's. After a write (`afterWrite`: the
+ * draft's zone) a failed read of the calendar's zone falls back to the draft's: the provider has the change,
+ * so the write must not be answered as failed (the caller would skip its own records of it).
+ */
+async function eventOf(
+  session: ProviderSession,
+  calendarId: string,
+  raw: unknown,
+  afterWrite?: { timeZone: string },
+): Promise<ProviderEvent> {
   const e = googleEvent.parse(raw);
-  return fromGoogle(e, e.start.timeZone ?? (await calendarZone(session, calendarId)));
+  if (e.start.timeZone) return fromGoogle(e, e.start.timeZone);
+  const zone = afterWrite
+    ? await calendarZone(session, calendarId).catch(() => afterWrite.timeZone)
+    : await calendarZone(session, calendarId);
+  return fromGoogle(e, zone);
 }
 
 export const googleCalendar: CalendarProvider = {
@@ -318,7 +331,7 @@ export const googleCalendar: CalendarProvider = {
         googleErrors,
       ));
     }
-    return eventOf(session, calendarId, answer);
+    return eventOf(session, calendarId, answer, { timeZone: draft.timeZone ?? 'UTC' });
   },
 
   async patchEvent(session, calendarId, eventId, draft) {
@@ -328,7 +341,7 @@ export const googleCalendar: CalendarProvider = {
       { method: 'PATCH', path: path(calendarId, eventId), query: { conferenceDataVersion: 1 }, json: toGoogle(draft) },
       googleErrors,
     );
-    return eventOf(session, calendarId, body);
+    return eventOf(session, calendarId, body, { timeZone: draft.timeZone ?? 'UTC' });
   },
 
   async deleteEvent(session, calendarId, eventId) {
