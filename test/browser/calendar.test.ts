@@ -116,7 +116,7 @@ describe('Calendar page', () => {
     await chip('Intake: Ada Lovelace').waitFor({ state: 'detached' });
   });
 
-  it('an all-day event made in Berlin is on the same day in Los Angeles, and opens there on that day', async () => {
+  it('an all-day event made in Berlin is on the same day in Los Angeles and opens there on that day; one made there for a day out of view is shown on it', async () => {
     const inZone = async (timezoneId: string) => {
       const p = await harness.newPage({ timezoneId });
       await p.setViewportSize({ width: 1280, height: 900 });
@@ -146,6 +146,16 @@ describe('Calendar page', () => {
     await offsite(losAngeles).click();
     expect(await losAngeles.getByTestId('event-date').inputValue()).toBe('2026-12-09');
     await losAngeles.keyboard.press('Escape');
+    await losAngeles.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    // Made there for a Monday out of view: the calendar goes to that Monday's week (not the Sunday before).
+    await losAngeles.getByTestId('new-event').click();
+    await losAngeles.getByTestId('event-title').fill('Monday course');
+    await losAngeles.getByTestId('event-date').fill('2026-12-14');
+    await losAngeles.getByTestId('event-all-day').check();
+    await losAngeles.getByTestId('event-save').click();
+    await losAngeles
+      .locator('.fc-daygrid-day[data-date="2026-12-14"] .fc-event', { hasText: 'Monday course' })
+      .waitFor();
     await losAngeles.close();
     await berlin.close();
   });

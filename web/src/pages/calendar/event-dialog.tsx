@@ -257,7 +257,7 @@ export function EventDialog({
           onSuccess: (made) => {
             notifySuccess('Event created', `${title.trim()} is on ${calendar?.name ?? 'the calendar'}.`);
             onClose();
-            onSaved?.(new Date(made.event.start));
+            onSaved?.(shownTime(made.event.start, made.event.allDay));
           },
           onError: (error) => setProblem(messageOf(error)),
         },
@@ -271,7 +271,7 @@ export function EventDialog({
             notifySuccess(seriesScope ? 'Series updated' : 'Event updated');
             onClose();
             // A whole series answers its first occurrence: no reason to go there.
-            if (!seriesScope) onSaved?.(new Date(changed.event.start));
+            if (!seriesScope) onSaved?.(shownTime(changed.event.start, changed.event.allDay));
           },
           onError: (error) => setProblem(messageOf(error)),
         },
