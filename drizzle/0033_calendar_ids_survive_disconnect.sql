@@ -11,6 +11,7 @@ DELETE FROM "calendar_calendars" c
  WHERE k."workspace_id" = c."workspace_id" AND k."provider" = c."provider" AND k."account_email" = c."account_email"
    AND k."provider_calendar_id" = c."provider_calendar_id" AND k."id" <> c."id"
    AND (k."disconnected_at" IS NULL, c."created_at", c."id") > (c."disconnected_at" IS NULL, k."created_at", k."id");--> statement-breakpoint
-DROP INDEX IF EXISTS "calendar_calendars_provider_idx";--> statement-breakpoint
-CREATE UNIQUE INDEX "calendar_calendars_account_idx" ON "calendar_calendars" USING btree ("workspace_id","provider","account_email","provider_calendar_id");--> statement-breakpoint
-CREATE INDEX "calendar_calendars_connection_idx" ON "calendar_calendars" USING btree ("workspace_id","connection_id");
+-- calendar_calendars_provider_idx (workspace, connection, provider calendar) stays: instances of the previous
+-- release, still running during a rolling deploy, store calendars with ON CONFLICT on it. The new index implies
+-- it (a connection is one account), and it serves the reads by connection.
+CREATE UNIQUE INDEX "calendar_calendars_account_idx" ON "calendar_calendars" USING btree ("workspace_id","provider","account_email","provider_calendar_id");

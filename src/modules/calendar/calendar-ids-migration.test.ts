@@ -41,6 +41,9 @@ describe('migration 0033: calendar ids survive a disconnect', () => {
     ]);
     const index = await client.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'calendar_calendars_account_idx'`);
     expect(index.rows).toHaveLength(1);
+    // The previous release's index stays for its instances still running during a rolling deploy.
+    const old = await client.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'calendar_calendars_provider_idx'`);
+    expect(old.rows).toHaveLength(1);
     await client.close();
   });
 });

@@ -32,7 +32,8 @@ export const calendarCalendars = pgTable(
     primaryKey({ columns: [t.workspaceId, t.id] }),
     // One id per (workspace, provider, account, provider calendar), whichever connection reaches it.
     uniqueIndex('calendar_calendars_account_idx').on(t.workspaceId, t.provider, t.accountEmail, t.providerCalendarId),
-    index('calendar_calendars_connection_idx').on(t.workspaceId, t.connectionId),
+    // By connection (kept from before 0033: the previous release stores calendars with ON CONFLICT on it).
+    uniqueIndex('calendar_calendars_provider_idx').on(t.workspaceId, t.connectionId, t.providerCalendarId),
   ],
 );
 
