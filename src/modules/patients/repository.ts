@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, ilike, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, ilike, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
+import { queryRows } from '../../platform/db/tenant.js';
 import { daySchema } from '../../platform/http-schemas.js';
 import { patientAuthorizations, patientCoverages, patients } from './tables.js';
 
@@ -47,48 +48,134 @@ function isCalendarDate(value: string): boolean {
   return daySchema.safeParse(value).success;
 }
 
-/** Exact matches (names ignoring case) for the duplicate check before a patient is registered. */
+/**
+ * Exact matches for the duplicate check before a patient is registered. Names are compared folded
+ * (no accents, no case: "Jose Muller" finds "José Müller"), as the database's atrium_fold_name does it.
+ */
 export interface ExactPatientFilter {
   givenName?: string;
   familyName?: string;
   dateOfBirth?: string;
 }
 
+/**
+ * Where a search page ends. A search with a term is ranked: the cursor is `[rank, id]` (rank 0 best,
+ * see `searchPatients`). A list without a term, and a search continued from a cursor of the earlier
+ * kind (the last id alone, from before ranking), are newest first and the cursor is the last id.
+ */
+export type SearchCursor = string | [number, string];
+export const MAX_RANK = 3;
+
+/** Whether a search with this term, continued from this cursor, is ranked (else newest first). */
+export const isRanked = (q: string | undefined, after: SearchCursor | undefined): boolean =>
+  q !== undefined && typeof after !== 'string';
+
+/** The values folded by the database (atrium_fold_name), so a term folds exactly as the stored names. */
+async function fold<K extends string>(
+  tx: Tx,
+  values: Record<K, string | undefined>,
+): Promise<Record<K, string | null>> {
+  const keys = Object.keys(values) as K[];
+  const [row] = await queryRows<Record<K, string | null>>(
+    tx,
+    sql`SELECT ${sql.join(
+      keys.map((k) => sql`atrium_fold_name(${values[k] ?? null}::text) AS ${sql.identifier(k)}`),
+      sql`, `,
+    )}`,
+  );
+  return row;
+}
+
+const likeEscape = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A page of the workspace's patients (limit + 1 rows, for the next cursor), each with its `rank`.
+ *
+ * `q` matches names (folded, see ExactPatientFilter: as "given family", "family, given" or "family
+ * given"), the MRN (as typed, ignoring case), an exact date of birth or the id. Matches are ranked:
+ * 0 the full name, the MRN or the id exactly; 1 the given or the family name exactly, or the date of
+ * birth; 2 a name word (or the name as "family, given", or the MRN) starting with the term; 3 the term
+ * elsewhere. Newest first within a rank. A match is a scan of the workspace's rows, as ILIKE was; the
+ * folded keys make each comparison a plain LIKE.
+ */
 export async function searchPatients(
   tx: Tx,
   workspaceId: string,
   q: string | undefined,
   limit: number,
-  before?: string,
+  after?: SearchCursor,
   exact: ExactPatientFilter = {},
 ) {
-  const term = q ? `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
-  // A date of birth (YYYY-MM-DD) is matched exactly; names also as "given family" and "family, given".
+  const folded =
+    q !== undefined || exact.givenName || exact.familyName
+      ? await fold(tx, { q, given: exact.givenName, family: exact.familyName })
+      : { q: null, given: null, family: null };
+  // A term that folds to nothing ("’") matches no name (not every name).
+  const nameTerm = folded.q || undefined;
   const birthDate = q && isCalendarDate(q) ? q : undefined;
+  const full = sql`(${patients.givenNameKey} || ' ' || ${patients.familyNameKey})`;
+  const byFamily = sql`(${patients.familyNameKey} || ', ' || ${patients.givenNameKey})`;
+  const byFamilyNoComma = sql`(${patients.familyNameKey} || ' ' || ${patients.givenNameKey})`;
+  const n = nameTerm ? likeEscape(nameTerm) : '';
+  const m = q ? likeEscape(q) : '';
+
+  const matches =
+    q !== undefined
+      ? (or(
+          nameTerm ? sql`${full} LIKE ${`%${n}%`}` : undefined,
+          nameTerm ? sql`${byFamily} LIKE ${`%${n}%`}` : undefined,
+          nameTerm ? sql`${byFamilyNoComma} LIKE ${`%${n}%`}` : undefined,
+          ilike(patients.mrn, `%${m}%`),
+          birthDate ? eq(patients.dateOfBirth, birthDate) : undefined,
+          eq(patients.id, q),
+        ) as SQL)
+      : undefined;
+
+  const ranked = isRanked(q, after);
+  const rank = ranked
+    ? sql<number>`CASE
+        WHEN ${or(
+          nameTerm ? sql`${full} = ${nameTerm}` : undefined,
+          nameTerm ? sql`${byFamily} = ${nameTerm}` : undefined,
+          nameTerm ? sql`${byFamilyNoComma} = ${nameTerm}` : undefined,
+          ilike(patients.mrn, m),
+          eq(patients.id, q!),
+        )} THEN 0
+        WHEN ${or(
+          nameTerm ? eq(patients.givenNameKey, nameTerm) : undefined,
+          nameTerm ? eq(patients.familyNameKey, nameTerm) : undefined,
+          birthDate ? eq(patients.dateOfBirth, birthDate) : sql`false`,
+        )} THEN 1
+        WHEN ${or(
+          nameTerm ? sql`(' ' || ${full}) LIKE ${`% ${n}%`}` : undefined,
+          nameTerm ? sql`${byFamily} LIKE ${`${n}%`}` : undefined,
+          nameTerm ? sql`${byFamilyNoComma} LIKE ${`${n}%`}` : undefined,
+          ilike(patients.mrn, `${m}%`),
+        )} THEN 2
+        ELSE 3 END`.mapWith(Number)
+    : sql<number>`0`.mapWith(Number);
+
+  let page: SQL | undefined;
+  if (Array.isArray(after) && ranked) {
+    page = sql`(${rank} > ${after[0]} OR (${rank} = ${after[0]} AND ${patients.id} < ${after[1]}))`;
+  } else if (after !== undefined) {
+    page = lt(patients.id, Array.isArray(after) ? after[1] : after);
+  }
+
   return tx
-    .select()
+    .select({ ...getTableColumns(patients), rank })
     .from(patients)
     .where(
       and(
         eq(patients.workspaceId, workspaceId),
-        term
-          ? or(
-              ilike(patients.givenName, term),
-              ilike(patients.familyName, term),
-              ilike(patients.mrn, term),
-              sql`(${patients.givenName} || ' ' || ${patients.familyName}) ILIKE ${term}`,
-              sql`(${patients.familyName} || ', ' || ${patients.givenName}) ILIKE ${term}`,
-              birthDate ? eq(patients.dateOfBirth, birthDate) : undefined,
-              eq(patients.id, q!),
-            )
-          : undefined,
-        exact.givenName ? sql`lower(${patients.givenName}) = lower(${exact.givenName})` : undefined,
-        exact.familyName ? sql`lower(${patients.familyName}) = lower(${exact.familyName})` : undefined,
+        matches,
+        exact.givenName ? eq(patients.givenNameKey, folded.given ?? '') : undefined,
+        exact.familyName ? eq(patients.familyNameKey, folded.family ?? '') : undefined,
         exact.dateOfBirth ? eq(patients.dateOfBirth, exact.dateOfBirth) : undefined,
-        before ? lt(patients.id, before) : undefined,
+        page,
       ),
     )
-    .orderBy(desc(patients.id))
+    .orderBy(...(ranked ? [asc(rank), desc(patients.id)] : [desc(patients.id)]))
     .limit(limit + 1);
 }
 

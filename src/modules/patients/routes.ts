@@ -43,11 +43,16 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        summary: 'Search patients by name, MRN or id; newest first',
+        summary: 'Search patients by name, MRN or id; best matches first',
         description:
-          '`q` matches parts of names, the MRN, an exact date of birth or the id. `givenName`, `familyName` and ' +
-          '`dateOfBirth` match exactly (names ignoring case), each one sent narrowing the list: the web app asks ' +
-          'with all three before registering a patient, to warn of a possible duplicate.',
+          '`q` matches parts of names, the MRN, an exact date of birth or the id. Names are compared without ' +
+          'accents and case (`jose muller` finds "José Müller", `strasse` "Straße"), as "given family", ' +
+          '"family, given" or "family given". With `q` the best matches come first: the full name, MRN or id ' +
+          'exactly; then the given or family name exactly (or the date of birth); then a name word or the MRN ' +
+          'starting with `q`; then the rest; newest first within each. Without `q`, newest first. ' +
+          '`givenName`, `familyName` and `dateOfBirth` match exactly (names ignoring accents and case), each one ' +
+          'sent narrowing the list: the web app asks with all three before registering a patient, to warn of a ' +
+          'possible duplicate.',
         querystring: listPatientsQuery,
         response: { 200: listOf(patientSchema), ...problemResponses },
       },

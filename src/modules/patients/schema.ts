@@ -48,9 +48,21 @@ export type PatchPatientInput = z.infer<typeof patchPatientBody>;
 
 export const listPatientsQuery = z.object({
   q: z.string().trim().max(200).optional(),
-  // The duplicate check before registering: exact matches only (names ignoring case), all that are sent.
-  givenName: z.string().trim().min(1).max(200).optional().describe('Exactly this given name, ignoring case'),
-  familyName: z.string().trim().min(1).max(200).optional().describe('Exactly this family name, ignoring case'),
+  // The duplicate check before registering: exact matches only (names ignoring accents and case), all that are sent.
+  givenName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Exactly this given name, ignoring accents and case'),
+  familyName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Exactly this family name, ignoring accents and case'),
   dateOfBirth: isoDate.optional().describe('Exactly this date of birth (YYYY-MM-DD)'),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(500).optional(),

@@ -135,21 +135,26 @@ export async function readPatientRecord(deps: AppDeps, ctx: RequestContext, id: 
   });
 }
 
+/** A search cursor: `[rank, id]` of a ranked search, or an id (lists without a term, and earlier cursors). */
+const searchCursor = z.union([z.string(), z.tuple([z.number().int().min(0).max(repo.MAX_RANK), z.string()])]);
+
+/**
+ * GET /patients: a search (`q`, ranked: best matches first) or the list (newest first), with the
+ * duplicate check's exact filters; names compare without accents and case (repository.searchPatients).
+ */
 export async function listPatients(
   deps: AppDeps,
   ctx: RequestContext,
   query: { q?: string; limit: number; cursor?: string } & repo.ExactPatientFilter,
 ) {
-  const before = decodeCursor(query.cursor, z.string());
+  const after = decodeCursor(query.cursor, searchCursor);
+  const q = query.q || undefined;
   const { givenName, familyName, dateOfBirth } = query;
   const rows = await withTenant(deps.db, ctx, (tx) =>
-    repo.searchPatients(tx, ctx.workspaceId, query.q || undefined, query.limit, before, {
-      givenName,
-      familyName,
-      dateOfBirth,
-    }),
+    repo.searchPatients(tx, ctx.workspaceId, q, query.limit, after, { givenName, familyName, dateOfBirth }),
   );
-  const page = toPage(rows, query.limit, (r) => r.id);
+  const ranked = repo.isRanked(q, after);
+  const page = toPage(rows, query.limit, (r) => (ranked ? [r.rank, r.id] : r.id));
   return { items: page.items.map(presentPatient), nextCursor: page.nextCursor };
 }
 
