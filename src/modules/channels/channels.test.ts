@@ -701,6 +701,48 @@ describe('paging and tiers', () => {
     }
   });
 
+  it('the unread total counts every unread conversation, not only the 200 listed', async () => {
+    const busy = await createWorkspace(t, { tier: 'standard' });
+    const connection = await connectChannel(t, busy.admin.token, 'viber');
+    const [row] = await withSystem(t.app.atrium.db, (tx) =>
+      tx.select().from(channelConnections).where(eq(channelConnections.id, connection.id)),
+    );
+    // 230 conversations with unread messages: the first 30 senders wrote three times, the others once.
+    const senders = Array.from({ length: 230 }, () => senderId('viber'));
+    const batch: InboundMessage[] = senders.flatMap((from, n) =>
+      Array.from({ length: n < 30 ? 3 : 1 }, (_, k) => ({
+        kind: 'message' as const,
+        dedupKey: `unread-${from}-${k}`,
+        providerMessageId: `unread-${from}-${k}`,
+        contact: { externalId: from, name: null, phone: null },
+        text: `hello ${k}`,
+        attachments: [],
+        at: new Date(Date.UTC(2026, 10, 25, 9, 0, 0, n * 3 + k)),
+      })),
+    );
+    await withTenant(t.app.atrium.db, { workspaceId: busy.id }, (tx) => storeInbound(tx, row, batch));
+    const unread = await api('GET', '/channels/unread', undefined, busy.admin.token);
+    expect(unread.statusCode, unread.body).toBe(200);
+    expect(unread.json().items).toHaveLength(200);
+    expect(unread.json()).toMatchObject({ total: 30 * 3 + 200, conversations: 230 });
+    // Fewer than the list holds: the same totals from the list itself.
+    const [first] = unread.json().items;
+    expect(
+      (await api('POST', `/channels/conversations/${first.conversationId}/read`, undefined, busy.admin.token))
+        .statusCode,
+    ).toBe(204);
+    const after = (await api('GET', '/channels/unread', undefined, busy.admin.token)).json();
+    expect(after).toMatchObject({ total: 290 - first.unreadCount, conversations: 229 });
+    const fewer = await createWorkspace(t, { tier: 'standard' });
+    const sms = await connectChannel(t, fewer.admin.token, 'sms');
+    await deliver(t, sms, { id: providerId('sms'), from: senderId('sms'), text: 'one' });
+    expect((await api('GET', '/channels/unread', undefined, fewer.admin.token)).json()).toMatchObject({
+      total: 1,
+      conversations: 1,
+      items: [{ unreadCount: 1 }],
+    });
+  });
+
   it('a workspace moved below Standard receives nothing: a verified webhook is 403 tier_required, and works again after', async () => {
     const { setTier } = await import('../../../test/helpers/factories.js');
     const other = await createWorkspace(t, { tier: 'standard' });

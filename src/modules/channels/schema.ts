@@ -80,7 +80,11 @@ export const messageSchema = z.object({
 const id = z.string().min(1).max(100);
 /** Unread patient conversations, counts only: no names and no text (the navigation's badge reads it unaudited). */
 export const unreadSchema = z.object({
-  total: z.number().int().describe('Unread messages over every conversation'),
+  total: z.number().int().describe('Unread messages over every conversation (not only the items listed)'),
+  conversations: z
+    .number()
+    .int()
+    .describe('Conversations with unread messages, all of them (not only the items listed)'),
   items: z
     .array(
       z.object({

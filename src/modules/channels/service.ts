@@ -837,15 +837,20 @@ async function requireConversation(tx: Tx, workspaceId: string, id: string) {
   return row;
 }
 
+/** How many unread conversations `GET /channels/unread` lists (the newest); its totals count them all. */
+export const UNREAD_ITEMS_MAX = 200;
+
 /**
  * The unread counts of the inbox, for the navigation's badge on every page: conversation ids,
  * channels and counts only, so showing the badge reads no patient's name or words (and writes no
- * `phi_access` row, as listing the conversations does).
+ * `phi_access` row, as listing the conversations does). The list is the newest 200; the totals are
+ * their own aggregate over every unread conversation (both read the partial index of unread ones).
  */
 export async function unreadCounts(deps: AppDeps, ctx: RequestContext) {
   requireFeature(ctx, 'inbound_channels');
-  const rows = await withTenant(deps.db, ctx, (tx) =>
-    tx
+  const unread = and(eq(channelConversations.workspaceId, ctx.workspaceId), gt(channelConversations.unreadCount, 0));
+  const { rows, totals } = await withTenant(deps.db, ctx, async (tx) => {
+    const rows = await tx
       .select({
         conversationId: channelConversations.id,
         channel: channelConversations.channel,
@@ -853,12 +858,24 @@ export async function unreadCounts(deps: AppDeps, ctx: RequestContext) {
         updatedAt: channelConversations.updatedAt,
       })
       .from(channelConversations)
-      .where(and(eq(channelConversations.workspaceId, ctx.workspaceId), gt(channelConversations.unreadCount, 0)))
+      .where(unread)
       .orderBy(desc(channelConversations.updatedAt), desc(channelConversations.id))
-      .limit(200),
-  );
+      .limit(UNREAD_ITEMS_MAX);
+    // Fewer than the limit: the list is every unread conversation, and its sum is the total.
+    if (rows.length < UNREAD_ITEMS_MAX)
+      return { rows, totals: { messages: rows.reduce((n, r) => n + r.unreadCount, 0), conversations: rows.length } };
+    const [totals] = await tx
+      .select({
+        messages: sql<number>`coalesce(sum(${channelConversations.unreadCount}), 0)::int`,
+        conversations: sql<number>`count(*)::int`,
+      })
+      .from(channelConversations)
+      .where(unread);
+    return { rows, totals };
+  });
   return {
-    total: rows.reduce((n, r) => n + r.unreadCount, 0),
+    total: totals.messages,
+    conversations: totals.conversations,
     items: rows.map((r) => ({ ...r, channel: r.channel as ChannelName, updatedAt: r.updatedAt.toISOString() })),
   };
 }

@@ -84,7 +84,10 @@ export const useConversations = (
   });
 
 export interface UnreadSummary {
+  /** Unread messages over every conversation (the list below is the newest 200 only). */
   total: number;
+  /** Conversations with unread messages, all of them. */
+  conversations: number;
   items: { conversationId: string; channel: Channel; unreadCount: number; updatedAt: string }[];
 }
 
