@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { writeAudit } from '../audit/audit.js';
 import { decryptSecret, encryptSecret, type SecretKey } from '../crypto.js';
 import type { Tx } from '../db/client.js';
-import { queryRows, withTenant } from '../db/tenant.js';
+import { queryRows, withSystem, withTenant } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import type { AppDeps } from '../types.js';
 import { type OAuthProvider, revokeToken, type TokenSet } from './token-client.js';
@@ -134,6 +134,7 @@ export async function listConnections(
 interface Removed {
   id: string;
   provider: string;
+  account_email: string;
   refresh_token_enc: string | null;
   access_token_enc: string;
 }
@@ -148,7 +149,7 @@ async function deleteConnections(
   const deleted = await queryRows<Removed>(
     tx,
     sql`DELETE FROM oauth_connections WHERE workspace_id = ${ctx.workspaceId} AND ${which}
-        RETURNING id, provider, refresh_token_enc, access_token_enc`,
+        RETURNING id, provider, account_email, refresh_token_enc, access_token_enc`,
   );
   for (const row of deleted) {
     await auditTokenUse(tx, ctx, { provider: row.provider, connectionId: row.id, reason: 'token.revoke' }, 'ok', extra);
@@ -156,13 +157,24 @@ async function deleteConnections(
   return deleted;
 }
 
-/** Asks the provider to revoke each deleted connection's refresh token (RFC 7009, best effort). */
+/**
+ * Asks the provider to revoke each deleted connection's refresh token (RFC 7009, best effort). Not when the same
+ * account is still connected elsewhere (another workspace, or connected again meanwhile): Google's revocation
+ * ends the account's whole grant to our client, so it would cut that other connection off too.
+ */
 async function revokeDeleted(deps: OAuthDeps, ctx: TokenUser, removed: Removed[]): Promise<void> {
   await Promise.all(
     removed.map(async (row) => {
       const connectionId = row.id;
       const provider = deps.oauthProviders(row.provider);
       if (!provider?.revokeUrl) return;
+      const [elsewhere] = await withSystem(deps.db, (tx) =>
+        queryRows<{ n: number }>(
+          tx,
+          sql`SELECT 1 AS n FROM oauth_connections WHERE provider = ${row.provider} AND account_email = ${row.account_email} LIMIT 1`,
+        ),
+      );
+      if (elsewhere) return;
       const [blob, kind, hint] = row.refresh_token_enc
         ? ([row.refresh_token_enc, 'refresh', 'refresh_token'] as const)
         : ([row.access_token_enc, 'access', 'access_token'] as const);

@@ -528,4 +528,29 @@ describe('disconnect', () => {
       outcome: 'ok',
     });
   });
+
+  it('does not revoke at the provider while the same account is connected in another workspace', async () => {
+    // Google's revocation ends the account's whole grant to our client: the other workspace would lose it too.
+    const mine = await connect(ws, 'shared@provider.example');
+    const theirs = await connect(other, 'shared@provider.example');
+    const row = (await raw(mine.connectionId)) as RawConnection;
+    const refresh = decryptSecret(
+      keys(),
+      row.refresh_token_enc as string,
+      `oauth:${ws.id}:${mine.connectionId}:refresh`,
+    );
+    await disconnect(deps(), ctxOf(ws), mine.connectionId);
+    expect(await raw(mine.connectionId)).toBeUndefined();
+    expect(server.revoked).not.toContain(refresh);
+    expect((await raw(theirs.connectionId))?.status).toBe('active');
+    // The last one connected is revoked when it goes.
+    const theirRow = (await raw(theirs.connectionId)) as RawConnection;
+    const theirRefresh = decryptSecret(
+      keys(),
+      theirRow.refresh_token_enc as string,
+      `oauth:${other.id}:${theirs.connectionId}:refresh`,
+    );
+    await disconnect(deps(), ctxOf(other), theirs.connectionId);
+    expect(server.revoked).toContain(theirRefresh);
+  });
 });
