@@ -113,6 +113,31 @@ describe('a removed member', () => {
 });
 
 describe('a disconnected calendar', () => {
+  it('stays disconnected when a calendar list fetched before the disconnect finishes after it', async () => {
+    const w = await createWorkspace(t, { tier: 'advanced' });
+    const cal = await connectCalendar(t, w.admin.token, 'google', `race-${w.id}@google.example`);
+    await fetch(`${t.baseUrl}/_emulators/google/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'calendars.list', delayMs: 700, times: 1 }),
+    });
+    // The refresh reads the provider's calendars (slowly) and then stores them.
+    const refreshing = api('GET', '/calendar/calendars', w.admin.token);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const gone = await api('DELETE', `/calendar/connections/${cal.connectionId}`, w.admin.token);
+    expect(gone.statusCode, gone.body).toBe(204);
+    await refreshing;
+    const rows = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ disconnected: boolean }>(
+        tx,
+        sql`SELECT disconnected_at IS NOT NULL AS disconnected FROM calendar_calendars WHERE workspace_id = ${w.id}`,
+      ),
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.disconnected)).toBe(true);
+    expect((await api('GET', '/calendar/calendars', w.admin.token)).json().items).toEqual([]);
+  });
+
   it('keeps its id: reconnecting the account brings back the sessions with their patient, conflicts and units', async () => {
     const dr = await addMember(t, ws, { isProvider: true, name: 'Dr. Back' });
     const email = `back-${ws.id}@google.example`;
