@@ -13,6 +13,7 @@ import {
   providerId,
   senderId,
 } from '../../../test/helpers/channels.js';
+import { TEST_SERVER_URL } from '../../../test/helpers/db.js';
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { clip } from './inbound.js';
@@ -621,6 +622,119 @@ describe('a status report that overtakes the answer to the send', () => {
     );
     expect(await prunePendingStatuses(t.app.atrium)).toBeGreaterThanOrEqual(1);
     expect(await pendingRows(other)).toEqual([]);
+  });
+});
+
+// A report and the send's answer at the same moment, on two connections of the server (PGlite runs one
+// transaction at a time, so there they cannot interleave). The report's transaction is held open by a row
+// lock the test takes on another reply that the same notification reports on, so each ordering is forced:
+// (a) the report's UPDATE has looked (and found no message with that id) while the reply stores it and
+// commits; (b) the report's pending row is written but not committed while the reply looks for it.
+describe.skipIf(!TEST_SERVER_URL)('a status report racing the answer to the send', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** Backends of this database waiting on a lock of this kind (a row's `transactionid`, or `advisory`). */
+  const waiting = async (locktype: 'transactionid' | 'advisory') =>
+    (
+      await withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ n: number }>(
+          tx,
+          sql`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+               WHERE NOT l.granted AND l.locktype = ${locktype} AND a.datname = current_database()`,
+        ),
+      )
+    )[0].n;
+  const until = async (done: () => Promise<boolean> | boolean, what: string) => {
+    for (let i = 0; i < 500; i++) {
+      if (await done()) return;
+      await sleep(10);
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const row = async (id: string) =>
+    (
+      await withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ status: string; provider_message_id: string | null }>(
+          tx,
+          sql`SELECT status, provider_message_id FROM channel_messages WHERE id = ${id}`,
+        ),
+      )
+    )[0];
+  const pending = async (pid: string) =>
+    (
+      await withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ status: string }>(
+          tx,
+          sql`SELECT status FROM channel_pending_statuses WHERE provider_message_id = ${pid}`,
+        ),
+      )
+    ).map((r) => r.status);
+
+  it.each([
+    // (a) One delivery naming both: its UPDATE looks for X (none yet), then waits on Y's row lock.
+    ['(a) the report looked before the id was stored', (x: string, y: string) => [{ delivery: { mids: [x, y] } }]],
+    // (b) X's report is kept as pending (not committed), then the next item waits on Y's row lock.
+    [
+      '(b) the pending report was not committed when the reply looked',
+      (x: string, y: string) => [{ delivery: { mids: [x] } }, { delivery: { mids: [y] } }],
+    ],
+  ] as const)('Messenger %s: the reply still ends delivered', async (_name, items) => {
+    const messenger = connections.get('messenger')!;
+    const from = senderId('messenger');
+    expect(
+      (await postSigned(t, messenger, pageBody('messenger', [pageText('messenger', from, 'Hi')]))).statusCode,
+    ).toBe(200);
+    const conversation = (await conversationWith('messenger', from))!;
+    const [earlier] = await replies(conversation.id, ['First']);
+    const x = `m_race_${providerId('messenger')}`;
+    // The test holds the earlier reply's row: the report's transaction waits there, open, until released.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const holder = withSystem(t.app.atrium.db, async (tx) => {
+      await queryRows(tx, sql`SELECT id FROM channel_messages WHERE id = ${earlier.id} FOR UPDATE`);
+      held();
+      await released;
+    });
+    await holding;
+    const report = postSigned(
+      t,
+      messenger,
+      pageBody(
+        'messenger',
+        items(x, earlier.providerMessageId).map((item) => ({
+          sender: { id: from },
+          recipient: { id: messenger.credentials.pageId },
+          timestamp: Date.now(),
+          ...item,
+        })),
+      ),
+    );
+    await until(async () => (await waiting('transactionid')) > 0, 'the report to wait on the held row');
+    // The send answers with X now: the reply stores it (before the fix, and commits) or waits for the report.
+    await t.request({
+      method: 'POST',
+      url: '/_emulators/meta/faults',
+      payload: { operation: 'messages.send', status: 200, body: { recipient_id: from, message_id: x } },
+    });
+    let answered = false;
+    const sending = api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Second' }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await until(async () => answered || (await waiting('advisory')) > 0, 'the reply to commit or wait for the report');
+    release();
+    await holder;
+    expect((await report).statusCode).toBe(200);
+    const sent = await sending;
+    expect(sent.statusCode, sent.body).toBe(201);
+    expect(await row(sent.json().id)).toEqual({ status: 'delivered', provider_message_id: x });
+    expect(await pending(x)).toEqual([]);
+    expect((await row(earlier.id)).status).toBe('delivered');
   });
 });
 

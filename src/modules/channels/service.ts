@@ -458,7 +458,20 @@ async function storeBatch(deps: AppDeps, workspaceId: string, items: InboundBatc
         if (s && r) r.stored += 1;
       });
     }
-    // Delivery and read reports, in the order they came.
+    // Delivery and read reports, in the order they came; first the provider ids they name are locked
+    // against a reply storing one of them (all of the batch's at once, in one order: no deadlock).
+    await lockProviderIds(
+      tx,
+      items.flatMap((item) =>
+        live.has(item.connection.id)
+          ? item.events.flatMap((e) =>
+              e.kind === 'status' && e.providerMessageIds?.length
+                ? e.providerMessageIds.slice(0, 100).map((pid) => ({ connectionId: item.connection.id, pid }))
+                : [],
+            )
+          : [],
+      ),
+    );
     for (const [n, item] of items.entries()) {
       const r = results[n];
       if (!r) continue;
@@ -559,6 +572,25 @@ async function applyStatus(tx: Tx, connection: ConnectionRow, s: StatusUpdate, m
     updated.map((u) => u.conversationId),
   );
   return updated.length;
+}
+
+/**
+ * Serializes a report about provider ids with the reply that stores one of them (a transaction-level
+ * advisory lock per connection and provider id). Without it a report and the send's answer arriving
+ * together could lose the report: the report's UPDATE finds no message, the reply stores its id and
+ * commits, and the report's `keepUnmatched` then sees the message and keeps nothing; or the report's
+ * pending row is not yet committed when the reply looks for it, and waits an hour to be pruned. Each
+ * side takes the lock before it looks (the report before its UPDATE, the reply before storing the id),
+ * so whichever comes second sees what the first committed. Several keys (a group-commit batch's) are
+ * taken in one statement, sorted, so two transactions never wait on each other's keys in opposite orders.
+ */
+async function lockProviderIds(tx: Tx, ids: { connectionId: string; pid: string }[]): Promise<void> {
+  const keys = [...new Set(ids.map((i) => `channels.status:${i.connectionId}:${i.pid}`))];
+  if (keys.length === 0) return;
+  await tx.execute(sql`
+    SELECT pg_advisory_xact_lock(k)
+      FROM (SELECT DISTINCT hashtext(key) AS k FROM jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) AS key
+             ORDER BY k) sorted`);
 }
 
 /** How long a report that overtook the send's answer waits for the reply's provider id. */
@@ -1011,6 +1043,9 @@ export async function reply(deps: AppDeps, ctx: RequestContext, conversationId: 
     };
   }
   const [row] = await withTenant(deps.db, ctx, async (tx) => {
+    // A report about this id being written now is committed first, and found below (`lockProviderIds`).
+    if (outcome.status === 'sent')
+      await lockProviderIds(tx, [{ connectionId: prepared.connection.id, pid: outcome.providerMessageId }]);
     let updated = await tx
       .update(channelMessages)
       .set(
