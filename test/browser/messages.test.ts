@@ -170,6 +170,8 @@ describe('messages page', () => {
     expect(await hit.locator('b').count()).toBe(0);
     // …and it is all there: the snippet drops nothing that looks like a tag.
     expect(await hit.textContent()).toContain(`${word} <b>report</b> is ready`);
+    // All of it is shown: no note.
+    expect(await admin.getByTestId('search-partial').count()).toBe(0);
     await hit.click();
     await admin.waitForURL(/\/messages\/.+/);
     await admin.getByTestId('message').filter({ hasText: word }).first().waitFor();
@@ -199,6 +201,25 @@ describe('messages page', () => {
     const readOnly = admin.locator('[data-testid="search-hit"][data-readonly="true"]').first();
     await readOnly.waitFor();
     expect(await readOnly.textContent()).toContain(`Shift swap: ${secret} on Friday`);
+  });
+
+  it('a search with more matches than are shown says so, and how to narrow it', async () => {
+    const word = `fax${uniqueSuffix()}`;
+    const admin = await harness.newPage();
+    await signIn(admin, workspace.admin.email, workspace.admin.password);
+    for (let i = 0; i < 51; i++) {
+      const sent = await admin.request.post('/api/v1/direct-messages', {
+        data: { recipients: [colleague.userId], body: `Referral ${word} number ${i}` },
+        headers: { 'x-requested-with': 'fetch' },
+      });
+      expect(sent.status()).toBe(201);
+    }
+    await admin.goto('/messages');
+    await admin.getByTestId('message-search').fill(word);
+    await admin.getByTestId('search-hit').first().waitFor();
+    expect(await admin.getByTestId('search-hit').count()).toBe(50);
+    expect(await admin.getByTestId('search-partial').textContent()).toContain('Showing the best 50 matches');
+    await admin.close();
   });
 
   it('shows a banner instead of the composer on the Free tier', async () => {

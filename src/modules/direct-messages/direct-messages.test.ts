@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import {
@@ -8,6 +9,7 @@ import {
   type TestUser,
   type TestWorkspace,
 } from '../../../test/helpers/factories.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { auditRows, sendDm } from './test-support.js';
 
 let t: TestApp;
@@ -549,6 +551,39 @@ describe('search', () => {
     expect(empty.statusCode).toBe(400);
     const stop = await t.request({ method: 'GET', url: '/api/v1/direct-messages/search?q=the', token: admin.token });
     expect(stop.json().items).toEqual([]);
+  });
+
+  it('pages the same ranked set when a matching message arrives meanwhile, and says when older matches were left out', async () => {
+    const search = (query: string) =>
+      t.request({ method: 'GET', url: `/api/v1/direct-messages/search?${query}`, token: admin.token });
+    for (let i = 0; i < 5; i++) await sendDm(t, bob.token, { recipients: [carol.userId], body: `Faxed referral ${i}` });
+    const first = await search('q=faxed&limit=2');
+    expect(first.json().truncated).toBe(false);
+    // A new match lands between the pages.
+    await sendDm(t, bob.token, { recipients: [carol.userId], body: 'Faxed referral, the new one' });
+    const seen = first.json().items.map((i: { message: { id: string } }) => i.message.id);
+    let cursor = first.json().nextCursor;
+    while (cursor) {
+      const page = await search(`q=faxed&limit=2&cursor=${cursor}`);
+      seen.push(...page.json().items.map((i: { message: { id: string } }) => i.message.id));
+      cursor = page.json().nextCursor;
+    }
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
+
+    // More matches than are ranked: the answer says so.
+    const { SEARCH_CANDIDATES } = await import('./repository.js');
+    await withSystem(t.app.atrium.db, async (tx) => {
+      const [thread] = await queryRows<{ thread_id: string; seq: number }>(
+        tx,
+        sql`SELECT thread_id, max(seq) AS seq FROM dm_messages WHERE workspace_id = ${ws.id} GROUP BY thread_id LIMIT 1`,
+      );
+      await tx.execute(sql`INSERT INTO dm_messages (workspace_id, id, thread_id, seq, sender_id, body, mentions)
+        SELECT ${ws.id}, 'msg_bulk' || lpad(g::text, 4, '0'), ${thread?.thread_id}, ${Number(thread?.seq)} + g,
+               ${bob.userId}, 'Prior authorization form ' || g, '[]'::jsonb
+          FROM generate_series(1, ${SEARCH_CANDIDATES + 1}) g`);
+    });
+    expect((await search('q=authorization%20form')).json().truncated).toBe(true);
   });
 
   it('gives snippets that keep every character of the text, markup-like or not, and mark only the matches', async () => {

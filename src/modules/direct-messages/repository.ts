@@ -334,6 +334,9 @@ export interface SearchRow {
   created_at: string | Date;
   rank: number;
   snippet: string;
+  /** The newest candidate's id (the ceiling later pages keep to) and how many candidates were ranked. */
+  ceiling: string;
+  candidates: string | number;
 }
 
 /** How many of the newest matches are ranked; bounds the cost of very common terms. */
@@ -356,6 +359,8 @@ export async function searchMessages(
     senderId?: string;
     limit: number;
     offset: number;
+    /** Later pages rank the same candidates as the first: none newer than its newest. */
+    ceiling?: string;
     startSel: string;
     stopSel: string;
   },
@@ -372,6 +377,7 @@ export async function searchMessages(
           FROM dm_messages m
          WHERE m.workspace_id = ${workspaceId}
            AND m.search @@ ${tsquery}
+           ${query.ceiling ? sql`AND m.id <= ${query.ceiling}` : sql``}
            ${query.senderId ? sql`AND m.sender_id = ${query.senderId}` : sql``}
            ${
              query.participantId
@@ -390,7 +396,9 @@ export async function searchMessages(
          LIMIT ${query.limit + 1} OFFSET ${query.offset}
       )
       SELECT hits.*,
-             ts_headline('english', ${escapedBody}, ${tsquery}, ${options}) AS snippet
+             ts_headline('english', ${escapedBody}, ${tsquery}, ${options}) AS snippet,
+             (SELECT max(id) FROM candidates) AS ceiling,
+             (SELECT count(*) FROM candidates) AS candidates
         FROM hits
        ORDER BY hits.rank DESC, hits.id DESC`,
   );

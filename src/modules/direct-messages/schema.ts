@@ -133,4 +133,13 @@ export const searchHit = z.object({
   rank: z.number(),
 });
 
-export const searchResponse = z.object({ items: z.array(searchHit), nextCursor: z.string().nullable() });
+export const searchResponse = z.object({
+  items: z.array(searchHit),
+  nextCursor: z.string().nullable(),
+  truncated: z
+    .boolean()
+    .describe(
+      'True when the term matches more messages than are ranked (the newest 300): older matches are not in the ' +
+        'results; narrow the search (a phrase, `senderId`, `userId`) to reach them.',
+    ),
+});

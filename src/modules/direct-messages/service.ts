@@ -458,7 +458,13 @@ function snippetHtml(raw: string): string {
 }
 
 export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
-  const offset = decodeCursor(query.cursor, z.object({ o: z.number().int().min(0).max(10_000) }))?.o ?? 0;
+  // The cursor keeps the first page's newest candidate: a message that matches and arrives while the admin pages
+  // on does not push the ranked set along (which repeated or skipped hits across pages).
+  const cursor = decodeCursor(
+    query.cursor,
+    z.object({ o: z.number().int().min(0).max(10_000), c: z.string().max(64).optional() }),
+  );
+  const offset = cursor?.o ?? 0;
   return withTenant(deps.db, ctx, async (tx) => {
     const rows = await repo.searchMessages(tx, ctx.workspaceId, {
       q: query.q,
@@ -466,6 +472,7 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
       senderId: query.senderId,
       limit: query.limit,
       offset,
+      ceiling: cursor?.c,
       startSel: START_SEL,
       stopSel: STOP_SEL,
     });
@@ -501,7 +508,9 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
         snippet: snippetHtml(r.snippet),
         rank: r.rank,
       })),
-      nextCursor: rows.length > query.limit ? encodeCursor({ o: offset + query.limit }) : null,
+      nextCursor:
+        rows.length > query.limit ? encodeCursor({ o: offset + query.limit, c: cursor?.c ?? rows[0]?.ceiling }) : null,
+      truncated: Number(rows[0]?.candidates ?? 0) >= repo.SEARCH_CANDIDATES,
     };
   });
 }

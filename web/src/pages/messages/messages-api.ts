@@ -101,7 +101,11 @@ export function useMessageSearch(q: string) {
     queryKey: ['direct-messages', 'search', q],
     enabled: q.length > 0,
     queryFn: ({ signal }) =>
-      api.get<{ items: SearchHit[]; nextCursor: string | null }>('/direct-messages/search', { q, limit: 50 }, signal),
+      api.get<{ items: SearchHit[]; nextCursor: string | null; truncated: boolean }>(
+        '/direct-messages/search',
+        { q, limit: 50 },
+        signal,
+      ),
   });
 }
 

@@ -60,45 +60,56 @@ function SearchResults({ q, activeId, me }: { q: string; activeId?: string; me: 
   if (search.isPending) return <Loading label="Searching…" />;
   if (search.isError) return <ErrorNotice error={search.error} onRetry={() => search.refetch()} />;
   if (search.data.items.length === 0) return <EmptyState title="No messages match">Try other words.</EmptyState>;
+  // Only the best matches are shown (of the newest 300 that match): say so, and how to reach the others.
+  const partial = search.data.truncated || search.data.nextCursor !== null;
   return (
-    <ul className="thread-list" data-testid="search-results">
-      {search.data.items.map((hit) =>
-        // A conversation the admin is not in cannot be opened: the message itself is shown (the search is audited).
-        !hit.thread.participants.some((p) => p.userId === me.user.id) ? (
-          <li key={hit.message.id}>
-            <div className="thread-item" data-testid="search-hit" data-readonly="true">
-              <span className="thread-item-top">
-                <span className="thread-item-title">{hit.thread.title}</span>
-              </span>
-              <span className="thread-item-preview">{previewText(hit.message.body, hit.message.mentions)}</span>
-              <span className="thread-item-time muted">
-                {formatTime(hit.message.createdAt)} · a conversation you are not in
-              </span>
-            </div>
-          </li>
-        ) : (
-          <li key={hit.message.id}>
-            <Link
-              to="/messages/$threadId"
-              params={{ threadId: hit.thread.id }}
-              className={`thread-item ${hit.thread.id === activeId ? 'active' : ''}`}
-              data-testid="search-hit"
-            >
-              <span className="thread-item-top">
-                <span className="thread-item-title">{hit.thread.title}</span>
-              </span>
-              <span className="thread-item-preview muted">
-                {snippetParts(hit.snippet).map((part, i) =>
-                  // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never reorder
-                  part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>,
-                )}
-              </span>
-              <span className="thread-item-time muted">{formatTime(hit.message.createdAt)}</span>
-            </Link>
-          </li>
-        ),
-      )}
-    </ul>
+    <>
+      {partial ? (
+        <p className="muted search-note" data-testid="search-partial">
+          {search.data.truncated
+            ? 'Showing the best matches among the newest 300 messages that match. Add words or a "quoted phrase" to find older ones.'
+            : `Showing the best ${search.data.items.length} matches. Add words or a "quoted phrase" to narrow the search.`}
+        </p>
+      ) : null}
+      <ul className="thread-list" data-testid="search-results">
+        {search.data.items.map((hit) =>
+          // A conversation the admin is not in cannot be opened: the message itself is shown (the search is audited).
+          !hit.thread.participants.some((p) => p.userId === me.user.id) ? (
+            <li key={hit.message.id}>
+              <div className="thread-item" data-testid="search-hit" data-readonly="true">
+                <span className="thread-item-top">
+                  <span className="thread-item-title">{hit.thread.title}</span>
+                </span>
+                <span className="thread-item-preview">{previewText(hit.message.body, hit.message.mentions)}</span>
+                <span className="thread-item-time muted">
+                  {formatTime(hit.message.createdAt)} · a conversation you are not in
+                </span>
+              </div>
+            </li>
+          ) : (
+            <li key={hit.message.id}>
+              <Link
+                to="/messages/$threadId"
+                params={{ threadId: hit.thread.id }}
+                className={`thread-item ${hit.thread.id === activeId ? 'active' : ''}`}
+                data-testid="search-hit"
+              >
+                <span className="thread-item-top">
+                  <span className="thread-item-title">{hit.thread.title}</span>
+                </span>
+                <span className="thread-item-preview muted">
+                  {snippetParts(hit.snippet).map((part, i) =>
+                    // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never reorder
+                    part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>,
+                  )}
+                </span>
+                <span className="thread-item-time muted">{formatTime(hit.message.createdAt)}</span>
+              </Link>
+            </li>
+          ),
+        )}
+      </ul>
+    </>
   );
 }
 
