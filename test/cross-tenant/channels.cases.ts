@@ -31,6 +31,7 @@ export const channelCases: CrossTenantCase[] = [
     attackerSetup: (t, attacker) => inbox(t, attacker),
     denied: ({ connection, conversation, contact, patient }, own) => [
       { method: 'DELETE', url: `/api/v1/channels/${connection}` },
+      { method: 'GET', url: `/api/v1/channels/conversations/${conversation}` },
       { method: 'POST', url: `/api/v1/channels/conversations/${conversation}/messages`, payload: { text: 'hi' } },
       { method: 'POST', url: `/api/v1/channels/conversations/${conversation}/read` },
       { method: 'GET', url: `/api/v1/channels/messages?conversationId=${conversation}` },

@@ -701,6 +701,40 @@ describe('paging and tiers', () => {
     }
   });
 
+  it('one conversation by id, as the list shows it, also one past the first page; 404 for one not here', async () => {
+    const other = await createWorkspace(t, { tier: 'standard' });
+    const sms = await connectChannel(t, other.admin.token, 'sms');
+    const senders = [senderId('sms'), senderId('sms'), senderId('sms')];
+    for (const from of senders) await deliver(t, sms, { id: providerId('sms'), from, text: `from ${from}` });
+    const first = await api('GET', '/channels/conversations?limit=2', undefined, other.admin.token);
+    expect(first.json().items).toHaveLength(2);
+    const rest = await api(
+      'GET',
+      `/channels/conversations?limit=2&cursor=${first.json().nextCursor}`,
+      undefined,
+      other.admin.token,
+    );
+    const [oldest] = rest.json().items;
+    expect(oldest.contact.externalId).toBe(senders[0]);
+    const one = await api('GET', `/channels/conversations/${oldest.id}`, undefined, other.admin.token);
+    expect(one.statusCode, one.body).toBe(200);
+    expect(one.json()).toEqual(oldest);
+    expect(one.json().lastMessage).toMatchObject({ text: `from ${senders[0]}`, direction: 'in' });
+    const missing = await api('GET', '/channels/conversations/chc_nothere', undefined, other.admin.token);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().code).toBe('not_found');
+    // A linked patient's conversation opened by id is a PHI read, like the conversation's messages.
+    const patient = await createPatient(t, other.admin.token, { givenName: 'Ada', familyName: 'Lovelace' });
+    await api('PUT', `/channels/contacts/${oldest.contact.id}/patient`, { patientId: patient.id }, other.admin.token);
+    expect(
+      (await api('GET', `/channels/conversations/${oldest.id}`, undefined, other.admin.token)).json().contact,
+    ).toMatchObject({ patientId: patient.id, patientName: 'Ada Lovelace' });
+    const reads = (
+      await api('GET', `/audit?kind=phi_access&patientId=${patient.id}`, undefined, other.admin.token)
+    ).json().items as { context?: string }[];
+    expect(reads.some((r) => r.context === 'channels.conversation')).toBe(true);
+  });
+
   it('the unread total counts every unread conversation, not only the 200 listed', async () => {
     const busy = await createWorkspace(t, { tier: 'standard' });
     const connection = await connectChannel(t, busy.admin.token, 'viber');

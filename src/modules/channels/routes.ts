@@ -104,6 +104,20 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
   );
 
   app.get(
+    '/channels/conversations/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One conversation, as the inbox lists it (a link to one not among the pages loaded)',
+        description: 'A linked patient’s conversation writes a `phi_access` row (`channels.conversation`).',
+        params: idParams,
+        response: { 200: conversationSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.getConversation(deps, requireCtx(request), request.params.id),
+  );
+
+  app.get(
     '/channels/unread',
     {
       schema: {

@@ -764,72 +764,77 @@ const previewOf = (m: { text: string; attachments: unknown }) => {
   return clip(m.text || (first?.type ? `[${attachmentLabel(first.type)}]` : ''), 200);
 };
 
-export async function listConversations(
-  deps: AppDeps,
+type ConversationFilter = { channel?: ChannelName; patientId?: string; id?: string };
+
+/**
+ * Conversations with their contact and newest message, most recent first; the linked patients among
+ * them are named (read by id) and, being shown, audited as a PHI read in `context`.
+ */
+async function readConversations(
+  tx: Tx,
   ctx: RequestContext,
-  query: { channel?: ChannelName; patientId?: string; limit: number; cursor?: string },
+  filter: ConversationFilter,
+  page: { limit: number; after?: Parameters<typeof olderThanCursor>[2] },
+  context: string,
 ) {
-  requireFeature(ctx, 'inbound_channels');
-  const after = decodeCursor(query.cursor, timeIdCursor);
-  const { rows, names } = await withTenant(deps.db, ctx, async (tx) => {
-    // Each conversation's newest message (index on workspace, conversation, at): its direction and
-    // status tell a reply the provider refused from one that went out.
-    const last = tx
-      .select({
-        id: channelMessages.id,
-        direction: channelMessages.direction,
-        text: channelMessages.text,
-        attachments: channelMessages.attachments,
-        status: channelMessages.status,
-        at: channelMessages.at,
-      })
-      .from(channelMessages)
-      .where(
-        and(
-          eq(channelMessages.workspaceId, channelConversations.workspaceId),
-          eq(channelMessages.conversationId, channelConversations.id),
-        ),
-      )
-      .orderBy(desc(channelMessages.at), desc(channelMessages.id))
-      .limit(1)
-      .as('last_message');
-    const rows = await tx
-      .select({
-        conversation: channelConversations,
-        contact: channelContacts,
-        last: {
-          id: last.id,
-          direction: last.direction,
-          text: last.text,
-          attachments: last.attachments,
-          status: last.status,
-          at: last.at,
-        },
-        key: exactTime(channelConversations.updatedAt),
-      })
-      .from(channelConversations)
-      .innerJoin(channelContacts, contactOfConversation)
-      .leftJoinLateral(last, sql`true`)
-      .where(
-        and(
-          eq(channelConversations.workspaceId, ctx.workspaceId),
-          query.channel ? eq(channelConversations.channel, query.channel) : undefined,
-          query.patientId ? eq(channelContacts.patientId, query.patientId) : undefined,
-          olderThanCursor(channelConversations.updatedAt, channelConversations.id, after),
-        ),
-      )
-      .orderBy(desc(channelConversations.updatedAt), desc(channelConversations.id))
-      .limit(query.limit + 1);
-    // A linked contact is shown by the patient's name (as the thread header already did, read by id):
-    // seeing whose conversation it is, and its last words, is a PHI read (convention 16).
-    const linked = [
-      ...new Set(rows.slice(0, query.limit).flatMap((r) => (r.contact.patientId ? [r.contact.patientId] : []))),
-    ];
-    await auditPhiShown(tx, ctx, linked, 'channels.inbox');
-    return { rows, names: linked.length ? await patientNames(tx, ctx.workspaceId, linked) : new Map<string, string>() };
-  });
+  // Each conversation's newest message (index on workspace, conversation, at): its direction and
+  // status tell a reply the provider refused from one that went out.
+  const last = tx
+    .select({
+      id: channelMessages.id,
+      direction: channelMessages.direction,
+      text: channelMessages.text,
+      attachments: channelMessages.attachments,
+      status: channelMessages.status,
+      at: channelMessages.at,
+    })
+    .from(channelMessages)
+    .where(
+      and(
+        eq(channelMessages.workspaceId, channelConversations.workspaceId),
+        eq(channelMessages.conversationId, channelConversations.id),
+      ),
+    )
+    .orderBy(desc(channelMessages.at), desc(channelMessages.id))
+    .limit(1)
+    .as('last_message');
+  const rows = await tx
+    .select({
+      conversation: channelConversations,
+      contact: channelContacts,
+      last: {
+        id: last.id,
+        direction: last.direction,
+        text: last.text,
+        attachments: last.attachments,
+        status: last.status,
+        at: last.at,
+      },
+      key: exactTime(channelConversations.updatedAt),
+    })
+    .from(channelConversations)
+    .innerJoin(channelContacts, contactOfConversation)
+    .leftJoinLateral(last, sql`true`)
+    .where(
+      and(
+        eq(channelConversations.workspaceId, ctx.workspaceId),
+        filter.id ? eq(channelConversations.id, filter.id) : undefined,
+        filter.channel ? eq(channelConversations.channel, filter.channel) : undefined,
+        filter.patientId ? eq(channelContacts.patientId, filter.patientId) : undefined,
+        olderThanCursor(channelConversations.updatedAt, channelConversations.id, page.after),
+      ),
+    )
+    .orderBy(desc(channelConversations.updatedAt), desc(channelConversations.id))
+    .limit(page.limit + 1);
+  // A linked contact is shown by the patient's name (as the thread header already did, read by id):
+  // seeing whose conversation it is, and its last words, is a PHI read (convention 16).
+  const linked = [
+    ...new Set(rows.slice(0, page.limit).flatMap((r) => (r.contact.patientId ? [r.contact.patientId] : []))),
+  ];
+  await auditPhiShown(tx, ctx, linked, context);
+  const names = linked.length ? await patientNames(tx, ctx.workspaceId, linked) : new Map<string, string>();
   const now = Date.now();
-  const items = rows.slice(0, query.limit).map(({ conversation: c, contact, last: newest }) => {
+  const items = rows.slice(0, page.limit).map(({ conversation: c, contact, last: newest }) => {
     const last = newest?.id ? newest : null;
     return {
       id: c.id,
@@ -855,8 +860,39 @@ export async function listConversations(
       updatedAt: c.updatedAt.toISOString(),
     };
   });
-  const lastRow = rows.length > query.limit ? rows[query.limit - 1] : undefined;
+  const lastRow = rows.length > page.limit ? rows[page.limit - 1] : undefined;
   return { items, nextCursor: lastRow ? encodeCursor([lastRow.key, lastRow.conversation.id]) : null };
+}
+
+export async function listConversations(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: { channel?: ChannelName; patientId?: string; limit: number; cursor?: string },
+) {
+  requireFeature(ctx, 'inbound_channels');
+  const after = decodeCursor(query.cursor, timeIdCursor);
+  return withTenant(deps.db, ctx, (tx) =>
+    readConversations(
+      tx,
+      ctx,
+      { channel: query.channel, patientId: query.patientId },
+      { limit: query.limit, after },
+      'channels.inbox',
+    ),
+  );
+}
+
+/**
+ * One conversation, as the list shows it: the inbox opens a link to one (`/inbox?c=`, the patient
+ * record's *Open in Inbox*) that is not among the pages it has loaded. 404 when not this workspace's.
+ */
+export async function getConversation(deps: AppDeps, ctx: RequestContext, id: string) {
+  requireFeature(ctx, 'inbound_channels');
+  const { items } = await withTenant(deps.db, ctx, (tx) =>
+    readConversations(tx, ctx, { id }, { limit: 1 }, 'channels.conversation'),
+  );
+  if (!items[0]) throw notFound('Conversation');
+  return items[0];
 }
 
 async function requireConversation(tx: Tx, workspaceId: string, id: string) {

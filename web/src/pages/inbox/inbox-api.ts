@@ -1,10 +1,10 @@
 /** The channels inbox (contract §8): conversations, messages, replies, links, live updates. */
-import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
 import { explainFailure as explainProviderFailure } from '../../../../src/modules/channels/providers/content.js';
 // The server's own list and names (types.ts imports nothing at run time).
 import { CHANNEL_LABEL, CHANNELS, type ChannelName } from '../../../../src/modules/channels/providers/types.js';
-import { API_BASE, api, apiRequest, type Page } from '../../api.js';
+import { API_BASE, ApiError, api, apiRequest, type Page } from '../../api.js';
 
 export type Channel = ChannelName;
 export { CHANNEL_LABEL };
@@ -53,6 +53,7 @@ const KEY = ['channels'] as const;
 export const inboxKeys = {
   all: KEY,
   conversations: (filter: { channel?: Channel; patientId?: string }) => [...KEY, 'conversations', filter] as const,
+  conversation: (id: string) => [...KEY, 'conversation', id] as const,
   messages: (conversationId: string) => [...KEY, 'messages', conversationId] as const,
   connections: [...KEY, 'connections'] as const,
 };
@@ -71,16 +72,55 @@ export function contactDetail(c: Conversation['contact']): string | null {
 export const lastReplyFailed = (c: Conversation) =>
   c.lastMessage?.direction === 'out' && c.lastMessage.status === 'failed';
 
+/** Conversations and messages are read a page at a time (the API's cursor), newest first. */
+export const CONVERSATIONS_PAGE = 100;
+export const MESSAGES_PAGE = 100;
+
+/** The pages loaded so far as one list, each item once (a page fetched while the order moved may repeat one). */
+export function loadedItems<T extends { id: string }>(data: { pages: readonly Page<T>[] } | undefined): T[] {
+  const seen = new Set<string>();
+  const items: T[] = [];
+  for (const page of data?.pages ?? [])
+    for (const item of page.items)
+      if (!seen.has(item.id)) {
+        seen.add(item.id);
+        items.push(item);
+      }
+  return items;
+}
+
+/**
+ * The inbox's conversations, most recent first, a page at a time (*Load more conversations*). A change
+ * announced on the event stream refetches every page loaded, from the first, so the order stays right.
+ */
 export const useConversations = (
   filter: { channel?: Channel; patientId?: string },
   options: { enabled?: boolean } = {},
 ) =>
-  useQuery({
+  useInfiniteQuery({
     queryKey: inboxKeys.conversations(filter),
-    queryFn: ({ signal }) => api.get<Page<Conversation>>('/channels/conversations', { ...filter, limit: 100 }, signal),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<Page<Conversation>>(
+        '/channels/conversations',
+        { ...filter, limit: CONVERSATIONS_PAGE, cursor: pageParam },
+        signal,
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
     enabled: options.enabled ?? true,
     // Live updates come over the event stream; this only catches up if the stream cannot be held.
     refetchInterval: 60_000,
+  });
+
+/** One conversation by id: a link (`/inbox?c=`) to one not among the pages loaded. */
+export const useConversation = (id: string | undefined, options: { enabled?: boolean } = {}) =>
+  useQuery({
+    queryKey: inboxKeys.conversation(id ?? ''),
+    queryFn: ({ signal }) =>
+      api.get<Conversation>(`/channels/conversations/${encodeURIComponent(id ?? '')}`, undefined, signal),
+    enabled: !!id && (options.enabled ?? true),
+    // A conversation that is not there stays not there: no retries before saying so.
+    retry: (count, error) => !(error instanceof ApiError && error.status === 404) && count < 3,
   });
 
 export interface UnreadSummary {
@@ -103,10 +143,18 @@ export const useUnreadSummary = (options: { enabled?: boolean } = {}) =>
     refetchInterval: 60_000,
   });
 
+/** A conversation's messages, newest page first; older pages on demand (*Load older messages*). */
 export const useConversationMessages = (conversationId: string) =>
-  useQuery({
+  useInfiniteQuery({
     queryKey: inboxKeys.messages(conversationId),
-    queryFn: ({ signal }) => api.get<Page<InboxMessage>>('/channels/messages', { conversationId, limit: 100 }, signal),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<Page<InboxMessage>>(
+        '/channels/messages',
+        { conversationId, limit: MESSAGES_PAGE, cursor: pageParam },
+        signal,
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
   });
 
 export function useReply(conversationId: string) {
@@ -126,7 +174,11 @@ export function useMarkConversationRead() {
   return useMutation({
     mutationFn: (conversationId: string) =>
       apiRequest<void>(`/channels/conversations/${encodeURIComponent(conversationId)}/read`, { method: 'POST' }),
-    onSuccess: () => client.invalidateQueries({ queryKey: [...KEY, 'conversations'] }),
+    onSuccess: (_done, conversationId) =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: [...KEY, 'conversations'] }),
+        client.invalidateQueries({ queryKey: inboxKeys.conversation(conversationId) }),
+      ]),
   });
 }
 

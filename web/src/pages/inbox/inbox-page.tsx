@@ -4,10 +4,10 @@
  * statuses and a reply box, live over SSE. A contact can be linked to a patient record.
  */
 import { Link, useNavigate } from '@tanstack/react-router';
-import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
-import { describeError } from '../../api.js';
+import { type FormEvent, type RefObject, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { ApiError, describeError } from '../../api.js';
 import { focusLost } from '../../components/focus.js';
-import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { EmptyState, ErrorNotice, Loading, LoadMore } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import type { Me } from '../../session.js';
 import { formatTime } from '../messages/messages-api.js';
@@ -24,7 +24,9 @@ import {
   explainFailure,
   type InboxMessage,
   lastReplyFailed,
+  loadedItems,
   STATUS_LABEL,
+  useConversation,
   useConversationMessages,
   useConversations,
   useInboxEvents,
@@ -140,6 +142,43 @@ function FailedReply({
   );
 }
 
+/**
+ * *Load older messages* above a thread, as the Messages page has it: pending, never disabled, while the page
+ * loads (a disabled button drops the keyboard focus to the page); once the oldest message is there the button
+ * goes, and the focus it had moves to the messages.
+ */
+function LoadOlderMessages({
+  messages,
+  list,
+}: {
+  messages: ReturnType<typeof useConversationMessages>;
+  list: RefObject<HTMLOListElement | null>;
+}) {
+  const asked = useRef(false);
+  const { hasNextPage, isFetchingNextPage } = messages;
+  useEffect(() => {
+    if (!asked.current || isFetchingNextPage) return;
+    asked.current = false;
+    if (!hasNextPage && focusLost()) list.current?.focus({ preventScroll: true });
+  }, [hasNextPage, isFetchingNextPage, list]);
+  if (!hasNextPage) return null;
+  return (
+    <Button
+      variant="secondary"
+      className="load-older"
+      isPending={isFetchingNextPage}
+      onPress={() => {
+        if (isFetchingNextPage) return;
+        asked.current = true;
+        void messages.fetchNextPage();
+      }}
+      data-testid="load-older-messages"
+    >
+      {isFetchingNextPage ? 'Loading…' : 'Load older messages'}
+    </Button>
+  );
+}
+
 function ConversationView({ conversation }: { conversation: Conversation }) {
   const messages = useConversationMessages(conversation.id);
   const reply = useReply(conversation.id);
@@ -159,7 +198,10 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
   useEffect(() => {
     if (focusLost()) heading.current?.focus({ preventScroll: true });
   }, []);
-  const ordered = useMemo(() => [...(messages.data?.items ?? [])].reverse(), [messages.data]);
+  // Pages come newest first; the thread reads oldest first.
+  const ordered = useMemo(() => loadedItems(messages.data).reverse(), [messages.data]);
+  const newest = ordered[ordered.length - 1]?.id;
+  const list = useRef<HTMLOListElement>(null);
 
   // Opening a conversation (or a new message arriving while it is open) marks it read for the whole clinic,
   // but only while someone can see it: a conversation left open in a background tab (or a minimised window)
@@ -179,9 +221,10 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
       window.removeEventListener('focus', markIfSeen);
     };
   }, [conversation.id, unread, markReadMutate]);
+  // To the newest message when one arrives (not when older ones are loaded above).
   useEffect(() => {
-    if (ordered.length) bottom.current?.scrollIntoView({ block: 'end' });
-  }, [ordered.length]);
+    if (newest) bottom.current?.scrollIntoView({ block: 'end' });
+  }, [newest]);
 
   const sendText = (body: string, options: { onSent?: () => void; retry?: boolean } = {}) => {
     setNotice(null);
@@ -240,7 +283,8 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
       <div className="message-scroll">
         {messages.isPending ? <Loading label="Loading messages…" /> : null}
         {messages.isError ? <ErrorNotice error={messages.error} onRetry={() => messages.refetch()} /> : null}
-        <ol className="message-list" aria-label="Messages" data-testid="inbox-messages">
+        <LoadOlderMessages messages={messages} list={list} />
+        <ol ref={list} tabIndex={-1} className="message-list" aria-label="Messages" data-testid="inbox-messages">
           {ordered.map((m, index) => (
             <li
               key={m.id}
@@ -313,6 +357,8 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
   );
 }
 
+const CONVERSATIONS = ['conversation', 'conversations'] as const;
+
 export function InboxPage({ me, conversationId, channel }: { me: Me; conversationId?: string; channel?: Channel }) {
   // A plan without channels gets a notice, not a 403 or a stream that keeps reconnecting.
   const hasChannels = me.workspace.tier !== 'free';
@@ -322,7 +368,15 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
   const navigate = useNavigate();
   const [managing, setManaging] = useState(false);
   const isAdmin = me.role === 'admin';
-  const active = conversations.data?.items.find((c) => c.id === conversationId);
+  const loaded = useMemo(() => loadedItems(conversations.data), [conversations.data]);
+  const listed = loaded.find((c) => c.id === conversationId);
+  // A link to a conversation not among the pages loaded (older, or on another channel than the filter's):
+  // it is read by id.
+  const single = useConversation(conversationId, {
+    enabled: hasChannels && conversations.isFetched && !listed,
+  });
+  const active = listed ?? (conversationId && single.data?.id === conversationId ? single.data : undefined);
+  const missing = single.error instanceof ApiError && single.error.status === 404;
   // Back from a thread to the list (a phone): the focus goes to the conversation just left, not the page.
   const left = useRef(conversationId);
   useEffect(() => {
@@ -389,15 +443,18 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
           {conversations.isError ? (
             <ErrorNotice error={conversations.error} onRetry={() => conversations.refetch()} />
           ) : null}
-          {conversations.isSuccess && conversations.data.items.length === 0 ? (
+          {conversations.isSuccess && loaded.length === 0 ? (
             <EmptyState title="No conversations yet">
               {channel
                 ? `Nothing on ${CHANNEL_LABEL[channel]} yet.`
                 : 'Messages patients send to your channels show up here.'}
             </EmptyState>
           ) : null}
-          {conversations.isSuccess ? (
-            <ConversationList conversations={conversations.data.items} activeId={conversationId} channel={channel} />
+          {conversations.data ? (
+            <>
+              <ConversationList conversations={loaded} activeId={conversationId} channel={channel} />
+              <LoadMore query={conversations} noun={CONVERSATIONS} />
+            </>
           ) : null}
         </aside>
         <div className="messages-main">
@@ -413,8 +470,14 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
           ) : null}
           {active ? (
             <ConversationView key={active.id} conversation={active} />
-          ) : conversationId && conversations.isSuccess ? (
-            <EmptyState title="Conversation not found">It may be on another channel filter.</EmptyState>
+          ) : conversationId && missing ? (
+            <EmptyState title="Conversation not found">
+              The link may be wrong, or the conversation is in another workspace.
+            </EmptyState>
+          ) : conversationId && single.isError ? (
+            <ErrorNotice error={single.error} onRetry={() => single.refetch()} />
+          ) : conversationId && (conversations.isPending || single.isPending) ? (
+            <Loading label="Loading conversation…" />
           ) : !conversationId ? (
             <EmptyState title="Choose a conversation">Pick one on the left to read and reply.</EmptyState>
           ) : null}

@@ -1,6 +1,6 @@
 /** A patient's conversations on the messaging channels (contacts linked to the record), newest first. */
 import { Link } from '@tanstack/react-router';
-import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
+import { EmptyState, ErrorNotice, Loading, LoadMore } from '../../components/status.js';
 import { formatTime } from '../messages/messages-api.js';
 import { ChannelBadge } from './channel-badge.js';
 import {
@@ -8,6 +8,7 @@ import {
   contactDetail,
   contactName,
   failureSummary,
+  loadedItems,
   STATUS_LABEL,
   useConversationMessages,
   useConversations,
@@ -18,7 +19,8 @@ import './inbox.css';
 
 function Thread({ conversation }: { conversation: Conversation }) {
   const messages = useConversationMessages(conversation.id);
-  const recent = [...(messages.data?.items ?? [])].slice(0, 20).reverse();
+  // The newest 20 (of the first page); the whole thread is in the Inbox.
+  const recent = [...(messages.data?.pages[0]?.items ?? [])].slice(0, 20).reverse();
   const detail = contactDetail(conversation.contact);
   return (
     <article className="card patient-conversation" data-testid="patient-conversation">
@@ -59,11 +61,14 @@ function Thread({ conversation }: { conversation: Conversation }) {
   );
 }
 
+const CONVERSATIONS = ['conversation', 'conversations'] as const;
+
 export function PatientConversations({ patientId }: { patientId: string }) {
   const conversations = useConversations({ patientId });
   if (conversations.isPending) return <Loading label="Loading conversations…" />;
   if (conversations.isError) return <ErrorNotice error={conversations.error} onRetry={() => conversations.refetch()} />;
-  if (conversations.data.items.length === 0) {
+  const items = loadedItems(conversations.data);
+  if (items.length === 0) {
     return (
       <EmptyState title="No linked conversations">
         Link a contact to this patient from the Inbox and their messages show here.
@@ -72,9 +77,10 @@ export function PatientConversations({ patientId }: { patientId: string }) {
   }
   return (
     <div className="patient-conversations">
-      {conversations.data.items.map((c) => (
+      {items.map((c) => (
         <Thread key={c.id} conversation={c} />
       ))}
+      <LoadMore query={conversations} noun={CONVERSATIONS} />
     </div>
   );
 }
