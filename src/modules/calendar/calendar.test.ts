@@ -817,6 +817,15 @@ describe("a visit's Zoom meeting follows it", () => {
       );
     expect(others).toHaveLength(3);
     for (const e of others) expect(e.conference).toEqual({ product: 'zoom', joinUrl });
+
+    // An occurrence never changed before (no row of its own) taken off video loses the series' link too.
+    const third = others.find((e: { start: string }) => e.start.startsWith('2026-11-26'));
+    const plain = await patchEvent(third.id, { conference: null });
+    expect(plain.statusCode, plain.body).toBe(200);
+    expect(plain.json().event.conference).toBeNull();
+    expect(plain.json().event.location).toBeNull();
+    expect(plain.json().event.description ?? '').not.toContain('/j/');
+    expect(await meeting()).toEqual(before);
   });
 });
 

@@ -623,14 +623,23 @@ export async function patchEvent(
       ? { meetingId: prior.zoomMeetingId, joinUrl: prior.zoomJoinUrl }
       : undefined;
   const existing =
-    timesChange || product === 'zoom' || priorMeeting || draft.patientId || draft.hostUserId
+    timesChange || product !== undefined || priorMeeting || draft.patientId || draft.hostUserId
       ? await provider.adapter.getEvent(session, cal.providerCalendarId, providerEventId)
       : undefined;
   // The meeting is this event's own only for a single event or a whole series: an occurrence's row names its
   // series' meeting, which moving, renaming or unlinking one occurrence must leave alone.
   const ownMeeting = priorMeeting && existing && !existing.recurringEventId ? priorMeeting : undefined;
+  // The meeting whose link the event carries: its own row's, or (an occurrence never changed before has no row)
+  // its series'.
+  let linked = priorMeeting;
+  const seriesId = existing?.recurringEventId;
+  if (!linked && seriesId && product !== undefined) {
+    const series = await withTenant(deps.db, ctx, (tx) => appointmentOf(tx, ctx.workspaceId, cal.id, [seriesId]));
+    if (series?.zoomMeetingId && series.zoomJoinUrl)
+      linked = { meetingId: series.zoomMeetingId, joinUrl: series.zoomJoinUrl };
+  }
   // Changed to no video or to Meet/Teams: the link leaves this event (and the meeting goes when it is its own).
-  const unlink = priorMeeting && product !== undefined && product !== 'zoom' ? priorMeeting : undefined;
+  const unlink = linked && product !== undefined && product !== 'zoom' ? linked : undefined;
   const dropMeeting = unlink && ownMeeting ? ownMeeting : undefined;
   const timeZone = draft.timeZone ?? existing?.timeZone;
   if (existing) checkTimes(draft.start ?? existing.start, draft.end ?? existing.end, draft.timeZone);
@@ -658,7 +667,7 @@ export async function patchEvent(
   }
 
   let zoom: { meetingId: string; joinUrl: string } | undefined;
-  if (product === 'zoom' && existing && !priorMeeting) {
+  if (product === 'zoom' && existing && !linked) {
     zoom = await createZoom(deps, ctx, {
       title: draft.title ?? existing.title,
       start: draft.start ?? existing.start,
