@@ -257,6 +257,29 @@ describe('patient record', () => {
     }
   });
 
+  it('Ctrl+K: Enter pressed while the results are still for what was typed before opens a match for what is typed', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const family = `Quill${uniqueSuffix()}`;
+    const hans = await createPatient(page, { givenName: 'Hans', familyName: family });
+    const josefa = await createPatient(page, { givenName: 'Josefa', familyName: `${family}mann` });
+    await page.goto('/messages');
+    await page.getByTestId('open-search').waitFor();
+    await page.keyboard.press('Control+k');
+    const palette = page.getByTestId('command-palette');
+    await palette.waitFor();
+    await page.keyboard.type(family.toLowerCase());
+    // The exact family name ranks first.
+    await expect.poll(() => palette.getByTestId('palette-result').first().textContent()).toContain('Hans');
+    // Typing on and pressing Enter at once: the list still shows the answer for the shorter text.
+    await page.keyboard.type('mann');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('patient-record').waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/patients/${josefa}`);
+    expect(new URL(page.url()).pathname).not.toBe(`/patients/${hans}`);
+    await page.close();
+  });
+
   it('says who wrote and who signed each note; only the author edits a draft or signs it, and errors stay in the dialog', async () => {
     const lee = { email: `lee-${uniqueSuffix()}@example.test`, password: `pw-${uniqueSuffix()}-${uniqueSuffix()}` };
     await harness.addMember(workspace.id, { ...lee, name: 'Dr. Lee', role: 'member', isProvider: true });

@@ -49,8 +49,29 @@ function PaletteSearch({ onDone }: { onDone: () => void }) {
   const q = useDebounced(text.trim(), 150);
   const results = usePatientSearch(q, q.length > 0);
   const items = q ? (results.data?.items ?? []) : [];
+  // The results shown while the next search is on its way are for what was typed before: Enter on one of them
+  // would open another patient's record. It waits for the answer to what is typed, and opens its first match.
+  const fresh = q === text.trim() && !results.isPlaceholderData && !results.isPending;
+  const [waiting, setWaiting] = useState(false);
+  const open = (patientId: string) => {
+    onDone();
+    void navigate({ to: '/patients/$patientId', params: { patientId } });
+  };
+  const firstId = items[0]?.id;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the answer for the text typed has come
+  useEffect(() => {
+    if (!waiting || !fresh) return;
+    setWaiting(false);
+    if (firstId) open(firstId);
+  }, [waiting, fresh, firstId]);
   return (
-    <Autocomplete inputValue={text} onInputChange={setText}>
+    <Autocomplete
+      inputValue={text}
+      onInputChange={(value) => {
+        setWaiting(false);
+        setText(value);
+      }}
+    >
       <SearchField aria-label="Name, date of birth or MRN" className="palette-field" autoFocus>
         <Input className="palette-input" placeholder="Name, date of birth (YYYY-MM-DD) or MRN" />
       </SearchField>
@@ -59,8 +80,8 @@ function PaletteSearch({ onDone }: { onDone: () => void }) {
         aria-label="Matching patients"
         items={items}
         onAction={(key) => {
-          onDone();
-          void navigate({ to: '/patients/$patientId', params: { patientId: String(key) } });
+          if (fresh) open(String(key));
+          else setWaiting(true);
         }}
         renderEmptyState={() => (
           <p className="muted palette-empty" data-testid="palette-empty">
