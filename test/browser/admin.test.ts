@@ -436,6 +436,69 @@ describe('workspace administration', () => {
     );
   });
 
+  it('says before removing a provider that their connected calendar goes with them, and again once done', async () => {
+    // Dr. Lee connects a Google calendar of hers, through the emulator's consent redirect and our callback.
+    const suffix = uniqueSuffix();
+    const accountEmail = `dr.lee-${suffix}@riverside.example`;
+    const lee = (await harness.addMember(workspace.id, {
+      email: `lee-${suffix}@example.test`,
+      name: 'Dr. Morgan Lee',
+      role: 'member',
+      isProvider: true,
+    })) as { userId: string; token: string };
+    const asLee = { authorization: `Bearer ${lee.token}`, 'content-type': 'application/json' };
+    const start = await fetch(`${harness.baseUrl}/api/v1/calendar/connections`, {
+      method: 'POST',
+      headers: asLee,
+      body: JSON.stringify({ provider: 'google' }),
+    });
+    expect(start.status).toBe(201);
+    const authorize = new URL(((await start.json()) as { authorizeUrl: string }).authorizeUrl);
+    authorize.searchParams.set('login_hint', accountEmail);
+    const consent = await fetch(authorize, { redirect: 'manual' });
+    const callback = new URL(consent.headers.get('location') ?? '');
+    const back = await fetch(`${harness.baseUrl}${callback.pathname}${callback.search}`, { redirect: 'manual' });
+    expect(back.status).toBe(302);
+    const connections = async () => {
+      const response = await fetch(`${harness.baseUrl}/api/v1/calendar/connections`, { headers: asLee });
+      return response.ok ? ((await response.json()) as { items: { accountEmail: string }[] }).items : [];
+    };
+    expect((await connections()).map((c) => c.accountEmail)).toEqual([accountEmail]);
+
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/admin/members');
+    const row = page.getByTestId('member-row').filter({ hasText: 'Dr. Morgan Lee' });
+    await row.getByTestId('member-remove').click();
+    const question = page.getByRole('alertdialog');
+    expect(await question.getByRole('heading').textContent()).toBe('Remove Dr. Morgan Lee?');
+    // The dialog's description (under its title) names the account and what its leaving means.
+    await expect
+      .poll(() => question.locator('.dialog-description').textContent())
+      .toBe(
+        'Their sessions, API tokens and open streams in this workspace stop working at once. Their connected ' +
+          `calendar ${accountEmail} (Google) will be disconnected: its appointments leave the clinic calendar ` +
+          'until someone connects that account again.',
+      );
+    await page.getByTestId('confirm-remove').click();
+    await page
+      .getByText('Dr. Morgan Lee was removed from the workspace; 1 calendar account disconnected.')
+      .first()
+      .waitFor();
+    await expect.poll(() => row.count()).toBe(0);
+
+    // A member without a calendar is asked as before (nothing about calendars).
+    await harness.addMember(workspace.id, { email: `kai-${suffix}@example.test`, name: 'Kai Front', role: 'member' });
+    await page.reload();
+    const kai = page.getByTestId('member-row').filter({ hasText: 'Kai Front' });
+    await kai.getByTestId('member-remove').click();
+    expect(await question.locator('.dialog-description').textContent()).toBe(
+      'Their sessions, API tokens and open streams in this workspace stop working at once.',
+    );
+    await page.getByTestId('confirm-remove').click();
+    await page.getByText('Kai Front was removed from the workspace.').first().waitFor();
+  });
+
   it('tells a member who opens an admin page that it is for admins', async () => {
     const email = `member-${uniqueSuffix()}@example.test`;
     const password = `Silver-lagoon-${uniqueSuffix()}-orbit`;

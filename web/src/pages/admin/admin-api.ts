@@ -15,6 +15,15 @@ export interface WorkspaceMember {
   lastSignInAt: string | null;
 }
 
+/** A connected calendar account (`GET /calendar/connections`: an admin sees every member's, with `userId`). */
+export interface CalendarConnection {
+  id: string;
+  provider: 'google' | 'microsoft';
+  accountEmail: string;
+  status: 'active' | 'reauth_required';
+  userId: string;
+}
+
 export interface ApiToken {
   id: string;
   name: string;
@@ -57,6 +66,19 @@ export function useMembers() {
   });
 }
 
+/**
+ * The workspace's connected calendar accounts, to say before removing a member which of theirs go with them.
+ * Same key as the calendar page's list (one cache, refreshed by a removal); not retried: without it the
+ * confirmation simply names no calendars.
+ */
+export function useCalendarConnections() {
+  return useQuery({
+    queryKey: ['calendar', 'connections'],
+    queryFn: ({ signal }) => api.get<{ items: CalendarConnection[] }>('/calendar/connections', undefined, signal),
+    retry: false,
+  });
+}
+
 export function useInvite() {
   const queryClient = useQueryClient();
   return useMutation({
@@ -96,7 +118,12 @@ export function useRemoveMember() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (userId: string) => api.delete(`/members/${enc(userId)}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: adminKeys.members }),
+    onSuccess: () => {
+      // The member's calendar accounts were disconnected with them (docs/calendar.md). Not awaited: the row
+      // goes with the members' refetch, and a caller's callbacks must run before that.
+      void queryClient.invalidateQueries({ queryKey: ['calendar'] });
+      return queryClient.invalidateQueries({ queryKey: adminKeys.members });
+    },
   });
 }
 

@@ -10,7 +10,15 @@ import { applyProblem, CheckboxInput, FormError, TextInput, useZodForm } from '.
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { formatDateTime } from '../patients/patients-api.js';
-import { useInvite, useMembers, useRemoveMember, useUpdateMember, type WorkspaceMember } from './admin-api.js';
+import {
+  type CalendarConnection,
+  useCalendarConnections,
+  useInvite,
+  useMembers,
+  useRemoveMember,
+  useUpdateMember,
+  type WorkspaceMember,
+} from './admin-api.js';
 
 const LAST_ADMIN = 'A workspace needs at least one admin: make someone else an admin first.';
 
@@ -52,6 +60,8 @@ function MemberTable({
   heading: RefObject<HTMLHeadingElement | null>;
 }) {
   const actionCells = useRef(new Map<string, HTMLTableCellElement>());
+  // Removing a member disconnects the calendar accounts they connected here: the confirmation names them.
+  const connections = useCalendarConnections();
   // A removed member's row goes with its Remove button and the dialog that would have given the focus back
   // to it; the focus moves on to the next row's Remove (the previous one's after the last row, else the title).
   const removedAt = useRef<{ userId: string; index: number } | null>(null);
@@ -87,6 +97,8 @@ function MemberTable({
             <MemberRow
               key={m.userId}
               member={m}
+              calendars={connections.data?.items.filter((c) => c.userId === m.userId) ?? []}
+              onConfirmRemoval={() => void connections.refetch()}
               actionsRef={(cell) => {
                 if (cell) actionCells.current.set(m.userId, cell);
                 else actionCells.current.delete(m.userId);
@@ -104,10 +116,16 @@ function MemberTable({
 
 function MemberRow({
   member,
+  calendars,
+  onConfirmRemoval,
   actionsRef,
   onRemoved,
 }: {
   member: WorkspaceMember;
+  /** The calendar accounts this member connected in the workspace (disconnected when they are removed). */
+  calendars: CalendarConnection[];
+  /** The Remove confirmation opens: the calendar accounts are read again, so it names the current ones. */
+  onConfirmRemoval: () => void;
   /** The cell holding the Remove button (the dialog is portalled elsewhere). */
   actionsRef: (cell: HTMLTableCellElement | null) => void;
   onRemoved: () => void;
@@ -229,6 +247,7 @@ function MemberRow({
           onPress={() => {
             setProblem(null);
             remove.reset();
+            onConfirmRemoval();
             setConfirming(true);
           }}
           data-testid="member-remove"
@@ -238,7 +257,7 @@ function MemberRow({
         </Button>
         <ConfirmDialog
           title={`Remove ${member.name}?`}
-          description="Their sessions, API tokens and open streams in this workspace stop working at once."
+          description={removalDescription(calendars)}
           confirmLabel="Remove"
           isOpen={confirming}
           onOpenChange={setConfirming}
@@ -246,20 +265,47 @@ function MemberRow({
           confirmTestId="confirm-remove"
           error={inWords(remove.error)}
           errorTitle={`${member.name} was not removed`}
-          onConfirm={() =>
+          onConfirm={() => {
+            // What the question named is what went with them (the removal answers 204, nothing more).
+            const disconnected = calendars.length;
             remove.mutate(member.userId, {
               onSuccess: () => {
                 onRemoved();
                 setConfirming(false);
-                notifySuccess(`${member.name} was removed from the workspace.`);
+                notifySuccess(
+                  disconnected === 0
+                    ? `${member.name} was removed from the workspace.`
+                    : `${member.name} was removed from the workspace; ${disconnected} calendar ${
+                        disconnected === 1 ? 'account' : 'accounts'
+                      } disconnected.`,
+                );
               },
               onError: explain(true),
-            })
-          }
+            });
+          }}
         />
       </td>
     </tr>
   );
+}
+
+const PROVIDER_NAMES: Record<string, string> = { google: 'Google', microsoft: 'Microsoft' };
+
+/** "a, b and c" */
+const listInWords = (items: string[]) =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+
+/**
+ * What removing a member ends: their credentials, and the calendar accounts they connected here, whose
+ * appointments leave the workspace's calendar with them (docs/calendar.md, "A removed member's accounts").
+ */
+export function removalDescription(calendars: CalendarConnection[]): string {
+  const ends = 'Their sessions, API tokens and open streams in this workspace stop working at once.';
+  if (calendars.length === 0) return ends;
+  const accounts = listInWords(calendars.map((c) => `${c.accountEmail} (${PROVIDER_NAMES[c.provider] ?? c.provider})`));
+  return calendars.length === 1
+    ? `${ends} Their connected calendar ${accounts} will be disconnected: its appointments leave the clinic calendar until someone connects that account again.`
+    : `${ends} Their connected calendars ${accounts} will be disconnected: their appointments leave the clinic calendar until someone connects those accounts again.`;
 }
 
 /** `last_admin` in the words of this page; any other error as it is (with its request id). */
