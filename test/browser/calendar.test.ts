@@ -121,40 +121,40 @@ describe('Calendar page', () => {
       const p = await harness.newPage({ timezoneId });
       await p.setViewportSize({ width: 1280, height: 900 });
       await signIn(p, workspace.admin.email, workspace.admin.password);
-      await p.goto(WEEK);
+      await p.goto('/calendar?date=2027-01-13');
       await p.getByTestId('calendar-legend').locator('li').first().waitFor();
       return p;
     };
     const berlin = await inZone('Europe/Berlin');
     await berlin.getByTestId('new-event').click();
     await berlin.getByTestId('event-title').fill('Team offsite');
-    await berlin.getByTestId('event-date').fill('2026-12-09');
+    await berlin.getByTestId('event-date').fill('2027-01-13');
     await berlin.getByTestId('event-all-day').check();
     await berlin.getByTestId('event-save').click();
     await berlin.getByTestId('event-dialog').waitFor({ state: 'detached' });
     const offsite = (p: Page) => p.locator('.fc-event', { hasText: 'Team offsite' });
-    await expect.poll(() => offsite(berlin).textContent()).toContain('Wed, Dec 9, all day');
+    await expect.poll(() => offsite(berlin).textContent()).toContain('Wed, Jan 13, all day');
     // The day's column in the all-day row holds it.
-    await berlin.locator('.fc-daygrid-day[data-date="2026-12-09"] .fc-event', { hasText: 'Team offsite' }).waitFor();
+    await berlin.locator('.fc-daygrid-day[data-date="2027-01-13"] .fc-event', { hasText: 'Team offsite' }).waitFor();
 
     const losAngeles = await inZone('America/Los_Angeles');
     await losAngeles
-      .locator('.fc-daygrid-day[data-date="2026-12-09"] .fc-event', { hasText: 'Team offsite' })
+      .locator('.fc-daygrid-day[data-date="2027-01-13"] .fc-event', { hasText: 'Team offsite' })
       .waitFor();
-    expect(await offsite(losAngeles).textContent()).toContain('Wed, Dec 9, all day');
+    expect(await offsite(losAngeles).textContent()).toContain('Wed, Jan 13, all day');
     // Opened there, the dialog names the same day.
     await offsite(losAngeles).click();
-    expect(await losAngeles.getByTestId('event-date').inputValue()).toBe('2026-12-09');
+    expect(await losAngeles.getByTestId('event-date').inputValue()).toBe('2027-01-13');
     await losAngeles.keyboard.press('Escape');
     await losAngeles.getByTestId('event-dialog').waitFor({ state: 'detached' });
     // Made there for a Monday out of view: the calendar goes to that Monday's week (not the Sunday before).
     await losAngeles.getByTestId('new-event').click();
     await losAngeles.getByTestId('event-title').fill('Monday course');
-    await losAngeles.getByTestId('event-date').fill('2026-12-14');
+    await losAngeles.getByTestId('event-date').fill('2027-01-18');
     await losAngeles.getByTestId('event-all-day').check();
     await losAngeles.getByTestId('event-save').click();
     await losAngeles
-      .locator('.fc-daygrid-day[data-date="2026-12-14"] .fc-event', { hasText: 'Monday course' })
+      .locator('.fc-daygrid-day[data-date="2027-01-18"] .fc-event', { hasText: 'Monday course' })
       .waitFor();
     await losAngeles.close();
     await berlin.close();
