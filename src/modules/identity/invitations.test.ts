@@ -170,6 +170,55 @@ describe('invitations', () => {
   });
 });
 
+describe('GET /auth/invitation (the invitation page asks before accepting)', () => {
+  const lookup = (token: string) =>
+    t.request({ method: 'GET', url: `/api/v1/auth/invitation?token=${encodeURIComponent(token)}` });
+
+  it('says whether the invited account already has a password: a new one, then a member removed and re-invited', async () => {
+    const email = 'returning@example.test';
+    const invited = await as(ws.admin.token, 'POST', '/members/invitations', {
+      email,
+      name: 'Ren Turner',
+      role: 'member',
+    });
+    const token = await linkToken(email, 'accept-invitation');
+    const fresh = await lookup(token);
+    expect(fresh.statusCode, fresh.body).toBe(200);
+    // Only what the address's owner needs: no ids, no names of others, nothing about the account but that.
+    expect(fresh.json()).toEqual({ workspace: { name: 'Invite Clinic' }, email, existingAccount: false });
+    expect(fresh.headers['cache-control']).toBe('no-store');
+    expect((await post('/auth/accept-invitation', { token, password: NEW_PASSWORD })).statusCode).toBe(200);
+    // Used: the same 409 as accepting.
+    expect([(await lookup(token)).statusCode, (await lookup(token)).json().code]).toEqual([409, 'invitation_used']);
+
+    // Removed, then invited again: the account has its password, which accepting asks for.
+    expect((await as(ws.admin.token, 'DELETE', `/members/${invited.json().userId}`)).statusCode).toBe(204);
+    await as(ws.admin.token, 'POST', '/members/invitations', { email, name: 'Ren Turner', role: 'member' });
+    await waitForMail(t, email, 2);
+    const again = [await linkToken(email, 'accept-invitation', 1), await linkToken(email, 'accept-invitation', 2)].find(
+      (link) => link !== token,
+    ) as string;
+    expect((await lookup(again)).json()).toEqual({
+      workspace: { name: 'Invite Clinic' },
+      email,
+      existingAccount: true,
+    });
+    expect((await post('/auth/accept-invitation', { token: again, password: NEW_PASSWORD })).statusCode).toBe(200);
+  });
+
+  it('answers 410 for an expired invitation, 404 for an unknown token and 400 without one', async () => {
+    const email = 'late-lookup@example.test';
+    const res = await as(ws.admin.token, 'POST', '/members/invitations', { email, name: 'Late', role: 'member' });
+    const token = await linkToken(email, 'accept-invitation');
+    await runSql(
+      sql`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE user_id = ${res.json().userId}`,
+    );
+    expect((await lookup(token)).json().code).toBe('invitation_expired');
+    expect((await lookup('inv_nope')).statusCode).toBe(404);
+    expect((await t.request({ method: 'GET', url: '/api/v1/auth/invitation' })).statusCode).toBe(400);
+  });
+});
+
 describe('password reset and change', () => {
   it('answers 202 with the same body for known and unknown addresses; mails only real accounts', async () => {
     const member = await addMember(t, ws, { password: TEST_PASSWORD });

@@ -14,6 +14,8 @@ import {
   createWorkspaceBody,
   invitationBody,
   invitationCreatedSchema,
+  invitationLookupQuery,
+  invitationLookupSchema,
   memberBody,
   memberCreatedSchema,
   memberParams,
@@ -79,6 +81,25 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       setSessionCookie(reply, result.token);
       return { user: result.user, workspace: result.workspace, role: result.role };
     },
+  );
+
+  app.get(
+    '/auth/invitation',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Look up an invitation by its token, before accepting it',
+        description:
+          "For the invitation page: the workspace's name, the invited e-mail and `existingAccount` (that account " +
+          "already has a password, which accepting asks for; else accepting sets the new account's password). " +
+          'The token (in the query, which is never logged) is the e-mailed one; the same 404, 409 ' +
+          '`invitation_used` and 410 `invitation_expired` as accepting.',
+        querystring: invitationLookupQuery,
+        response: { 200: invitationLookupSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.lookupInvitation(deps, request.query.token),
   );
 
   app.post(

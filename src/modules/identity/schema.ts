@@ -87,6 +87,18 @@ export const invitationBody = z.object({
 export const invitationCreatedSchema = z.object({ userId: z.string(), status: z.literal('invited') });
 const oneTimeToken = z.string().min(1).max(200);
 export const acceptInvitationBody = z.object({ token: oneTimeToken, password });
+export const invitationLookupQuery = z.object({ token: oneTimeToken });
+/** What the invitation page needs before asking for a password; only for the token's holder (the invited e-mail's owner). */
+export const invitationLookupSchema = z.object({
+  workspace: z.object({ name: z.string() }),
+  email: z.string(),
+  /**
+   * The invited e-mail already has an account with a password (someone returning, or a member of another
+   * workspace): accepting asks for that password. Otherwise accepting sets the new account's password.
+   */
+  existingAccount: z.boolean(),
+});
+export type InvitationLookup = z.infer<typeof invitationLookupSchema>;
 export const passwordResetBody = z.object({ email });
 export const passwordResetAccepted = z.object({ status: z.literal('accepted') });
 export const passwordResetConfirmBody = z.object({ token: oneTimeToken, password });

@@ -26,7 +26,7 @@ import type { AppDeps } from '../../platform/types.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './demo-accounts.js';
 import { meCacheFor } from './me-cache.js';
 import * as repo from './repository.js';
-import type { CreateWorkspaceInput, MemberInput } from './schema.js';
+import type { CreateWorkspaceInput, InvitationLookup, MemberInput } from './schema.js';
 import { memberships } from './tables.js';
 
 const present = (w: repo.WorkspaceRow) => ({ id: w.id, name: w.name, tier: w.tier, organizationId: w.organizationId });
@@ -653,6 +653,21 @@ function usableInvitation(row: repo.InvitationRow | undefined): repo.InvitationR
     throw new AppError('invitation_expired', 410, 'This invitation has expired; ask an admin for a new one');
   }
   return row;
+}
+
+/**
+ * What the invitation page shows before asking for a password: the workspace, the invited address and
+ * whether that account already has a password (then accepting asks for it, not for a new one). Answered
+ * only to the token's holder, who is the invited address's owner; the same 404/409/410 as accepting.
+ */
+export async function lookupInvitation(deps: AppDeps, token: string): Promise<InvitationLookup> {
+  return withSystem(deps.db, async (tx) => {
+    const found = usableInvitation(await repo.findInvitationByHash(tx, sha256Hex(token)));
+    const user = await repo.findUser(tx, found.userId);
+    const workspace = await repo.findWorkspace(tx, found.workspaceId);
+    if (!user || !workspace) throw new AppError('not_found', 404, 'Invitation not found');
+    return { workspace: { name: workspace.name }, email: user.email, existingAccount: user.passwordHash !== null };
+  });
 }
 
 /**
