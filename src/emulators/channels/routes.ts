@@ -1,10 +1,12 @@
 // Channel emulators (contract §11): Telegram Bot API, Meta Graph (WhatsApp, Messenger, Instagram),
 // Viber REST bot API and Twilio Messaging, speaking each provider's paths, bodies and error shapes.
 // Each records what was sent (`GET /sent` → {items: [{to, text, at, …}]}) in the database and takes
-// faults (`messages.send`; Telegram also `setWebhook`). Telegram keeps the webhook a bot registered
+// faults (`messages.send`; Telegram also `setWebhook`; Meta also `profile.get`). Telegram keeps the webhook a bot registered
 // and can deliver a user's message to it (`POST /simulate`), signed as Telegram signs it; Twilio
-// reports delivery to the StatusCallback, signed with the account's token, as Twilio does.
-import { randomBytes } from 'node:crypto';
+// reports delivery to the StatusCallback, signed with the account's token, as Twilio does. Meta knows
+// the people who write to its pages (`POST /users`, `POST /simulate`) and tells their names to Graph's
+// profile read (`GET /{version}/{id}?fields=`), recording each read (`GET /lookups`).
+import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { twilioSignature } from '../../modules/channels/index.js';
 import { readDoc, updateDoc } from '../calendar/store.js';
@@ -231,7 +233,162 @@ export async function metaEmulator(fastify: FastifyInstance): Promise<void> {
     });
     return { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] };
   });
+
+  // People who write to the emulated pages: the webhooks carry only their page-scoped id, and Graph tells
+  // their name when asked (`GET /{version}/{id}?fields=`, the User Profile API). Registered with
+  // `POST /users`, or by `POST /simulate`, which also delivers their message to a webhook, signed as Meta signs.
+  const users = () => readDoc<UsersDoc>(fastify.atrium.db, 'meta', USERS);
+  const addUser = (user: MetaUser) =>
+    updateDoc(fastify.atrium.db, 'meta', USERS, initialUsers, (doc: UsersDoc) => {
+      doc.items = { ...doc.items, [user.id]: user };
+    });
+  const userBody = (body: Record<string, unknown>, id: string): MetaUser => ({
+    id,
+    ...(text(body.firstName, 100) ? { first_name: text(body.firstName, 100) } : {}),
+    ...(text(body.lastName, 100) ? { last_name: text(body.lastName, 100) } : {}),
+    ...(text(body.name, 200) ? { name: text(body.name, 200) } : {}),
+    ...(text(body.username, 100) ? { username: text(body.username, 100) } : {}),
+  });
+  const newPsid = () => String(6_000_000_000_000_000n + BigInt(Number.parseInt(randomBytes(4).toString('hex'), 16)));
+
+  fastify.post('/users', { schema: { hide: true } }, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const id = /^\d{1,40}$/.test(text(body.id, 40)) ? text(body.id, 40) : newPsid();
+    const user = userBody(body, id);
+    await addUser(user);
+    return reply.status(201).send(user);
+  });
+
+  /** A person writes to a page (Messenger) or Instagram account: the notification is posted to `webhookUrl`. */
+  fastify.post('/simulate', { schema: { hide: true } }, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const url = text(body.webhookUrl, 2000);
+    const appSecret = text(body.appSecret, 200);
+    if (!url.startsWith('http') || !appSecret)
+      return reply.status(400).send({ error: 'webhookUrl and appSecret are required' });
+    const object = body.object === 'instagram' ? 'instagram' : 'page';
+    const pageId = text(body.pageId, 40) || '2233445566';
+    const senderId = /^\d{1,40}$/.test(text(body.senderId, 40)) ? text(body.senderId, 40) : newPsid();
+    const user = userBody(body, senderId);
+    await addUser(user);
+    const mid = `m_${randomBytes(16).toString('base64url')}`;
+    const now = Date.now();
+    const payload = JSON.stringify({
+      object,
+      entry: [
+        {
+          id: pageId,
+          time: now,
+          messaging: [
+            {
+              sender: { id: senderId },
+              recipient: { id: pageId },
+              timestamp: now,
+              message: { mid, text: text(body.text) || 'Hello' },
+            },
+          ],
+        },
+      ],
+    });
+    const signature = createHmac('sha256', appSecret).update(payload).digest('hex');
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${signature}` },
+      body: payload,
+    });
+    return { delivered: res.ok, status: res.status, senderId, mid };
+  });
+
+  /** The profile reads answered (ids and fields asked, never the token), newest first. */
+  fastify.get('/lookups', { schema: { hide: true } }, async (request) => {
+    const id = (request.query as { id?: string }).id;
+    const doc = await readDoc<LookupsDoc>(fastify.atrium.db, 'meta', LOOKUPS);
+    const items = [...(doc?.items ?? [])].reverse();
+    return { items: id ? items.filter((i) => i.id === id) : items };
+  });
+  fastify.delete('/lookups', { schema: { hide: true } }, async (_request, reply) => {
+    await updateDoc(fastify.atrium.db, 'meta', LOOKUPS, initialLookups, (doc: LookupsDoc) => {
+      doc.items = [];
+    });
+    return reply.status(204).send();
+  });
+
+  // Graph's node read (the User Profile API for page- and Instagram-scoped ids). The token comes as
+  // `access_token` or as `Authorization: Bearer`; the fields asked for that the person has are answered,
+  // with `id`; an id no simulated person has is Graph's 100/33. Fault operation `profile.get`.
+  fastify.get('/:version/:id', { schema: { hide: true } }, async (request, reply) => {
+    const { id } = request.params as { version: string; id: string };
+    const q = request.query as { fields?: string; access_token?: string };
+    const token = q.access_token ?? /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (!token)
+      return oauthError(
+        reply,
+        400,
+        'An active access token must be used to query information about the current user.',
+        2500,
+      );
+    if (token.length < 8) return oauthError(reply, 400, 'Invalid OAuth access token - Cannot parse access token');
+    const fields = text(q.fields, 500)
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
+    await updateDoc(fastify.atrium.db, 'meta', LOOKUPS, initialLookups, (doc: LookupsDoc) => {
+      doc.items = [...doc.items.slice(-999), { id: text(id, 100), fields, at: new Date().toISOString() }];
+    });
+    const f = await applyFault(faults, 'profile.get', request);
+    if (f) {
+      return reply.status(f.status!).send(
+        f.body ?? {
+          error: {
+            message: 'An unexpected error has occurred. Please retry your request later.',
+            type: 'OAuthException',
+            is_transient: true,
+            code: 2,
+            fbtrace_id: randomBytes(6).toString('hex'),
+          },
+        },
+      );
+    }
+    const user = (await users())?.items[id];
+    if (!user) {
+      // Graph's answer for an id that does not exist or that this token may not read.
+      return reply.status(400).send({
+        error: {
+          message: `Unsupported get request. Object with ID '${text(id, 100)}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+          type: 'GraphMethodException',
+          code: 100,
+          error_subcode: 33,
+          fbtrace_id: randomBytes(6).toString('hex'),
+        },
+      });
+    }
+    const known = user as unknown as Record<string, string | undefined>;
+    const answer: Record<string, string> = { id: user.id };
+    for (const field of fields.length ? fields : ['name']) {
+      const value = known[field];
+      if (field !== 'id' && value !== undefined) answer[field] = value;
+    }
+    return answer;
+  });
 }
+
+interface MetaUser {
+  id: string;
+  first_name?: string;
+  last_name?: string;
+  name?: string;
+  username?: string;
+}
+interface UsersDoc {
+  items: Record<string, MetaUser>;
+}
+const USERS = 'users';
+const initialUsers = (): UsersDoc => ({ items: {} });
+interface LookupsDoc {
+  items: { id: string; fields: string[]; at: string }[];
+}
+const LOOKUPS = 'lookups';
+const initialLookups = (): LookupsDoc => ({ items: [] });
 
 // ---------------------------------------------------------------- Viber
 

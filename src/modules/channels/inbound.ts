@@ -89,6 +89,11 @@ export interface StoredInbound {
   messageId: string;
   conversationId: string;
   contactId: string;
+  /**
+   * The contact has no name and the provider has not refused to tell it in the last 30 days: a
+   * channel whose webhooks carry no name (Messenger, Instagram) asks for it (`channels.contact-profile`).
+   */
+  nameWanted: boolean;
 }
 
 /**
@@ -141,7 +146,12 @@ export async function storeInbound(
   const contactInput = [...people.values()]
     .sort((a, b) => (a.ext < b.ext ? -1 : a.ext > b.ext ? 1 : 0))
     .map((p) => ({ ...p, ctc: newId('ctc'), cnv: newId('cnv') }));
-  const threads = await preparedRows<{ ext: string; contact_id: string; conversation_id: string }>(
+  const threads = await preparedRows<{
+    ext: string;
+    contact_id: string;
+    conversation_id: string;
+    name_wanted: boolean;
+  }>(
     tx,
     sql`
     WITH input AS (
@@ -153,7 +163,8 @@ export async function storeInbound(
       ON CONFLICT (workspace_id, connection_id, external_id) DO UPDATE
          SET name = coalesce(excluded.name, channel_contacts.name),
              phone = coalesce(excluded.phone, channel_contacts.phone)
-      RETURNING id, external_id
+      RETURNING id, external_id,
+                name IS NULL AND (name_refused_at IS NULL OR name_refused_at < now() - interval '30 days') AS name_wanted
     ), v AS (
       INSERT INTO channel_conversations (workspace_id, id, connection_id, channel, contact_id)
       SELECT ${workspaceId}, i.cnv, ${connectionId}, ${channel}, c.id
@@ -161,7 +172,8 @@ export async function storeInbound(
       ON CONFLICT (workspace_id, contact_id) DO UPDATE SET connection_id = excluded.connection_id
       RETURNING id, contact_id
     )
-    SELECT c.external_id AS ext, c.id AS contact_id, v.id AS conversation_id FROM v JOIN c ON c.id = v.contact_id`,
+    SELECT c.external_id AS ext, c.id AS contact_id, v.id AS conversation_id, c.name_wanted
+      FROM v JOIN c ON c.id = v.contact_id`,
   );
   const threadOf = new Map(threads.map((t) => [t.ext, t]));
 
@@ -215,7 +227,12 @@ export async function storeInbound(
   const results = rows.map((r): StoredInbound | null => {
     const thread = threadOf.get(r.ext);
     if (!stored.has(r.id) || !thread) return null;
-    return { messageId: r.id, conversationId: thread.conversation_id, contactId: thread.contact_id };
+    return {
+      messageId: r.id,
+      conversationId: thread.conversation_id,
+      contactId: thread.contact_id,
+      nameWanted: thread.name_wanted,
+    };
   });
   const created = results.filter((r): r is StoredInbound => r !== null);
   await publishEvents(

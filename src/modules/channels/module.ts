@@ -1,6 +1,7 @@
 import { metaEmulator, telegramEmulator, twilioEmulator, viberEmulator } from '../../emulators/channels/routes.js';
 import { defineModule } from '../../platform/module.js';
 import { channelMonitors } from './monitors.js';
+import { contactProfileJob } from './profiles.js';
 import { channelRoutes } from './routes.js';
 import { seedChannels } from './seed.js';
 import { prunePendingStatuses } from './service.js';
@@ -13,6 +14,8 @@ export const channelsModule = defineModule({
   tables,
   monitors: channelMonitors,
   seed: seedChannels,
+  // Names of Messenger and Instagram contacts, asked of Graph once (docs/channels.md, Contact names).
+  jobTypes: [contactProfileJob],
   emulators: { telegram: telegramEmulator, meta: metaEmulator, viber: viberEmulator, twilio: twilioEmulator },
   schedules: [
     {

@@ -6,7 +6,7 @@ import { and, desc, eq, gt, inArray, isNotNull, isNull, lte, or, type SQL, sql }
 import { countAccepted, countRefused } from '../../platform/acceptance.js';
 import { auditPhiShown, writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext, Tier } from '../../platform/context.js';
-import { decryptSecret, encryptSecret, safeEqual } from '../../platform/crypto.js';
+import { encryptSecret, safeEqual } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
 import { groupCommit } from '../../platform/db/group-commit.js';
 import { inList } from '../../platform/db/lists.js';
@@ -18,7 +18,9 @@ import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { workspaceTier } from '../identity/index.js';
 import { patientExists, patientNames } from '../patients/index.js';
+import { aad, baseUrlOf, credentialsOf, keys } from './credentials.js';
 import { type ConnectionRow, clean, clip, notifyConversations, storeInbound, watermarkTime } from './inbound.js';
+import { enqueueContactProfiles } from './profiles.js';
 import { attachmentLabel } from './providers/content.js';
 import {
   ADAPTERS,
@@ -41,15 +43,9 @@ import {
 
 export { CHANNELS_NOTIFY, type ChannelNotice } from './inbound.js';
 
-const aad = (workspaceId: string, id: string) => `channel:${workspaceId}:${id}`;
-const keys = (deps: AppDeps) => [{ id: deps.config.encryptionKeyId, key: deps.config.encryptionKey }];
-
 /** Where a provider reaches this workspace's connection. */
 export const webhookUrlOf = (deps: AppDeps, channel: string, id: string) =>
   `${deps.selfUrl()}/api/v1/${channel}/webhook?connection=${id}`;
-
-const baseUrlOf = (deps: AppDeps, adapter: ChannelAdapter<Record<string, string>>) =>
-  deps.config.emulators ? `${deps.selfUrl()}/_emulators/${adapter.emulator}` : adapter.realBaseUrl;
 
 // ---------------------------------------------------------------- receipt counters (health probes)
 
@@ -176,10 +172,6 @@ async function liveConnection(tx: Tx, workspaceId: string, id: string) {
     .from(channelConnections)
     .where(liveConnections(workspaceId, eq(channelConnections.id, id)));
   return row;
-}
-
-function credentialsOf(deps: AppDeps, row: ConnectionRow): Record<string, string> {
-  return JSON.parse(decryptSecret(keys(deps), row.credentialsEnc, aad(row.workspaceId, row.id)));
 }
 
 // ---------------------------------------------------------------- webhooks
@@ -452,11 +444,19 @@ async function storeBatch(deps: AppDeps, workspaceId: string, items: InboundBatc
             messages.push(e);
           }
       });
-      const stored = await storeInbound(tx, items[owners[0] ?? 0].connection, messages);
+      const connection = items[owners[0] ?? 0].connection;
+      const stored = await storeInbound(tx, connection, messages);
       stored.forEach((s, k) => {
         const r = results[owners[k]];
         if (s && r) r.stored += 1;
       });
+      // Webhooks without names (Messenger, Instagram): each new nameless contact's name is asked for once.
+      if (ADAPTERS[connection.channel as ChannelName].profile)
+        await enqueueContactProfiles(
+          tx,
+          workspaceId,
+          stored.flatMap((s) => (s?.nameWanted ? [s.contactId] : [])),
+        );
     }
     // Delivery and read reports, in the order they came; first the provider ids they name are locked
     // against a reply storing one of them (all of the batch's at once, in one order: no deadlock).

@@ -32,6 +32,11 @@ export const channelContacts = pgTable(
     phone: text('phone'),
     patientId: text('patient_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
+    /**
+     * When the provider last refused to tell this contact's name (Messenger, Instagram: a token it does not
+     * accept, the person's privacy): not asked again for 30 days (`channels.contact-profile`).
+     */
+    nameRefusedAt: ts('name_refused_at'),
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.id] }),

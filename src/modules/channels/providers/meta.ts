@@ -3,8 +3,18 @@
 // and replies through the Graph API (`/{phone-number-id}/messages`, `/me/messages`).
 import { z } from 'zod';
 import { safeEqual } from '../../../platform/crypto.js';
+import { createUpstream, UpstreamError } from '../../../platform/upstream/index.js';
 import { contactCardText, locationText, UNSUPPORTED_TEXT } from './content.js';
-import type { Attachment, ChannelAdapter, ChannelEvent, ChannelName, SkippedItem, StatusUpdate } from './types.js';
+import type {
+  Attachment,
+  ChannelAdapter,
+  ChannelEvent,
+  ChannelName,
+  ProfileContext,
+  ProfileLookup,
+  SkippedItem,
+  StatusUpdate,
+} from './types.js';
 import { SendFailed } from './types.js';
 import { header, hmacHex, idText, MalformedPayload, parseJsonExact, sendCall, upstreamFor } from './wire.js';
 
@@ -459,6 +469,93 @@ export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {
   },
 };
 
+// ---------------------------------------------------------------- contact profiles
+
+/**
+ * Profile reads have their own upstream (metrics apart from the sends), a breaker per connection, a
+ * shorter deadline (nobody waits on them) and the usual retries: a GET is idempotent.
+ */
+const profiles = createUpstream({
+  name: 'channels:meta-profile',
+  timeoutMs: 5_000,
+  retries: 2,
+  breaker: { consecutiveFailures: 5 },
+});
+
+/** Graph's codes that mean "not now" rather than "no": unknown/temporary errors and rate limits. */
+const TRANSIENT_GRAPH_CODES = new Set([1, 2, 4, 17, 32, 341, 613]);
+
+const graphErrorOf = (body: unknown) =>
+  (body as { error?: { code?: unknown; error_subcode?: unknown; type?: unknown; is_transient?: unknown } } | null)
+    ?.error;
+
+/**
+ * A Messenger or Instagram contact's name (Graph's User Profile API: `GET /{PSID}?fields=first_name,last_name`,
+ * Instagram's `GET /{IGSID}?fields=name,username`) with the page's token, sent as a header (never in a URL,
+ * which proxies and logs keep). What Graph refuses is `refused` with its status and codes only; the
+ * message Graph wrote is left out, so nothing it says about the person reaches a log or a job row.
+ */
+async function graphProfile(
+  channel: 'messenger' | 'instagram',
+  context: ProfileContext,
+  accessToken: string,
+  externalId: string,
+): Promise<ProfileLookup> {
+  // Page- and Instagram-scoped ids are numbers: anything else is not asked (nor put in a path).
+  if (!/^\d{1,40}$/.test(externalId)) return { outcome: 'refused', reason: 'not a Graph user id' };
+  const fields = channel === 'messenger' ? 'first_name,last_name' : 'name,username';
+  let response: Awaited<ReturnType<typeof profiles.request>>;
+  try {
+    response = await profiles.request({
+      method: 'GET',
+      url: `${context.baseUrl}/${GRAPH_VERSION}/${externalId}`,
+      query: { fields },
+      headers: { authorization: `Bearer ${accessToken}` },
+      requestId: context.requestId,
+      breakerKey: context.breakerKey,
+      signal: context.signal,
+    });
+  } catch (err) {
+    if (err instanceof UpstreamError)
+      return { outcome: 'unavailable', reason: `Graph could not be reached (${err.kind})` };
+    throw err;
+  }
+  let body: unknown = null;
+  try {
+    body = response.json();
+  } catch {
+    // Not JSON: judged by the status alone.
+  }
+  if (response.ok) {
+    const profile = (body ?? {}) as { first_name?: unknown; last_name?: unknown; name?: unknown; username?: unknown };
+    const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+    const name =
+      channel === 'messenger'
+        ? [text(profile.first_name), text(profile.last_name)].filter(Boolean).join(' ') || null
+        : (text(profile.name) ?? (text(profile.username) ? `@${text(profile.username)}` : null));
+    return { outcome: 'found', name };
+  }
+  const error = graphErrorOf(body);
+  const code = typeof error?.code === 'number' ? error.code : undefined;
+  const subcode = typeof error?.error_subcode === 'number' ? error.error_subcode : undefined;
+  const reason = `Graph answered ${response.status}${code !== undefined ? `, code ${code}${subcode !== undefined ? `/${subcode}` : ''}` : ''}`;
+  if (
+    response.status >= 500 ||
+    response.status === 429 ||
+    response.status === 408 ||
+    error?.is_transient === true ||
+    (code !== undefined && TRANSIENT_GRAPH_CODES.has(code))
+  ) {
+    const retryAfter = Number(response.headers['retry-after']);
+    return {
+      outcome: 'unavailable',
+      reason,
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}),
+    };
+  }
+  return { outcome: 'refused', reason };
+}
+
 function pageAdapter(channel: Extract<ChannelName, 'messenger' | 'instagram'>): ChannelAdapter<PageCredentials> {
   const envelope = pageEnvelope(channel === 'messenger' ? 'page' : 'instagram');
   const service = channel === 'messenger' ? 'Messenger' : 'Instagram';
@@ -485,6 +582,7 @@ function pageAdapter(channel: Extract<ChannelName, 'messenger' | 'instagram'>): 
         for (const event of entry.messaging ?? []) out.push(...pageEvents(channel, event, entry.id));
       return out;
     },
+    profile: (context, creds, externalId) => graphProfile(channel, context, creds.accessToken, externalId),
     async send(context, creds, to, text) {
       const body = await sendCall<{ message_id?: string }>(
         () =>

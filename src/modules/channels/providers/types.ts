@@ -97,6 +97,25 @@ export interface SendContext {
 /** The provider refused or could not be reached: the message is stored as `failed` with this. */
 export class SendFailed extends Error {}
 
+/** Where a contact's profile is read (the provider's API, the connection's breaker). */
+export interface ProfileContext {
+  baseUrl: string;
+  requestId: string;
+  breakerKey: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * A contact's name as the provider tells it. `refused`: the provider answered and said no (a token it
+ * does not accept, an id it does not know, the person's privacy): asking again will not help.
+ * `unavailable`: it could not be asked (down, timed out, rate limited): worth asking again later.
+ * Reasons carry status and codes only, never what the provider said about the person.
+ */
+export type ProfileLookup =
+  | { outcome: 'found'; name: string | null }
+  | { outcome: 'refused'; reason: string }
+  | { outcome: 'unavailable'; reason: string; retryAfterMs?: number };
+
 export interface ChannelAdapter<C = Record<string, string>> {
   channel: ChannelName;
   /** The provider's API (used when emulators are off). */
@@ -109,6 +128,11 @@ export interface ChannelAdapter<C = Record<string, string>> {
   /** What the verified request says; throws on a payload that is not the provider's shape. */
   parse(request: WebhookRequest): ChannelEvent[];
   send(context: SendContext, credentials: C, to: SendTarget, text: string): Promise<{ providerMessageId: string }>;
+  /**
+   * The contact's display name, for channels whose webhooks carry none (Messenger, Instagram: Graph's
+   * User Profile API). Read once per contact by the `channels.contact-profile` job.
+   */
+  profile?(context: ProfileContext, credentials: C, externalId: string): Promise<ProfileLookup>;
   /** Registers the webhook at the provider when connecting (Telegram setWebhook). */
   register?(context: SendContext, credentials: C, webhookUrl: string): Promise<void>;
   /** Meta's subscription handshake: the verify token to compare with `hub.verify_token`. */
