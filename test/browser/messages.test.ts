@@ -222,6 +222,57 @@ describe('messages page', () => {
     await admin.close();
   });
 
+  it('a thread with a colleague who was removed keeps their name, says they left, and offers no composer', async () => {
+    const suffix = uniqueSuffix();
+    const sam = { email: `sam-${suffix}@example.test`, name: 'Sam Rivera', password: `pw-${suffix}-sam-secret` };
+    await harness.addMember(workspace.id, { ...sam, role: 'member' });
+    const lee = await harness.addMember(workspace.id, {
+      email: `lee-${suffix}@example.test`,
+      name: 'Dr. Morgan Lee',
+      role: 'member',
+    });
+    const page = await harness.newPage();
+    await signIn(page, sam.email, sam.password);
+    const sent = await page.request.post('/api/v1/direct-messages', {
+      data: { recipients: [lee.userId], body: `Can you see Mr. Okafor at 3? ${suffix}` },
+      headers: { 'x-requested-with': 'fetch' },
+    });
+    expect(sent.status()).toBe(201);
+    const { threadId } = (await sent.json()) as { threadId: string };
+
+    // The admin removes Dr. Lee.
+    const admin = await harness.newPage();
+    await signIn(admin, workspace.admin.email, workspace.admin.password);
+    const removed = await admin.request.delete(`/api/v1/members/${lee.userId}`, {
+      headers: { 'x-requested-with': 'fetch' },
+    });
+    expect(removed.status()).toBe(204);
+
+    // Sam's list and the thread's header still name Dr. Lee (it was titled "Sam Rivera", Sam's own name).
+    await page.getByTestId('nav-messages').click();
+    const item = page.locator(`[data-testid="thread-item"][data-thread-id="${threadId}"]`);
+    await expect
+      .poll(() => item.locator('.thread-item-title').textContent())
+      .toBe('Dr. Morgan Lee (no longer a member)');
+    await item.click();
+    await expect.poll(() => page.getByTestId('thread-title').textContent()).toBe('Dr. Morgan Lee (no longer a member)');
+    expect(await page.getByTestId('thread-participants').textContent()).toBe(
+      'Dr. Morgan Lee (no longer a member), Sam Rivera',
+    );
+    expect(await messageTexts(page)).toEqual([expect.stringContaining(`Can you see Mr. Okafor at 3? ${suffix}`)]);
+    // No composer to type into and be refused: the thread says why, in words.
+    expect(await page.getByTestId('thread-left').textContent()).toBe(
+      'Dr. Morgan Lee is no longer a member of this workspace, so no one would read a message here. The ' +
+        'conversation stays for you to read.',
+    );
+    expect(await page.getByTestId('composer').count()).toBe(0);
+    const results = await new AxeBuilder({ page })
+      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+      .include('[data-testid="thread-view"]')
+      .analyze();
+    expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+  });
+
   it('shows a banner instead of the composer on the Free tier', async () => {
     const free = await harness.createWorkspace({ tier: 'free' });
     const page = await harness.newPage();

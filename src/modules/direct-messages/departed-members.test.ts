@@ -64,6 +64,86 @@ describe('sending into a thread whose others left', () => {
   });
 });
 
+describe('a thread with someone who was removed', () => {
+  it('keeps them under their name, marked former, in the list, the history and search; the 409 names them', async () => {
+    const sam = await addMember(t, ws, { name: 'Sam Rivera' });
+    const lee = await addMember(t, ws, { name: 'Dr. Morgan Lee' });
+    const ann = await addMember(t, ws, { name: 'Ann Stays' });
+    const direct = await sendDm(t, sam.token, { recipients: [lee.userId], body: 'Can you see Mr. Okafor at 3?' });
+    const group = await sendDm(t, sam.token, { recipients: [lee.userId, ann.userId], body: 'Rota for kestrels' });
+    const threadId = direct.json().threadId as string;
+    await remove(lee);
+
+    const listed = (await threads(sam.token)) as unknown as {
+      id: string;
+      title: string;
+      participants: { userId: string; name: string; former: boolean }[];
+    }[];
+    const thread = listed.find((th) => th.id === threadId);
+    expect(thread?.title).toBe('Dr. Morgan Lee (no longer a member)');
+    expect(thread?.participants).toEqual(
+      expect.arrayContaining([
+        { userId: sam.userId, name: 'Sam Rivera', former: false },
+        { userId: lee.userId, name: 'Dr. Morgan Lee', former: true },
+      ]),
+    );
+    expect(thread?.participants).toHaveLength(2);
+    // In a group, in the same order as before (joined together: by name), their name marked in the title.
+    const groupItem = listed.find((th) => th.id === group.json().threadId);
+    expect(groupItem?.title).toBe('Ann Stays, Dr. Morgan Lee (no longer a member)');
+    expect(groupItem?.participants.map((p) => [p.name, p.former])).toEqual([
+      ['Ann Stays', false],
+      ['Dr. Morgan Lee', true],
+      ['Sam Rivera', false],
+    ]);
+
+    const opened = await t.request({ method: 'GET', url: `/api/v1/direct-messages/${threadId}`, token: sam.token });
+    expect(opened.json().thread).toMatchObject({ title: 'Dr. Morgan Lee (no longer a member)' });
+    expect(opened.json().thread.participants).toContainEqual({
+      userId: lee.userId,
+      name: 'Dr. Morgan Lee',
+      former: true,
+    });
+    expect(opened.json().items.map((m: { body: string }) => m.body)).toEqual(['Can you see Mr. Okafor at 3?']);
+
+    const found = await t.request({
+      method: 'GET',
+      url: '/api/v1/direct-messages/search?q=kestrels',
+      token: ws.admin.token,
+    });
+    expect(found.json().items[0].thread.participants).toContainEqual({
+      userId: lee.userId,
+      name: 'Dr. Morgan Lee',
+      former: true,
+    });
+
+    // Sending there is refused, and the refusal says who the thread was with.
+    const refused = await sendIn(sam.token, threadId, 'Hello?');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({
+      code: 'recipients_left',
+      formerParticipants: [{ userId: lee.userId, name: 'Dr. Morgan Lee' }],
+    });
+    expect(refused.json().detail).toContain('Dr. Morgan Lee is no longer a member of this workspace');
+    const alsoRefused = await sendDm(t, sam.token, { threadId, body: 'Hello?' });
+    expect(alsoRefused.json()).toMatchObject({
+      code: 'recipients_left',
+      formerParticipants: [{ name: 'Dr. Morgan Lee' }],
+    });
+
+    // Back again (same account): a member again, not former; they read only what comes after their return.
+    const back = await addMember(t, ws, { name: 'Dr. Morgan Lee', email: lee.email });
+    expect(back.userId).toBe(lee.userId);
+    const again = (await threads(sam.token)) as unknown as typeof listed;
+    expect(again.find((th) => th.id === threadId)).toMatchObject({
+      title: 'Dr. Morgan Lee',
+      participants: expect.arrayContaining([{ userId: lee.userId, name: 'Dr. Morgan Lee', former: false }]),
+    });
+    expect((await sendIn(sam.token, threadId, 'Welcome back')).statusCode).toBe(201);
+    expect(await history(back.token, threadId)).toEqual(['Welcome back']);
+  });
+});
+
 describe('a member added back', () => {
   it('reads their old threads from their return on: nothing sent before it, nor while they were away', async () => {
     const email = `erin-${ws.id}@example.test`;

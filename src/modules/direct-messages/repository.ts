@@ -177,10 +177,11 @@ export async function participantsOf(tx: Tx, workspaceId: string, threadIds: str
   const nameOf = (userId: string) => names.get(userId) ?? '';
   // Code-unit order matches the databases' C collation the former join sorted by.
   const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  // A participant removed from the workspace stays in the thread; this transaction no longer sees their
+  // user row (RLS: members only), so `name` is null and the service names them from outside it.
   return rows
-    .filter((r) => names.has(r.userId))
     .sort((a, b) => a.joinedAt.getTime() - b.joinedAt.getTime() || byName(nameOf(a.userId), nameOf(b.userId)))
-    .map(({ joinedAt: _joined, ...r }) => ({ ...r, name: nameOf(r.userId) }));
+    .map((r) => ({ ...r, name: names.get(r.userId) ?? null }));
 }
 
 export async function findReceipt(tx: Tx, workspaceId: string, threadId: string, userId: string) {

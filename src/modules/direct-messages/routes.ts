@@ -38,6 +38,9 @@ export async function directMessageRoutes(fastify: FastifyInstance): Promise<voi
       schema: {
         tags,
         summary: "The caller's threads, most recently active first, with the last message and unread count",
+        description:
+          'Participants removed from the workspace stay in their threads, marked `former: true` under their name; ' +
+          'a title made of names follows theirs with "(no longer a member)".',
         querystring: listThreadsQuery,
         response: { 200: listOf(threadListItem), ...problemResponses },
       },
@@ -57,7 +60,8 @@ export async function directMessageRoutes(fastify: FastifyInstance): Promise<voi
           'several mean the group thread of exactly that member set (created on first use, `title` applies then only). ' +
           'Recipients must be workspace members (422 `unknown_recipient`); duplicates and the sender are ignored. ' +
           '`@patient:<id>` mentions must name patients of the workspace (422 `unknown_patient`). Into a thread whose ' +
-          'other participants are all no longer members: 409 `recipients_left`. Free tier: 403 ' +
+          'other participants are all no longer members: 409 `recipients_left` naming them (`formerParticipants: ' +
+          '[{userId, name}]`, and in `detail`). Free tier: 403 ' +
           '`tier_required`. Accepts `Idempotency-Key`.',
         body: sendBody,
         response: { 201: sendResponse, ...problemResponses },
@@ -109,8 +113,8 @@ export async function directMessageRoutes(fastify: FastifyInstance): Promise<voi
         summary: 'Send a message into a thread (participants only; Free tier: 403)',
         description:
           'Not a participant → 404. When no other participant is a member of the workspace any more (all of ' +
-          'them were removed) → 409 `recipients_left`, nothing stored; a thread with someone still a member ' +
-          'works for them.',
+          'them were removed) → 409 `recipients_left`, nothing stored, naming them (`formerParticipants: ' +
+          '[{userId, name}]`, and in `detail`); a thread with someone still a member works for them.',
         params: threadParams,
         body: sendInThreadBody,
         response: { 201: sendInThreadResponse, ...problemResponses },

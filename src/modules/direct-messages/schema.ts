@@ -29,12 +29,23 @@ export const messageSchema = z.object({
 });
 export type Message = z.infer<typeof messageSchema>;
 
-export const participantSchema = z.object({ userId: z.string(), name: z.string() });
+export const participantSchema = z.object({
+  userId: z.string(),
+  name: z.string(),
+  /**
+   * No longer a member of the workspace (removed): they stay in the thread under their name, but read nothing
+   * more; once no one else in it is a member, sending there is 409 `recipients_left`.
+   */
+  former: z.boolean(),
+});
 
 export const threadSchema = z.object({
   id: z.string(),
   kind: z.enum(['direct', 'group']),
-  /** Display title for the caller: the group's title, else the other participants' names. */
+  /**
+   * Display title for the caller: the group's title, else the other participants' names, a former member's
+   * followed by "(no longer a member)".
+   */
   title: z.string(),
   /** The title given at creation (groups only), or null. */
   customTitle: z.string().nullable(),

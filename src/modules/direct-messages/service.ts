@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { auditInsertSql, writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
-import { withTenant } from '../../platform/db/tenant.js';
+import { withSystem, withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound, unprocessable } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor, type Page, timeIdCursor } from '../../platform/pagination.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
-import { memberNames, membershipStarts } from '../identity/index.js';
+import { memberNames, membershipStarts, userNames } from '../identity/index.js';
 import * as patients from '../patients/index.js';
 import { parsePatientMentions } from './mentions.js';
 import * as repo from './repository.js';
@@ -44,22 +44,69 @@ export function presentMessage(row: repo.MessageRow, names: PatientNames): Messa
   };
 }
 
+/** Follows a former member's name wherever the thread is titled by its people. */
+const FORMER_MEMBER = '(no longer a member)';
+
+/** The caller's title of a thread: the group's title, else the other participants' names (theirs, if alone). */
+function displayTitle(customTitle: string | null, participants: Thread['participants'], callerId: string): string {
+  if (customTitle !== null) return customTitle;
+  const others = participants.filter((p) => p.userId !== callerId);
+  return (others.length > 0 ? others : participants)
+    .map((p) => (p.former ? `${p.name} ${FORMER_MEMBER}` : p.name))
+    .join(', ');
+}
+
+/**
+ * A participant whose name is null is no longer a member of the workspace (the tenant transaction does not
+ * see their user row): marked `former`, and named by `nameFormerParticipants` once that transaction is over.
+ */
 function presentThread(
   thread: repo.ThreadRow,
-  participants: { userId: string; name: string }[],
+  participants: { userId: string; name: string | null; joinedAt: Date }[],
   callerId: string,
 ): Thread {
-  const others = participants.filter((p) => p.userId !== callerId);
-  const names = (others.length > 0 ? others : participants).map((p) => p.name);
+  const people = participants.map((p) => {
+    const person = { userId: p.userId, name: p.name ?? '', former: p.name === null };
+    joinedAt.set(person, p.joinedAt.getTime());
+    return person;
+  });
   return {
     id: thread.id,
     kind: thread.kind,
-    title: thread.title ?? names.join(', '),
+    title: displayTitle(thread.title, people, callerId),
     customTitle: thread.title,
-    participants: participants.map((p) => ({ userId: p.userId, name: p.name })),
+    participants: people,
     createdAt: thread.createdAt.toISOString(),
     updatedAt: thread.updatedAt.toISOString(),
   };
+}
+
+/** When each presented participant joined their thread: the order of participants once every name is known. */
+const joinedAt = new WeakMap<Thread['participants'][number], number>();
+// Code-unit order, as the repository sorts names (the databases' C collation).
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Names of people removed from the workspace who take part in its threads. The workspace's transaction sees
+ * members only, so they are read in a system one of their own (never nested in the tenant one: one connection
+ * on PGlite), and only for ids taken from this workspace's participant rows.
+ */
+async function formerNames(deps: AppDeps, userIds: string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map();
+  return withSystem(deps.db, (tx) => userNames(tx, userIds));
+}
+
+/** Fills in the former participants' names (and the titles made of them) of threads presented above. */
+async function nameFormerParticipants(deps: AppDeps, callerId: string, threads: Thread[]): Promise<void> {
+  const former = threads.flatMap((t) => t.participants.filter((p) => p.former).map((p) => p.userId));
+  if (former.length === 0) return;
+  const names = await formerNames(deps, [...new Set(former)]);
+  for (const thread of threads) {
+    if (!thread.participants.some((p) => p.former)) continue;
+    for (const p of thread.participants) if (p.former) p.name = names.get(p.userId) ?? 'A former member';
+    thread.participants.sort((a, b) => (joinedAt.get(a) ?? 0) - (joinedAt.get(b) ?? 0) || byName(a.name, b.name));
+    thread.title = displayTitle(thread.customTitle, thread.participants, callerId);
+  }
 }
 
 const presentReceipt = (p: { userId: string; lastReadMessageId: string | null; readAt: Date | null }): Receipt => ({
@@ -146,12 +193,38 @@ async function hiddenThrough(
   return new Map(rows.map((r) => [r.threadId, Number(r.seq)]));
 }
 
-const recipientsLeft = () =>
-  new AppError(
+/** "a", "a and b", "a, b and c" */
+const inWords = (items: string[]) =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+
+/**
+ * 409 `recipients_left`, naming who the thread was with (`formerParticipants: [{userId, name}]`). Raised in
+ * the tenant transaction with the ids only; `explainRecipientsLeft` names them once it is over.
+ */
+const recipientsLeft = (people: { userId: string; name?: string }[]) => {
+  const named = people.every((p) => p.name !== undefined);
+  const who = inWords(people.map((p) => p.name ?? ''));
+  return new AppError(
     'recipients_left',
     409,
-    'No one else in this thread is a member of the workspace any more; nothing was sent',
+    named && people.length > 0
+      ? `${who} ${people.length === 1 ? 'is' : 'are'} no longer a member of this workspace, so no one would read ` +
+          'a message here; nothing was sent'
+      : 'No one else in this thread is a member of the workspace any more; nothing was sent',
+    { formerParticipants: people },
   );
+};
+
+async function explainRecipientsLeft<T>(deps: AppDeps, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'recipients_left') throw err;
+    const ids = (err.extras.formerParticipants as { userId: string }[]).map((p) => p.userId);
+    const names = await formerNames(deps, ids);
+    throw recipientsLeft(ids.map((userId) => ({ userId, name: names.get(userId) ?? 'A former member' })));
+  }
+}
 
 /**
  * 404 unless the caller takes part in the thread; 409 `recipients_left` when none of the others is
@@ -165,7 +238,9 @@ async function requireRecipients(tx: Tx, ctx: Ctx, threadId: string): Promise<vo
     .where(and(eq(dmParticipants.workspaceId, ctx.workspaceId), eq(dmParticipants.threadId, threadId)));
   if (!rows.some((r) => r.userId === ctx.userId)) throw notFound('Thread');
   const others = rows.map((r) => r.userId).filter((id) => id !== ctx.userId);
-  if ((await memberNames(tx, ctx.workspaceId, others)).length === 0) throw recipientsLeft();
+  if ((await memberNames(tx, ctx.workspaceId, others)).length === 0) {
+    throw recipientsLeft(others.map((userId) => ({ userId })));
+  }
 }
 
 export async function listThreads(
@@ -174,7 +249,7 @@ export async function listThreads(
   query: { limit: number; cursor?: string },
 ): Promise<Page<ThreadListItem>> {
   const after = decodeCursor(query.cursor, timeIdCursor);
-  return withTenant(deps.db, ctx, async (tx) => {
+  const page = await withTenant(deps.db, ctx, async (tx) => {
     const rows = await repo.listThreadsOfUser(tx, ctx.workspaceId, ctx.userId, query.limit, after);
     const page = rows.slice(0, query.limit);
     const participants = groupBy(
@@ -207,6 +282,8 @@ export async function listThreads(
     const nextCursor = rows.length > query.limit && last ? encodeCursor([last.key, last.thread.id]) : null;
     return { items, nextCursor };
   });
+  await nameFormerParticipants(deps, ctx.userId, page.items);
+  return page;
 }
 
 /** Hash of the sorted member ids: the identity of a 1:1 pair or a group's member set. */
@@ -293,6 +370,10 @@ async function appendMessage(tx: Tx, ctx: Ctx, threadId: string, body: string, e
 
 export async function send(deps: AppDeps, ctx: Ctx, input: SendInput): Promise<{ threadId: string; message: Message }> {
   requireFeature(ctx, 'direct_messages_send');
+  return explainRecipientsLeft(deps, sendInTenant(deps, ctx, input));
+}
+
+function sendInTenant(deps: AppDeps, ctx: Ctx, input: SendInput): Promise<{ threadId: string; message: Message }> {
   return withTenant(deps.db, ctx, async (tx) => {
     if (input.threadId !== undefined) {
       return { threadId: input.threadId, message: await appendMessage(tx, ctx, input.threadId, input.body, true) };
@@ -324,7 +405,10 @@ export async function sendInThread(
   body: string,
 ): Promise<{ message: Message }> {
   requireFeature(ctx, 'direct_messages_send');
-  return withTenant(deps.db, ctx, async (tx) => ({ message: await appendMessage(tx, ctx, threadId, body, true) }));
+  return explainRecipientsLeft(
+    deps,
+    withTenant(deps.db, ctx, async (tx) => ({ message: await appendMessage(tx, ctx, threadId, body, true) })),
+  );
 }
 
 async function seqOfPosition(tx: Tx, ctx: Ctx, threadId: string, position: string): Promise<number> {
@@ -346,7 +430,7 @@ export async function getHistory(
   threadId: string,
   query: { before?: string; cursor?: string; limit: number },
 ) {
-  return withTenant(deps.db, ctx, async (tx) => {
+  const history = await withTenant(deps.db, ctx, async (tx) => {
     const { thread } = await requireParticipation(tx, ctx, threadId);
     const position = query.before ?? query.cursor;
     const beforeSeq = position ? await seqOfPosition(tx, ctx, threadId, position) : undefined;
@@ -363,9 +447,12 @@ export async function getHistory(
       thread: presentThread(thread, participants, ctx.userId),
       items: page.map((m) => presentMessage(m, names)),
       nextCursor: rows.length > query.limit && last ? encodeCursor(last.seq) : null,
-      receipts: participants.map(presentReceipt),
+      // Members' receipts (a former participant reads nothing more here).
+      receipts: participants.filter((p) => p.name !== null).map(presentReceipt),
     };
   });
+  await nameFormerParticipants(deps, ctx.userId, [history.thread]);
+  return history;
 }
 
 export async function markRead(
@@ -465,7 +552,7 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
     z.object({ o: z.number().int().min(0).max(10_000), c: z.string().max(64).optional() }),
   );
   const offset = cursor?.o ?? 0;
-  return withTenant(deps.db, ctx, async (tx) => {
+  const found = await withTenant(deps.db, ctx, async (tx) => {
     const rows = await repo.searchMessages(tx, ctx.workspaceId, {
       q: query.q,
       participantId: query.userId,
@@ -513,6 +600,12 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
       truncated: Number(rows[0]?.candidates ?? 0) >= repo.SEARCH_CANDIDATES,
     };
   });
+  await nameFormerParticipants(
+    deps,
+    ctx.userId,
+    found.items.map((hit) => hit.thread),
+  );
+  return found;
 }
 
 /**

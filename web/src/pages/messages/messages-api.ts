@@ -21,6 +21,8 @@ export interface Message {
 export interface Participant {
   userId: string;
   name: string;
+  /** Removed from the workspace: still in the thread under their name, reading nothing more. */
+  former: boolean;
 }
 
 export interface Thread {

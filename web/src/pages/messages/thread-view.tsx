@@ -17,6 +17,22 @@ export function FreeTierBanner() {
   );
 }
 
+/** "a", "a and b", "a, b and c" */
+const inWords = (items: string[]) =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+
+/** In place of the composer when everyone else in the thread was removed from the workspace (409 recipients_left). */
+function EveryoneLeft({ names }: { names: string[] }) {
+  return (
+    <div className="notice notice-info" data-testid="thread-left">
+      <p>
+        {inWords(names)} {names.length === 1 ? 'is' : 'are'} no longer a member of this workspace, so no one would read
+        a message here. The conversation stays for you to read.
+      </p>
+    </div>
+  );
+}
+
 export function ThreadView({
   threadId,
   me,
@@ -46,6 +62,9 @@ export function ThreadView({
   const latest = messages[messages.length - 1];
   const mine = receipts.find((r) => r.userId === me.user.id);
   const names = new Map(thread?.participants.map((p) => [p.userId, p.name]) ?? []);
+  const others = thread?.participants.filter((p) => p.userId !== me.user.id) ?? [];
+  // Nobody else here is a member any more: the server would refuse a message (409 recipients_left).
+  const everyoneLeft = others.length > 0 && others.every((p) => p.former);
 
   // Reading the open thread marks it read (receipts only move forward on the server).
   const markReadMutate = markRead.mutate;
@@ -80,9 +99,9 @@ export function ThreadView({
       <header className="thread-header">
         <div>
           <h2 data-testid="thread-title">{thread?.title}</h2>
-          <p className="muted">
+          <p className="muted" data-testid="thread-participants">
             {thread?.kind === 'group' ? `${thread.participants.length} people · ` : ''}
-            {thread?.participants.map((p) => p.name).join(', ')}
+            {thread?.participants.map((p) => (p.former ? `${p.name} (no longer a member)` : p.name)).join(', ')}
           </p>
         </div>
         <span className={`stream-state stream-${stream}`} data-testid="stream-state">
@@ -125,7 +144,9 @@ export function ThreadView({
         ) : null}
         <div ref={bottom} />
       </div>
-      {canSend ? (
+      {everyoneLeft ? (
+        <EveryoneLeft names={others.map((p) => p.name)} />
+      ) : canSend ? (
         <Composer
           pending={send.isPending}
           error={send.error}
