@@ -1,10 +1,12 @@
 // The calendar API end to end over HTTP against the google/microsoft/zoom emulators: connections,
 // merged lists with warnings, writes and their result codes, tiers, audit rows, appointment events.
+import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { mintEmulatorTokens } from '../../emulators/calendar/index.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 
 let t: TestApp;
@@ -913,6 +915,81 @@ describe('a Zoom visit whose calendar write timed out', () => {
       expect(await zoomMeetings(quick)).toEqual(afterTimeout);
     } finally {
       await quick.close();
+    }
+  });
+});
+
+describe("another clinic's Zoom meeting", () => {
+  it("is never adopted from an event's text, however the event came to be: a keyed create keeps its own meeting", async () => {
+    // An app of its own: the emulators' tokens minted here are not expired by the other tests' expire-tokens.
+    const app = await createTestApp();
+    const makeEvent = (calendar: string, draft: Record<string, unknown>, token: string, headers = {}) =>
+      app.request({ method: 'POST', url: '/api/v1/calendar/events', token, headers, payload: { calendar, draft } });
+    try {
+      // The victim: a Zoom visit in another workspace.
+      const victim = await createWorkspace(app, { tier: 'advanced' });
+      const victimCal = await connectCalendar(app, victim.admin.token, 'google', `victim-${victim.id}@google.example`);
+      const visit = await makeEvent(
+        victimCal.calendarId,
+        { title: 'Victim visit', start: '2026-11-27T15:00:00Z', end: '2026-11-27T15:30:00Z', conference: 'zoom' },
+        victim.admin.token,
+      );
+      expect(visit.statusCode, visit.body).toBe(201);
+      const victimUrl: string = visit.json().event.conference.joinUrl;
+      const victimMeeting = /\/j\/(\d+)/.exec(victimUrl)?.[1] as string;
+
+      // The attacker owns their calendar at the provider and plants, under the id Atrium derives for a keyed
+      // create, an event naming the victim's meeting.
+      const mallory = await createWorkspace(app, { tier: 'advanced' });
+      const email = `mallory-${mallory.id}@google.example`;
+      const cal = await connectCalendar(app, mallory.admin.token, 'google', email);
+      const clientKey = createHash('sha256')
+        .update(`${mallory.id}|${mallory.admin.userId}|${cal.calendarId}|POST /api/v1/calendar/events|attack1`)
+        .digest('hex');
+      const planted = await fetch(`${app.baseUrl}/_emulators/google/calendar/v3/calendars/primary/events`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${mintEmulatorTokens('google', email).access_token}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          id: clientKey,
+          summary: 'Planted',
+          description: `see ${victimUrl}`,
+          location: victimUrl,
+          start: { dateTime: '2026-11-27T16:00:00Z' },
+          end: { dateTime: '2026-11-27T16:30:00Z' },
+        }),
+      });
+      expect(planted.status).toBe(200);
+
+      const made = await makeEvent(
+        cal.calendarId,
+        { title: 'Mine', start: '2026-11-27T16:00:00Z', end: '2026-11-27T16:30:00Z', conference: 'zoom' },
+        mallory.admin.token,
+        { 'idempotency-key': 'attack1' },
+      );
+      expect(made.statusCode, made.body).toBe(201);
+      const mine: string = made.json().event.conference.joinUrl;
+      expect(mine).not.toBe(victimUrl);
+      // Taking it off video deletes the attacker's own meeting, never the victim's.
+      const off = await app.request({
+        method: 'PATCH',
+        url: '/api/v1/calendar/events',
+        token: mallory.admin.token,
+        payload: { event: made.json().eventId, draft: { conference: null } },
+      });
+      expect(off.statusCode, off.body).toBe(200);
+      const meetings = await withSystem(app.app.atrium.db, (tx) =>
+        queryRows<{ data: { meetings: { id: number }[] } }>(
+          tx,
+          sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
+        ),
+      ).then((rows) => rows.flatMap((r) => r.data.meetings.map((m) => String(m.id))));
+      expect(meetings).toContain(victimMeeting);
+      expect(meetings).not.toContain(/\/j\/(\d+)/.exec(mine)?.[1]);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -2,11 +2,12 @@
 // workspace's calendar and connection, 404 before any token is read), one token step per
 // connection per operation, merged lists with warnings, write-result codes from the adapters.
 
-import { eq } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import rrulePkg from 'rrule';
 import { writeAudit } from '../../platform/audit/audit.js';
 import type { RequestContext } from '../../platform/context.js';
 import { sha256Hex } from '../../platform/crypto.js';
+import type { Tx } from '../../platform/db/client.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { listConnections } from '../../platform/oauth/index.js';
@@ -32,11 +33,10 @@ import { ProviderError } from './providers/http.js';
 import { resolveProvider, resolveZoom } from './providers/index.js';
 import type { ConferenceProduct, ProviderDraft, ProviderEvent, ProviderSession } from './providers/types.js';
 import { isTimeZone } from './providers/zoned.js';
-import { zoomMeetingIdOf } from './providers/zoom.js';
 import { checkConflicts } from './scheduling.js';
 import type { CalendarEvent, Draft, ListEventsQuery, PartialDraft, Warning } from './schema.js';
 import { moveSession, releaseSessions } from './sessions.js';
-import { calendarCalendars } from './tables.js';
+import { calendarCalendars, calendarZoomAttempts } from './tables.js';
 
 const { RRule } = rrulePkg;
 const MAX_WINDOW_MS = 62 * 24 * 3600_000;
@@ -431,33 +431,50 @@ const outcomeUnknown = (err: unknown) =>
     : !(err instanceof AppError);
 
 /**
- * The Zoom meeting an event just written keeps. Normally the one made for it; but when the provider answered with
- * an event an earlier attempt of the same keyed create had made, that event names the earlier attempt's meeting:
- * the new one is deleted and the named one kept (its id read from its join link).
+ * The meeting an earlier attempt of this keyed create made (recorded before its calendar write), if any. Only
+ * what Atrium recorded for this workspace counts: never a meeting id read from an event's text.
  */
-async function keptMeeting(
+async function earlierAttempt(
   deps: AppDeps,
   ctx: RequestContext,
-  made: { meetingId: string; joinUrl: string },
-  event: ProviderEvent,
-): Promise<{ meetingId: string; joinUrl: string }> {
-  const named = zoomLinksIn(event);
-  // Ours is named, or no Zoom link can be read back at all (a provider that reformats the text): ours stays.
-  if (named.length === 0 || named.some((n) => n.meetingId === made.meetingId)) return made;
-  await resolveZoom(deps)
-    ?.deleteMeeting(made.meetingId)
-    .catch((err) => ctx.log.warn({ err }, 'zoom meeting could not be deleted'));
-  return named[0] as { meetingId: string; joinUrl: string };
+  clientKey: string,
+): Promise<{ meetingId: string; joinUrl: string } | undefined> {
+  const [row] = await withTenant(deps.db, ctx, (tx) =>
+    tx
+      .select({ meetingId: calendarZoomAttempts.meetingId, joinUrl: calendarZoomAttempts.joinUrl })
+      .from(calendarZoomAttempts)
+      .where(and(eq(calendarZoomAttempts.workspaceId, ctx.workspaceId), eq(calendarZoomAttempts.clientKey, clientKey))),
+  );
+  return row;
 }
 
-/** The Zoom join links an event's location and description name (plain text or HTML, as Graph gives bodies). */
-function zoomLinksIn(event: ProviderEvent): { meetingId: string; joinUrl: string }[] {
-  const words = `${event.location ?? ''} ${event.description ?? ''}`.replaceAll('&amp;', '&').split(/[\s<>"']+/);
-  return words.flatMap((word) => {
-    const meetingId = zoomMeetingIdOf(word);
-    return meetingId ? [{ meetingId, joinUrl: word }] : [];
+/** Records the meeting made for a keyed create before the calendar write (and clears records over two days old). */
+async function recordAttempt(
+  deps: AppDeps,
+  ctx: RequestContext,
+  clientKey: string,
+  meeting: { meetingId: string; joinUrl: string },
+) {
+  await withTenant(deps.db, ctx, async (tx) => {
+    await tx
+      .delete(calendarZoomAttempts)
+      .where(
+        and(
+          eq(calendarZoomAttempts.workspaceId, ctx.workspaceId),
+          lt(calendarZoomAttempts.createdAt, new Date(Date.now() - 2 * 86_400_000)),
+        ),
+      );
+    await tx
+      .insert(calendarZoomAttempts)
+      .values({ workspaceId: ctx.workspaceId, clientKey, ...meeting })
+      .onConflictDoNothing();
   });
 }
+
+const forgetAttempt = (tx: Tx, workspaceId: string, clientKey: string) =>
+  tx
+    .delete(calendarZoomAttempts)
+    .where(and(eq(calendarZoomAttempts.workspaceId, workspaceId), eq(calendarZoomAttempts.clientKey, clientKey)));
 
 // ---------------------------------------------------------------------------------------------
 // Create
@@ -494,7 +511,19 @@ export async function createEvent(
     sessions,
   );
 
-  const zoom = product === 'zoom' ? await createZoom(deps, ctx, { ...draft, timeZone }) : undefined;
+  // With an Idempotency-Key, the provider makes the event once: a retry after a timeout (whose insert may have
+  // gone through) gets the event the first insert made instead of a second one, and meets in its Zoom meeting.
+  const clientKey = ctx.idempotencyKey
+    ? sha256Hex(`${ctx.workspaceId}|${ctx.userId}|${cal.id}|${ctx.idempotencyKey}`)
+    : undefined;
+  let zoom: { meetingId: string; joinUrl: string } | undefined;
+  if (product === 'zoom') {
+    zoom = clientKey ? await earlierAttempt(deps, ctx, clientKey) : undefined;
+    if (!zoom) {
+      zoom = await createZoom(deps, ctx, { ...draft, timeZone });
+      if (clientKey) await recordAttempt(deps, ctx, clientKey, zoom);
+    }
+  }
   const providerDraft: ProviderDraft = {
     title: draft.title,
     start: draft.start,
@@ -506,11 +535,7 @@ export async function createEvent(
     attendees: draft.attendees,
     recurrence: draft.recurrence?.length ? draft.recurrence : undefined,
     nativeConference: product === 'meet' || product === 'teams' ? true : undefined,
-    // With an Idempotency-Key, the provider makes the event once: a retry after a timeout (whose insert
-    // may have gone through) gets the event the first insert made instead of a second one.
-    clientKey: ctx.idempotencyKey
-      ? sha256Hex(`${ctx.workspaceId}|${ctx.userId}|${cal.id}|${ctx.idempotencyKey}`)
-      : undefined,
+    clientKey,
   };
   let created: ProviderEvent;
   try {
@@ -519,15 +544,15 @@ export async function createEvent(
     // The meeting goes only when the provider refused the event. After a timeout or an outage the event may
     // have been made with this meeting's link in it: a meeting nobody joins costs nothing, a patient's
     // invitation naming a deleted one costs the visit.
-    if (zoom && !outcomeUnknown(err))
+    if (zoom && !outcomeUnknown(err)) {
       await resolveZoom(deps)
         ?.deleteMeeting(zoom.meetingId)
         .catch(() => undefined);
+      if (clientKey) await withTenant(deps.db, ctx, (tx) => forgetAttempt(tx, ctx.workspaceId, clientKey));
+    }
     throw err;
   }
-  // A keyed create retried after such a timeout gets back the event the first attempt made, which names the
-  // first attempt's meeting: that one stays, the one made for this attempt goes.
-  const meeting = zoom ? await keptMeeting(deps, ctx, zoom, created) : undefined;
+  const meeting = zoom;
   const row = {
     workspaceId: ctx.workspaceId,
     calendarId: cal.id,
@@ -544,6 +569,7 @@ export async function createEvent(
   if (draft.patientId || zoom || draft.hostUserId || product || draft.attendees?.length) {
     await withTenant(deps.db, ctx, async (tx) => {
       await saveAppointment(tx, row);
+      if (zoom && clientKey) await forgetAttempt(tx, ctx.workspaceId, clientKey);
       await notifyGuests(tx, ctx.workspaceId, event, cal.accountEmail, 'created');
       // A visit with video gets a telehealth room, prepared in the background (never blocks this write).
       // A series' room is standing: every occurrence meets in it. A single visit's room is retried through an

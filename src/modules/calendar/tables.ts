@@ -67,6 +67,22 @@ export const calendarAppointments = pgTable(
 );
 
 /**
+ * The Zoom meeting made for a keyed create, recorded before the calendar write (migration 0038): a retry of the
+ * same create meets in it. Atrium adopts no meeting id from an event's text.
+ */
+export const calendarZoomAttempts = pgTable(
+  'calendar_zoom_attempts',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    clientKey: text('client_key').notNull(),
+    meetingId: text('meeting_id').notNull(),
+    joinUrl: text('join_url').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.clientKey], name: 'calendar_zoom_attempts_pk' })],
+);
+
+/**
  * Sessions booked from a patient's authorized units: one row per session of the series, so units
  * come back one session at a time when one is cancelled. Booking takes a per-authorization lock
  * and counts `reserved` + `booked` units, so concurrent requests cannot overbook.

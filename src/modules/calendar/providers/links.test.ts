@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { fromGoogle } from './google.js';
 import { fromGraph } from './microsoft.js';
-import { zoomMeetingIdOf } from './zoom.js';
 
 const when = { start: { dateTime: '2026-11-24T15:00:00Z' }, end: { dateTime: '2026-11-24T15:30:00Z' } };
 
@@ -43,16 +42,5 @@ describe('join links from the providers', () => {
       joinUrl: 'https://teams.microsoft.com/l/meetup-join/x',
     });
     expect(graph('data:text/html,<script>alert(1)</script>').conference).toBeNull();
-  });
-});
-
-describe('the meeting id in a Zoom join link', () => {
-  it('reads it from a Zoom link and from nothing else', () => {
-    expect(zoomMeetingIdOf('https://us02web.zoom.us/j/85012345678?pwd=abc')).toBe('85012345678');
-    expect(zoomMeetingIdOf('http://127.0.0.1:4000/_emulators/zoom/j/81000000003?pwd=x')).toBe('81000000003');
-    expect(zoomMeetingIdOf('Join Zoom meeting:')).toBeUndefined();
-    expect(zoomMeetingIdOf('javascript:/j/85012345678')).toBeUndefined();
-    expect(zoomMeetingIdOf('https://zoom.us/j/12?pwd=x')).toBeUndefined();
-    expect(zoomMeetingIdOf('https://zoom.us/s/85012345678')).toBeUndefined();
   });
 });

@@ -16,18 +16,6 @@ export const zoomErrors: ErrorTable = (status, body) => {
 const tokenResponse = z.object({ access_token: z.string().min(1), expires_in: z.coerce.number().optional() });
 const meeting = z.object({ id: z.union([z.number(), z.string()]), join_url: z.string() });
 
-/** The meeting id in a Zoom join link (`https://…zoom.us/j/85012345678?pwd=…`), or undefined for any other text. */
-export function zoomMeetingIdOf(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
-  return /\/j\/(\d{6,15})\/?$/.exec(url.pathname)?.[1];
-}
-
 export interface ZoomSettings {
   /** The emulator's base, or https://zoom.us for the real service. */
   base: string;
