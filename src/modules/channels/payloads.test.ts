@@ -137,6 +137,18 @@ describe('clipping', () => {
     expect(after.lastMessage?.text).toBe(`${'b'.repeat(198)}…`);
     expect(wellFormed(after.lastMessage?.text ?? '')).toBe(true);
   });
+
+  it('a delivery report naming a malformed id (a lone surrogate) does not fail the notification it came in', async () => {
+    const whatsapp = connections.get('whatsapp')!;
+    const text = waText(senderId('whatsapp'), 'Is the clinic open on Saturday?');
+    const raw = whatsappBody([text], {
+      statuses: [{ id: 'wamid.LONE', status: 'delivered', timestamp: '1', recipient_id: '1' }],
+    }).replace('wamid.LONE', 'wamid.\\ud800x');
+    expect(raw).toContain('\\ud800x');
+    const res = await postSigned(t, whatsapp, raw);
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await messageOf('whatsapp', text.id))?.text).toBe('Is the clinic open on Saturday?');
+  });
 });
 
 /** A Messenger or Instagram notification: one entry with these `messaging` items. */

@@ -309,6 +309,10 @@ export async function receiveWebhook(
     events = [];
     for (const event of adapter.parse(request)) {
       if (event.kind === 'skipped') skipped[event.what] = (skipped[event.what] ?? 0) + 1;
+      else if (event.kind === 'status' && event.providerMessageIds)
+        // The ids a report names, as our messages' provider ids are stored (well-formed text, 200 at most):
+        // a malformed one (a lone surrogate) matches nothing instead of failing the whole notification.
+        events.push({ ...event, providerMessageIds: event.providerMessageIds.map((id) => clip(clean(id), 200)) });
       else events.push(event);
     }
   } catch (err) {
