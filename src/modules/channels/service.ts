@@ -435,6 +435,21 @@ async function storeBatch(deps: AppDeps, workspaceId: string, items: InboundBatc
       ).map((r) => r.id),
     );
     const results: InboundResult[] = items.map((i) => (live.has(i.connection.id) ? { stored: 0, statuses: 0 } : null));
+    // The provider ids the batch's delivery reports name are locked against a reply storing one of them: all
+    // at once, in one order, and before any row is touched (a reply takes the same lock before it updates its
+    // conversation, so taking it after storing messages into that conversation could deadlock with it).
+    await lockProviderIds(
+      tx,
+      items.flatMap((item) =>
+        live.has(item.connection.id)
+          ? item.events.flatMap((e) =>
+              e.kind === 'status' && e.providerMessageIds?.length
+                ? e.providerMessageIds.slice(0, 100).map((pid) => ({ connectionId: item.connection.id, pid }))
+                : [],
+            )
+          : [],
+      ),
+    );
     // Messages of every item, per connection, in one set-based write each.
     for (const id of ids) {
       if (!live.has(id)) continue;
@@ -462,20 +477,7 @@ async function storeBatch(deps: AppDeps, workspaceId: string, items: InboundBatc
           stored.flatMap((s) => (s?.nameWanted ? [s.contactId] : [])),
         );
     }
-    // Delivery and read reports, in the order they came; first the provider ids they name are locked
-    // against a reply storing one of them (all of the batch's at once, in one order: no deadlock).
-    await lockProviderIds(
-      tx,
-      items.flatMap((item) =>
-        live.has(item.connection.id)
-          ? item.events.flatMap((e) =>
-              e.kind === 'status' && e.providerMessageIds?.length
-                ? e.providerMessageIds.slice(0, 100).map((pid) => ({ connectionId: item.connection.id, pid }))
-                : [],
-            )
-          : [],
-      ),
-    );
+    // Delivery and read reports, in the order they came.
     for (const [n, item] of items.entries()) {
       const r = results[n];
       if (!r) continue;
