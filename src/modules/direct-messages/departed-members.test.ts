@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { addMember, createWorkspace, type TestUser, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { receiptsOf } from './service.js';
 import { sendDm } from './test-support.js';
 
 let t: TestApp;
@@ -65,6 +66,23 @@ describe('sending into a thread whose others left', () => {
 });
 
 describe('a thread with someone who was removed', () => {
+  it("publishes no read receipt of theirs (the event stream sends members' only)", async () => {
+    const kim = await addMember(t, ws, { name: 'Kim Reads' });
+    const sent = await sendDm(t, ws.admin.token, { recipients: [kim.userId], body: 'Read me' });
+    const { threadId } = sent.json();
+    const read = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/direct-messages/${threadId}`,
+      token: kim.token,
+      payload: { read: true },
+    });
+    expect(read.statusCode, read.body).toBeLessThan(300);
+    const ctx = { workspaceId: ws.id, userId: ws.admin.userId } as Parameters<typeof receiptsOf>[1];
+    expect((await receiptsOf(t.app.atrium, ctx, threadId)).map((r) => r.userId)).toContain(kim.userId);
+    await remove(kim);
+    expect((await receiptsOf(t.app.atrium, ctx, threadId)).map((r) => r.userId)).not.toContain(kim.userId);
+  });
+
   it('keeps them under their name, marked former, in the list, the history and search; the 409 names them', async () => {
     const sam = await addMember(t, ws, { name: 'Sam Rivera' });
     const lee = await addMember(t, ws, { name: 'Dr. Morgan Lee' });

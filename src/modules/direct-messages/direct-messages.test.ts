@@ -581,7 +581,18 @@ describe('search', () => {
       await tx.execute(sql`INSERT INTO dm_messages (workspace_id, id, thread_id, seq, sender_id, body, mentions)
         SELECT ${ws.id}, 'msg_bulk' || lpad(g::text, 4, '0'), ${thread?.thread_id}, ${Number(thread?.seq)} + g,
                ${bob.userId}, 'Prior authorization form ' || g, '[]'::jsonb
-          FROM generate_series(1, ${SEARCH_CANDIDATES + 1}) g`);
+          FROM generate_series(1, ${SEARCH_CANDIDATES}) g`);
+    });
+    // Exactly as many as are ranked: nothing was left out.
+    expect((await search('q=authorization%20form')).json().truncated).toBe(false);
+    await withSystem(t.app.atrium.db, async (tx) => {
+      const [last] = await queryRows<{ thread_id: string; seq: number }>(
+        tx,
+        sql`SELECT thread_id, seq FROM dm_messages WHERE id = 'msg_bulk0001'`,
+      );
+      await tx.execute(sql`INSERT INTO dm_messages (workspace_id, id, thread_id, seq, sender_id, body, mentions)
+        VALUES (${ws.id}, 'msg_bulk9999', ${last?.thread_id}, ${Number(last?.seq) + 100000}, ${bob.userId},
+                'Prior authorization form again', '[]'::jsonb)`);
     });
     expect((await search('q=authorization%20form')).json().truncated).toBe(true);
   });

@@ -335,7 +335,7 @@ export interface SearchRow {
   created_at: string | Date;
   rank: number;
   snippet: string;
-  /** The newest candidate's id (the ceiling later pages keep to) and how many candidates were ranked. */
+  /** The newest candidate's id (the ceiling later pages keep to) and how many matched, up to one past those ranked. */
   ceiling: string;
   candidates: string | number;
 }
@@ -387,12 +387,13 @@ export async function searchMessages(
                : sql``
            }
          ORDER BY m.id DESC
-         LIMIT ${SEARCH_CANDIDATES}
+         LIMIT ${SEARCH_CANDIDATES + 1}
       ),
+      ranked AS (SELECT * FROM candidates ORDER BY id DESC LIMIT ${SEARCH_CANDIDATES}),
       hits AS (
         SELECT c.id, c.thread_id, c.seq, c.sender_id, c.body, c.mentions, c.created_at,
                ts_rank(c.search, ${tsquery}) AS rank
-          FROM candidates c
+          FROM ranked c
          ORDER BY rank DESC, c.id DESC
          LIMIT ${query.limit + 1} OFFSET ${query.offset}
       )

@@ -523,7 +523,8 @@ export async function messagesSince(
 export async function receiptsOf(deps: AppDeps, ctx: Ctx, threadId: string, userId?: string): Promise<Receipt[]> {
   return withTenant(deps.db, ctx, async (tx) => {
     const rows = await repo.participantsOf(tx, ctx.workspaceId, [threadId]);
-    return rows.filter((r) => !userId || r.userId === userId).map(presentReceipt);
+    // Receipts are members' only: a former participant (no name here) has none to publish.
+    return rows.filter((r) => r.name !== null && (!userId || r.userId === userId)).map(presentReceipt);
   });
 }
 
@@ -597,7 +598,7 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
       })),
       nextCursor:
         rows.length > query.limit ? encodeCursor({ o: offset + query.limit, c: cursor?.c ?? rows[0]?.ceiling }) : null,
-      truncated: Number(rows[0]?.candidates ?? 0) >= repo.SEARCH_CANDIDATES,
+      truncated: Number(rows[0]?.candidates ?? 0) > repo.SEARCH_CANDIDATES,
     };
   });
   await nameFormerParticipants(
