@@ -49,26 +49,27 @@ function PaletteSearch({ onDone }: { onDone: () => void }) {
   const q = useDebounced(text.trim(), 150);
   const results = usePatientSearch(q, q.length > 0);
   const items = q ? (results.data?.items ?? []) : [];
-  // The results shown while the next search is on its way are for what was typed before: Enter on one of them
-  // would open another patient's record. It waits for the answer to what is typed, and opens its first match.
+  // The results shown while the next search is on its way are for what was typed before: the one chosen from
+  // them opens only if the answer to what is typed holds it too; otherwise the palette stays open on that answer
+  // (a quick typist never lands on another patient's record, nor on one they did not choose).
   const fresh = q === text.trim() && !results.isPlaceholderData && !results.isPending;
-  const [waiting, setWaiting] = useState(false);
+  const [chosen, setChosen] = useState<string | null>(null);
   const open = (patientId: string) => {
     onDone();
     void navigate({ to: '/patients/$patientId', params: { patientId } });
   };
-  const firstId = items[0]?.id;
+  const shownIds = items.map((p) => p.id).join(',');
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the answer for the text typed has come
   useEffect(() => {
-    if (!waiting || !fresh) return;
-    setWaiting(false);
-    if (firstId) open(firstId);
-  }, [waiting, fresh, firstId]);
+    if (!chosen || !fresh) return;
+    setChosen(null);
+    if (items.some((p) => p.id === chosen)) open(chosen);
+  }, [chosen, fresh, shownIds]);
   return (
     <Autocomplete
       inputValue={text}
       onInputChange={(value) => {
-        setWaiting(false);
+        setChosen(null);
         setText(value);
       }}
     >
@@ -81,7 +82,7 @@ function PaletteSearch({ onDone }: { onDone: () => void }) {
         items={items}
         onAction={(key) => {
           if (fresh) open(String(key));
-          else setWaiting(true);
+          else setChosen(String(key));
         }}
         renderEmptyState={() => (
           <p className="muted palette-empty" data-testid="palette-empty">
