@@ -840,6 +840,46 @@ describe('a Zoom visit whose calendar write timed out', () => {
       ),
     ).then((rows) => rows.flatMap((r) => r.data.meetings.map((m) => String(m.id))));
 
+  it("a keyed retry with another time meets in the first attempt's meeting, moved to the event now made", async () => {
+    const quick = await createTestApp();
+    try {
+      const w = await createWorkspace(quick, { tier: 'advanced' });
+      const cal = await connectCalendar(quick, w.admin.token, 'google');
+      // The first attempt meets an outage (was it made? unknown): its meeting is kept and recorded.
+      await fetch(`${quick.baseUrl}/_emulators/google/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ operation: 'events.insert', status: 503, times: 3 }),
+      });
+      const send = (start: string, end: string) =>
+        quick.request({
+          method: 'POST',
+          url: '/api/v1/calendar/events',
+          token: w.admin.token,
+          headers: { 'idempotency-key': 'zoom-moved' },
+          payload: { calendar: cal.calendarId, draft: { title: 'Moved on retry', start, end, conference: 'zoom' } },
+        });
+      expect((await send('2026-11-24T18:00:00Z', '2026-11-24T18:30:00Z')).statusCode).toBe(502);
+      await fetch(`${quick.baseUrl}/_emulators/google/faults`, { method: 'DELETE' });
+      const first = await zoomMeetings(quick);
+      expect(first).toHaveLength(1);
+
+      const retried = await send('2026-11-24T19:00:00Z', '2026-11-24T20:00:00Z');
+      expect(retried.statusCode, retried.body).toBe(201);
+      expect(retried.json().event.conference.joinUrl).toContain(`/j/${first[0]}?`);
+      const [meeting] = await withSystem(quick.app.atrium.db, (tx) =>
+        queryRows<{ data: { meetings: { id: number; start_time: string; duration: number }[] } }>(
+          tx,
+          sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
+        ),
+      ).then((rows) => rows.flatMap((r) => r.data.meetings));
+      expect(meeting).toMatchObject({ start_time: '2026-11-24T19:00:00Z', duration: 60 });
+      expect(await zoomMeetings(quick)).toEqual(first);
+    } finally {
+      await quick.close();
+    }
+  });
+
   it("keeps the meeting the event names, also when a keyed retry gets back the first attempt's event", async () => {
     const quick = await createTestApp({ calendar: { ...t.config.calendar, timeoutMs: 300 } });
     try {

@@ -517,8 +517,10 @@ export async function createEvent(
     ? sha256Hex(`${ctx.workspaceId}|${ctx.userId}|${cal.id}|${ctx.idempotencyKey}`)
     : undefined;
   let zoom: { meetingId: string; joinUrl: string } | undefined;
+  let reused = false;
   if (product === 'zoom') {
     zoom = clientKey ? await earlierAttempt(deps, ctx, clientKey) : undefined;
+    reused = Boolean(zoom);
     if (!zoom) {
       zoom = await createZoom(deps, ctx, { ...draft, timeZone });
       if (clientKey) await recordAttempt(deps, ctx, clientKey, zoom);
@@ -553,6 +555,17 @@ export async function createEvent(
     throw err;
   }
   const meeting = zoom;
+  if (meeting && reused) {
+    // A retry meets in the first attempt's meeting, which follows the event the provider now has (the first
+    // attempt's, when it had gone through; this one's otherwise: a retry may carry another time or title).
+    await resolveZoom(deps)
+      ?.updateMeeting(meeting.meetingId, {
+        topic: created.title.slice(0, 200),
+        start: created.start,
+        durationMinutes: Math.max(1, Math.round((Date.parse(created.end) - Date.parse(created.start)) / 60_000)),
+      })
+      .catch((err) => ctx.log.warn({ err }, 'zoom meeting could not be updated'));
+  }
   const row = {
     workspaceId: ctx.workspaceId,
     calendarId: cal.id,
