@@ -11,6 +11,10 @@
 --   5. hyphens and dashes become spaces ("Smith-Jones" = "smith jones"); apostrophes (' ’ ‘ ʼ ʻ `) and the
 --      Catalan middle dot are dropped ("O’Brien" = "obrien", "Gal·la" = "galla");
 --   6. runs of white space become one space, none at either end.
+-- Step 2 is PostgreSQL's lower(), which follows the database's LC_CTYPE: on a database with a UTF-8 locale
+-- (PGlite, and any server created with one) it lower-cases every script; on a "C" locale database only ASCII.
+-- The capitals of step 4 are mapped explicitly, so Latin names fold alike on any database; Cyrillic, Greek and
+-- other scripts' capitals need a UTF-8 locale (docs/README: create the database with one).
 -- The function is the one definition: the stored keys below are generated from it, and the search
 -- folds its terms with it (repository.ts), so a term and a name always fold alike.
 --
@@ -24,11 +28,11 @@ CREATE FUNCTION atrium_fold_name(name text) RETURNS text
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
   RETURN btrim(regexp_replace(
     translate(
-      replace(replace(replace(replace(
+      replace(replace(replace(replace(replace(replace(replace(replace(
         regexp_replace(lower(normalize(name, NFKD)), '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]', '', 'g'),
-        'ß', 'ss'), 'æ', 'ae'), 'œ', 'oe'), 'þ', 'th'),
-      'øłđðħıŧŋƀǥɨƚʉƶς-‐‒–—―''’‘ʼʻ`·',
-      'olddhitnbgiluzσ      '),
+        'ß', 'ss'), 'ẞ', 'ss'), 'æ', 'ae'), 'Æ', 'ae'), 'œ', 'oe'), 'Œ', 'oe'), 'þ', 'th'), 'Þ', 'th'),
+      'øłđðħıŧŋƀǥɨƚʉƶςØŁĐÐĦŦŊɃǤƗȽɄƵ-‐‒–—―''’‘ʼʻ`·',
+      'olddhitnbgiluzσolddhtnbgiluz      '),
     '\s+', ' ', 'g'));--> statement-breakpoint
 ALTER TABLE "patients"
   ADD COLUMN "given_name_key" text NOT NULL GENERATED ALWAYS AS (atrium_fold_name("given_name")) STORED,

@@ -1,9 +1,13 @@
 // atrium_fold_name (migration 0036): how patient names and search terms are folded, on whichever
 // database the tests run (PGlite, or the server with ATRIUM_TEST_DATABASE_URL): core SQL only, no
 // extension. And the indexes on the folded keys serve the duplicate check and prefixes.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { TEST_SERVER_URL } from '../../../test/helpers/db.js';
 import { createWorkspace } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem, withTenant } from '../../platform/db/tenant.js';
 
@@ -118,5 +122,43 @@ describe('indexes on the folded keys', () => {
     expect(
       await plan(sql`SELECT * FROM patients WHERE workspace_id = ${ws} AND family_name_key LIKE 'family12%'`),
     ).toContain('patients_name_key_idx');
+  });
+});
+
+describe.skipIf(!TEST_SERVER_URL)('atrium_fold_name on a "C" locale database', () => {
+  it('folds Latin capitals alike, although lower() there knows only ASCII', async () => {
+    const migration = readFileSync(new URL('../../../drizzle/0036_patient_name_fold.sql', import.meta.url), 'utf8');
+    const create = migration.slice(migration.indexOf('CREATE FUNCTION'), migration.indexOf('--> statement-breakpoint'));
+    const name = `atrium_fold_c_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: TEST_SERVER_URL });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+      const url = new URL(TEST_SERVER_URL as string);
+      url.pathname = `/${name}`;
+      const c = new pg.Client({ connectionString: url.toString() });
+      await c.connect();
+      try {
+        await c.query(create);
+        const cases = [
+          ['ÆBELØ', 'aebelo'],
+          ['ŁÓDŹ', 'lodz'],
+          ['STRAẞE', 'strasse'],
+          ['ŒUVRE ÞÓRA', 'oeuvre thora'],
+          ['ĐURĐEVIĆ', 'durdevic'],
+          ['José Müller', 'jose muller'],
+        ];
+        const { rows } = await c.query<{ f: string }>(
+          `SELECT atrium_fold_name(v) AS f FROM unnest($1::text[]) WITH ORDINALITY AS x(v, i) ORDER BY i`,
+          [cases.map(([input]) => input)],
+        );
+        expect(rows.map((r) => r.f)).toEqual(cases.map(([, folded]) => folded));
+      } finally {
+        await c.end();
+      }
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.end();
+    }
   });
 });
