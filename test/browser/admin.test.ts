@@ -459,7 +459,8 @@ describe('workspace administration', () => {
     expect(back.status).toBe(302);
     const connections = async () => {
       const response = await fetch(`${harness.baseUrl}/api/v1/calendar/connections`, { headers: asLee });
-      return response.ok ? ((await response.json()) as { items: { accountEmail: string }[] }).items : [];
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { items: { accountEmail: string }[] }).items;
     };
     expect((await connections()).map((c) => c.accountEmail)).toEqual([accountEmail]);
 
@@ -484,6 +485,17 @@ describe('workspace administration', () => {
       .first()
       .waitFor();
     await expect.poll(() => row.count()).toBe(0);
+    // The account is gone from the workspace's connections and calendars (read as the admin).
+    const asAdmin = await page.evaluate(async () => {
+      const read = async (path: string) =>
+        ((await (await fetch(path)).json()) as { items: { accountEmail: string }[] }).items;
+      return {
+        connections: (await read('/api/v1/calendar/connections')).map((c) => c.accountEmail),
+        calendars: (await read('/api/v1/calendar/calendars')).map((c) => c.accountEmail),
+      };
+    });
+    expect(asAdmin.connections).not.toContain(accountEmail);
+    expect(asAdmin.calendars).not.toContain(accountEmail);
 
     // A member without a calendar is asked as before (nothing about calendars).
     await harness.addMember(workspace.id, { email: `kai-${suffix}@example.test`, name: 'Kai Front', role: 'member' });

@@ -109,11 +109,14 @@ describe('Calendar page', () => {
     await page.getByTestId('event-title').fill('Intake: Ada Lovelace');
     await page.getByTestId('event-save').click();
     await chip('Intake: Ada Lovelace').waitFor();
+    // Changed in place: one event, not a second beside the first.
+    expect(await chip('Intake: Ada').count()).toBe(1);
 
     await chip('Intake: Ada Lovelace').click();
     await page.getByTestId('event-delete').click();
     await page.getByTestId('confirm-delete-event').click();
     await chip('Intake: Ada Lovelace').waitFor({ state: 'detached' });
+    expect(await chip('Intake: Ada').count()).toBe(0);
   });
 
   it('an all-day event made in Berlin is on the same day in Los Angeles and opens there on that day; one made there for a day out of view is shown on it', async () => {

@@ -276,6 +276,8 @@ describe('patient record', () => {
     await page.keyboard.press('Enter');
     // Hans is not among the matches for what is typed: the palette stays open on them, nothing opened.
     await expect.poll(() => palette.getByTestId('palette-result').first().textContent()).toContain('Josefa');
+    // …and stays so a while after that answer came (nothing opens on it by itself).
+    await page.waitForTimeout(400);
     expect(new URL(page.url()).pathname).toBe('/messages');
     expect(await palette.isVisible()).toBe(true);
     await page.keyboard.press('Enter');

@@ -795,6 +795,7 @@ describe("a visit's Zoom meeting follows it", () => {
     const meetingId = /\/j\/(\d+)/.exec(joinUrl)?.[1];
     const meeting = async () => (await zoomDoc()).find((m) => String(m.id) === meetingId);
     const before = await meeting();
+    expect(before).toMatchObject({ topic: 'Daily Zoom check-in' });
     const occurrences = (await list())
       .json()
       .items.filter((e: { recurringEventId: string | null }) => e.recurringEventId === made.json().eventId);
@@ -851,29 +852,29 @@ describe('a Zoom visit whose calendar write timed out', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ operation: 'events.insert', status: 503, times: 3 }),
       });
-      const send = (start: string, end: string) =>
+      const send = (start: string, end: string, title = 'Moved on retry') =>
         quick.request({
           method: 'POST',
           url: '/api/v1/calendar/events',
           token: w.admin.token,
           headers: { 'idempotency-key': 'zoom-moved' },
-          payload: { calendar: cal.calendarId, draft: { title: 'Moved on retry', start, end, conference: 'zoom' } },
+          payload: { calendar: cal.calendarId, draft: { title, start, end, conference: 'zoom' } },
         });
       expect((await send('2026-11-24T18:00:00Z', '2026-11-24T18:30:00Z')).statusCode).toBe(502);
       await fetch(`${quick.baseUrl}/_emulators/google/faults`, { method: 'DELETE' });
       const first = await zoomMeetings(quick);
       expect(first).toHaveLength(1);
 
-      const retried = await send('2026-11-24T19:00:00Z', '2026-11-24T20:00:00Z');
+      const retried = await send('2026-11-24T19:00:00Z', '2026-11-24T20:00:00Z', 'Renamed on retry');
       expect(retried.statusCode, retried.body).toBe(201);
       expect(retried.json().event.conference.joinUrl).toContain(`/j/${first[0]}?`);
       const [meeting] = await withSystem(quick.app.atrium.db, (tx) =>
-        queryRows<{ data: { meetings: { id: number; start_time: string; duration: number }[] } }>(
+        queryRows<{ data: { meetings: { id: number; start_time: string; duration: number; topic: string }[] } }>(
           tx,
           sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
         ),
       ).then((rows) => rows.flatMap((r) => r.data.meetings));
-      expect(meeting).toMatchObject({ start_time: '2026-11-24T19:00:00Z', duration: 60 });
+      expect(meeting).toMatchObject({ start_time: '2026-11-24T19:00:00Z', duration: 60, topic: 'Renamed on retry' });
       expect(await zoomMeetings(quick)).toEqual(first);
     } finally {
       await quick.close();

@@ -196,6 +196,8 @@ describe('a disconnected calendar', () => {
     const again = await connectCalendar(t, dr.token, 'google', email);
     expect(again.connectionId).not.toBe(first.connectionId);
     expect(again.calendarId).toBe(first.calendarId);
+    // The units the sessions hold are still theirs (the disconnect released none).
+    expect(await usage()).toMatchObject({ unitsBooked: 3, unitsRemaining: 0 });
     const back = await visits();
     expect(back.map((e: { start: string }) => e.start)).toEqual([
       '2027-02-02T15:00:00.000Z',

@@ -196,6 +196,10 @@ describe('channels.contact-profile', () => {
     const from = await simulate(insta, { name: 'Bo Chen', username: 'bochen' });
     await runLookups();
     expect((await contactOf(insta, from)).name).toBe('Bo Chen');
+    // Without a display name, the handle.
+    const handleOnly = await simulate(insta, { username: 'cy.d' });
+    await runLookups();
+    expect((await contactOf(insta, handleOnly)).name).toBe('@cy.d');
   });
 
   it('a burst of messages from one contact makes one lookup', async () => {

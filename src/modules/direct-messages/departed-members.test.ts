@@ -81,6 +81,12 @@ describe('a thread with someone who was removed', () => {
     expect((await receiptsOf(t.app.atrium, ctx, threadId)).map((r) => r.userId)).toContain(kim.userId);
     await remove(kim);
     expect((await receiptsOf(t.app.atrium, ctx, threadId)).map((r) => r.userId)).not.toContain(kim.userId);
+    // The history's receipts: members' only too.
+    const seen = await t.request({ method: 'GET', url: `/api/v1/direct-messages/${threadId}`, token: ws.admin.token });
+    expect(seen.statusCode, seen.body).toBe(200);
+    const receipts = seen.json().receipts as { userId: string }[];
+    expect(receipts.map((r) => r.userId)).toContain(ws.admin.userId);
+    expect(receipts.map((r) => r.userId)).not.toContain(kim.userId);
   });
 
   it('keeps them under their name, marked former, in the list, the history and search; the 409 names them', async () => {

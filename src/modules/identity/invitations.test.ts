@@ -213,7 +213,8 @@ describe('GET /auth/invitation (the invitation page asks before accepting)', () 
     await runSql(
       sql`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE user_id = ${res.json().userId}`,
     );
-    expect((await lookup(token)).json().code).toBe('invitation_expired');
+    const expired = await lookup(token);
+    expect([expired.statusCode, expired.json().code]).toEqual([410, 'invitation_expired']);
     expect((await lookup('inv_nope')).statusCode).toBe(404);
     expect((await t.request({ method: 'GET', url: '/api/v1/auth/invitation' })).statusCode).toBe(400);
   });
