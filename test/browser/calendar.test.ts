@@ -339,14 +339,32 @@ describe('Calendar page', () => {
   it('a single event can start repeating, and be given a patient, after it was booked', async () => {
     await page.goto('/calendar?date=2026-12-21');
     await page.getByTestId('calendar-legend').locator('li').first().waitFor();
+    const patientId = await page.evaluate(async () => {
+      const made = await fetch('/api/v1/patients', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ givenName: 'Wendy', familyName: 'Walkin' }),
+      });
+      return ((await made.json()) as { id: string }).id;
+    });
     await createEvent({ title: 'Walk-in', date: '2026-12-21', start: '15:00', end: '15:30', calendar: /Google/ });
     await chip('Walk-in').click();
     await page.getByTestId('event-dialog').waitFor();
-    await page.getByTestId('event-patient').waitFor();
+    await page.getByTestId('event-patient').getByRole('combobox').fill('Walkin');
+    await page.getByTestId('event-patient-option').filter({ hasText: 'Walkin, Wendy' }).click();
     await page.getByTestId('event-repeat').selectOption('daily');
     await page.getByTestId('event-save').click();
     await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
     await expect.poll(() => chip('Walk-in').count()).toBe(7);
+    // Every occurrence is the patient's visit now.
+    const patients = await page.evaluate(async () => {
+      const query = new URLSearchParams({ timeMin: '2026-12-21T00:00:00Z', timeMax: '2026-12-28T00:00:00Z' });
+      const listed = await fetch(`/api/v1/calendar/events?${query}`);
+      const items = ((await listed.json()) as { items: { title: string; patientId: string | null }[] }).items;
+      return items.filter((e) => e.title === 'Walk-in').map((e) => e.patientId);
+    });
+    expect(patients.length).toBeGreaterThanOrEqual(7);
+    expect(new Set(patients)).toEqual(new Set([patientId]));
     // An occurrence offers neither (the series holds them).
     await chip('Walk-in').nth(2).click();
     await page.getByTestId('scope-choice').waitFor();
