@@ -14,6 +14,7 @@ import { applyProblem, FormError, TextInput, useZodForm } from '../../components
 import { meQueryKey } from '../../session.js';
 import { newPasswordRule } from '../account/account-page.js';
 import { ForgotPassword } from '../sign-in/forgot-password.js';
+import { NewPasswordFields } from './new-password-fields.js';
 import { PublicCard } from './public-card.js';
 
 /** What `GET /auth/invitation` tells the invited person before they accept. */
@@ -123,23 +124,7 @@ function NewAccountForm({
   return (
     <form className="form" onSubmit={onSubmit} noValidate data-testid="accept-invitation-form">
       <FormError message={f.formState.errors.root?.message} />
-      <TextInput
-        control={f.control}
-        name="password"
-        label="Password"
-        type="password"
-        autoComplete="new-password"
-        description="At least 12 characters; common or easily guessed passwords are refused."
-        isRequired
-      />
-      <TextInput
-        control={f.control}
-        name="confirm"
-        label="Password again"
-        type="password"
-        autoComplete="new-password"
-        isRequired
-      />
+      <NewPasswordFields control={f.control} label="Password" />
       <Button type="submit" className="button-block" isDisabled={f.formState.isSubmitting}>
         Create my account
       </Button>

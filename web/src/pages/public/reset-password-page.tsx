@@ -4,8 +4,9 @@ import { useState } from 'react';
 import { z } from 'zod';
 import { ApiError, api } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
-import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
+import { applyProblem, FormError, useZodForm } from '../../components/ui/form.js';
 import { newPasswordRule } from '../account/account-page.js';
+import { NewPasswordFields } from './new-password-fields.js';
 import { PublicCard } from './public-card.js';
 
 const form = z
@@ -46,23 +47,7 @@ export function ResetPasswordPage({ token }: { token: string }) {
       {state === 'form' ? (
         <form className="form" onSubmit={onSubmit} noValidate data-testid="reset-form">
           <FormError message={f.formState.errors.root?.message} />
-          <TextInput
-            control={f.control}
-            name="password"
-            label="New password"
-            type="password"
-            autoComplete="new-password"
-            description="At least 12 characters; common or easily guessed passwords are refused."
-            isRequired
-          />
-          <TextInput
-            control={f.control}
-            name="confirm"
-            label="New password again"
-            type="password"
-            autoComplete="new-password"
-            isRequired
-          />
+          <NewPasswordFields control={f.control} label="New password" />
           <Button type="submit" className="button-block" isDisabled={f.formState.isSubmitting}>
             Set new password
           </Button>
