@@ -1,10 +1,10 @@
 /**
  * A modal dialog on React Aria: traps focus, closes on Escape (and outside press when dismissable),
- * returns focus to whatever opened it, and labels itself by its title.
+ * returns focus to whatever opened it, labels itself by its title and is described by its description.
  *
  * Either controlled (`isOpen`/`onOpenChange`) or inside a `<DialogTrigger>` with its opener button.
  */
-import type { ReactNode } from 'react';
+import { type ReactNode, useId } from 'react';
 import { Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { Icon } from '../icons.js';
 import { ErrorNotice } from '../status.js';
@@ -40,6 +40,7 @@ export function AppDialog({
   role = 'dialog',
   testId,
 }: AppDialogProps) {
+  const descriptionId = useId();
   return (
     <ModalOverlay
       className={`modal-overlay modal-overlay-${variant}`}
@@ -48,7 +49,12 @@ export function AppDialog({
       isDismissable={isDismissable || variant === 'drawer'}
     >
       <Modal className={`modal modal-${variant} modal-${size}`}>
-        <Dialog className="dialog" role={role} data-testid={testId}>
+        <Dialog
+          className="dialog"
+          role={role}
+          aria-describedby={description ? descriptionId : undefined}
+          data-testid={testId}
+        >
           {({ close }) => (
             <>
               <div className="dialog-header">
@@ -59,7 +65,11 @@ export function AppDialog({
                   <Icon name="close" />
                 </button>
               </div>
-              {description ? <p className="dialog-description muted">{description}</p> : null}
+              {description ? (
+                <p id={descriptionId} className="dialog-description muted">
+                  {description}
+                </p>
+              ) : null}
               <div className="dialog-body">{typeof children === 'function' ? children(close) : children}</div>
             </>
           )}
