@@ -10,7 +10,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { twilioSignature } from '../../modules/channels/index.js';
 import { readDoc, updateDoc } from '../calendar/store.js';
-import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
+import { applyFault, type Fault, FaultBook, registerFaultRoutes } from '../faults.js';
 
 interface Sent {
   id: string;
@@ -64,6 +64,22 @@ export async function telegramEmulator(fastify: FastifyInstance): Promise<void> 
   const db = () => fastify.atrium.db;
   const refuse = (reply: FastifyReply, status: number, description: string) =>
     reply.status(status).send({ ok: false, error_code: status, description });
+  /**
+   * An injected fault in the Bot API's error shape. A 429 names its wait in the body only, as Telegram
+   * does (`parameters.retry_after`, seconds; the fault's `body.parameters.retry_after`, default 1), and
+   * sends no Retry-After header.
+   */
+  const refuseWithFault = (reply: FastifyReply, f: Fault, description: string) => {
+    const asked = (f.body ?? {}) as { description?: string; parameters?: { retry_after?: unknown } };
+    if (f.status !== 429) return refuse(reply, f.status!, asked.description ?? description);
+    const retryAfter = typeof asked.parameters?.retry_after === 'number' ? asked.parameters.retry_after : 1;
+    return reply.status(429).send({
+      ok: false,
+      error_code: 429,
+      description: asked.description ?? `Too Many Requests: retry after ${retryAfter}`,
+      parameters: { retry_after: retryAfter },
+    });
+  };
   const tokenOf = (params: unknown) => {
     const raw = (params as { token: string }).token;
     return /^bot\d+:[\w-]{10,}$/.test(raw) ? raw.slice(3) : undefined;
@@ -73,7 +89,7 @@ export async function telegramEmulator(fastify: FastifyInstance): Promise<void> 
     const token = tokenOf(request.params);
     if (!token) return refuse(reply, 401, 'Unauthorized');
     const f = await applyFault(faults, 'setWebhook');
-    if (f) return refuse(reply, f.status!, 'Bad Request: injected fault');
+    if (f) return refuseWithFault(reply, f, 'Bad Request: injected fault');
     const body = (request.body ?? {}) as { url?: unknown; secret_token?: unknown };
     if (!text(body.url).startsWith('http'))
       return refuse(reply, 400, 'Bad Request: bad webhook: An HTTPS URL must be provided');
@@ -94,12 +110,7 @@ export async function telegramEmulator(fastify: FastifyInstance): Promise<void> 
     const token = tokenOf(request.params);
     if (!token) return refuse(reply, 401, 'Unauthorized');
     const f = await applyFault(faults, 'messages.send');
-    if (f)
-      return refuse(
-        reply,
-        f.status!,
-        (f.body as { description?: string })?.description ?? 'Forbidden: bot was blocked by the user',
-      );
+    if (f) return refuseWithFault(reply, f, 'Forbidden: bot was blocked by the user');
     const body = (request.body ?? {}) as { chat_id?: unknown; text?: unknown };
     if (body.chat_id === undefined || !text(body.text)) return refuse(reply, 400, 'Bad Request: message text is empty');
     const messageId = Number.parseInt(randomBytes(3).toString('hex'), 16);

@@ -269,6 +269,50 @@ describe('replies and statuses', () => {
     expect(await sentTo()).toHaveLength(1);
   });
 
+  it("Telegram's 429 names its wait only in the body (parameters.retry_after): the send waits that long, and past the cap it is not resent", async () => {
+    const tg = connections.get('telegram')!;
+    const from = senderId('telegram');
+    await deliver(t, tg, { id: providerId('telegram'), from, text: 'Can I come at 8?' });
+    const conversation = await conversationWith('telegram', from);
+    const sentTo = async () =>
+      (await (await fetch(`${t.baseUrl}/_emulators/telegram/sent?to=${from}`)).json()).items as unknown[];
+    const fault = (payload: object) => t.request({ method: 'POST', url: '/_emulators/telegram/faults', payload });
+    const reply = (text: string) => api('POST', `/channels/conversations/${conversation.id}/messages`, { text });
+
+    // The emulator answers as Telegram does: the wait in the body, no Retry-After header.
+    await fault({ operation: 'messages.send', status: 429, body: { parameters: { retry_after: 2 } } });
+    const raw = await fetch(`${t.baseUrl}/_emulators/telegram/bot${tg.credentials.botToken}/sendMessage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chat_id: from, text: 'x' }),
+    });
+    expect(raw.status).toBe(429);
+    expect(raw.headers.get('retry-after')).toBeNull();
+    expect(await raw.json()).toEqual({
+      ok: false,
+      error_code: 429,
+      description: 'Too Many Requests: retry after 2',
+      parameters: { retry_after: 2 },
+    });
+
+    // Within the cap (10 s): sent again after the 2 s Telegram asked for, not after the usual ~0.1 s backoff.
+    await fault({ operation: 'messages.send', status: 429, body: { parameters: { retry_after: 2 } } });
+    const started = Date.now();
+    const waited = await reply('Yes, 8 is fine');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1950);
+    expect(waited.json()).toMatchObject({ status: 'sent' });
+    expect(await sentTo()).toHaveLength(1);
+
+    // Past the cap: answered at once as refused, in Telegram's words, and never resent.
+    await fault({ operation: 'messages.send', status: 429, body: { parameters: { retry_after: 60 } } });
+    const refusedAt = Date.now();
+    const refused = await reply('See you at 8');
+    expect(Date.now() - refusedAt).toBeLessThan(1500);
+    expect(refused.json()).toMatchObject({ status: 'failed' });
+    expect(refused.json().error).toContain('Too Many Requests: retry after 60');
+    expect(await sentTo()).toHaveLength(1);
+  }, 20_000);
+
   it('a provider refusal stores the reply as failed with its words; delivery and read reports move statuses forward', async () => {
     const wa = connections.get('whatsapp')!;
     const from = senderId('whatsapp');

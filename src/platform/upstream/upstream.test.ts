@@ -294,6 +294,54 @@ describe('retries', () => {
     expect(server.seen).toHaveLength(1);
   });
 
+  it('reads a retry hint from the body where the upstream puts it there (retryAfterFromBody), within the cap', async () => {
+    // Telegram's 429: the wait in the body, no Retry-After header.
+    const limited = (seconds: number, headers: Record<string, string> = {}) =>
+      server.handle((_req, res, seen) => {
+        if (server.seen.indexOf(seen) > 0) return void res.end('ok');
+        res
+          .writeHead(429, { 'content-type': 'application/json', ...headers })
+          .end(JSON.stringify({ ok: false, error_code: 429, parameters: { retry_after: seconds } }));
+      });
+    const fromBody = (body: Buffer) =>
+      (JSON.parse(body.toString('utf8')) as { parameters: { retry_after: number } }).parameters.retry_after * 1000;
+    const api = createUpstream({
+      name: uniqueName(),
+      baseUrl: server.url,
+      retryAfterCapMs: 5000,
+      retryAfterFromBody: fromBody,
+      ...fastRetries,
+    });
+    const send = () => api.request({ method: 'POST', path: '/send', body: 'hi', retryUnsent: true });
+    // A send (retried only because a 429 certainly did nothing) waits the second it was told.
+    limited(1);
+    expect(await send()).toMatchObject({ status: 200, attempts: 2 });
+    expect(server.seen[1].at - server.seen[0].at).toBeGreaterThanOrEqual(950);
+    // Past the cap: the 429 comes back at once, not retried.
+    server.seen.length = 0;
+    limited(60);
+    const started = Date.now();
+    expect(await send()).toMatchObject({ status: 429, attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(server.seen).toHaveLength(1);
+    // A readable Retry-After header wins over the body.
+    server.seen.length = 0;
+    limited(60, { 'retry-after': '0' });
+    expect(await send()).toMatchObject({ status: 200, attempts: 2 });
+    // The hint changes only how long to wait, never what is retried: a plain POST is still sent once.
+    server.seen.length = 0;
+    limited(0);
+    expect(await api.request({ method: 'POST', path: '/send', body: 'once' })).toMatchObject({
+      status: 429,
+      attempts: 1,
+    });
+    // A body the reader cannot read (it throws) means the usual backoff.
+    server.seen.length = 0;
+    server.sequence(429);
+    expect(await send()).toMatchObject({ status: 200, attempts: 2 });
+    expect(server.seen[1].at - server.seen[0].at).toBeLessThan(500);
+  });
+
   it('reads Retry-After as seconds or an HTTP date', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseRetryAfterMs('3', now)).toBe(3000);

@@ -41,8 +41,14 @@ export interface UpstreamConfig {
   retries?: number;
   retryBaseDelayMs?: number;
   retryMaxDelayMs?: number;
-  /** A Retry-After longer than this is not waited for: the answer is returned as it is. */
+  /** A Retry-After (or body hint) longer than this is not waited for: the answer is returned as it is. */
   retryAfterCapMs?: number;
+  /**
+   * Where an upstream names its wait in the error body instead of a Retry-After header (Telegram's 429:
+   * `parameters.retry_after`): reads it from an answer that is about to be retried, in ms, or null for none.
+   * Consulted only when there is no readable Retry-After header; the cap and the retry rules are unchanged.
+   */
+  retryAfterFromBody?: (body: Buffer, status: number) => number | null;
   /** `false` turns the breaker off (webhook delivery: its own schedule owns retries). */
   breaker?: BreakerOptions | false;
   maxResponseBytes?: number;
@@ -79,7 +85,8 @@ export interface UpstreamCall {
   /**
    * For a call that is not idempotent (a message sent): retry only when the upstream certainly did
    * not act on it, i.e. no connection was made (refused, name not found) or it answered 429 (rate
-   * limited, honouring Retry-After). A timeout or a reset is never retried: the send may have happened.
+   * limited, honouring Retry-After or retryAfterFromBody). A timeout or a reset is never retried: the send may
+   * have happened.
    */
   retryUnsent?: boolean;
   timeoutMs?: number;
@@ -214,7 +221,7 @@ export async function upstreamRequest(config: UpstreamConfig, call: UpstreamCall
       (RETRY_STATUSES.has(response.status) && attemptNo <= retries) ||
       (response.status === 429 && attemptNo <= unsentRetries)
     ) {
-      const wait = retryWaitMs(config, attemptNo, response.headers['retry-after']);
+      const wait = retryWaitMs(config, attemptNo, response);
       if (wait !== null) {
         await sleep(wait, config.name, call.signal);
         continue;
@@ -311,11 +318,26 @@ function backoffMs(config: UpstreamConfig, attemptNo: number): number {
   return step / 2 + Math.random() * (step / 2);
 }
 
-/** The wait before retrying a retryable status, or null when Retry-After asks for longer than the cap. */
-function retryWaitMs(config: UpstreamConfig, attemptNo: number, retryAfter: string | undefined): number | null {
-  const asked = parseRetryAfterMs(retryAfter);
+/**
+ * The wait before retrying a retryable status, or null when the upstream asks for longer than the cap.
+ * The Retry-After header wins; else the upstream's body hint (retryAfterFromBody); else the backoff.
+ */
+function retryWaitMs(config: UpstreamConfig, attemptNo: number, response: AttemptResponse): number | null {
+  const asked = parseRetryAfterMs(response.headers['retry-after']) ?? bodyRetryAfterMs(config, response);
   if (asked === null) return backoffMs(config, attemptNo);
   return asked > (config.retryAfterCapMs ?? UPSTREAM_DEFAULTS.retryAfterCapMs) ? null : asked;
+}
+
+/** The caller's reading of a retry hint in the body; a reader that throws or answers nonsense counts as none. */
+function bodyRetryAfterMs(config: UpstreamConfig, response: AttemptResponse): number | null {
+  if (!config.retryAfterFromBody) return null;
+  let ms: number | null;
+  try {
+    ms = config.retryAfterFromBody(response.body, response.status);
+  } catch {
+    return null;
+  }
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : null;
 }
 
 /** Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */

@@ -91,7 +91,22 @@ function content(m: Message): { text: string; attachments: Attachment[] } {
 }
 const update = z.object({ update_id: id, message: message.optional(), edited_message: message.optional() });
 
-const api = upstreamFor('telegram');
+/**
+ * Telegram names the wait of a 429 in its body (`{"ok":false,"error_code":429,"description":"Too Many
+ * Requests: retry after N","parameters":{"retry_after":N}}`, seconds) and may send no Retry-After header.
+ */
+function telegramRetryAfterMs(body: Buffer): number | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+  const seconds = (parsed as { parameters?: { retry_after?: unknown } } | null)?.parameters?.retry_after;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : null;
+}
+
+const api = upstreamFor('telegram', { retryAfterFromBody: telegramRetryAfterMs });
 
 export const telegram: ChannelAdapter<Credentials> = {
   channel: 'telegram',

@@ -2,7 +2,12 @@
 // header reads, and the one upstream per provider.
 import { createHmac } from 'node:crypto';
 import { parse as parseLossless } from 'lossless-json';
-import { createUpstream, UpstreamError, type UpstreamResponse } from '../../../platform/upstream/index.js';
+import {
+  createUpstream,
+  type UpstreamConfig,
+  UpstreamError,
+  type UpstreamResponse,
+} from '../../../platform/upstream/index.js';
 import { SendFailed, type WebhookRequest } from './types.js';
 
 export const hmacHex = (algorithm: 'sha256' | 'sha1', key: string, data: Buffer | string) =>
@@ -37,8 +42,14 @@ export function parseJsonExact(raw: Buffer): Record<string, unknown> {
 /** A provider id as the exact string (numbers and bigints both). */
 export const idText = (value: unknown): string => (typeof value === 'bigint' ? value.toString() : String(value));
 
-export const upstreamFor = (name: string) =>
-  createUpstream({ name: `channels:${name}`, timeoutMs: 10_000, retries: 2, breaker: { consecutiveFailures: 5 } });
+export const upstreamFor = (name: string, options: Pick<UpstreamConfig, 'retryAfterFromBody'> = {}) =>
+  createUpstream({
+    name: `channels:${name}`,
+    timeoutMs: 10_000,
+    retries: 2,
+    breaker: { consecutiveFailures: 5 },
+    ...options,
+  });
 
 /** A send call's outcome: the provider's JSON on 2xx, else SendFailed with its words. */
 export async function sendCall<T>(
