@@ -91,7 +91,8 @@ export function loadedItems<T extends { id: string }>(data: { pages: readonly Pa
 
 /**
  * The inbox's conversations, most recent first, a page at a time (*Load more conversations*). A change
- * announced on the event stream refetches every page loaded, from the first, so the order stays right.
+ * announced on the event stream refetches every page loaded, from the first, so the order stays right
+ * (changes are gathered over a quarter second first, so a burst costs a few reads).
  */
 export const useConversations = (
   filter: { channel?: Channel; patientId?: string },
@@ -220,10 +221,25 @@ export function useDisconnectChannel() {
 
 export type InboxStreamState = 'connecting' | 'live' | 'reconnecting';
 
+/** How long live changes are gathered before the inbox's lists are read again. */
+const LIVE_COALESCE_MS = 250;
+/** The longest one round of refreshes holds up the next. */
+const LIVE_ROUND_MAX_MS = 5_000;
+
+/** The conversation a `conversation.updated` event names; `null` when it names none we can read. */
+function conversationOf(event: Event): string | null {
+  try {
+    const id = (JSON.parse((event as MessageEvent<string>).data) as { conversationId?: unknown }).conversationId;
+    return typeof id === 'string' && id.length > 0 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * One event stream per browser tab, shared by whoever needs it (the navigation's unread counts on
- * every page, the Inbox page's own view): every change to a conversation refreshes the inbox's
- * queries. Opened while someone uses it, closed when the last one lets go; a new workspace reopens it.
+ * every page, the Inbox page's own view): a change to a conversation refreshes the lists, the unread
+ * counts and that conversation's thread (gathered over a quarter second). Opened while someone uses it, closed when the last one lets go; a new workspace reopens it.
  */
 class InboxStream {
   private source: EventSource | null = null;
@@ -231,6 +247,10 @@ class InboxStream {
   private users = 0;
   private state: InboxStreamState = 'connecting';
   private readonly listeners = new Set<() => void>();
+  private readonly pending = new Set<string>();
+  private everything = false;
+  private refreshing = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly client: QueryClient) {}
 
@@ -261,12 +281,52 @@ class InboxStream {
       this.setState('live');
     };
     source.onerror = () => this.setState('reconnecting');
-    source.addEventListener('conversation.updated', () => {
-      void this.client.invalidateQueries({ queryKey: KEY });
-    });
+    source.addEventListener('conversation.updated', (event) => this.changed(conversationOf(event)));
   }
 
+  /**
+   * Changes are gathered for a moment and refreshed together: a burst of messages (a busy morning, a
+   * provider delivering a backlog) costs every open tab a few list reads, not one per message. Only what
+   * the change can touch is refreshed: the conversation lists, the unread counts, and the named
+   * conversations' threads (the channel connections never).
+   */
+  private changed(conversationId: string | null) {
+    if (conversationId === null) this.everything = true;
+    else this.pending.add(conversationId);
+    if (!this.refreshing) this.timer ??= setTimeout(this.flush, LIVE_COALESCE_MS);
+  }
+
+  /** Refreshes what the gathered changes touch; what changes meanwhile waits for the next round. */
+  private readonly flush = async () => {
+    this.timer = null;
+    const ids = [...this.pending];
+    const everything = this.everything;
+    this.pending.clear();
+    this.everything = false;
+    const refreshes = everything
+      ? [this.client.invalidateQueries({ queryKey: KEY })]
+      : [
+          this.client.invalidateQueries({ queryKey: [...KEY, 'conversations'] }),
+          this.client.invalidateQueries({ queryKey: [...KEY, 'unread'] }),
+          ...ids.flatMap((id) => [
+            this.client.invalidateQueries({ queryKey: inboxKeys.messages(id) }),
+            this.client.invalidateQueries({ queryKey: inboxKeys.conversation(id) }),
+          ]),
+        ];
+    // One round of reads at a time (a slow server is not sent more while it answers), but never held
+    // up for long by one read that does not come back.
+    this.refreshing = true;
+    await Promise.race([Promise.allSettled(refreshes), new Promise((done) => setTimeout(done, LIVE_ROUND_MAX_MS))]);
+    this.refreshing = false;
+    if ((this.pending.size > 0 || this.everything) && this.source)
+      this.timer ??= setTimeout(this.flush, LIVE_COALESCE_MS);
+  };
+
   private close() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.pending.clear();
+    this.everything = false;
     this.source?.close();
     this.source = null;
     this.workspaceId = null;
