@@ -95,6 +95,14 @@ describe('Calendar page', () => {
     await expect.poll(() => page.getByTestId('connection').count()).toBe(2);
     await expect.poll(() => page.getByTestId('calendar-legend').locator('li').count()).toBe(2);
     expect(await page.getByTestId('time-zone').textContent()).toBe('UTC');
+    // Both providers' default calendars are blue (#039be5, #0078d4): the second one gets a colour of its own.
+    const swatches = await page
+      .getByTestId('calendar-legend')
+      .locator('.legend-swatch')
+      .evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
+    const channels = swatches.map((c) => (c.match(/\d+/g) ?? []).slice(0, 3).map(Number));
+    const apart = channels[0].reduce((sum, v, i) => sum + Math.abs(v - channels[1][i]), 0);
+    expect(apart).toBeGreaterThan(90);
   });
 
   it('creates an event from New event, edits it in place and deletes it', async () => {

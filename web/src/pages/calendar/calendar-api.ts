@@ -237,8 +237,45 @@ export function useDisconnect() {
 
 /** A palette for calendars without a provider colour, distinct in light and dark mode. */
 const PALETTE = ['#2557d6', '#1a7f4b', '#b54708', '#7a2bb5', '#0e7490', '#be123c'];
+/** Below this ("redmean" RGB distance, 0–765) two colours read as one on the week grid. */
+const TOO_CLOSE = 100;
+
+function rgb(hex: string): [number, number, number] {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+/** A cheap perceptual distance between two `#rrggbb` colours (weighted by the mean red, as the eye is). */
+function distance(a: string, b: string): number {
+  const [r1, g1, b1] = rgb(a);
+  const [r2, g2, b2] = rgb(b);
+  const r = (r1 + r2) / 2;
+  return Math.sqrt((2 + r / 256) * (r1 - r2) ** 2 + 4 * (g1 - g2) ** 2 + (2 + (255 - r) / 256) * (b1 - b2) ** 2);
+}
+
+const given = new WeakMap<CalendarInfo[], Map<string, string>>();
+
+/**
+ * Each calendar's colour on the grid and in the legend: its provider's, unless that is close to a colour an
+ * earlier calendar already has (Google's and Outlook's default calendars are both blue), then the first
+ * palette colour far from every one given; without a provider colour, a palette colour too.
+ */
+function calendarColors(calendars: CalendarInfo[]): Map<string, string> {
+  const known = given.get(calendars);
+  if (known) return known;
+  const colors = new Map<string, string>();
+  const used: string[] = [];
+  calendars.forEach((cal, index) => {
+    const own = cal.color && /^#[0-9a-f]{6}$/i.test(cal.color) ? cal.color : null;
+    const clear = (c: string) => used.every((u) => distance(u, c) >= TOO_CLOSE);
+    const color = own && clear(own) ? own : (PALETTE.find(clear) ?? own ?? PALETTE[index % PALETTE.length]);
+    colors.set(cal.id, color);
+    used.push(color);
+  });
+  given.set(calendars, colors);
+  return colors;
+}
+
 export function colorOf(calendars: CalendarInfo[], id: string): string {
-  const index = calendars.findIndex((c) => c.id === id);
-  const cal = calendars[index];
-  return cal?.color && /^#[0-9a-f]{6}$/i.test(cal.color) ? cal.color : PALETTE[Math.max(0, index) % PALETTE.length];
+  return calendarColors(calendars).get(id) ?? PALETTE[0];
 }
