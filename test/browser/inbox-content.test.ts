@@ -87,6 +87,8 @@ describe('Inbox: messages that are not plain text', () => {
     const item = page.getByTestId('conversation-item').filter({ hasText: 'Rosa Parks' });
     // The list's preview names the last message's kind, never an empty line.
     await item.getByText('Contact card: Mum, +49 151 1234567').waitFor();
+    // WhatsApp gives the number bare (4915112345678): it reads as a number, grouped by its country's rules.
+    expect(await item.getByTestId('contact-detail').textContent()).toBe('+49 1511 2345678');
     await item.click();
     const messages = page.getByTestId('inbox-message');
     await expect.poll(() => messages.count()).toBe(5);

@@ -45,15 +45,15 @@ export async function seedChannels(app: FastifyInstance, state: SeedState): Prom
     },
     [
       message(
-        '15550142',
+        '15035550142',
         'Eleanor Vance',
-        '+15550142',
+        '+15035550142',
         'Hi, this is Eleanor. Can I move Thursday’s PT session to the afternoon?',
         180,
         'Hi Eleanor, 3:30 pm on Thursday works. See you then!',
       ),
-      message('15550142', 'Eleanor Vance', '+15550142', 'Perfect, thank you!', 150),
-      message('15550177', 'Jordan Reyes', '+15550177', 'Do I need to bring my insurance card to the first visit?', 25),
+      message('15035550142', 'Eleanor Vance', '+15035550142', 'Perfect, thank you!', 150),
+      message('12065550177', 'Jordan Reyes', '+12065550177', 'Do I need to bring my insurance card to the first visit?', 25),
     ],
   );
   await seedConnection(
@@ -112,6 +112,6 @@ export async function seedChannels(app: FastifyInstance, state: SeedState): Prom
   );
   // Eleanor's WhatsApp is linked to her record: her thread shows on the patient page.
   const eleanor = (await listPatients(deps, ctx, { limit: 200 })).items.find((p) => p.mrn === 'RC-1001');
-  const contact = whatsapp.contacts.get('15550142');
+  const contact = whatsapp.contacts.get('15035550142');
   if (eleanor && contact) await linkContact(deps, ctx, contact, eleanor.id);
 }

@@ -5,6 +5,7 @@ import { explainFailure as explainProviderFailure } from '../../../../src/module
 // The server's own list and names (types.ts imports nothing at run time).
 import { CHANNEL_LABEL, CHANNELS, type ChannelName } from '../../../../src/modules/channels/providers/types.js';
 import { API_BASE, ApiError, api, apiRequest, type Page } from '../../api.js';
+import { formatPhone } from '../../phone.js';
 
 export type Channel = ChannelName;
 export { CHANNEL_LABEL };
@@ -59,12 +60,15 @@ export const inboxKeys = {
 };
 
 /** Who a conversation is with: the linked patient's name, else the channel's name or number. */
-export const contactName = (c: Conversation['contact']) => c.patientName ?? c.name ?? c.phone ?? c.externalId;
+export const contactName = (c: Conversation['contact']) =>
+  c.patientName ?? c.name ?? (c.phone ? formatPhone(c.phone) : c.externalId);
 
 /** What else identifies the contact (their number, or the name they use on the channel), if not already the name. */
 export function contactDetail(c: Conversation['contact']): string | null {
   const shown = contactName(c);
-  const detail = [c.phone, c.patientName ? c.name : null].filter((d): d is string => !!d && d !== shown);
+  const detail = [c.phone ? formatPhone(c.phone) : null, c.patientName ? c.name : null].filter(
+    (d): d is string => !!d && d !== shown,
+  );
   return detail.length ? detail.join(' · ') : null;
 }
 
