@@ -176,7 +176,7 @@ describe.each(CHANNELS)('%s webhook', (channel) => {
     ]) {
       expect(res.statusCode, res.body).toBe(401);
       expect(res.headers['content-type']).toContain('application/problem+json');
-      expect(res.json().code).toBe('invalid_signature');
+      expect(res.json().code).toBe('unauthenticated');
     }
     expect(await totalMessages()).toBe(before);
   });
@@ -331,6 +331,14 @@ describe('replies and statuses', () => {
     const ok = (
       await api('POST', `/channels/conversations/${conversation.id}/messages`, { text: 'Hello again' })
     ).json();
+    // Each reply is a `message_send` audit row with contract §3's members (the conversation is the thread).
+    const sends = (await api('GET', '/audit?kind=message_send')).json().items as Record<string, unknown>[];
+    expect(sends.find((a) => a.messageId === ok.id)).toMatchObject({
+      module: 'channels',
+      threadId: conversation.id,
+      conversationId: conversation.id,
+      channel: 'whatsapp',
+    });
     const report = async (status: string) => {
       const body = JSON.stringify({
         object: 'whatsapp_business_account',

@@ -237,7 +237,7 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
             summary: `${channel} webhook (the provider calls this; verified by its signature)`,
             description:
               'Unauthenticated except for the provider’s own verification, on the raw body in constant time. 401 ' +
-              '`invalid_signature` (unsigned, tampered, unknown or disconnected connection), 400 `malformed_payload` and ' +
+              '`unauthenticated` (unsigned, tampered, unknown or disconnected connection), 400 `malformed_payload` and ' +
               '403 `tier_required` (verified, but the workspace is no longer on Standard or above) store nothing. A ' +
               'provider’s retry of a message already stored is acknowledged (200) and not stored again. Bodies up to ' +
               '2 MiB (above §1’s 1 MiB: a provider may batch many events into one notification); larger is 413.',

@@ -177,7 +177,7 @@ async function liveConnection(tx: Tx, workspaceId: string, id: string) {
 // ---------------------------------------------------------------- webhooks
 
 const unverified = () =>
-  new AppError('invalid_signature', 401, 'The request is not signed by the provider for this connection');
+  new AppError('unauthenticated', 401, 'The request is not signed by the provider for this connection');
 
 /** Finds a live connection of the channel by id, across workspaces (the provider does not sign in). */
 async function connectionForWebhook(deps: AppDeps, channel: ChannelName, id: string | undefined) {
@@ -1052,7 +1052,11 @@ export async function reply(deps: AppDeps, ctx: RequestContext, conversationId: 
         sentBy: ctx.userId,
       })
       .returning();
+    // Contract §3's members of `message_send` (`module`, `threadId`, `messageId`), the conversation being
+    // the thread; then the channel's own.
     await writeAudit(tx, ctx, 'message_send', {
+      module: 'channels',
+      threadId: conversationId,
       channel: connection.channel,
       conversationId,
       messageId: row.id,

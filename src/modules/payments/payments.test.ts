@@ -62,7 +62,10 @@ describe('payments', () => {
   it('refuses unsigned, forged and stale webhooks (401) and accepts a valid retry harmlessly', async () => {
     const body = JSON.stringify({ type: 'checkout.session.completed', data: { object: { id: 'cs_test_unknown' } } });
     const now = Math.floor(Date.now() / 1000);
-    expect((await webhook(body)).statusCode).toBe(401);
+    const unsigned = await webhook(body);
+    expect(unsigned.statusCode).toBe(401);
+    // Contract §1: an invalid credential is `unauthenticated`, whatever the credential.
+    expect(unsigned.json().code).toBe('unauthenticated');
     expect((await webhook(body, `t=${now},v1=${'0'.repeat(64)}`)).statusCode).toBe(401);
     expect(
       (await webhook(body, `t=${now - 900},v1=${signPayload(EMULATOR_WEBHOOK_SECRET, now - 900, body)}`)).statusCode,

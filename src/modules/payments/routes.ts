@@ -76,7 +76,7 @@ export async function paymentRoutes(fastify: FastifyInstance): Promise<void> {
           summary: 'The payments provider’s webhook (Stripe-Signature verified on the raw body)',
           description:
             '`Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256(webhook secret, "<t>.<raw body>")>`, five minutes of tolerance. ' +
-            '401 `invalid_signature` and nothing changes otherwise. `checkout.session.completed` marks the payment paid.',
+            '401 `unauthenticated` and nothing changes otherwise. `checkout.session.completed` marks the payment paid.',
           response: { 200: z.object({ received: z.literal(true), handled: z.boolean() }), ...problemResponses },
         },
       },

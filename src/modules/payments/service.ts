@@ -141,7 +141,7 @@ export async function receiveWebhook(deps: AppDeps, raw: Buffer, signature: stri
   if (!verifyStripeSignature(signature, raw, provider.webhookSecret)) {
     // Unsigned calls are anyone's; a signature that does not verify is the provider out of step.
     if (signature) countRefused(deps, WEBHOOK_SOURCE);
-    throw new AppError('invalid_signature', 401, 'The request is not signed by the payments provider');
+    throw new AppError('unauthenticated', 401, 'The request is not signed by the payments provider');
   }
   let event: { type?: string; data?: { object?: { id?: string; payment_status?: string } } };
   try {
