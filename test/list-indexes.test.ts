@@ -25,12 +25,17 @@ async function plan(query: ReturnType<typeof sql>): Promise<string> {
 }
 
 describe('indexes for the daily lists', () => {
-  it("members' last sign-in: one probe of the member's sessions", async () => {
+  it("a member's sessions (revoked on removal); the pruning job's batch of ended sessions", async () => {
+    // The members list's last sign-in is on the membership now (migration 0039): it reads no session.
+    expect(
+      await plan(sql`SELECT id FROM sessions WHERE workspace_id = 'ws_x' AND user_id = 'usr_x' AND revoked_at IS NULL`),
+    ).toContain('sessions_user_created_idx');
     expect(
       await plan(
-        sql`SELECT (SELECT max(s.created_at) FROM sessions s WHERE s.workspace_id = 'ws_x' AND s.user_id = 'usr_x')`,
+        sql`SELECT workspace_id, id FROM sessions
+             WHERE least(expires_at, revoked_at) < now() - interval '30 days' LIMIT 1000 FOR UPDATE SKIP LOCKED`,
       ),
-    ).toContain('sessions_user_created_idx');
+    ).toContain('sessions_ended_idx');
   });
 
   it('the audit log by person and by date range, newest first', async () => {

@@ -6,6 +6,7 @@ import { identityPrincipals } from './principals.js';
 import { identityRoutes } from './routes.js';
 import { seedIdentity } from './seed.js';
 import { holdMembership, passwordResetJob, RESET_WINDOW_MS } from './service.js';
+import { pruneSessionsJob, queueSessionPruning } from './session-pruning.js';
 import * as tables from './tables.js';
 
 export const identityModule = defineModule({
@@ -16,7 +17,7 @@ export const identityModule = defineModule({
   ],
   routes: identityRoutes,
   tables,
-  jobTypes: [passwordResetJob],
+  jobTypes: [passwordResetJob, pruneSessionsJob],
   // The platform authenticates requests; identity tells it whose credential a hash is, and (OAuth
   // callbacks) whether the member who started connecting still is one.
   init: () => {
@@ -32,6 +33,12 @@ export const identityModule = defineModule({
       // The longest window in use: password-reset counters live an hour, sign-in ones ATRIUM_SIGNIN_WINDOW.
       run: async (deps) =>
         void (await pruneRateLimits(deps.db, Math.max(deps.config.signIn.windowMs, RESET_WINDOW_MS))),
+    },
+    {
+      // Sessions 30 days after they expired or were revoked (session-pruning.ts), on the durable job mechanism.
+      name: 'identity.prune-sessions',
+      intervalMs: 60 * 60_000,
+      run: queueSessionPruning,
     },
   ],
 });

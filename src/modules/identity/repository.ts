@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Principal } from '../../platform/auth/principals.js';
 import type { Tx } from '../../platform/db/client.js';
-import { lockUntilCommit } from '../../platform/db/tenant.js';
+import { lockUntilCommit, queryRows } from '../../platform/db/tenant.js';
 import {
   apiTokens,
   invitations,
@@ -229,7 +229,7 @@ export async function userWithMemberships(tx: Tx, userId: string) {
 
 // ---- Workspace administration (contract §2a) ----
 
-/** Members with the latest session each opened in this workspace (`lastSignInAt`). */
+/** Members with when each last signed in to this workspace (kept on the membership: sessions are pruned). */
 export async function workspaceMembersWithActivity(tx: Tx, workspaceId: string) {
   return tx
     .select({
@@ -238,9 +238,7 @@ export async function workspaceMembersWithActivity(tx: Tx, workspaceId: string) 
       name: users.name,
       role: memberships.role,
       isProvider: memberships.isProvider,
-      lastSignInAt: sql<
-        Date | string | null
-      >`(SELECT max(s.created_at) FROM ${sessions} s WHERE s.workspace_id = ${memberships.workspaceId} AND s.user_id = ${memberships.userId})`,
+      lastSignInAt: memberships.lastSignInAt,
     })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
@@ -436,4 +434,26 @@ export async function revokeAllUserSessions(tx: Tx, userId: string, exceptSessio
     .where(and(...conditions))
     .returning({ hash: sessions.tokenHash });
   return rows.map((r) => r.hash);
+}
+
+/**
+ * Deletes up to `limit` sessions that ended (expired, or were revoked) before `endedBefore`, found through
+ * sessions_ended_idx; rows another transaction holds are skipped (the next batch or run gets them), so a
+ * batch never waits. System scope: a sweep across workspaces. Answers how many went.
+ */
+export async function pruneEndedSessions(tx: Tx, endedBefore: Date, limit: number): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    tx,
+    sql`
+    WITH ended AS (
+      SELECT workspace_id, id FROM ${sessions}
+       WHERE least(expires_at, revoked_at) < ${endedBefore.toISOString()}::timestamptz
+       LIMIT ${limit}
+         FOR UPDATE SKIP LOCKED
+    )
+    DELETE FROM ${sessions} s USING ended
+     WHERE s.workspace_id = ended.workspace_id AND s.id = ended.id
+    RETURNING s.id`,
+  );
+  return rows.length;
 }

@@ -63,7 +63,12 @@ export const memberSchema = z.object({
   role: roleSchema,
   isProvider: z.boolean(),
   status: z.enum(['active', 'invited']).describe('`invited` until the invitation is accepted'),
-  lastSignInAt: z.string().nullable().describe('When the member last signed in to this workspace'),
+  lastSignInAt: z
+    .string()
+    .nullable()
+    .describe(
+      'When the member last signed in to this workspace (or switched to it from another); kept when old sessions are pruned',
+    ),
 });
 export const memberParams = z.object({ userId: z.string().min(1).max(100) });
 export const patchMemberBody = z

@@ -112,6 +112,7 @@ async function openSession(deps: AppDeps, user: repo.UserRow, chosen: Membership
   const token = randomToken('ses');
   const sessionId = newId('ses');
   await withTenant(deps.db, { workspaceId: chosen.id }, async (tx) => {
+    // The insert also sets the membership's last_sign_in_at (a trigger: migration 0039).
     await repo.insertSession(tx, {
       workspaceId: chosen.id,
       id: sessionId,
@@ -154,6 +155,7 @@ export async function switchWorkspace(
   const target = memberships.find((m) => m.id === workspaceId);
   if (!target) throw notFound('Workspace');
   const user = await withSystem(deps.db, async (tx) => {
+    // Moving the session sets the target membership's last_sign_in_at (a trigger: migration 0039).
     const hash = await repo.moveSession(tx, sessionId, workspaceId);
     if (hash) await invalidateCredential(tx, deps.principals, hash);
     return repo.findUser(tx, ctx.userId);

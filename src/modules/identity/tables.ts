@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
@@ -43,6 +44,12 @@ export const memberships = pgTable(
     role: text('role', { enum: ['admin', 'member'] }).notNull(),
     isProvider: boolean('is_provider').notNull().default(false),
     createdAt: ts('created_at').notNull().defaultNow(),
+    /**
+     * The members list's last sign-in to this workspace. Set by the database whenever a session of the
+     * member is opened here or moved here (trigger `atrium_note_sign_in`, migration 0039), so it outlives
+     * the sessions, which are pruned.
+     */
+    lastSignInAt: ts('last_sign_in_at'),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.userId] }), index('memberships_user_idx').on(t.userId)],
 );
@@ -83,8 +90,10 @@ export const sessions = pgTable(
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.id] }),
     uniqueIndex('sessions_hash_idx').on(t.tokenHash),
-    // The members list's last sign-in per member.
+    // A member's sessions in a workspace (revoked when the member is removed).
     index('sessions_user_created_idx').on(t.workspaceId, t.userId, t.createdAt),
+    // When a session ended (expired or revoked): the pruning job's batches (pruneEndedSessions).
+    index('sessions_ended_idx').using('btree', sql`least(${t.expiresAt}, ${t.revokedAt})`),
   ],
 );
 
