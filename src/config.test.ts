@@ -78,6 +78,9 @@ describe('config', () => {
       ['HOST', 'not_a_host'],
       ['ATRIUM_PUBLIC_URL', 'foo:bar'],
       ['SMTP_URL', 'notaurl'],
+      ['DATABASE_URL', 'mysql://127.0.0.1:1/x'],
+      ['ATRIUM_ADMIN_ALERT_EMAILS', 'ops@clinic.example, not-an-email'],
+      ['ATRIUM_MAIL_FROM', 'Atrium <nobody>'],
       ['ATRIUM_SIGNIN_WINDOW', '0s'],
       ['ATRIUM_WEBHOOK_TIMEOUT', '0ms'],
     ]) {
@@ -94,8 +97,20 @@ describe('config', () => {
       ATRIUM_PUBLIC_URL: 'https://clinic.example',
       SMTP_URL: 'smtps://user:pass@mail.example:465',
       ATRIUM_SIGNIN_BACKOFF: '0s',
+      DATABASE_URL: 'postgresql://atrium@db.internal:5432/atrium',
+      ATRIUM_ADMIN_ALERT_EMAILS: 'ops@clinic.example, it@clinic.example',
+      ATRIUM_MAIL_FROM: 'Riverside Clinic <front-desk@clinic.example>',
     });
-    expect(ok).toMatchObject({ emulators: false, seedDemo: false, logLevel: 'warn', host: '::1' });
+    expect(ok).toMatchObject({
+      emulators: false,
+      seedDemo: false,
+      logLevel: 'warn',
+      host: '::1',
+      adminAlertEmails: ['ops@clinic.example', 'it@clinic.example'],
+    });
+    expect(loadConfig({ ATRIUM_ENCRYPTION_KEY: key, ATRIUM_MAIL_FROM: 'alerts@clinic.example' }).mailFrom).toBe(
+      'alerts@clinic.example',
+    );
   });
 
   it('parses durations', () => {

@@ -59,6 +59,7 @@ const envSchema = z.object({
   DATABASE_URL: z
     .string()
     .url()
+    .refine((v) => /^postgres(?:ql)?:\/\//i.test(v), { message: 'use postgres://user@host:port/database' })
     .optional()
     .or(z.literal('').transform(() => undefined)),
   ATRIUM_DATA_DIR: z.string().default('./data'),
@@ -81,12 +82,32 @@ const envSchema = z.object({
       'a stun: or turn: URL over UDP',
     )
     .optional(),
-  ATRIUM_ADMIN_ALERT_EMAILS: z.string().default(''),
+  ATRIUM_ADMIN_ALERT_EMAILS: z
+    .string()
+    .default('')
+    .refine(
+      (v) =>
+        v
+          .split(',')
+          .map((a) => a.trim())
+          .filter(Boolean)
+          .every((a) => z.email().safeParse(a).success),
+      { message: 'use e-mail addresses separated by commas' },
+    ),
   SMTP_URL: z
     .string()
     .optional()
     .refine((v) => !v || /^smtps?:\/\/[^/?#\s]+/i.test(v), { message: 'use smtp://host:port or smtps://…' }),
-  ATRIUM_MAIL_FROM: z.string().default('Atrium <no-reply@atrium.local>'),
+  ATRIUM_MAIL_FROM: z
+    .string()
+    .default('Atrium <no-reply@atrium.local>')
+    .refine(
+      (v) => {
+        const address = /^\s*(?:[^<>]*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(v);
+        return !!address && z.email().safeParse(address[1] ?? address[2]).success;
+      },
+      { message: 'use an address, or a name and <address>' },
+    ),
   ATRIUM_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'use fatal, error, warn, info, debug, trace or silent',
