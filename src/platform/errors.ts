@@ -86,6 +86,8 @@ export function sendProblem(
   detail: string,
   extras: Record<string, unknown> = {},
 ): FastifyReply {
+  // Contract §1: a 429 always says when to come back; whoever refuses names the wait, this is the floor.
+  if (status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
   return reply
     .status(status)
     .header('content-type', 'application/problem+json; charset=utf-8')

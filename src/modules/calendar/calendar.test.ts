@@ -535,6 +535,16 @@ describe('provider failures', () => {
     expect(limited.statusCode).toBe(429);
     expect(limited.json().code).toBe('rate_limited');
     expect(limited.headers['retry-after']).toBe('1');
+    // Google also limits with a 403 and says no wait (reason rateLimitExceeded): the 429 still names one.
+    await emulator('google', '/faults', {
+      operation: 'events.insert',
+      status: 403,
+      body: { error: { code: 403, errors: [{ domain: 'usageLimits', reason: 'rateLimitExceeded' }] } },
+    });
+    const unsaid = await create(google.calendarId, draft);
+    expect(unsaid.statusCode).toBe(429);
+    expect(unsaid.json().code).toBe('rate_limited');
+    expect(unsaid.headers['retry-after']).toBe('10');
     await emulator('microsoft', '/faults', { operation: 'events.insert', status: 403 });
     const forbidden = await create(microsoft.calendarId, draft);
     expect(forbidden.json().code).toBe('provider_forbidden');

@@ -149,9 +149,21 @@ export async function providerCall(
   const body = parseBody(res);
   if (res.status < 400) return { status: res.status, body };
   const code = res.status === 401 ? 'reauth_required' : table(res.status, body, call.what ?? 'event');
-  const headers: Record<string, string> = {};
-  if (code === 'rate_limited' && res.headers['retry-after']) headers['retry-after'] = res.headers['retry-after'];
-  throw providerError(provider, code, headers);
+  throw providerError(provider, code, code === 'rate_limited' ? rateLimitHeaders(res.headers['retry-after']) : {});
+}
+
+/** How long a caller is asked to wait when a provider limited us without saying (Google's 403 rateLimitExceeded). */
+export const DEFAULT_RATE_LIMIT_WAIT_S = 10;
+
+/**
+ * A 429 always names its wait (contract §1): the provider's Retry-After when it is one (seconds or an HTTP date),
+ * else DEFAULT_RATE_LIMIT_WAIT_S.
+ */
+export function rateLimitHeaders(providerRetryAfter: string | string[] | undefined): Record<string, string> {
+  const value = Array.isArray(providerRetryAfter) ? providerRetryAfter[0] : providerRetryAfter;
+  const usable =
+    value !== undefined && (/^\d{1,6}$/.test(value.trim()) || (value.length <= 64 && !Number.isNaN(Date.parse(value))));
+  return { 'retry-after': usable ? value.trim() : String(DEFAULT_RATE_LIMIT_WAIT_S) };
 }
 
 /** The shared part of every table: statuses whose meaning does not depend on the provider. */

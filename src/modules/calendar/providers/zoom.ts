@@ -2,7 +2,7 @@
 // OAuth, account_credentials grant), not a per-user connection. The join URL goes into the event.
 import { z } from 'zod';
 import { createUpstream, UpstreamError } from '../../../platform/upstream/index.js';
-import { commonCode, type ErrorTable, ProviderError, providerError } from './http.js';
+import { commonCode, type ErrorTable, ProviderError, providerError, rateLimitHeaders } from './http.js';
 import type { MeetingProvider } from './types.js';
 
 /** Zoom's errors are {code, message}: 124 invalid token, 3001 meeting not found, 429 rate limit. */
@@ -89,8 +89,7 @@ export function zoomMeetings(settings: ZoomSettings): MeetingProvider {
       body = undefined;
     }
     const code = zoomErrors(res.status, body, 'event');
-    const headers: Record<string, string> = {};
-    if (code === 'rate_limited' && res.headers['retry-after']) headers['retry-after'] = res.headers['retry-after'];
+    const headers = code === 'rate_limited' ? rateLimitHeaders(res.headers['retry-after']) : {};
     throw new ProviderError(
       'zoom',
       code === 'reauth_required' ? 'provider_unavailable' : code,
