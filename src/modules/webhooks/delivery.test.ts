@@ -1,5 +1,6 @@
 // Delivery end to end against real local HTTPS receivers (trusted via NODE_EXTRA_CA_CERTS).
 import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
@@ -86,14 +87,14 @@ async function deliveries(endpointId: string, query = '', owner = ws) {
  * poll) in place of the background one, which is restarted afterwards.
  */
 async function withWorker(
-  options: { timeoutMs: number; maxInFlight?: number; perEndpoint?: number },
+  options: { timeoutMs: number; maxInFlight?: number; perEndpoint?: number; log?: FastifyBaseLogger },
   body: () => Promise<void>,
 ): Promise<void> {
   await background.stop();
-  const { timeoutMs, ...slots } = options;
+  const { timeoutMs, log, ...slots } = options;
   const worker = await startWebhookWorker({
     deps: t.app.atrium,
-    log: t.app.log,
+    log: log ?? t.app.log,
     webhooks: { ...t.config.webhooks, timeoutMs },
     keys: secretKeys(t.app.atrium),
     pollMs: 50,
@@ -321,6 +322,38 @@ describe('failures, retries and dead-letter', () => {
     receiver.respondWith({ status: 302, headers: { location: `${target.url}/stolen` } });
     await failingCase(receiver.url, /^redirect not followed \(HTTP 302/, 302);
     expect(target.requests).toHaveLength(0);
+  });
+
+  it("logs a failed attempt without the receiver's words or its redirect target (contract §1); the admin still sees them", async () => {
+    // A logger that keeps every line as a log shipper would receive it (errors with their message and stack).
+    const lines: string[] = [];
+    const capture =
+      (level: string) =>
+      (first: unknown, ...rest: unknown[]) => {
+        lines.push(
+          `${level} ${JSON.stringify([first, ...rest], (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v))}`,
+        );
+      };
+    const log = {
+      level: 'trace',
+      ...Object.fromEntries(['fatal', 'error', 'warn', 'info', 'debug', 'trace'].map((l) => [l, capture(l)])),
+      silent: () => {},
+      child: () => log,
+    } as unknown as FastifyBaseLogger;
+    await withWorker({ timeoutMs: 2000, log }, async () => {
+      receiver.respondWith({ status: 500, body: 'Chart of Maria Lopez, born 1980-02-03, not accepted' });
+      await failingCase(receiver.url, /^HTTP 500: Chart of Maria Lopez/, 500);
+      receiver.respondWith({
+        status: 302,
+        headers: { location: 'https://elsewhere.example/cb?token=tok-8d1f-secret' },
+      });
+      await failingCase(receiver.url, /^redirect not followed \(HTTP 302 to https:\/\/elsewhere/, 302);
+    });
+    const logged = lines.join('\n');
+    expect(logged).toContain('HTTP 500');
+    expect(logged).toContain('HTTP 302');
+    expect(logged).not.toContain('Maria Lopez');
+    expect(logged).not.toContain('tok-8d1f-secret');
   });
 
   it('treats a 4xx as a failure', async () => {

@@ -81,6 +81,14 @@ export function deliveryHeaders(
   return headers;
 }
 
+/** A failed attempt as the logs may have it: `HTTP 500`, `redirect (HTTP 302)`, `timeout`, `unsafe_url (private)`. */
+export function loggableFailure(result: Pick<repo.AttemptResult, 'status' | 'error'>): string {
+  if (result.status !== null && result.status >= 300 && result.status < 400) return `redirect (HTTP ${result.status})`;
+  if (result.status !== null) return `HTTP ${result.status}`;
+  const kind = /^[a-z_]+(?: \([a-z_]+\))?/.exec(result.error ?? '')?.[0];
+  return kind ?? 'delivery failed';
+}
+
 function describeFailure(err: unknown): string {
   if (err instanceof UnsafeUrlError) return `unsafe_url (${err.reason}): ${err.message}`;
   if (err instanceof UpstreamError) return describeFailure(toOutboundError(err));
@@ -206,7 +214,9 @@ export function webhookDeliveryJob(
       const result = await deliver(claimed);
       ctx.record(result);
       if (result.outcome === 'success') return;
-      const reason = result.error ?? 'delivery failed';
+      // The attempt row keeps the receiver's words for the admin; the job's error is logged, so it says only
+      // the status or the kind of failure (contract §1: logs never carry response bodies or addresses).
+      const reason = loggableFailure(result);
       if (result.retryInSeconds === null) throw new PermanentJobError(reason);
       throw new RetryJobError(reason, result.retryInSeconds * 1000);
     },
