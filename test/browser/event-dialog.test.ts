@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
 
 const headers = { 'content-type': 'application/json', 'x-requested-with': 'fetch' };
 
@@ -30,6 +30,15 @@ describe('Event dialog', () => {
         return ((await made.json()) as { eventId: string }).eventId;
       },
       { calendar: calendarId, draft, headers },
+    );
+
+  const createPatient = (body: Record<string, string>) =>
+    page.evaluate(
+      async ({ body, headers }) => {
+        const made = await fetch('/api/v1/patients', { method: 'POST', headers, body: JSON.stringify(body) });
+        return ((await made.json()) as { id: string }).id;
+      },
+      { body, headers },
     );
 
   beforeAll(async () => {
@@ -68,5 +77,66 @@ describe('Event dialog', () => {
     await confirm.waitFor({ state: 'detached' });
     expect(await page.getByTestId('event-dialog').getAttribute('aria-describedby')).toBeNull();
     await page.keyboard.press('Escape');
+  });
+
+  it('the patient picker never takes a patient from the answer to what was typed before', async () => {
+    const family = `Quill${uniqueSuffix()}`;
+    const hans = await createPatient({ givenName: 'Hans', familyName: family });
+    const josefa = await createPatient({ givenName: 'Josefa', familyName: `${family}mann` });
+    // The answers for the longer texts take a while, as on a slow line: the list meanwhile is the one before.
+    const slow = (url: URL) => url.pathname === '/api/v1/patients' && /m/.test(url.searchParams.get('q') ?? '');
+    await page.route(slow, async (route) => {
+      await new Promise((r) => setTimeout(r, 1000));
+      await route.continue();
+    });
+    await page.goto('/calendar?date=2026-12-14');
+    await page.getByTestId('new-event').click();
+    await page.getByTestId('event-title').fill('Picked with care');
+    await page.getByTestId('event-date').fill('2026-12-15');
+    await page.getByTestId('event-start').fill('11:00');
+    await page.getByTestId('event-end').fill('11:30');
+    const field = page.getByTestId('event-patient').getByRole('combobox');
+    const options = page.getByTestId('event-patient-option');
+    const chosen = page.getByTestId('event-patient-chosen');
+    await field.click();
+    await page.keyboard.type(family.toLowerCase());
+    // The exact family name ranks first.
+    await expect.poll(() => options.first().textContent()).toContain('Hans');
+    expect(await options.count()).toBe(2);
+
+    // Typing on and choosing the first at once (Enter): the list still shows Hans, who is no match for what is typed.
+    await page.keyboard.type('mann');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => options.first().textContent(), { timeout: 5000 }).toContain('Josefa');
+    expect(await options.count()).toBe(1);
+    // Nothing was chosen, not even once the answer came: the field keeps what was typed and the list stays open.
+    await page.waitForTimeout(400);
+    expect(await field.inputValue()).toBe(`${family.toLowerCase()}mann`);
+    expect(await chosen.count()).toBe(0);
+
+    // Back to the shorter text; a click on Josefa in its list while the next answer is on its way picks her
+    // once that answer holds her too.
+    await field.fill(family.toLowerCase());
+    await expect.poll(() => options.count()).toBe(2);
+    await page.keyboard.type('m');
+    await options.filter({ hasText: 'Josefa' }).click();
+    await chosen.waitFor();
+    expect(await field.inputValue()).toBe(`Josefa ${family}mann`);
+    await page.unroute(slow);
+
+    await page.getByTestId('event-save').click();
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    const patientOf = await page.evaluate(async () => {
+      const query = new URLSearchParams({ timeMin: '2026-12-15T00:00:00Z', timeMax: '2026-12-16T00:00:00Z' });
+      const items = (
+        (await (await fetch(`/api/v1/calendar/events?${query}`)).json()) as {
+          items: { title: string; patientId: string | null }[];
+        }
+      ).items;
+      return items.find((e) => e.title === 'Picked with care')?.patientId;
+    });
+    expect(patientOf).toBe(josefa);
+    expect(patientOf).not.toBe(hans);
   });
 });

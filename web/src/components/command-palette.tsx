@@ -5,11 +5,9 @@
 import { useNavigate } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { Autocomplete, Input, Menu, MenuItem, SearchField } from 'react-aria-components';
-import { PatientOption } from '../pages/patients/patient-picker.js';
-import { usePatientSearch } from '../pages/patients/patients-api.js';
+import { PatientOption, usePatientSearchAsTyped } from '../pages/patients/patient-picker.js';
 import { Icon } from './icons.js';
 import { AppDialog } from './ui/dialog.js';
-import { useDebounced } from './use-debounced.js';
 
 export function CommandPalette() {
   const [open, setOpen] = useState(false);
@@ -46,33 +44,14 @@ export function CommandPalette() {
 function PaletteSearch({ onDone }: { onDone: () => void }) {
   const navigate = useNavigate();
   const [text, setText] = useState('');
-  const q = useDebounced(text.trim(), 150);
-  const results = usePatientSearch(q, q.length > 0);
-  const items = q ? (results.data?.items ?? []) : [];
-  // The results shown while the next search is on its way are for what was typed before: the one chosen from
-  // them opens only if the answer to what is typed holds it too; otherwise the palette stays open on that answer
-  // (a quick typist never lands on another patient's record, nor on one they did not choose).
-  const fresh = q === text.trim() && !results.isPlaceholderData && !results.isPending;
-  const [chosen, setChosen] = useState<string | null>(null);
-  const open = (patientId: string) => {
+  // A result chosen from the answer to what was typed before opens only if the answer to what is typed holds it
+  // too; otherwise the palette stays open on that answer (a quick typist never lands on another patient's record).
+  const { q, results, items, choose } = usePatientSearchAsTyped(text, (patient) => {
     onDone();
-    void navigate({ to: '/patients/$patientId', params: { patientId } });
-  };
-  const shownIds = items.map((p) => p.id).join(',');
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the answer for the text typed has come
-  useEffect(() => {
-    if (!chosen || !fresh) return;
-    setChosen(null);
-    if (items.some((p) => p.id === chosen)) open(chosen);
-  }, [chosen, fresh, shownIds]);
+    void navigate({ to: '/patients/$patientId', params: { patientId: patient.id } });
+  });
   return (
-    <Autocomplete
-      inputValue={text}
-      onInputChange={(value) => {
-        setChosen(null);
-        setText(value);
-      }}
-    >
+    <Autocomplete inputValue={text} onInputChange={setText}>
       <SearchField aria-label="Name, date of birth or MRN" className="palette-field" autoFocus>
         <Input className="palette-input" placeholder="Name, date of birth (YYYY-MM-DD) or MRN" />
       </SearchField>
@@ -80,10 +59,7 @@ function PaletteSearch({ onDone }: { onDone: () => void }) {
         className="palette-results"
         aria-label="Matching patients"
         items={items}
-        onAction={(key) => {
-          if (fresh) open(String(key));
-          else setChosen(String(key));
-        }}
+        onAction={(key) => choose(String(key))}
         renderEmptyState={() => (
           <p className="muted palette-empty" data-testid="palette-empty">
             {!q ? 'Start typing to search.' : results.isFetching ? 'Searching…' : `No patient matches “${q}”.`}

@@ -1,7 +1,7 @@
 /**
  * Pick a patient by typing a name, date of birth or MRN (React Aria ComboBox over `GET /patients?q=`).
- * The caller keeps the patient's id; the field shows the name. Used by the audit log's filter and
- * the calendar's new-event dialog.
+ * The caller keeps the patient's id; the field shows the name. Used by the audit log's filter, the
+ * calendar's event dialog, the messages composer and the inbox's link-patient dialog.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -30,9 +30,14 @@ export function PatientPicker({
   useEffect(() => {
     if (selected.name) setText(selected.name);
   }, [selected.name]);
-  const q = useDebounced(text.trim(), 150);
-  const results = usePatientSearch(q, q.length > 0 && q !== selected.name);
-  const items = q && q !== selected.name ? (results.data?.items ?? []) : [];
+  const { q, results, items, choose } = usePatientSearchAsTyped(
+    text,
+    (patient) => {
+      setText(fullName(patient));
+      onChange(patient.id);
+    },
+    { skip: selected.name },
+  );
   return (
     <ComboBox
       className="field combo"
@@ -43,10 +48,7 @@ export function PatientPicker({
       }}
       selectedKey={patientId ?? null}
       onSelectionChange={(key) => {
-        if (key === null) return;
-        const patient = items.find((p) => p.id === key);
-        if (patient) setText(fullName(patient));
-        onChange(String(key));
+        if (key !== null) choose(String(key));
       }}
       items={items}
       menuTrigger="input"
@@ -78,6 +80,42 @@ export function PatientPicker({
       </Popover>
     </ComboBox>
   );
+}
+
+/**
+ * A patient search over what is typed (debounced), shared by the command palette and the picker. While the
+ * next answer is on its way the list still shows the answer to what was typed before: a patient chosen from it
+ * is held until the answer to what is typed has come, and taken only if that answer holds them too; otherwise
+ * nothing is chosen and the list shows that answer. So a quick typist never gets a patient who does not match
+ * what is typed, nor one they did not choose. `skip`: a text not to search for (the picker's chosen name).
+ */
+export function usePatientSearchAsTyped(
+  text: string,
+  onChosen: (patient: Patient) => void,
+  options: { skip?: string | null } = {},
+) {
+  const q = useDebounced(text.trim(), 150);
+  const searching = q.length > 0 && q !== options.skip;
+  const results = usePatientSearch(q, searching);
+  const items = searching ? (results.data?.items ?? []) : [];
+  const fresh = searching && q === text.trim() && !results.isPlaceholderData && !results.isPending;
+  // A held choice is for the text it was made at: typing on forgets it.
+  const [held, setHeld] = useState<{ id: string; text: string } | null>(null);
+  const waiting = held?.text === text ? held.id : null;
+  const shownIds = items.map((p) => p.id).join(',');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the answer for the text typed has come
+  useEffect(() => {
+    if (!waiting || !fresh) return;
+    setHeld(null);
+    const patient = items.find((p) => p.id === waiting);
+    if (patient) onChosen(patient);
+  }, [waiting, fresh, shownIds]);
+  const choose = (patientId: string) => {
+    const patient = fresh ? items.find((p) => p.id === patientId) : undefined;
+    if (patient) onChosen(patient);
+    else setHeld({ id: patientId, text });
+  };
+  return { q, results, items, fresh, choose };
 }
 
 /** A patient as search results show one: family, given name; birth date and MRN. */
