@@ -10,7 +10,20 @@ const MAX_CAUSES = 5;
 /** PostgreSQL's data and constraint errors (SQLSTATE classes 22, 23) quote the value in their message. */
 const QUOTES_VALUES = /^2[23]/;
 
+/** An e-mail address (a patient's, quoted by an SMTP relay's refusal: "550 <jane@example.com>: no such user"). */
+const EMAIL = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
+/** A phone number as providers write them (E.164: a plus and 7–15 digits), e.g. in Twilio's "not a valid phone number". */
+const PHONE = /\+\d{7,15}\b/g;
+/** A URL's query and fragment, which carry tokens and search terms; the address itself stays. */
+const URL_QUERY = /(\bhttps?:\/\/[^\s?#"'<>]*)[?#][^\s"'<>]*/gi;
+
+/** What a third party's words may quote that a log must not: addresses, numbers, query strings. */
+export function scrubPersonalData(text: string): string {
+  return text.replace(URL_QUERY, '$1?[…]').replace(EMAIL, '[e-mail]').replace(PHONE, '[phone]');
+}
+
 function scrubText(text: string, err: object): string {
+  text = scrubPersonalData(text);
   const code = (err as { code?: unknown; severity?: unknown }).code;
   if (typeof code === 'string' && 'severity' in err && QUOTES_VALUES.test(code)) {
     text = text.replace(/"(?:[^"\\]|\\.)*"/g, '"…"');

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { safeError, scrubPersonalData } from './log-safety.js';
+
+describe('log-safe errors', () => {
+  it("keep what an operator needs and drop the patient's address, number and the URL's query", () => {
+    const smtp = new Error(
+      "Can't send mail - all recipients were rejected: 550 5.1.1 <jane.doe+visits@mail.example.org>: Recipient address rejected",
+    );
+    const logged = safeError(smtp);
+    expect(logged.message).toBe(
+      "Can't send mail - all recipients were rejected: 550 5.1.1 <[e-mail]>: Recipient address rejected",
+    );
+    expect(logged.stack).not.toContain('jane.doe');
+    expect(logged.type).toBe('Error');
+
+    const twilio = safeError(new Error("HTTP 400: The 'To' number +14155550199 is not a valid phone number (21211)"));
+    expect(twilio.message).toBe("HTTP 400: The 'To' number [phone] is not a valid phone number (21211)");
+
+    expect(scrubPersonalData('redirect to https://hooks.example/cb?token=abc&patient=Maria#x failed')).toBe(
+      'redirect to https://hooks.example/cb?[…] failed',
+    );
+    // Ids, statuses, times and durations stay readable.
+    const plain = 'job job_01jv6 failed at 2026-11-26T21:51:41Z after 1500 ms: HTTP 503 from 127.0.0.1:4000';
+    expect(scrubPersonalData(plain)).toBe(plain);
+  });
+
+  it('scrubs the causes too', () => {
+    const err = new Error('delivery failed', { cause: new Error('rejected <a@b.example>') });
+    expect((safeError(err).cause as { message: string }).message).toBe('rejected <[e-mail]>');
+  });
+});
