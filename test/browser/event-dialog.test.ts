@@ -139,4 +139,48 @@ describe('Event dialog', () => {
     expect(patientOf).toBe(josefa);
     expect(patientOf).not.toBe(hans);
   });
+
+  it('Delete while a save is on its way is unavailable and says why; once the save has failed it deletes', async () => {
+    await createEvent({ title: 'Busy save', start: '2026-12-22T10:00:00Z', end: '2026-12-22T10:30:00Z' });
+    await page.goto('/calendar?date=2026-12-21');
+    // The save takes a while, then the provider refuses it.
+    let patches = 0;
+    const events = (url: URL) => url.pathname === '/api/v1/calendar/events';
+    await page.route(events, async (route) => {
+      if (route.request().method() !== 'PATCH') return route.continue();
+      patches += 1;
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.fulfill({
+        status: 409,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ type: 'about:blank', title: 'Conflict', status: 409, code: 'scheduling_conflict' }),
+      });
+    });
+    await chip('Busy save').click();
+    await page.getByTestId('event-title').fill('Busy save, renamed');
+    await page.getByTestId('event-save').click();
+    const del = page.getByTestId('event-delete');
+    await expect.poll(() => del.getAttribute('aria-disabled')).toBe('true');
+    // Why, in words beside the buttons and as the button's description.
+    const why = page.getByTestId('event-delete-wait');
+    expect(await why.textContent()).toBe('Delete is unavailable while your changes are being saved.');
+    expect(await del.getAttribute('aria-describedby')).toBe(await why.getAttribute('id'));
+    // Pressed anyway (keyboard and mouse): no confirmation opens meanwhile, and the focus stays on the button.
+    await del.focus();
+    await page.keyboard.press('Enter');
+    await del.click({ force: true });
+    expect(await page.getByRole('alertdialog').count()).toBe(0);
+    expect(await del.evaluate((el) => el === document.activeElement)).toBe(true);
+
+    // The save did not go through: the dialog says why, and Delete works again.
+    await page.getByTestId('event-error').waitFor();
+    expect(await del.getAttribute('aria-disabled')).toBeNull();
+    expect(await why.count()).toBe(0);
+    await page.unroute(events);
+    expect(patches).toBe(1);
+    await del.click();
+    await page.getByTestId('confirm-delete-event').click();
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await chip('Busy save').waitFor({ state: 'detached' });
+  });
 });

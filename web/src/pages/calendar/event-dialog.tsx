@@ -125,6 +125,7 @@ export function EventDialog({
     description: useId(),
     attendees: useId(),
     problem: useId(),
+    deleteWait: useId(),
   };
   const editing = state.mode === 'edit' ? state.event : null;
   // A new event starts with its title: typing right after "New event" (or a click on a slot) goes there.
@@ -201,7 +202,8 @@ export function EventDialog({
   const seriesScope = recurring && scope === 'series';
   // A single event (not a series, not one occurrence of one) may still get a patient or start repeating.
   const single = !!editing && !editing.recurringEventId && !editing.recurrence?.length;
-  const pending = create.isPending || patch.isPending || remove.isPending;
+  const saving = create.isPending || patch.isPending;
+  const pending = saving || remove.isPending;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -569,11 +571,21 @@ export function EventDialog({
             {problem.text}
           </p>
         ) : null}
+        {editing && saving ? (
+          // Save, then Delete, on the same event: the save goes first, and Delete says why it is unavailable.
+          <p className="field-hint" id={ids.deleteWait} data-testid="event-delete-wait">
+            Delete is unavailable while your changes are being saved.
+          </p>
+        ) : null}
         <div className="form-actions">
           {editing && !readOnlyFrom ? (
+            // Unavailable (not disabled, so the focus stays on it) while a save is on its way, saying why.
             <Button
               variant="danger"
-              onPress={() => (pending ? undefined : setConfirmDelete(true))}
+              className="event-delete"
+              isPending={saving}
+              aria-describedby={saving ? ids.deleteWait : undefined}
+              onPress={() => setConfirmDelete(true)}
               data-testid="event-delete"
             >
               Delete
