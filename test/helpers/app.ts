@@ -28,11 +28,17 @@ async function listen(app: FastifyInstance): Promise<string> {
   return app.atrium.selfUrl();
 }
 
-/** Builds the real app on a fresh database, listening on a random loopback port. */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+/**
+ * Builds the real app on a fresh database, listening on a random loopback port. `logStream` receives its log
+ * lines (pass a `logLevel` among the overrides: tests log nothing by default); see `captureLogs`.
+ */
+export async function createTestApp(
+  overrides: Partial<Config> = {},
+  options: { logStream?: NodeJS.WritableStream } = {},
+): Promise<TestApp> {
   const testDb = await createTestDatabase();
   const config = loadTestConfig(overrides);
-  const app = await buildApp({ config, database: testDb.database });
+  const app = await buildApp({ config, database: testDb.database, logStream: options.logStream });
   const baseUrl = await listen(app);
   const backgrounds: Background[] = [];
   const instances: { close(): Promise<void> }[] = [];

@@ -3,13 +3,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { captureLogs } from '../../../test/helpers/logs.js';
 import { EMULATOR_WEBHOOK_SECRET, signPayload } from './stripe.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
+const logs = captureLogs();
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ logLevel: 'debug' }, { logStream: logs.stream });
   ws = await createWorkspace(t, { tier: 'standard' });
 });
 afterAll(async () => t?.close());
@@ -23,6 +25,42 @@ const webhook = (body: string, signature?: string) =>
   });
 
 describe('payments', () => {
+  it("a refused checkout is logged without the provider's words, which quote the description (contract §1)", async () => {
+    const patient = await createPatient(t, ws.admin.token, { givenName: 'Ottilie', familyName: 'Brandtner' });
+    const fault = await t.request({
+      method: 'POST',
+      url: '/_emulators/payments/faults',
+      payload: {
+        operation: 'sessions.create',
+        status: 400,
+        times: 1,
+        body: {
+          error: {
+            type: 'invalid_request_error',
+            code: 'parameter_invalid_string',
+            param: 'line_items[0][price_data][product_data][name]',
+            message: 'Invalid string: Copay for Ottilie Brandtner, visit of Dec 1',
+          },
+        },
+      },
+    });
+    expect(fault.statusCode).toBe(201);
+    const refused = await t.request({
+      method: 'POST',
+      url: '/api/v1/payments',
+      token: ws.admin.token,
+      payload: { amountCents: 2500, description: 'Copay for Ottilie Brandtner, visit of Dec 1', patientId: patient.id },
+    });
+    expect([refused.statusCode, refused.json().code]).toEqual([502, 'provider_refused']);
+    const logged = logs.lines.filter((l) => l.includes(refused.json().requestId)).join('\n');
+    expect(logged).toContain('provider_refused');
+    expect(logs.text()).not.toContain('Brandtner');
+    // The provider's machine words stay, for whoever reads the problem or the log.
+    expect(refused.json().detail).toBe(
+      'The payments provider refused the checkout (HTTP 400: parameter_invalid_string, line_items[0][price_data][product_data][name])',
+    );
+  });
+
   it('a payment link is created at the provider; paying it marks it paid through the signed webhook', async () => {
     const patient = await createPatient(t, ws.admin.token, { givenName: 'Ada', familyName: 'Pay' });
     const made = await t.request({

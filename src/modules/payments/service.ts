@@ -32,6 +32,9 @@ const present = (r: Row) => ({
   paidAt: r.paidAt?.toISOString() ?? null,
 });
 
+/** A provider's machine code or parameter name (`amount_too_small`, `line_items[0][price_data][currency]`). */
+const MACHINE_WORD = /^[a-z0-9_.[\]]{1,80}$/;
+
 const unavailable = () =>
   new AppError('unavailable', 503, 'Payments are not configured (no Stripe keys and emulators off)');
 
@@ -59,12 +62,18 @@ export async function createCheckoutSession(
     },
     signal,
   });
-  const body = res.json<{ id?: string; url?: string; error?: { message?: string } }>();
+  const body = res.json<{ id?: string; url?: string; error?: { code?: unknown; type?: unknown; param?: unknown } }>();
   if (!res.ok || !body.id || !body.url) {
+    // Stripe's message quotes what it was sent (the description names the patient: "Copay for Jane Doe"), and a
+    // 5xx problem is logged: only its machine words (`amount_too_small`, `invalid_request_error`, the parameter's
+    // name) are passed on (contract §1, convention 16).
+    const words = [body.error?.code ?? body.error?.type, body.error?.param].filter(
+      (w): w is string => typeof w === 'string' && MACHINE_WORD.test(w),
+    );
     throw new AppError(
       'provider_refused',
       502,
-      `The payments provider refused the checkout (${res.status}: ${body.error?.message ?? 'no reason given'})`,
+      `The payments provider refused the checkout (HTTP ${res.status}${words.length ? `: ${words.join(', ')}` : ''})`,
     );
   }
   return { id: body.id, url: body.url };
