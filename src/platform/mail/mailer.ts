@@ -66,12 +66,61 @@ export async function enqueueMail(tx: Tx, workspaceId: string | null, mail: Outg
   return enqueueJob(tx, sendMailJob, { ...mail, to }, { workspaceId });
 }
 
+/**
+ * An SMTP relay's refusal as a log and a job's error may have it: the command, the reply code and the enhanced
+ * status code (`SMTP relay answered 550 5.1.1 to RCPT TO (1 of 1 recipients refused)`). Never the relay's words
+ * or nodemailer's `response`, `rejected` and `rejectedErrors`: they quote the recipient's address and often their
+ * name (`550 5.1.1 <jane.doe@…>: mailbox of Jane Doe disabled`), and a failed job's error is logged and kept
+ * (contract §1, convention 16).
+ */
+export class SmtpRelayError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly responseCode: number | undefined,
+    readonly command: string | undefined,
+  ) {
+    super(message);
+    this.name = 'SmtpRelayError';
+  }
+}
+
+interface NodemailerError extends Error {
+  code?: string;
+  responseCode?: number;
+  command?: string;
+  response?: string;
+  rejected?: unknown[];
+}
+
+/** nodemailer's error, minus what the relay said: errors without a reply (a refused connection) are its own words. */
+function relayError(err: unknown, recipients: number): unknown {
+  const e = err as NodemailerError;
+  if (!(err instanceof Error) || (e.responseCode === undefined && e.response === undefined)) return err;
+  const enhanced = /^\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(e.response ?? '')?.[1];
+  const reply = [e.responseCode, enhanced].filter(Boolean).join(' ') || 'an error';
+  const refused =
+    Array.isArray(e.rejected) && e.rejected.length > 0
+      ? ` (${e.rejected.length} of ${recipients} recipients refused)`
+      : '';
+  return new SmtpRelayError(
+    `SMTP relay answered ${reply} to ${e.command ?? 'the message'}${refused}`,
+    e.code,
+    e.responseCode,
+    e.command,
+  );
+}
+
 /** SMTP through nodemailer (SMTP_URL). */
 export function smtpTransport(url: string): MailTransport {
   const transporter = nodemailer.createTransport(url);
   return {
     async send(from, mail, options) {
-      await transporter.sendMail({ from, ...mail, messageId: options?.messageId });
+      try {
+        await transporter.sendMail({ from, ...mail, messageId: options?.messageId });
+      } catch (err) {
+        throw relayError(err, mail.to.length);
+      }
     },
   };
 }

@@ -1,9 +1,13 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { smtpTransport } from './mailer.js';
+import { safeError } from '../log-safety.js';
+import { SmtpRelayError, smtpTransport } from './mailer.js';
 
-/** A minimal SMTP receiver speaking the real protocol (RFC 5321), so the nodemailer adapter is exercised on the wire. */
+/**
+ * A minimal SMTP receiver speaking the real protocol (RFC 5321), so the nodemailer adapter is exercised on the wire.
+ * It refuses a recipient whose address starts with `gone.` as Postfix does, quoting the address and the name.
+ */
 function startSmtpReceiver(): Promise<{
   server: Server;
   port: number;
@@ -36,7 +40,16 @@ function startSmtpReceiver(): Promise<{
         const verb = line.slice(0, 4).toUpperCase();
         if (verb === 'EHLO' || verb === 'HELO') socket.write('250-test\r\n250 8BITMIME\r\n');
         else if (verb === 'MAIL') current.from = /<([^>]*)>/.exec(line)?.[1] ?? '';
-        else if (verb === 'RCPT') current.to.push(/<([^>]*)>/.exec(line)?.[1] ?? '');
+        else if (verb === 'RCPT') {
+          const to = /<([^>]*)>/.exec(line)?.[1] ?? '';
+          if (to.startsWith('gone.')) {
+            socket.write(
+              `550 5.1.1 <${to}>: Recipient address rejected: mailbox of Henrietta Gallowglass disabled\r\n`,
+            );
+            continue;
+          }
+          current.to.push(to);
+        }
         if (verb === 'MAIL' || verb === 'RCPT' || verb === 'RSET' || verb === 'NOOP') socket.write('250 OK\r\n');
         else if (verb === 'DATA') {
           inData = true;
@@ -76,5 +89,22 @@ describe('SMTP transport (SMTP_URL)', () => {
     expect(message.to).toEqual(['a@example.test', 'b@example.test']);
     expect(message.data).toContain('Subject: Dead-lettered event');
     expect(message.data).toContain('invite.ics');
+  });
+
+  it("a relay's refusal reaches the logs with its codes only, never the recipient's address or name (contract §1)", async () => {
+    const transport = smtpTransport(`smtp://127.0.0.1:${receiver.port}?ignoreTLS=true`);
+    const err = await transport
+      .send('Atrium <no-reply@atrium.local>', {
+        to: ['gone.h.gallowglass@mail.example'],
+        subject: 'Your appointment',
+        text: 'Body text',
+      })
+      .catch((e: unknown) => e);
+    // What the logger's err serializer writes (a failed mail.send job logs its error; the job row keeps the message).
+    const logged = JSON.stringify(safeError(err as Error));
+    expect(logged).toContain('550');
+    expect(logged).not.toMatch(/gallowglass|Henrietta/i);
+    expect(err).toBeInstanceOf(SmtpRelayError);
+    expect((err as Error).message).toBe('SMTP relay answered 550 5.1.1 to RCPT TO (1 of 1 recipients refused)');
   });
 });
