@@ -129,6 +129,25 @@ describe('accessibility and small screens', () => {
     return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   }
 
+  it("loads the calendar's and the health pages' heavy code only when one is opened", async () => {
+    const page = await harness.newPage();
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+    });
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/patients');
+    await page.getByRole('heading', { name: 'Patients', exact: true }).waitFor();
+    expect(scripts.some((s) => /calendar-page-/.test(s))).toBe(false);
+    expect(scripts.some((s) => /health-page-/.test(s))).toBe(false);
+    // Through the navigation, as a person goes there: the chunk comes, and the page shows whole.
+    await page.getByRole('link', { name: 'Calendar', exact: true }).first().click();
+    await page.getByTestId('calendar-legend').waitFor();
+    expect(scripts.some((s) => /calendar-page-/.test(s))).toBe(true);
+    expect(scripts.some((s) => /health-page-/.test(s))).toBe(false);
+    await page.close();
+  });
+
   for (const scheme of ['light', 'dark'] as const) {
     it(`has no serious axe violations on any page (${scheme})`, async () => {
       const signedOut = await harness.newPage();

@@ -4,7 +4,13 @@
  * and, if it belongs in the navigation, to `NAV_ITEMS` in `components/nav.ts`.
  */
 import type { QueryClient } from '@tanstack/react-query';
-import { createRootRouteWithContext, createRoute, createRouter, Navigate } from '@tanstack/react-router';
+import {
+  createRootRouteWithContext,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Navigate,
+} from '@tanstack/react-router';
 import { z } from 'zod';
 import { RootLayout } from './components/root-layout.js';
 import { useCurrentMe } from './me-context.js';
@@ -13,9 +19,6 @@ import { AuditPage } from './pages/admin/audit-page.js';
 import { MembersPage } from './pages/admin/members-page.js';
 import { SettingsPage } from './pages/admin/settings-page.js';
 import { AdminTokensPage } from './pages/admin/tokens-page.js';
-import { CalendarPage } from './pages/calendar/calendar-page.js';
-import { HealthPage } from './pages/health/health-page.js';
-import { StatusPage } from './pages/health/status-page.js';
 import { CHANNEL_LIST, type Channel } from './pages/inbox/inbox-api.js';
 import { InboxPage } from './pages/inbox/inbox-page.js';
 import { MailPage } from './pages/mail/mail-page.js';
@@ -42,6 +45,14 @@ declare module '@tanstack/react-router' {
     router: typeof router;
   }
 }
+
+// The pages with a heavy library of their own come as chunks of their own, fetched when the page is first
+// opened (or a link to it hovered: `defaultPreload: 'intent'`): the calendar's FullCalendar, the health
+// pages' uPlot. Everything else is in the first bundle. Each route's loader waits for its chunk, so the
+// page never renders half-loaded.
+const CalendarPage = lazyRouteComponent(() => import('./pages/calendar/calendar-page.js'), 'CalendarPage');
+const HealthPage = lazyRouteComponent(() => import('./pages/health/health-page.js'), 'HealthPage');
+const StatusPage = lazyRouteComponent(() => import('./pages/health/status-page.js'), 'StatusPage');
 
 /** Where `/` and sign-in land. */
 export const HOME_PATH = '/patients';
@@ -77,6 +88,7 @@ const calendarRoute = createRoute({
     const parsed = calendarSearch.safeParse(search);
     return parsed.success ? parsed.data : {};
   },
+  loader: () => CalendarPage.preload?.(),
   component: function CalendarRoute() {
     return <CalendarPage {...calendarRoute.useSearch()} />;
   },
@@ -183,6 +195,7 @@ const healthRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/admin/health',
   staticData: { title: 'Health', adminOnly: true },
+  loader: () => HealthPage.preload?.(),
   component: HealthPage,
 });
 
@@ -263,6 +276,7 @@ const statusRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/status',
   staticData: { title: 'Status', public: true },
+  loader: () => StatusPage.preload?.(),
   component: StatusPage,
 });
 
