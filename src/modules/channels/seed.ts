@@ -53,7 +53,13 @@ export async function seedChannels(app: FastifyInstance, state: SeedState): Prom
         'Hi Eleanor, 3:30 pm on Thursday works. See you then!',
       ),
       message('15035550142', 'Eleanor Vance', '+15035550142', 'Perfect, thank you!', 150),
-      message('12065550177', 'Jordan Reyes', '+12065550177', 'Do I need to bring my insurance card to the first visit?', 25),
+      message(
+        '12065550177',
+        'Jordan Reyes',
+        '+12065550177',
+        'Do I need to bring my insurance card to the first visit?',
+        25,
+      ),
     ],
   );
   await seedConnection(
