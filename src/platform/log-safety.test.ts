@@ -28,4 +28,28 @@ describe('log-safe errors', () => {
     const err = new Error('delivery failed', { cause: new Error('rejected <a@b.example>') });
     expect((safeError(err).cause as { message: string }).message).toBe('rejected <[e-mail]>');
   });
+
+  it("keeps an error's codes and drops the free text a library put in members of its own", () => {
+    const smtp = Object.assign(new Error('Message failed'), {
+      code: 'EENVELOPE',
+      responseCode: 550,
+      command: 'RCPT TO',
+      response: '550 5.1.1 <h.gallowglass@mail.example>: mailbox of Henrietta Gallowglass disabled',
+      rejected: ['h.gallowglass@mail.example'],
+      rejectedErrors: [{ recipient: 'h.gallowglass@mail.example', response: '550 mailbox of Henrietta disabled' }],
+      body: Buffer.from('Henrietta'),
+    });
+    const logged = safeError(smtp);
+    expect(logged).toMatchObject({ code: 'EENVELOPE', responseCode: 550, rejected: ['[e-mail]'] });
+    expect(logged.response).toBe('[not logged]');
+    expect(logged.body).toBe('[not logged]');
+    expect(JSON.stringify(logged)).not.toMatch(/gallowglass|Henrietta/i);
+    // A database error keeps the server's own words (its hint), as before.
+    const pgError = Object.assign(new Error('function f(text) does not exist'), {
+      code: '42883',
+      severity: 'ERROR',
+      hint: 'No function matches the given name and argument types.',
+    });
+    expect(safeError(pgError)).toMatchObject({ code: '42883', severity: 'ERROR', hint: pgError.hint });
+  });
 });

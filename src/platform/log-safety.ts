@@ -41,6 +41,29 @@ export interface LoggedError {
   stack: string;
 }
 
+/** PostgreSQL's members whose words are the server's own, never a stored value. */
+const FREE_TEXT_OK = new Set(['severity', 'routine', 'hint', 'file', 'line', 'position']);
+const MEMBER_DEPTH = 3;
+
+/**
+ * Another member of an error, as a log may have it. Libraries put what the other side said in members of
+ * their own (nodemailer's `response` and `rejected`, a client's `body`): numbers, switches and codes stay;
+ * a string is kept when it is one short token once addresses, numbers and queries are out (a code, an id, a
+ * host), else it is `[not logged]` (free text can quote anyone); objects and lists are walked a few levels.
+ */
+function member(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value !== 'string') return typeof value === 'function' || typeof value === 'symbol' ? undefined : value;
+    const scrubbed = scrubPersonalData(value);
+    return scrubbed.length <= 64 && !/\s/.test(scrubbed) ? scrubbed : '[not logged]';
+  }
+  if (value instanceof Error) return copy(value, MAX_CAUSES);
+  if (depth >= MEMBER_DEPTH) return '[not logged]';
+  if (Array.isArray(value)) return value.slice(0, 20).map((v) => member(v, depth + 1));
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return '[not logged]';
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, member(v, depth + 1)]));
+}
+
 /** A log-safe copy of an error: type, message, stack, code and the other members, minus quoted values. */
 export function safeError(err: Error): LoggedError {
   return copy(err, 0) as LoggedError;
@@ -56,7 +79,7 @@ function copy(err: unknown, depth: number): unknown {
   };
   for (const [key, value] of Object.entries(source)) {
     if (QUOTING.has(key) || key === 'cause' || key in out) continue;
-    out[key] = value;
+    out[key] = FREE_TEXT_OK.has(key) ? value : member(value, 0);
   }
   if (source.cause !== undefined && depth < MAX_CAUSES) out.cause = copy(source.cause, depth + 1);
   return out;
