@@ -89,6 +89,36 @@ describe('connections and calendars', () => {
     expect(second.json().code).toBe('tier_required');
   });
 
+  it('Free: Reconnect on its one healthy connection repairs it; another account picked at the provider is refused', async () => {
+    const free = await createWorkspace(t, { tier: 'free' });
+    const email = `free-repair-${free.id}@google.example`;
+    const first = await connectCalendar(t, free.admin.token, 'google', email);
+    const reconnect = async (loginHint: string) => {
+      const start = await t.request({
+        method: 'POST',
+        url: '/api/v1/calendar/connections',
+        token: free.admin.token,
+        payload: { provider: 'google', connectionId: first.connectionId },
+      });
+      expect(start.statusCode, start.body).toBe(201);
+      const authorize = new URL(start.json().authorizeUrl);
+      expect(authorize.searchParams.get('login_hint')).toBe(email);
+      authorize.searchParams.set('login_hint', loginHint);
+      const consent = await fetch(authorize, { redirect: 'manual' });
+      const callback = new URL(consent.headers.get('location') ?? '');
+      return t.request({ method: 'GET', url: `${callback.pathname}${callback.search}` });
+    };
+    expect((await reconnect(email)).headers.location).toBe('/calendar?connected=google');
+    const other = await reconnect(`someone-else-${free.id}@google.example`);
+    expect(other.headers.location).not.toBe('/calendar?connected=google');
+    const connections = (
+      await t.request({ method: 'GET', url: '/api/v1/calendar/connections', token: free.admin.token })
+    ).json().items;
+    expect(connections.map((c: { id: string; status: string }) => [c.id, c.status])).toEqual([
+      [first.connectionId, 'active'],
+    ]);
+  });
+
   it('Free: connections started side by side cannot all finish; a replayed callback and another signed-in user get nothing', async () => {
     const free = await createWorkspace(t, { tier: 'free' });
     const { addMember } = await import('../../../test/helpers/factories.js');

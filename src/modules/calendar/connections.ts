@@ -53,9 +53,10 @@ export async function startConnection(
     if (!repairing) throw notFound('Connection');
     loginHint = repairing.accountEmail;
   }
-  if (!hasFeature(ctx.tier, 'calendar_both_providers')) {
+  // Reconnecting a connection (Reconnect on it, or one that needs it) is not a second connection; should the
+  // person pick another account at the provider, the callback's admission refuses it on Free.
+  if (!options.connectionId && !hasFeature(ctx.tier, 'calendar_both_providers')) {
     const existing = await listConnections(deps, ctx);
-    // Reconnecting a connection that needs it is not a second connection.
     if (existing.length > 0 && !existing.some((c) => c.status === 'reauth_required' && c.provider === provider)) {
       requireFeature(ctx, 'calendar_both_providers');
     }
