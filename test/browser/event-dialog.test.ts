@@ -3,6 +3,7 @@
  * themselves by their description, the patient picker never takes a patient from the answer to what
  * was typed before, Delete while a save is on its way, and the video room's state on the event.
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
@@ -182,5 +183,80 @@ describe('Event dialog', () => {
     await page.getByTestId('confirm-delete-event').click();
     await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
     await chip('Busy save').waitFor({ state: 'detached' });
+  });
+
+  it("shows a video room still being prepared, and one that could not be made with the provider's reason", async () => {
+    const videoFaults = (fault?: Record<string, unknown>) =>
+      fetch(`${harness.baseUrl}/_emulators/video/faults`, {
+        method: fault ? 'POST' : 'DELETE',
+        headers: fault ? { 'content-type': 'application/json' } : {},
+        body: fault ? JSON.stringify(fault) : undefined,
+      });
+    const roomOf = (title: string, day: string) =>
+      page.evaluate(
+        async ({ title, day }) => {
+          const query = new URLSearchParams({ timeMin: `${day}T00:00:00Z`, timeMax: `${day}T23:59:59Z` });
+          const items = (
+            (await (await fetch(`/api/v1/calendar/events?${query}`)).json()) as {
+              items: { title: string; telehealthRoom: { status: string } | null }[];
+            }
+          ).items;
+          return items.find((e) => e.title === title)?.telehealthRoom?.status ?? null;
+        },
+        { title, day },
+      );
+    // The video provider is out.
+    await videoFaults({ operation: 'rooms.create', status: 503, times: 1000 });
+    try {
+      await createEvent({
+        title: 'Video visit ahead',
+        start: '2026-12-29T09:00:00Z',
+        end: '2026-12-29T09:30:00Z',
+        conference: 'meet',
+      });
+      // A visit already over: its room is given up at the first failure (nothing needs it any more).
+      await createEvent({
+        title: 'Video visit over',
+        start: '2026-11-03T09:00:00Z',
+        end: '2026-11-03T09:30:00Z',
+        conference: 'meet',
+      });
+      await expect.poll(() => roomOf('Video visit over', '2026-11-03'), { timeout: 20_000 }).toBe('failed');
+      expect(await roomOf('Video visit ahead', '2026-12-29')).toBe('pending');
+
+      await page.goto('/calendar?date=2026-12-28');
+      await chip('Video visit ahead').click();
+      const status = page.getByTestId('room-status');
+      await status.waitFor();
+      expect(await status.textContent()).toContain('Video room: being prepared');
+      // The provider's own call is there; Atrium's room has no link yet.
+      expect(await page.getByTestId('join-link').allTextContents()).toEqual(['Join Google Meet']);
+      await page.keyboard.press('Escape');
+      await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+
+      await page.goto('/calendar?date=2026-11-02');
+      await chip('Video visit over').click();
+      await status.waitFor();
+      const text = (await status.textContent()) ?? '';
+      expect(text).toContain('Video room: could not be made');
+      expect(text).toContain('The Google Meet call above still works.');
+      expect(text).toMatch(/video provider could not create a room/);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        const results = await new AxeBuilder({ page })
+          .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+          .include('[data-testid="event-dialog"]')
+          .analyze();
+        expect(
+          results.violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${scheme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+        ).toEqual([]);
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.keyboard.press('Escape');
+    } finally {
+      await videoFaults();
+    }
   });
 });

@@ -17,7 +17,7 @@ import type { AppDeps } from '../../platform/types.js';
 import { toFloating } from '../../platform/zoned-time.js';
 import { isMember, organizationWorkspacesOf } from '../identity/index.js';
 import { patientExists } from '../patients/index.js';
-import { cancelRooms, closeProviderRooms, requestRoom, roomsForEvents } from '../telehealth/index.js';
+import { cancelRooms, closeProviderRooms, type EventRoom, requestRoom, roomsForEvents } from '../telehealth/index.js';
 import {
   type AppointmentRow,
   appointmentOf,
@@ -71,6 +71,7 @@ function present(
     originalStart: e.originalStart,
     conference: e.conference ?? zoom,
     telehealth: null,
+    telehealthRoom: null,
     patientId: row?.patientId ?? null,
     hostUserId: row?.hostUserId ?? cal.hostUserId,
     status: e.cancelled ? 'cancelled' : row?.status === 'completed' ? 'completed' : 'confirmed',
@@ -267,7 +268,7 @@ export async function windowOf(
         withTenant(deps.db, ctx, (tx) => repliesOf(tx, ctx.workspaceId, ids)),
         withTenant(deps.db, ctx, (tx) => roomsForEvents(tx, ctx.workspaceId, ids)),
       ])
-    : [new Map(), new Map(), new Map<string, { roomId: string; joinUrl: string }>()];
+    : [new Map(), new Map(), new Map<string, EventRoom>()];
   const items = lists.flatMap(({ cal, events }) =>
     events.map((e) =>
       present(
@@ -281,8 +282,11 @@ export async function windowOf(
   );
   applyReplies(items, replies);
   for (const item of items) {
-    item.telehealth =
-      rooms.get(item.id) ?? (item.recurringEventId ? rooms.get(item.recurringEventId) : undefined) ?? null;
+    const room = rooms.get(item.id) ?? (item.recurringEventId ? rooms.get(item.recurringEventId) : undefined);
+    // `telehealth` names a room one can join (as it always has); `telehealthRoom` its state, also before and
+    // without a link (pending, failed), so a room that is late or could not be made is seen from the event.
+    item.telehealth = room?.joinUrl ? { roomId: room.roomId, joinUrl: room.joinUrl } : null;
+    item.telehealthRoom = room ? { roomId: room.roomId, status: room.status, failureReason: room.failureReason } : null;
   }
   items.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.id < b.id ? -1 : 1));
   return { items, warnings };

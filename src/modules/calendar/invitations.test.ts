@@ -401,6 +401,7 @@ describe('iMIP invitations', () => {
       originalStart: null,
       conference: null,
       telehealth: null,
+      telehealthRoom: null,
       patientId: null,
       hostUserId: null,
       status: 'confirmed',

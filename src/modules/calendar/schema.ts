@@ -67,7 +67,25 @@ export const eventSchema = z.object({
     .nullable()
     .describe('For one occurrence of a series: when it was due before any change (UTC; the RECURRENCE-ID)'),
   conference: z.object({ product: z.enum(['meet', 'teams', 'zoom']), joinUrl: z.string() }).nullable(),
-  telehealth: z.object({ roomId: z.string(), joinUrl: z.string() }).nullable(),
+  telehealth: z
+    .object({ roomId: z.string(), joinUrl: z.string() })
+    .nullable()
+    .describe(
+      "Atrium's video room for the event once it can be joined (warm or live); see telehealthRoom for its state",
+    ),
+  telehealthRoom: z
+    .object({
+      roomId: z.string(),
+      status: z.enum(['pending', 'warm', 'live', 'failed']),
+      failureReason: z.string().nullable().describe("Why a failed room could not be made (the provider's last error)"),
+    })
+    .nullable()
+    .describe(
+      "The state of the event's video room (a series' occurrences share the series'): pending (being made at the " +
+        'video provider, retried through outages), warm or live (joinable: telehealth has the link), failed (could ' +
+        'not be made while the visit needed it). Null when the event has none or its room has ended. Lists only; ' +
+        'a created or changed event answers null',
+    ),
   patientId: z.string().nullable(),
   hostUserId: z.string().nullable(),
   status: z.enum(['confirmed', 'cancelled', 'completed']),

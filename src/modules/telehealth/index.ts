@@ -2,4 +2,11 @@
 
 export { localStunUrl } from '../../emulators/video/routes.js';
 export { telehealthModule } from './module.js';
-export { cancelRooms, closeProviderRooms, type Room, requestRoom, roomsForEvents } from './service.js';
+export {
+  cancelRooms,
+  closeProviderRooms,
+  type EventRoom,
+  type Room,
+  requestRoom,
+  roomsForEvents,
+} from './service.js';

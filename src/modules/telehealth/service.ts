@@ -189,17 +189,33 @@ export async function requestRoom(
   if (roomId) await enqueueJob(tx, prewarmRoomJob, { roomId }, { workspaceId, dedupeKey: roomId });
 }
 
-/** The rooms with a join link of these events, by event id. */
+/** An event's room as event lists show it: its state, and the join link once it has one. */
+export interface EventRoom {
+  roomId: string;
+  status: 'pending' | 'warm' | 'live' | 'failed';
+  joinUrl: string | null;
+  failureReason: string | null;
+}
+
+/** The rooms of these events that are not ended, by event id. */
 export async function roomsForEvents(tx: Tx, workspaceId: string, eventIds: string[]) {
-  if (eventIds.length === 0) return new Map<string, { roomId: string; joinUrl: string }>();
+  if (eventIds.length === 0) return new Map<string, EventRoom>();
   const rows = await tx
     .select()
     .from(telehealthRooms)
     .where(and(eq(telehealthRooms.workspaceId, workspaceId), inList(telehealthRooms.eventId, eventIds)));
   return new Map(
     rows
-      .filter((r) => r.joinUrl && r.status !== 'ended')
-      .map((r) => [r.eventId, { roomId: r.id, joinUrl: r.joinUrl! }]),
+      .filter((r): r is Row & { status: EventRoom['status'] } => r.status !== 'ended')
+      .map((r): [string, EventRoom] => [
+        r.eventId,
+        {
+          roomId: r.id,
+          status: r.status,
+          joinUrl: r.joinUrl,
+          failureReason: r.status === 'failed' ? r.failureReason : null,
+        },
+      ]),
   );
 }
 

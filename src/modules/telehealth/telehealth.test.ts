@@ -1,6 +1,6 @@
 // Telehealth rooms end to end: a calendar event with video asks for a room in its own transaction,
 // the pre-warm job makes it at the video emulator (retried after a failure, never failing the
-// calendar write), the event shows the join link, start and end emit meeting.started/ended.
+// calendar write), the event shows the join link and the room's state, start and end emit meeting.started/ended.
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
@@ -60,12 +60,19 @@ describe('telehealth rooms', () => {
 
     const room = await req('GET', `/telehealth/rooms/${telehealth.roomId}`);
     expect(room.json()).toMatchObject({ id: telehealth.roomId, eventId, status: 'warm' });
+    expect((await listed(eventId)).telehealthRoom).toEqual({
+      roomId: telehealth.roomId,
+      status: 'warm',
+      failureReason: null,
+    });
     const started = await req('POST', `/telehealth/rooms/${telehealth.roomId}/start`);
     expect(started.json()).toMatchObject({ status: 'live' });
+    expect((await listed(eventId)).telehealthRoom).toMatchObject({ status: 'live' });
     expect(started.json().startedAt).toBeTruthy();
     const ended = await req('POST', `/telehealth/rooms/${telehealth.roomId}/end`);
     expect(ended.json()).toMatchObject({ status: 'ended' });
     expect((await req('POST', `/telehealth/rooms/${telehealth.roomId}/start`)).json().code).toBe('room_ended');
+    expect(await listed(eventId)).toMatchObject({ telehealth: null, telehealthRoom: null });
 
     const events = await withSystem(t.app.atrium.db, (tx) =>
       queryRows<{ type: string; data: { roomId: string; eventId: string } }>(
@@ -326,6 +333,35 @@ describe('telehealth rooms', () => {
       });
       expect(cancel.statusCode, cancel.body).toBe(200);
       expect((await roomOf(eventId)).status).toBe('ended');
+    });
+
+    it("the event says its room's state: pending while the provider is out, failed with the reason once given up", async () => {
+      await videoFaults({ operation: 'rooms.create', status: 503, times: 1000 });
+      const eventId = await visit('Room state on the event', 25);
+      const room = await roomOf(eventId);
+      const onList = async () =>
+        (await req('GET', '/calendar/events?timeMin=2026-12-25T00:00:00Z&timeMax=2026-12-26T00:00:00Z'))
+          .json()
+          .items.find((e: { id: string }) => e.id === eventId);
+      // Asked for, not made yet: no link to join, but the event says the room is on its way.
+      expect(await onList()).toMatchObject({
+        telehealth: null,
+        telehealthRoom: { roomId: room.id, status: 'pending', failureReason: null },
+      });
+      await prewarm();
+      expect((await onList()).telehealthRoom).toEqual({ roomId: room.id, status: 'pending', failureReason: null });
+      // Given up (the visit is over): the event says so, with the provider's reason, still without a link.
+      await sqlOn(sql`UPDATE telehealth_rooms SET needed_until = now() - interval '1 minute' WHERE id = ${room.id}`);
+      await due(room.id);
+      await prewarm();
+      const failed = await onList();
+      expect(failed.telehealth).toBeNull();
+      expect(failed.telehealthRoom).toEqual({
+        roomId: room.id,
+        status: 'failed',
+        failureReason: (await req('GET', `/telehealth/rooms/${room.id}`)).json().failureReason,
+      });
+      expect(failed.telehealthRoom.failureReason).toMatch(/video provider could not create a room/);
     });
 
     it('the sweep gives a pending room whose job died (or vanished) a new one', async () => {

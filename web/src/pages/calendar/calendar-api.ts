@@ -42,6 +42,12 @@ export interface CalendarEvent {
   recurringEventId: string | null;
   conference: { product: 'meet' | 'teams' | 'zoom'; joinUrl: string } | null;
   telehealth: { roomId: string; joinUrl: string } | null;
+  /** The video room's state, also before it has a link (pending) or when it could not be made (failed). */
+  telehealthRoom: {
+    roomId: string;
+    status: 'pending' | 'warm' | 'live' | 'failed';
+    failureReason: string | null;
+  } | null;
   patientId: string | null;
   hostUserId: string | null;
   status: 'confirmed' | 'cancelled' | 'completed';

@@ -351,6 +351,7 @@ export function EventDialog({
             ) : null}
           </div>
         ) : null}
+        <RoomStatus event={editing} />
         {readOnlyFrom ? (
           <p className="notice notice-info readonly-note" data-testid="readonly-note">
             This event belongs to {readOnlyFrom}. Switch to that workspace to change it.
@@ -616,4 +617,36 @@ export function EventDialog({
       />
     </AppDialog>
   );
+}
+
+/**
+ * Atrium's video room while it cannot be joined: still being made (the provider is slow or out; the job keeps
+ * trying while the visit needs it), or given up. A joinable room is a join link above instead. The API has no
+ * way to ask for a failed room again, so none is offered.
+ */
+function RoomStatus({ event }: { event: CalendarEvent | null }) {
+  const room = event?.telehealthRoom;
+  if (room?.status === 'pending') {
+    return (
+      <div className="notice notice-info room-status" data-testid="room-status">
+        <span className="notice-title">Video room: being prepared</span>
+        <span>
+          The telehealth room is still being made at the video provider. Its join link shows here once it is ready.
+        </span>
+      </div>
+    );
+  }
+  if (room?.status === 'failed') {
+    return (
+      <div className="notice notice-error room-status" data-testid="room-status">
+        <span className="notice-title">Video room: could not be made</span>
+        <span>
+          The video provider did not make the telehealth room in time, and Atrium has stopped trying.
+          {event?.conference ? ` The ${CONFERENCE_LABEL[event.conference.product]} call above still works.` : ''}
+        </span>
+        {room.failureReason ? <span>The provider said: {room.failureReason}</span> : null}
+      </div>
+    );
+  }
+  return null;
 }
