@@ -7,7 +7,7 @@ import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { emulatorRoutes } from './emulators/index.js';
 import { MODULES } from './modules/index.js';
@@ -18,9 +18,11 @@ import { installErrorHandling, sendProblem } from './platform/errors.js';
 import {
   clientErrorHandler,
   frameworkErrors,
+  REQUEST_ID_PATTERN,
   registerRequestHardening,
   routedPath,
 } from './platform/http/hardening.js';
+import { documentHeadersAndBodies, routeTransform } from './platform/http/openapi-document.js';
 import { documentMediaTypes } from './platform/http/openapi-media.js';
 import { registerBodyParsers } from './platform/http/raw-body.js';
 import { trustProxyFunction } from './platform/http/trust-proxy.js';
@@ -38,7 +40,6 @@ const PRODUCT_VERSION: string = (
     version: string;
   }
 ).version;
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function securityHeaders(app: FastifyInstance, config: Config): void {
   const https = (config.publicUrl ?? '').startsWith('https:');
@@ -82,7 +83,7 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
     requestIdHeader: false,
     genReqId: (req) => {
       const sent = req.headers['x-request-id'];
-      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : newId('req');
+      return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : newId('req');
     },
     forceCloseConnections: 'idle',
     // request.ip comes from X-Forwarded-For only when the peer is a trusted proxy (ATRIUM_TRUST_PROXY).
@@ -121,7 +122,9 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
   for (const module of MODULES) module.init?.(deps);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') deps.routes.push({ method, url: route.url, auth: route.config?.auth });
+      if (method !== 'HEAD') {
+        deps.routes.push({ method, url: route.url, auth: route.config?.auth, idempotent: route.config?.idempotent });
+      }
     }
   });
   app.addHook('onClose', async () => scheduler.stop());
@@ -158,10 +161,13 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
       security: [{ bearer: [] }, { session: [] }],
       tags: MODULES.flatMap((module) => module.tags ?? []),
     },
-    transform: jsonSchemaTransform,
+    // What the routes really do, not only their schemas: media types, headers, raw request bodies.
+    transform: routeTransform,
     transformObject: (documents) =>
       'openapiObject' in documents
-        ? documentMediaTypes(documents.openapiObject as Parameters<typeof documentMediaTypes>[0])
+        ? documentHeadersAndBodies(
+            documentMediaTypes(documents.openapiObject as Parameters<typeof documentMediaTypes>[0]),
+          )
         : documents.swaggerObject,
   });
   await app.register(fastifySwaggerUi, {

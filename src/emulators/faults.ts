@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { noContent } from '../platform/http-schemas.js';
 
 export interface Fault {
   operation: string;
@@ -53,7 +54,14 @@ export function registerFaultRoutes(fastify: FastifyInstance, book: FaultBook): 
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/faults',
-    { schema: { tags: ['emulators'], summary: 'Inject a fault into the next calls of an operation', body: faultBody } },
+    {
+      schema: {
+        tags: ['emulators'],
+        summary: 'Inject a fault into the next calls of an operation',
+        body: faultBody,
+        response: { 201: z.object({ ok: z.literal(true) }) },
+      },
+    },
     async (request, reply) => {
       book.add(request.body);
       return reply.status(201).send({ ok: true });
@@ -61,10 +69,10 @@ export function registerFaultRoutes(fastify: FastifyInstance, book: FaultBook): 
   );
   app.delete(
     '/faults',
-    { schema: { tags: ['emulators'], summary: 'Clear injected faults' } },
+    { schema: { tags: ['emulators'], summary: 'Clear injected faults', response: { 204: noContent } } },
     async (_request, reply) => {
       book.clear();
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 }

@@ -1,12 +1,17 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
+import { authModeOf } from './auth/authenticate.js';
 import { decryptSecret, encryptSecret, type SecretKey, sha256Hex } from './crypto.js';
 import { commitMarks, withTenant } from './db/tenant.js';
 import { AppError } from './errors.js';
+import { routedPath } from './http/hardening.js';
 import { idempotencyKeys } from './platform-tables.js';
 
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-const TTL_MS = 24 * 60 * 60 * 1000;
+/** A key: 1–255 visible ASCII characters (the OpenAPI document declares the same pattern). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** How long a key's answer is kept and replayed. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+const TTL_MS = IDEMPOTENCY_TTL_HOURS * 60 * 60 * 1000;
 /**
  * A claim older than this whose request never finished (crash) is stale: taken over by a retry when
  * nothing of the request committed, else answered 409 `idempotency_outcome_unknown`.
@@ -66,16 +71,29 @@ const rowWhere = (c: Claimed) =>
   );
 
 /**
+ * Whether a route honours Idempotency-Key: it opts in (`config.idempotent`) and runs for a workspace
+ * member (`user`/`admin` auth: keys are kept per workspace and user). The runtime below and the
+ * OpenAPI document (which declares the header on exactly these operations) both ask this.
+ */
+export function honoursIdempotencyKey(config: Partial<FastifyContextConfig> | undefined, routePath: string): boolean {
+  const mode = authModeOf(config?.auth, routePath);
+  return config?.idempotent === true && (mode === 'user' || mode === 'admin');
+}
+
+/** The response header a replayed answer carries (`true`). */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/**
  * Idempotency-Key for routes with `config.idempotent` (contract §1): the first request claims the
  * key; a repeat with the same body within 24 h gets the stored response; a different body is 422.
  */
 export function registerIdempotency(app: FastifyInstance): void {
   app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config?.idempotent || !request.ctx) return;
+    if (!request.ctx || !honoursIdempotencyKey(request.routeOptions.config, routedPath(request))) return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
-    if (!KEY_PATTERN.test(key)) {
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
       throw new AppError('validation_failed', 400, 'Idempotency-Key must be 1–255 visible ASCII characters', {
         errors: [{ path: 'headers.idempotency-key', message: 'Invalid key' }],
       });
@@ -136,7 +154,7 @@ export function registerIdempotency(app: FastifyInstance): void {
     if (existing.state !== 'done') {
       throw new AppError('conflict', 409, 'A request with this Idempotency-Key is still in progress');
     }
-    reply.header('idempotent-replayed', 'true');
+    reply.header(REPLAYED_HEADER, 'true');
     reply.status(existing.statusCode ?? 200).header('content-type', existing.responseType ?? 'application/json');
     const body = existing.responseBody ? decryptSecret(keysOf(app), existing.responseBody, aadOf(claim)) : '';
     return reply.send(body);

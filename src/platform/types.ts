@@ -20,8 +20,8 @@ export interface AppDeps {
   probes: HealthProbe[];
   /** Dependency probes the modules declared (defineModule `monitors`), run by the health module. */
   monitors: DependencyProbe[];
-  /** Every route registered on the app (for docs and the cross-tenant coverage test). */
-  routes: { method: string; url: string; auth?: AuthMode }[];
+  /** Every route registered on the app (for docs and the coverage tests: cross-tenant, the OpenAPI document). */
+  routes: { method: string; url: string; auth?: AuthMode; idempotent?: boolean }[];
   /** Base URL this instance is reachable at (public URL, or the actual listening address). */
   selfUrl(): string;
 }

@@ -1,6 +1,7 @@
 // Holds every API response a test sees to the OpenAPI document the service publishes: the status
-// must be documented, the media type must be the documented one, and the body must validate
-// against the documented schema. Clients are generated from the document, so it cannot drift.
+// must be documented, every header the document requires must be there (X-Request-Id), the media
+// type must be the documented one, and the body must validate against the documented schema.
+// Clients are generated from the document, so it cannot drift.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -8,8 +9,12 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 interface MediaObject {
   schema?: object;
 }
+interface HeaderObject {
+  required?: boolean;
+  $ref?: string;
+}
 interface Operation {
-  responses?: Record<string, { content?: Record<string, MediaObject> }>;
+  responses?: Record<string, { content?: Record<string, MediaObject>; headers?: Record<string, HeaderObject> }>;
 }
 interface CompiledPath {
   pattern: RegExp;
@@ -17,6 +22,8 @@ interface CompiledPath {
 }
 interface Checker {
   paths: CompiledPath[];
+  /** `#/components/headers`, for the responses' header references. */
+  headers: Record<string, HeaderObject>;
   ajv: Ajv2020;
   validators: Map<object, ReturnType<Ajv2020['compile']>>;
 }
@@ -29,7 +36,10 @@ const checkers = new WeakMap<FastifyInstance, Checker>();
 const byRouteTable = new Map<string, Checker>();
 
 function compile(app: FastifyInstance): Checker {
-  const doc = app.swagger() as { paths?: Record<string, Record<string, Operation>> };
+  const doc = app.swagger() as {
+    paths?: Record<string, Record<string, Operation>>;
+    components?: { headers?: Record<string, HeaderObject> };
+  };
   const paths = Object.entries(doc.paths ?? {}).map(([template, operations]) => ({
     pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
     operations,
@@ -38,7 +48,7 @@ function compile(app: FastifyInstance): Checker {
   paths.sort((a, b) => a.pattern.source.split('[^/]+').length - b.pattern.source.split('[^/]+').length);
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats.default(ajv);
-  return { paths, ajv, validators: new Map() };
+  return { paths, headers: doc.components?.headers ?? {}, ajv, validators: new Map() };
 }
 
 function statusKey(responses: Record<string, unknown>, status: number): string | undefined {
@@ -79,6 +89,12 @@ export function assertMatchesOpenApi(
   const responses = match.operations[method.toLowerCase()].responses ?? {};
   const key = statusKey(responses, res.statusCode);
   if (!key) throw new Error(`OpenAPI: ${where}: status not documented (documented: ${Object.keys(responses)})`);
+  for (const [name, declared] of Object.entries(responses[key].headers ?? {})) {
+    const header = declared.$ref ? checker.headers[declared.$ref.split('/').at(-1)!] : declared;
+    if (header?.required && res.headers[name.toLowerCase()] === undefined) {
+      throw new Error(`OpenAPI: ${where}: the required header ${name} is missing`);
+    }
+  }
   const content = responses[key].content;
   if (!content || res.statusCode === 204 || res.body === '') return;
   const type = String(res.headers['content-type'] ?? '')

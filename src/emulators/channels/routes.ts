@@ -8,7 +8,9 @@
 // profile read (`GET /{version}/{id}?fields=`), recording each read (`GET /lookups`).
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
 import { twilioSignature } from '../../modules/channels/index.js';
+import { noContent } from '../../platform/http-schemas.js';
 import { readDoc, updateDoc } from '../calendar/store.js';
 import { applyFault, type Fault, FaultBook, registerFaultRoutes } from '../faults.js';
 
@@ -23,7 +25,25 @@ interface SentDoc {
   items: Sent[];
 }
 const SENT = 'sent';
+const sentList = z.object({
+  items: z.array(
+    z.object({
+      id: z.string().describe("The provider's id of the message"),
+      to: z.string().describe('The recipient as the send call named it (chat id, phone number, user id)'),
+      text: z.string(),
+      at: z.string().describe('When it was sent (RFC 3339)'),
+      account: z.string().optional().describe('The Twilio account it was sent from'),
+    }),
+  ),
+});
 const initialSent = (): SentDoc => ({ items: [] });
+/** The send API each channel emulator stands in for (the OpenAPI summaries). */
+const SEND_API: Record<string, string> = {
+  telegram: 'Telegram Bot API',
+  meta: 'Graph API (WhatsApp, Messenger, Instagram)',
+  viber: 'Viber REST bot API',
+  twilio: 'Twilio Messaging API',
+};
 
 async function record(fastify: FastifyInstance, emulator: string, sent: Sent): Promise<void> {
   await updateDoc(fastify.atrium.db, emulator, SENT, initialSent, (doc: SentDoc) => {
@@ -34,18 +54,34 @@ async function record(fastify: FastifyInstance, emulator: string, sent: Sent): P
 function common(fastify: FastifyInstance, emulator: string): FaultBook {
   const faults = new FaultBook();
   registerFaultRoutes(fastify, faults);
-  fastify.get('/sent', { schema: { hide: true } }, async (request) => {
-    const to = (request.query as { to?: string }).to;
-    const doc = await readDoc<SentDoc>(fastify.atrium.db, emulator, SENT);
-    const items = [...(doc?.items ?? [])].reverse();
-    return { items: to ? items.filter((i) => i.to === to) : items };
-  });
-  fastify.delete('/sent', { schema: { hide: true } }, async (_request, reply) => {
-    await updateDoc(fastify.atrium.db, emulator, SENT, initialSent, (doc: SentDoc) => {
-      doc.items = [];
-    });
-    return reply.status(204).send();
-  });
+  // The testing API of contract §11, documented like the other emulators' (faults, the mailbox).
+  fastify.get(
+    '/sent',
+    {
+      schema: {
+        tags: ['emulators'],
+        summary: `What was sent through the ${SEND_API[emulator] ?? emulator}, newest first (the last 1,000)`,
+        querystring: z.object({ to: z.string().optional().describe('Only what was sent to this recipient') }),
+        response: { 200: sentList },
+      },
+    },
+    async (request) => {
+      const to = (request.query as { to?: string }).to;
+      const doc = await readDoc<SentDoc>(fastify.atrium.db, emulator, SENT);
+      const items = [...(doc?.items ?? [])].reverse();
+      return { items: to ? items.filter((i) => i.to === to) : items };
+    },
+  );
+  fastify.delete(
+    '/sent',
+    { schema: { tags: ['emulators'], summary: 'Forget what was sent', response: { 204: noContent } } },
+    async (_request, reply) => {
+      await updateDoc(fastify.atrium.db, emulator, SENT, initialSent, (doc: SentDoc) => {
+        doc.items = [];
+      });
+      return reply.status(204).send(null);
+    },
+  );
   return faults;
 }
 

@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import PostalMime from 'postal-mime';
 import { z } from 'zod';
 import { withSystem } from '../../platform/db/tenant.js';
+import { readsBody } from '../../platform/http/openapi-media.js';
 import { newId } from '../../platform/ids.js';
 import { emulatorMail } from '../../platform/platform-tables.js';
 import { applyFault, FaultBook, registerFaultRoutes } from '../faults.js';
@@ -33,7 +34,18 @@ export async function mailEmulator(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/messages',
-    { schema: { tags: ['emulators'], summary: 'Submit a raw MIME message' } },
+    {
+      schema: {
+        tags: ['emulators'],
+        summary: 'Submit a raw MIME message',
+        ...readsBody({
+          'message/rfc822': {
+            description: 'One raw RFC 5322 message, as the mailer sends it',
+            schema: { type: 'string', contentMediaType: 'message/rfc822' },
+          },
+        }),
+      },
+    },
     async (request, reply) => {
       const fault = await applyFault(faults, 'send');
       if (fault) return reply.status(fault.status!).send({ error: 'injected fault' });

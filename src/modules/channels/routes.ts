@@ -4,11 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
-import { sentAs } from '../../platform/http/openapi-media.js';
+import { readsBody, sentAs } from '../../platform/http/openapi-media.js';
 import { idParams, noContent, problemResponses } from '../../platform/http-schemas.js';
 import { listOf } from '../../platform/pagination.js';
 import { openSseStream, RealtimeHub, sseEvent } from '../../platform/realtime/sse.js';
 import { requireFeature } from '../../platform/tiers.js';
+import { ADAPTERS } from './providers/index.js';
 import { CHANNELS, type ChannelName } from './providers/types.js';
 import {
   connectBody,
@@ -242,6 +243,16 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
               'provider’s retry of a message already stored is acknowledged (200) and not stored again. Bodies up to ' +
               '2 MiB (above §1’s 1 MiB: a provider may batch many events into one notification); larger is 413.',
             querystring: webhookQuery,
+            // The provider's body as it sends it: documented only, never validated or parsed before `verify`.
+            ...readsBody({
+              [ADAPTERS[channel].webhookBody.mediaType]: {
+                description: ADAPTERS[channel].webhookBody.description,
+                schema:
+                  ADAPTERS[channel].webhookBody.mediaType === 'application/json'
+                    ? { type: 'object' }
+                    : { type: 'object', additionalProperties: { type: 'string' } },
+              },
+            }),
             response: {
               200:
                 channel === 'sms'

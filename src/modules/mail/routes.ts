@@ -6,11 +6,13 @@ import { countAccepted, countRefused } from '../../platform/acceptance.js';
 import { requireCtx } from '../../platform/auth/authenticate.js';
 import { safeEqual } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
+import { readsBody } from '../../platform/http/openapi-media.js';
 import { idParams, problemResponses } from '../../platform/http-schemas.js';
 import { listOf, pageQuery } from '../../platform/pagination.js';
 import * as service from './service.js';
 
 const INBOUND_LIMIT = 25 * 1024 * 1024;
+const RFC822 = 'message/rfc822';
 
 const messageSchema = z.object({
   id: z.string(),
@@ -30,7 +32,7 @@ export async function mailRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const deps = fastify.atrium;
   const tags = ['mail'];
-  fastify.addContentTypeParser('message/rfc822', { parseAs: 'buffer', bodyLimit: INBOUND_LIMIT }, (_req, body, done) =>
+  fastify.addContentTypeParser(RFC822, { parseAs: 'buffer', bodyLimit: INBOUND_LIMIT }, (_req, body, done) =>
     done(null, body),
   );
 
@@ -54,6 +56,13 @@ export async function mailRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Receive one raw RFC 5322 message (message/rfc822, up to 25 MiB) for the workspace it is addressed to',
         description:
           'Authenticated by `Authorization: Bearer $ATRIUM_INBOUND_MAIL_SECRET` (or the operator token). Emits mail.received. An iMIP REPLY from an invited guest updates their responseStatus on the event. 422 `malformed_message` / `unknown_recipient`; nothing is stored then.',
+        // The message's bytes as the relay received them (read as they came, never validated as JSON).
+        ...readsBody({
+          [RFC822]: {
+            description: 'One raw RFC 5322 message, headers and body, up to 25 MiB',
+            schema: { type: 'string', contentMediaType: RFC822 },
+          },
+        }),
         response: {
           201: messageSchema.extend({ workspaceId: z.string(), replyMatched: z.boolean() }),
           ...problemResponses,

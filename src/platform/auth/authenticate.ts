@@ -83,13 +83,17 @@ async function resolvePrincipal(
   return { principal, via, hash };
 }
 
+/** How a route authenticates: its `config.auth`, else `user` under /api/v1 and `public` elsewhere. */
+export function authModeOf(configured: AuthMode | undefined, routePath: string): AuthMode {
+  return configured ?? (routePath.startsWith('/api/v1/') ? 'user' : 'public');
+}
+
 export function registerAuthentication(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     // Unknown routes answer 404 whoever asks (the not-found handler runs these hooks too).
     if (request.is404) return;
-    const configured = request.routeOptions.config?.auth;
     // By the matched route, not the URL as sent (`/%61pi/v1/…` reaches the same routes).
-    const mode: AuthMode = configured ?? (routedPath(request).startsWith('/api/v1/') ? 'user' : 'public');
+    const mode = authModeOf(request.routeOptions.config?.auth, routedPath(request));
     if (mode === 'public') return;
     const token = bearer(request);
     const { operatorToken, cronSecret } = app.atrium.config;

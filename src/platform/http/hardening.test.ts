@@ -245,7 +245,7 @@ describe('OpenAPI response check used by every integration test', () => {
   it('refuses an undocumented status, a wrong media type and a body off its schema', async () => {
     const { assertMatchesOpenApi } = await import('../../../test/helpers/openapi-check.js');
     const fake = (statusCode: number, contentType: string, body: string) =>
-      ({ statusCode, headers: { 'content-type': contentType }, body }) as never;
+      ({ statusCode, headers: { 'content-type': contentType, 'x-request-id': 'req_fake' }, body }) as never;
     const me = await get('/api/v1/me');
     expect(() => assertMatchesOpenApi(app, 'GET', '/api/v1/me', me)).not.toThrow();
     expect(() => assertMatchesOpenApi(app, 'GET', '/api/v1/me', fake(200, 'text/plain', 'hi'))).toThrow(/text\/plain/);

@@ -14,6 +14,12 @@ import { problemBody, sendProblem, validationFailed } from '../errors.js';
 import { newId } from '../ids.js';
 import { httpDuration } from '../metrics.js';
 
+/**
+ * A request id a caller may choose (`X-Request-Id`, echoed back); any other is replaced by a generated
+ * `req_…` id, which has the same form. The OpenAPI document declares the response header with it.
+ */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** NUL or an unpaired UTF-16 surrogate: text PostgreSQL cannot store faithfully (or at all). */

@@ -37,6 +37,25 @@ export function sentAs<T extends z.ZodType>(schema: T, mediaType: string): T {
   return schema.meta({ [SENT_AS]: mediaType }) as T;
 }
 
+/** Schema member documenting a request body that the route reads itself (moved to `requestBody`). */
+export const READS_BODY = 'x-reads-body';
+
+/** One media type of a body a route reads itself: what it is, and a permissive schema for it. */
+export interface ReadBodyMedia {
+  description: string;
+  schema: Record<string, unknown>;
+}
+
+/**
+ * Documents the request body of a route that reads the bytes itself (a signature over the exact bytes,
+ * a raw message): spread into the route's `schema`. Only the OpenAPI document gets a `requestBody`
+ * with these media types; Fastify compiles no body schema from it, so the bytes reach the route
+ * exactly as received (nothing validated, coerced or stripped).
+ */
+export function readsBody(content: Record<string, ReadBodyMedia>): { [READS_BODY]: Record<string, ReadBodyMedia> } {
+  return { [READS_BODY]: content };
+}
+
 function isErrorStatus(status: string): boolean {
   return /^[45]/.test(status);
 }

@@ -438,6 +438,11 @@ export const whatsapp: ChannelAdapter<WhatsAppCredentials> = {
   realBaseUrl: 'https://graph.facebook.com',
   emulator: 'meta',
   credentials: whatsappCredentials,
+  webhookBody: {
+    mediaType: 'application/json',
+    description:
+      'A WhatsApp Cloud API notification (`object`, `entry[].changes[]`), signed in `X-Hub-Signature-256` with the app secret',
+  },
   verify: (request, creds) => verifyHub(request.raw, header(request, 'x-hub-signature-256'), creds.appSecret),
   verifyToken: (creds) => creds.verifyToken,
   businessIdOf: (creds) => creds.phoneNumberId,
@@ -564,6 +569,10 @@ function pageAdapter(channel: Extract<ChannelName, 'messenger' | 'instagram'>): 
     realBaseUrl: 'https://graph.facebook.com',
     emulator: 'meta',
     credentials: pageCredentials,
+    webhookBody: {
+      mediaType: 'application/json',
+      description: `The ${service} Platform’s webhook notification (\`object\`, \`entry[].messaging[]\`), signed in \`X-Hub-Signature-256\` with the app secret`,
+    },
     verify: (request, creds) => verifyHub(request.raw, header(request, 'x-hub-signature-256'), creds.appSecret),
     verifyToken: (creds) => creds.verifyToken,
     // Messenger names the page (`entry[].id` is the Page id we were given). Instagram names the

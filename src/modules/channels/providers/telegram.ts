@@ -113,6 +113,11 @@ export const telegram: ChannelAdapter<Credentials> = {
   realBaseUrl: 'https://api.telegram.org',
   emulator: 'telegram',
   credentials,
+  webhookBody: {
+    mediaType: 'application/json',
+    description:
+      'A Bot API Update, as Telegram sends it (`X-Telegram-Bot-Api-Secret-Token` carries the secret token given to setWebhook)',
+  },
   verify: (request, creds) => safeEqual(header(request, 'x-telegram-bot-api-secret-token') ?? '', creds.secretToken),
   parse(request): ChannelEvent[] {
     const parsed = update.safeParse(parseJsonExact(request.raw));

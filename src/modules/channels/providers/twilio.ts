@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { safeEqual } from '../../../platform/crypto.js';
-import { type FormBody, parseFormBody } from '../../../platform/http/raw-body.js';
+import { FORM_CONTENT_TYPE, type FormBody, parseFormBody } from '../../../platform/http/raw-body.js';
 import { type ChannelAdapter, type ChannelEvent, SendFailed, type StatusUpdate } from './types.js';
 import { header, MalformedPayload, sendCall, upstreamFor } from './wire.js';
 
@@ -51,8 +51,13 @@ export const sms: ChannelAdapter<Credentials> = {
   realBaseUrl: 'https://api.twilio.com',
   emulator: 'twilio',
   credentials,
+  webhookBody: {
+    mediaType: FORM_CONTENT_TYPE,
+    description:
+      'Twilio’s incoming-message or status callback parameters (`MessageSid`, `AccountSid`, `From`, `To`, `Body`, `MessageStatus`, …), signed in `X-Twilio-Signature`',
+  },
   verify(request, creds) {
-    if (!request.contentType.startsWith('application/x-www-form-urlencoded')) return false;
+    if (!request.contentType.startsWith(FORM_CONTENT_TYPE)) return false;
     const form = parseFormBody(request.raw.toString('utf8'));
     const signed = safeEqual(
       header(request, 'x-twilio-signature') ?? '',

@@ -123,6 +123,11 @@ export interface ChannelAdapter<C = Record<string, string>> {
   /** The emulator that stands in for it (`/_emulators/<name>`). */
   emulator: 'telegram' | 'meta' | 'viber' | 'twilio';
   credentials: z.ZodType<C>;
+  /**
+   * What the provider posts to the webhook (the OpenAPI document's request body): its media type and
+   * what it is. The route keeps the bytes as received; only `verify` and `parse` read them.
+   */
+  webhookBody: { mediaType: 'application/json' | 'application/x-www-form-urlencoded'; description: string };
   /** Whether the request is from the provider (constant-time, over the raw bytes). */
   verify(request: WebhookRequest, credentials: C): boolean;
   /** What the verified request says; throws on a payload that is not the provider's shape. */

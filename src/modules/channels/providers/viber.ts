@@ -61,6 +61,11 @@ export const viber: ChannelAdapter<Credentials> = {
   realBaseUrl: 'https://chatapi.viber.com',
   emulator: 'viber',
   credentials,
+  webhookBody: {
+    mediaType: 'application/json',
+    description:
+      'A Viber REST bot API callback (`event`, `message_token` as a bare number that may exceed 2^53, …), signed in `X-Viber-Content-Signature`',
+  },
   verify: (request, creds) =>
     safeEqual(
       (header(request, 'x-viber-content-signature') ?? '').toLowerCase(),
