@@ -125,6 +125,18 @@ describe('caching and logs', () => {
     const second = lines.filter((l) => l.includes('req-log-probe-2'));
     expect(second).toHaveLength(1);
     expect(JSON.parse(second[0]).route).toBe('/api/v1/patients/:id');
+    // A path no route matched is what the sender wrote: only the app's own route words are logged.
+    const unmatched = await get('/api/v1/nonexistent/Zebulon-Quixote/MRN-PHI-777?dob=1980-02-03', {
+      'x-request-id': 'req-log-probe-3',
+    });
+    expect(unmatched.statusCode).toBe(404);
+    const third = lines.filter((l) => l.includes('req-log-probe-3'));
+    expect(third).toHaveLength(1);
+    expect(JSON.parse(third[0])).toMatchObject({ status: 404, path: '/api/v1/:x/:x/:x' });
+    expect(lines.join('\n')).not.toMatch(/Zebulon|MRN-PHI|nonexistent|1980/);
+    await get('/api/v1/patients/pat_1/Zebulon-Quixote', { 'x-request-id': 'req-log-probe-4' });
+    const fourth = lines.find((l) => l.includes('req-log-probe-4'));
+    expect(JSON.parse(fourth ?? '{}').path).toBe('/api/v1/patients/:x/:x');
   });
 
   it("a failed statement is logged with its text and the database's reason, never its parameters", async () => {

@@ -85,7 +85,7 @@ function recordRequest(request: FastifyRequest, reply: FastifyReply): void {
     {
       method: request.method,
       route: route ?? undefined,
-      path: route ? undefined : pathOnly(request.url),
+      path: route ? undefined : loggablePath(request.url),
       status: reply.statusCode,
       ms: Math.round(ms * 10) / 10,
     },
@@ -142,7 +142,32 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
   sendEarlyProblem(request, reply, 400, 'validation_failed', 'The request could not be routed');
 };
 
-/** Path without the query string: what logs and metrics may carry (the query can hold names). */
+/** The static words of every route the app has (`api`, `v1`, `patients`, …), for logging paths no route matched. */
+const ROUTE_WORDS = new Set<string>();
+const LOGGED_SEGMENTS = 8;
+
+/**
+ * A path no route matched, as a log line may carry it: the app's own route words stay, every other segment
+ * is `:x` (`/api/v1/patients/Maria-Lopez/x` → `/api/v1/patients/:x/:x`), since an unmatched path is whatever
+ * the sender wrote, a name or a record number included; no query string; at most eight segments.
+ */
+export function loggablePath(url: string): string {
+  let path = pathOnly(url);
+  if (!path.startsWith('/')) {
+    try {
+      path = new URL(path).pathname;
+    } catch {
+      return ':x';
+    }
+  }
+  const segments = path.split('/').slice(1);
+  const shown = segments
+    .slice(0, LOGGED_SEGMENTS)
+    .map((segment) => (segment === '' || ROUTE_WORDS.has(segment) ? segment : ':x'));
+  return `/${shown.join('/')}${segments.length > LOGGED_SEGMENTS ? '/…' : ''}`;
+}
+
+/** Path without the query string: what metrics and decisions may use (the query can hold names). */
 export function pathOnly(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
@@ -173,6 +198,12 @@ export function routedPath(request: FastifyRequest): string {
 }
 
 export function registerRequestHardening(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    for (const segment of route.url.split('/')) {
+      if (segment && !/[:*?()]/.test(segment)) ROUTE_WORDS.add(segment);
+    }
+  });
+
   // Hostile text anywhere in the parsed request is refused before any handler or schema sees it.
   app.addHook('preValidation', async (request) => {
     const where =
