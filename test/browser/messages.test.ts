@@ -282,4 +282,49 @@ describe('messages page', () => {
     expect(await page.getByTestId('new-message').count()).toBe(0);
     expect(await page.getByTestId('composer').count()).toBe(0);
   });
+
+  it('@ Patient: Enter on the list for the text typed before mentions nobody the typed text does not match', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const family = `Quill${uniqueSuffix()}`;
+    for (const [givenName, familyName] of [
+      ['Hans', family],
+      ['Josefa', `${family}mann`],
+    ]) {
+      const made = await page.request.post('/api/v1/patients', {
+        data: { givenName, familyName },
+        headers: { 'x-requested-with': 'fetch' },
+      });
+      expect(made.status()).toBe(201);
+    }
+    await page.getByTestId('nav-messages').click();
+    await page.getByTestId('new-message').click();
+    const dialog = page.getByTestId('new-thread-dialog');
+    await dialog.getByText(colleague.name).click();
+    const input = dialog.getByTestId('composer-input');
+    await input.fill('See ');
+    await input.press('End');
+    await page.keyboard.type('@');
+    await page.getByTestId('mention-search').waitFor();
+    await page.keyboard.type(family.toLowerCase());
+    const options = page.getByTestId('mention-option');
+    await expect.poll(() => options.first().textContent()).toContain('Hans');
+    // The answer for the longer text takes a while (as on a slow line): Enter meets the list for the shorter one.
+    const slow = (url: URL) => url.pathname === '/api/v1/patients' && /mann$/.test(url.searchParams.get('q') ?? '');
+    await page.route(slow, async (route) => {
+      await new Promise((r) => setTimeout(r, 1000));
+      await route.continue();
+    });
+    await page.keyboard.type('mann');
+    await page.keyboard.press('Enter');
+    // Hans is no match for what is typed: nobody is mentioned, the picker stays open on the answer.
+    await expect.poll(() => options.first().textContent(), { timeout: 5000 }).toContain('Josefa');
+    await page.waitForTimeout(400);
+    expect(await input.inputValue()).toBe('See ');
+    expect(await page.getByTestId('mention-search').isVisible()).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => input.inputValue()).toBe(`See @Josefa ${family}mann `);
+    await page.unroute(slow);
+    await page.close();
+  });
 });

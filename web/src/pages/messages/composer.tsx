@@ -8,9 +8,8 @@ import { Autocomplete, Dialog, Input, Menu, MenuItem, Popover, SearchField } fro
 import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { plainMessage } from '../../components/ui/form.js';
-import { useDebounced } from '../../components/use-debounced.js';
+import { usePatientSearchAsTyped } from '../patients/patient-picker.js';
 import { PatientChip } from './message-body.js';
-import { usePatientSearch } from './messages-api.js';
 
 interface DraftMention {
   id: string;
@@ -218,9 +217,11 @@ export function Composer({
 
 function PatientPicker({ onPick }: { onPick: (id: string, name: string) => void }) {
   const [text, setText] = useState('');
-  const q = useDebounced(text.trim(), 150);
-  const patients = usePatientSearch(q, true);
-  const items = patients.data?.items ?? [];
+  // A patient chosen from the list for the text typed before is mentioned only if the answer to what is typed
+  // holds them too (the same rule as Ctrl+K and the patient picker).
+  const search = usePatientSearchAsTyped(text, (p) => onPick(p.id, `${p.givenName} ${p.familyName}`), {
+    whenEmpty: true,
+  });
   return (
     <Autocomplete inputValue={text} onInputChange={setText}>
       <SearchField aria-label="Find a patient" className="mention-field" autoFocus>
@@ -229,13 +230,10 @@ function PatientPicker({ onPick }: { onPick: (id: string, name: string) => void 
       <Menu
         className="mention-results"
         aria-label="Patients"
-        items={items}
-        onAction={(key) => {
-          const p = items.find((i) => i.id === key);
-          if (p) onPick(p.id, `${p.givenName} ${p.familyName}`);
-        }}
+        items={search.items}
+        onAction={(key) => search.choose(String(key))}
         renderEmptyState={() => (
-          <p className="muted mention-empty">{patients.isFetching ? 'Searching…' : 'No patient matches.'}</p>
+          <p className="muted mention-empty">{search.results.isFetching ? 'Searching…' : 'No patient matches.'}</p>
         )}
       >
         {(p) => (

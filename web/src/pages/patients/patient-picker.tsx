@@ -83,19 +83,21 @@ export function PatientPicker({
 }
 
 /**
- * A patient search over what is typed (debounced), shared by the command palette and the picker. While the
+ * A patient search over what is typed (debounced), shared by the command palette, this picker and the messages
+ * composer's mention picker. While the
  * next answer is on its way the list still shows the answer to what was typed before: a patient chosen from it
  * is held until the answer to what is typed has come, and taken only if that answer holds them too; otherwise
  * nothing is chosen and the list shows that answer. So a quick typist never gets a patient who does not match
- * what is typed, nor one they did not choose. `skip`: a text not to search for (the picker's chosen name).
+ * what is typed, nor one they did not choose. `skip`: a text not to search for (the picker's chosen name);
+ * `whenEmpty`: search before anything is typed too (the mention picker lists patients at once).
  */
 export function usePatientSearchAsTyped(
   text: string,
   onChosen: (patient: Patient) => void,
-  options: { skip?: string | null } = {},
+  options: { skip?: string | null; whenEmpty?: boolean } = {},
 ) {
   const q = useDebounced(text.trim(), 150);
-  const searching = q.length > 0 && q !== options.skip;
+  const searching = (q.length > 0 || options.whenEmpty === true) && q !== options.skip;
   const results = usePatientSearch(q, searching);
   const items = searching ? (results.data?.items ?? []) : [];
   const fresh = searching && q === text.trim() && !results.isPlaceholderData && !results.isPending;
