@@ -4,6 +4,10 @@
 -- A member's last sign-in to a workspace (GET /members `lastSignInAt`) was read as the newest of their
 -- sessions there; it is kept on the membership now, so pruning does not lose it. Backfilled here with the
 -- value the list showed until now (read along sessions_user_created_idx).
+-- Instances of the previous release keep serving while this runs, and every authenticated request may read
+-- memberships: the ALTER must not queue behind a long query (every later read would queue behind it). It waits
+-- at most 5 s for its lock, else the start fails and is tried again, instead of stalling the running instances.
+SET LOCAL lock_timeout = '5s';--> statement-breakpoint
 ALTER TABLE "memberships" ADD COLUMN "last_sign_in_at" timestamp with time zone;--> statement-breakpoint
 UPDATE "memberships" m
    SET "last_sign_in_at" = s.last
@@ -28,4 +32,5 @@ CREATE TRIGGER sessions_note_switch AFTER UPDATE OF workspace_id ON sessions
 -- The pruning job's batches find ended sessions through this index (a session's end is the earlier of its
 -- expiry and its revocation; least() skips a NULL revoked_at), not by scanning the table. Building it holds
 -- sign-ins and sign-outs (writes to sessions, not reads) for one pass over the table.
-CREATE INDEX "sessions_ended_idx" ON "sessions" USING btree ((least("expires_at", "revoked_at")));
+CREATE INDEX "sessions_ended_idx" ON "sessions" USING btree ((least("expires_at", "revoked_at")));--> statement-breakpoint
+SET LOCAL lock_timeout TO DEFAULT;

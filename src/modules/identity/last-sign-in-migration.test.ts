@@ -1,10 +1,15 @@
 // Migration 0039 (sessions are pruned; a member's last sign-in is kept on the membership) on a database as the
 // release before left it: each membership gets the newest of its sessions' times, the value GET /members
 // showed until then; from then on a new or moved session sets it, whoever writes the row.
+import { randomBytes } from 'node:crypto';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEmptyPglite } from '../../../test/helpers/db-template.js';
+import { TEST_SERVER_URL } from '../../../test/helpers/db.js';
+import { createEmptyPglite, withDatabase } from '../../../test/helpers/db-template.js';
 import { migrationsUpTo, removeMigrationCopies } from '../../../test/helpers/migrations.js';
 
 const TAG = '0039_session_pruning';
@@ -61,4 +66,48 @@ describe('migration 0039: last sign-in on the membership', () => {
     expect(index.rows).toHaveLength(1);
     await client.close();
   });
+});
+
+describe.skipIf(!TEST_SERVER_URL)('migration 0039 on a server where the previous release still serves', () => {
+  it('never queues behind a long read of memberships: it gives up after 5 s and succeeds once it can lock', async () => {
+    const server = TEST_SERVER_URL as string;
+    const name = `atrium_m0039_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const pool = new pg.Pool({ connectionString: withDatabase(server, name), max: 2 });
+    const reader = new pg.Client({ connectionString: withDatabase(server, name) });
+    try {
+      const db = drizzlePg({ client: pool });
+      await migratePg(db, { migrationsFolder: migrationsUpTo(TAG, false) });
+      // A running instance's long read (a report, a slow list) holds memberships.
+      await reader.connect();
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM memberships');
+      const started = Date.now();
+      const refused = await migratePg(db, { migrationsFolder: migrationsUpTo(TAG, true) }).then(
+        () => null,
+        (err: { cause?: { code?: string }; code?: string }) => err.cause?.code ?? err.code ?? 'error',
+      );
+      const waited = Date.now() - started;
+      expect(refused).toBe('55P03'); // lock_not_available: the start fails and is tried again
+      expect(waited).toBeGreaterThanOrEqual(4_500);
+      expect(waited).toBeLessThan(30_000);
+      await reader.query('COMMIT');
+      await migratePg(db, { migrationsFolder: migrationsUpTo(TAG, true) });
+      const { rows } = await pool.query(
+        `SELECT count(*)::int AS n FROM information_schema.columns
+          WHERE table_name = 'memberships' AND column_name = 'last_sign_in_at'`,
+      );
+      expect(rows[0].n).toBe(1);
+      // The timeout was the migration's own: later statements of the same run are not bound by it.
+      const { rows: setting } = await pool.query('SHOW lock_timeout');
+      expect(setting[0].lock_timeout).toBe('0');
+    } finally {
+      await reader.end().catch(() => {});
+      await pool.end();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 60_000);
 });
