@@ -111,6 +111,13 @@ describe('config', () => {
     expect(loadConfig({ ATRIUM_ENCRYPTION_KEY: key, ATRIUM_MAIL_FROM: 'alerts@clinic.example' }).mailFrom).toBe(
       'alerts@clinic.example',
     );
+    // Real addresses a strict check would refuse: a local relay's, an internationalised one, an intranet's.
+    const loose = loadConfig({
+      ATRIUM_ENCRYPTION_KEY: key,
+      ATRIUM_ADMIN_ALERT_EMAILS: 'ops@localhost,ärzte@klinik.de',
+      ATRIUM_MAIL_FROM: 'Clinic <noreply@intranet>',
+    });
+    expect(loose.adminAlertEmails).toEqual(['ops@localhost', 'ärzte@klinik.de']);
   });
 
   it('parses durations', () => {

@@ -7,6 +7,12 @@ import { parseDuration, parseDurationList } from './platform/duration.js';
 import { parseAllowCidrs } from './platform/http/address-policy.js';
 import { parseTrustedProxies } from './platform/http/trust-proxy.js';
 
+/**
+ * An e-mail address as a relay takes it: something, an @, a domain (no spaces or angle brackets). Looser than
+ * zod's e-mail check on purpose: `ops@localhost`, `ärzte@klinik.de` or an intranet domain are real addresses.
+ */
+const looksLikeAddress = (value: string) => /^[^\s@<>]+@[^\s@<>.][^\s@<>]*$/.test(value) && !value.endsWith('.');
+
 const TRUE = ['1', 'true', 'on', 'yes'];
 const FALSE = ['0', 'false', 'off', 'no'];
 /** A switch: on/off (true/false, yes/no, 1/0, any case); anything else stops the start, naming the variable. */
@@ -91,7 +97,7 @@ const envSchema = z.object({
           .split(',')
           .map((a) => a.trim())
           .filter(Boolean)
-          .every((a) => z.email().safeParse(a).success),
+          .every(looksLikeAddress),
       { message: 'use e-mail addresses separated by commas' },
     ),
   SMTP_URL: z
@@ -104,7 +110,7 @@ const envSchema = z.object({
     .refine(
       (v) => {
         const address = /^\s*(?:[^<>]*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(v);
-        return !!address && z.email().safeParse(address[1] ?? address[2]).success;
+        return !!address && looksLikeAddress(address[1] ?? address[2]);
       },
       { message: 'use an address, or a name and <address>' },
     ),
