@@ -52,4 +52,11 @@ describe('log-safe errors', () => {
     });
     expect(safeError(pgError)).toMatchObject({ code: '42883', severity: 'ERROR', hint: pgError.hint });
   });
+
+  it('walks a cause that is not an Error, and keeps a hint only from PostgreSQL', () => {
+    const relay = new Error('send failed', { cause: { response: '550 mailbox of Jane Doe disabled', code: 550 } });
+    expect(safeError(relay).cause).toEqual({ response: '[not logged]', code: 550 });
+    const library = Object.assign(new Error('request failed'), { hint: 'Patient Jane Doe has no address on file' });
+    expect(safeError(library).hint).toBe('[not logged]');
+  });
 });

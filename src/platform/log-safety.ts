@@ -70,8 +70,11 @@ export function safeError(err: Error): LoggedError {
 }
 
 function copy(err: unknown, depth: number): unknown {
-  if (!(err instanceof Error)) return err;
+  // A cause need not be an Error (`{cause: {response: '550 …'}}`): it is walked like any other member.
+  if (!(err instanceof Error)) return member(err, 0);
   const source = err as Error & Record<string, unknown>;
+  // PostgreSQL's errors (pg and PGlite) carry a severity; only theirs keep their own words (hint, routine).
+  const fromPostgres = 'severity' in source;
   const out: Record<string, unknown> = {
     type: source.constructor?.name ?? 'Error',
     message: scrubText(source.message, source),
@@ -79,7 +82,7 @@ function copy(err: unknown, depth: number): unknown {
   };
   for (const [key, value] of Object.entries(source)) {
     if (QUOTING.has(key) || key === 'cause' || key in out) continue;
-    out[key] = FREE_TEXT_OK.has(key) ? value : member(value, 0);
+    out[key] = FREE_TEXT_OK.has(key) && fromPostgres ? value : member(value, 0);
   }
   if (source.cause !== undefined && depth < MAX_CAUSES) out.cause = copy(source.cause, depth + 1);
   return out;
