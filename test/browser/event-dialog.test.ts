@@ -141,6 +141,56 @@ describe('Event dialog', () => {
     expect(patientOf).not.toBe(hans);
   });
 
+  it('typing over a chosen patient unchooses them, and a name typed but not chosen is refused, not dropped', async () => {
+    const family = `Rook${uniqueSuffix()}`;
+    const eleanor = await createPatient({ givenName: 'Eleanor', familyName: family });
+    await createPatient({ givenName: 'Priya', familyName: `${family}son` });
+    await page.goto('/calendar?date=2026-12-14');
+    await page.getByTestId('new-event').click();
+    await page.getByTestId('event-title').fill('Typed over');
+    await page.getByTestId('event-date').fill('2026-12-16');
+    await page.getByTestId('event-start').fill('13:00');
+    await page.getByTestId('event-end').fill('13:30');
+    const field = page.getByTestId('event-patient').getByRole('combobox');
+    const options = page.getByTestId('event-patient-option');
+    const chosen = page.getByTestId('event-patient-chosen');
+    await field.click();
+    await page.keyboard.type(family.toLowerCase());
+    await expect.poll(() => options.first().textContent()).toContain('Eleanor');
+    await options.filter({ hasText: 'Eleanor' }).click();
+    await chosen.waitFor();
+
+    // The receptionist types another name over her and leaves the list without choosing.
+    await field.fill(`${family.toLowerCase()}son`);
+    await expect.poll(() => options.first().textContent()).toContain('Priya');
+    await page.keyboard.press('Escape');
+    expect(await chosen.count()).toBe(0);
+    await page.getByTestId('event-save').click();
+    const error = page.getByTestId('event-error');
+    await error.waitFor();
+    expect(await error.textContent()).toContain(`No patient is chosen for “${family.toLowerCase()}son”`);
+    // The field is marked and focused, so a screen reader reads why.
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => field.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await page.getByTestId('event-dialog').count()).toBe(1);
+
+    // Cleared, the visit is saved without a patient; never with Eleanor, whom the field stopped naming.
+    await field.fill('');
+    await page.getByTestId('event-save').click();
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    const saved = await page.evaluate(async () => {
+      const query = new URLSearchParams({ timeMin: '2026-12-16T00:00:00Z', timeMax: '2026-12-17T00:00:00Z' });
+      const items = (
+        (await (await fetch(`/api/v1/calendar/events?${query}`)).json()) as {
+          items: { title: string; patientId: string | null }[];
+        }
+      ).items;
+      return items.filter((e) => e.title === 'Typed over').map((e) => e.patientId ?? null);
+    });
+    expect(saved).toEqual([null]);
+    expect(saved).not.toContain(eleanor);
+  });
+
   it('Delete while a save is on its way is unavailable and says why; once the save has failed it deletes', async () => {
     await createEvent({ title: 'Busy save', start: '2026-12-22T10:00:00Z', end: '2026-12-22T10:30:00Z' });
     await page.goto('/calendar?date=2026-12-21');

@@ -35,7 +35,7 @@ import {
   timeInput,
 } from './time.js';
 
-type ProblemField = 'title' | 'date' | 'end' | 'attendees';
+type ProblemField = 'title' | 'date' | 'end' | 'attendees' | 'patient';
 
 export type EventDialogState =
   | { mode: 'create'; start: Date; end: Date; allDay?: boolean; patientId?: string }
@@ -153,6 +153,8 @@ export function EventDialog({
     editing?.patientId ?? (state.mode === 'create' ? (state.patientId ?? '') : ''),
   );
   const [hostUserId, setHostUserId] = useState<string | null>(editing?.hostUserId ?? null);
+  // What the Patient field shows when no patient is chosen from its list (refused on save, never dropped).
+  const [patientText, setPatientText] = useState('');
   const [scope, setScope] = useState<'occurrence' | 'series'>('occurrence');
   const [confirmDelete, setConfirmDelete] = useState(false);
   // What is wrong, and with which field (marked invalid, described by the message, and focused).
@@ -162,6 +164,7 @@ export function EventDialog({
     date: useRef<HTMLInputElement>(null),
     end: useRef<HTMLInputElement>(null),
     attendees: useRef<HTMLInputElement>(null),
+    patient: useRef<HTMLInputElement>(null),
   };
   const setProblem = (text: string | null, field?: ProblemField) => setProblemState(text ? { text, field } : null);
   // Focused once it is marked (invalid, described by the message), so that it is read out as such.
@@ -228,6 +231,12 @@ export function EventDialog({
       .filter(Boolean);
     const bad = emails.find((a) => !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a));
     if (bad) return setProblem(`“${bad}” is not an e-mail address.`, 'attendees');
+    if (!patientId && patientText.trim()) {
+      return setProblem(
+        `No patient is chosen for “${patientText.trim()}”: pick one from the list, or clear the field.`,
+        'patient',
+      );
+    }
     const fields = {
       title: title.trim(),
       location: location.trim() || null,
@@ -380,6 +389,9 @@ export function EventDialog({
               setPatientId(id);
               setHostUserId(null);
             }}
+            onTextChange={setPatientText}
+            inputRef={fieldRefs.patient}
+            invalid={invalid('patient')}
             testId="event-patient"
             optionTestId="event-patient-option"
           />

@@ -4,7 +4,7 @@
  * calendar's event dialog, the messages composer and the inbox's link-patient dialog.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { type Ref, useEffect, useRef, useState } from 'react';
 import { ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
 import { useDebounced } from '../../components/use-debounced.js';
 import { formatDate, fullName, type Patient, patientNameQuery, usePatientSearch } from './patients-api.js';
@@ -15,13 +15,21 @@ export function PatientPicker({
   label = 'Patient',
   testId,
   optionTestId,
+  onTextChange,
+  inputRef,
+  invalid,
 }: {
   patientId: string | undefined;
-  /** The chosen id, or '' when the field is cleared. */
+  /** The chosen id, or '' when the field is cleared or typed over. */
   onChange: (patientId: string) => void;
   label?: string;
   testId: string;
   optionTestId: string;
+  /** What the person has typed (a form refuses to save text that names no chosen patient). */
+  onTextChange?: (text: string) => void;
+  inputRef?: Ref<HTMLInputElement>;
+  /** The form's own marking of this field as wrong (aria-invalid, aria-describedby). */
+  invalid?: { 'aria-invalid'?: boolean; 'aria-describedby'?: string };
 }) {
   const chosen = useQuery({ ...patientNameQuery(patientId ?? ''), enabled: Boolean(patientId) }).data;
   const selected = { name: chosen ? fullName(chosen) : null };
@@ -30,10 +38,14 @@ export function PatientPicker({
   useEffect(() => {
     if (selected.name) setText(selected.name);
   }, [selected.name]);
+  // The name of the patient picked last, before the chosen patient's own read has come back.
+  const picked = useRef<string | null>(null);
   const { q, results, items, choose } = usePatientSearchAsTyped(
     text,
     (patient) => {
+      picked.current = fullName(patient);
       setText(fullName(patient));
+      onTextChange?.(fullName(patient));
       onChange(patient.id);
     },
     { skip: selected.name },
@@ -44,7 +56,13 @@ export function PatientPicker({
       inputValue={text}
       onInputChange={(value) => {
         setText(value);
-        if (!value.trim() && patientId) onChange('');
+        onTextChange?.(value);
+        // Cleared, or typed over: the field no longer shows the chosen patient, so none is chosen any more
+        // (a visit must never be saved to a patient the field does not name).
+        if (patientId && (!value.trim() || (value !== selected.name && value !== picked.current))) {
+          picked.current = null;
+          onChange('');
+        }
       }}
       selectedKey={patientId ?? null}
       onSelectionChange={(key) => {
@@ -57,7 +75,7 @@ export function PatientPicker({
       data-testid={testId}
     >
       <Label>{label}</Label>
-      <Input placeholder="Name or MRN" />
+      <Input placeholder="Name or MRN" ref={inputRef} {...invalid} />
       {chosen && patientId && text === selected.name ? (
         // Two patients may share a name: the chosen one's birth date and MRN say which.
         <Text slot="description" className="muted field-hint" data-testid={`${testId}-chosen`}>
