@@ -135,6 +135,13 @@ describe('accessibility and small screens', () => {
     page.on('request', (request) => {
       if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
     });
+    // The page's own code writes no error to the console (zod's eval probe against the CSP did, on every load).
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) {
+        consoleErrors.push(message.text());
+      }
+    });
     await signIn(page, workspace.admin.email, workspace.admin.password);
     await page.goto('/patients');
     await page.getByRole('heading', { name: 'Patients', exact: true }).waitFor();
@@ -145,6 +152,7 @@ describe('accessibility and small screens', () => {
     await page.getByTestId('calendar-legend').waitFor();
     expect(scripts.some((s) => /calendar-page-/.test(s))).toBe(true);
     expect(scripts.some((s) => /health-page-/.test(s))).toBe(false);
+    expect(consoleErrors).toEqual([]);
     await page.close();
   });
 

@@ -1,3 +1,5 @@
+// First: zod's settings, before any schema is made (see the file).
+import './zod-config.js';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';
