@@ -83,6 +83,13 @@ describe('Inbox page', () => {
     expect(await axeProblems('[data-testid="connect-channel-form"]')).toEqual([]);
 
     await page.getByTestId('connect-channel').selectOption('telegram');
+    // Too short: said in words, not in the validator's own ("Too small: expected string to have >=16 …").
+    await dialog.getByLabel('Bot token').fill(botToken);
+    await dialog.getByLabel('Secret token').fill('short-secret');
+    await page.getByTestId('connect-submit').click();
+    const secretError = dialog.getByTestId('field-error-credentials.secretToken');
+    await secretError.waitFor();
+    expect(await secretError.textContent()).toBe('Use at least 16 characters.');
     await dialog.getByLabel('Bot token').fill('not a token');
     await dialog.getByLabel('Secret token').fill('browser-secret-token-1');
     await page.getByTestId('connect-submit').click();

@@ -70,6 +70,8 @@ describe('messages page', () => {
     await search.waitFor();
     await alice.keyboard.type(family);
     const option = alice.getByTestId('mention-option').filter({ hasText: family });
+    // Listed as every patient search lists one: family name first, the birth date written out.
+    await expect.poll(() => option.first().textContent()).toMatch(new RegExp(`^${family}, Grace`));
     await option.waitFor();
     await alice.keyboard.press('ArrowDown');
     await alice.keyboard.press('Enter');

@@ -110,6 +110,8 @@ export function plainMessage(message: string): string {
   if (/expected string to have >=1 character/i.test(message) || /^Required$/i.test(message)) return 'Fill this in.';
   const max = /expected string to have <=(\d+) characters/i.exec(message);
   if (max) return `Keep it to ${max[1]} characters or fewer.`;
+  const min = /expected string to have >=(\d+) characters/i.exec(message);
+  if (min) return `Use at least ${min[1]} characters.`;
   if (/^Invalid email/i.test(message)) return 'Enter an e-mail address like name@example.com.';
   if (/^Invalid input: expected/i.test(message)) return 'Fill this in with a valid value.';
   return message;

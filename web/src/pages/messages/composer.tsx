@@ -8,7 +8,7 @@ import { Autocomplete, Dialog, Input, Menu, MenuItem, Popover, SearchField } fro
 import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { plainMessage } from '../../components/ui/form.js';
-import { usePatientSearchAsTyped } from '../patients/patient-picker.js';
+import { PatientOption, usePatientSearchAsTyped } from '../patients/patient-picker.js';
 import { PatientChip } from './message-body.js';
 
 interface DraftMention {
@@ -243,16 +243,7 @@ function PatientPicker({ onPick }: { onPick: (id: string, name: string) => void 
             textValue={`${p.givenName} ${p.familyName}`}
             data-testid="mention-option"
           >
-            <span className="menu-title">
-              {p.givenName} {p.familyName}
-            </span>
-            {p.dateOfBirth || p.mrn ? (
-              <span className="muted">
-                {[p.dateOfBirth ? `Born ${p.dateOfBirth}` : null, p.mrn ? `MRN ${p.mrn}` : null]
-                  .filter(Boolean)
-                  .join(' · ')}
-              </span>
-            ) : null}
+            <PatientOption patient={p} />
           </MenuItem>
         )}
       </Menu>
