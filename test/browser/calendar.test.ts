@@ -102,7 +102,7 @@ describe('Calendar page', () => {
       .evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
     const channels = swatches.map((c) => (c.match(/\d+/g) ?? []).slice(0, 3).map(Number));
     const apart = channels[0].reduce((sum, v, i) => sum + Math.abs(v - channels[1][i]), 0);
-    expect(apart).toBeGreaterThan(90);
+    expect(apart).toBeGreaterThan(150);
   });
 
   it('creates an event from New event, edits it in place and deletes it', async () => {

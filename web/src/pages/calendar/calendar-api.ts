@@ -244,7 +244,7 @@ export function useDisconnect() {
 /** A palette for calendars without a provider colour, distinct in light and dark mode. */
 const PALETTE = ['#2557d6', '#1a7f4b', '#b54708', '#7a2bb5', '#0e7490', '#be123c'];
 /** Below this ("redmean" RGB distance, 0–765) two colours read as one on the week grid. */
-const TOO_CLOSE = 100;
+const TOO_CLOSE = 150;
 
 function rgb(hex: string): [number, number, number] {
   const n = Number.parseInt(hex.slice(1), 16);
