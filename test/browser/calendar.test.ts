@@ -7,7 +7,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace, unlessAlreadyHandled } from './harness.js';
 
 const WEEK = '/calendar?date=2026-12-07';
 
@@ -498,7 +498,7 @@ describe('Calendar page', () => {
         taskPosts += 1;
         await new Promise((r) => setTimeout(r, 800));
       }
-      await route.continue();
+      await route.continue().catch(unlessAlreadyHandled);
     });
     await page.getByTestId('task-title').fill('Call the lab');
     await page.getByTestId('task-add').focus();
@@ -583,7 +583,7 @@ describe('Calendar page', () => {
         posts += 1;
         await new Promise((r) => setTimeout(r, 800));
       }
-      await route.continue();
+      await route.continue().catch(unlessAlreadyHandled);
     });
     await page.getByTestId('event-save').focus();
     await page.keyboard.press('Enter');

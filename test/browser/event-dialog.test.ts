@@ -6,7 +6,14 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+import {
+  type BrowserHarness,
+  signIn,
+  startHarness,
+  type TestWorkspace,
+  uniqueSuffix,
+  unlessAlreadyHandled,
+} from './harness.js';
 
 const headers = { 'content-type': 'application/json', 'x-requested-with': 'fetch' };
 
@@ -88,7 +95,7 @@ describe('Event dialog', () => {
     const slow = (url: URL) => url.pathname === '/api/v1/patients' && /m/.test(url.searchParams.get('q') ?? '');
     await page.route(slow, async (route) => {
       await new Promise((r) => setTimeout(r, 1000));
-      await route.continue();
+      await route.continue().catch(unlessAlreadyHandled);
     });
     await page.goto('/calendar?date=2026-12-14');
     await page.getByTestId('new-event').click();

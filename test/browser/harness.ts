@@ -71,6 +71,15 @@ async function startServer(): Promise<RunningServer> {
   return startTestServer();
 }
 
+/**
+ * For a route handler that lets a request through after a delay (a slow line): the test may have removed the
+ * route meanwhile (`page.unroute`), and then Playwright has already let the request through, so continuing it
+ * again is no error. Any other failure is.
+ */
+export function unlessAlreadyHandled(err: unknown): void {
+  if (!/already handled/i.test(String((err as Error)?.message ?? err))) throw err;
+}
+
 export function uniqueSuffix(): string {
   return randomUUID().slice(0, 8);
 }

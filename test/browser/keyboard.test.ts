@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+import { type BrowserHarness, signIn, startHarness, type TestWorkspace, unlessAlreadyHandled } from './harness.js';
 
 interface Focused {
   tag: string;
@@ -120,7 +120,7 @@ describe('keyboard and screen reader', () => {
     await page.route('**/api/v1/auth/sign-in', async (route) => {
       attempts++;
       await new Promise((resolve) => setTimeout(resolve, 800));
-      await route.continue();
+      await route.continue().catch(unlessAlreadyHandled);
     });
     await page.goto('/');
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -1,7 +1,14 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+import {
+  type BrowserHarness,
+  signIn,
+  startHarness,
+  type TestWorkspace,
+  uniqueSuffix,
+  unlessAlreadyHandled,
+} from './harness.js';
 
 describe('messages page', () => {
   let harness: BrowserHarness;
@@ -315,7 +322,7 @@ describe('messages page', () => {
     const slow = (url: URL) => url.pathname === '/api/v1/patients' && /mann$/.test(url.searchParams.get('q') ?? '');
     await page.route(slow, async (route) => {
       await new Promise((r) => setTimeout(r, 1000));
-      await route.continue();
+      await route.continue().catch(unlessAlreadyHandled);
     });
     await page.keyboard.type('mann');
     await page.keyboard.press('Enter');

@@ -6,7 +6,14 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+import {
+  type BrowserHarness,
+  signIn,
+  startHarness,
+  type TestWorkspace,
+  uniqueSuffix,
+  unlessAlreadyHandled,
+} from './harness.js';
 
 async function createPatient(page: Page, body: Record<string, string>): Promise<string> {
   return page.evaluate(async (input) => {
@@ -276,7 +283,7 @@ describe('patient record', () => {
     const slow = (url: URL) => url.pathname === '/api/v1/patients' && /mann$/.test(url.searchParams.get('q') ?? '');
     await page.route(slow, async (route) => {
       await new Promise((r) => setTimeout(r, 1000));
-      await route.continue();
+      await route.continue().catch(unlessAlreadyHandled);
     });
     await page.keyboard.type('mann');
     await page.keyboard.press('Enter');
