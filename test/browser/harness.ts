@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.ATRIUM_CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -69,6 +70,23 @@ async function startServer(): Promise<RunningServer> {
   // Imported lazily so the external mode above works without loading the server.
   const { startTestServer } = await import('../helpers/server.js');
   return startTestServer();
+}
+
+/** axe's serious and critical WCAG 2.1 A/AA findings inside `selector`, in light and dark (the page is left light). */
+export async function axeProblems(page: Page, selector: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const results = await new AxeBuilder({ page })
+      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+      .include(selector)
+      .analyze();
+    for (const v of results.violations)
+      if (v.impact === 'serious' || v.impact === 'critical')
+        found.push(`${scheme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
 }
 
 /**

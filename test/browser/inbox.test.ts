@@ -3,10 +3,9 @@
 // puts the thread on the patient's record; admins connect channels from the page. Outside the Inbox
 // a new message shows on the navigation (and the phone's menu button), the tab title and a toast; a
 // refused reply says so in plain words with Retry.
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+import { axeProblems, type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
 
 describe('Inbox page', () => {
   let harness: BrowserHarness;
@@ -34,22 +33,7 @@ describe('Inbox page', () => {
     await stream;
   };
 
-  /** axe's serious and critical findings inside `selector`, in light and dark. */
-  const axeProblems = async (selector: string) => {
-    const found: string[] = [];
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      const results = await new AxeBuilder({ page })
-        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-        .include(selector)
-        .analyze();
-      for (const v of results.violations)
-        if (v.impact === 'serious' || v.impact === 'critical')
-          found.push(`${scheme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    return found;
-  };
+  const axeProblemsIn = (selector: string) => axeProblems(page, selector);
 
   beforeAll(async () => {
     harness = await startHarness();
@@ -80,7 +64,7 @@ describe('Inbox page', () => {
     expect(await dialog.getByLabel('Page ID').getAttribute('aria-invalid')).toBe('true');
     expect(await dialog.getByText(/These are not/).count()).toBe(0);
     expect(await page.getByTestId('connect-error').count()).toBe(0);
-    expect(await axeProblems('[data-testid="connect-channel-form"]')).toEqual([]);
+    expect(await axeProblemsIn('[data-testid="connect-channel-form"]')).toEqual([]);
 
     await page.getByTestId('connect-channel').selectOption('telegram');
     // Too short: said in words, not in the validator's own ("Too small: expected string to have >=16 …").
@@ -158,7 +142,7 @@ describe('Inbox page', () => {
     expect(await page.getByTestId('inbox-send-status').textContent()).toContain('Not delivered');
     await item.getByTestId('conversation-failed').waitFor();
     expect(await item.getByTestId('conversation-failed').textContent()).toBe('Not delivered');
-    expect(await axeProblems('.messages-layout')).toEqual([]);
+    expect(await axeProblemsIn('.messages-layout')).toEqual([]);
 
     // Retry (from the keyboard) sends the same words again as a new message; the failed one stays, without a
     // second Retry, and the focus waits in the reply box, where the outcome is read out.
@@ -213,7 +197,7 @@ describe('Inbox page', () => {
     expect(await page.getByTestId('menu-unread').isVisible()).toBe(true);
     expect(await page.getByTestId('menu-unread').textContent()).toBe('1');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    expect(await axeProblems('.topbar')).toEqual([]);
+    expect(await axeProblemsIn('.topbar')).toEqual([]);
     await menu.click();
     const drawer = page.getByTestId('nav-menu');
     expect(await drawer.getByTestId('nav-inbox').getByTestId('unread-badge').textContent()).toBe('1 unread');
@@ -275,7 +259,7 @@ describe('Inbox page', () => {
     expect(await dialog.getByRole('heading', { name: 'Register a new patient' }).count()).toBe(1);
     expect(await dialog.getByLabel('Given name').inputValue()).toBe('Jordan');
     expect(await dialog.getByLabel('Family name').inputValue()).toBe('Reyes');
-    expect(await axeProblems('[data-testid="link-patient-dialog"]')).toEqual([]);
+    expect(await axeProblemsIn('[data-testid="link-patient-dialog"]')).toEqual([]);
     await dialog.getByLabel('Date of birth').fill('1990-04-02');
     await dialog.getByTestId('patient-form-submit').click();
     await expect.poll(() => dialog.count()).toBe(0);

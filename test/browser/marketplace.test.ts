@@ -1,6 +1,5 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+import { axeProblems, type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
 
 describe('marketplace page', () => {
   let harness: BrowserHarness;
@@ -57,19 +56,7 @@ describe('marketplace page', () => {
     // Scopes are React Aria checkboxes of the kit's normal size (not stretched by a text-input rule).
     const box = await scope.locator('.checkbox-box').boundingBox();
     expect(box && Math.round(box.width) <= 20 && Math.round(box.height) <= 20).toBe(true);
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      const results = await new AxeBuilder({ page })
-        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-        .include('[data-testid="install-dialog"]')
-        .analyze();
-      expect(
-        results.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${scheme} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      ).toEqual([]);
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await axeProblems(page, '[data-testid="install-dialog"]')).toEqual([]);
     await scope.uncheck();
     expect(await dialog.getByTestId('usable-tools').textContent()).toBe('Usable tools: suggest_codes');
     await dialog.getByTestId('confirm-install').click();

@@ -775,14 +775,17 @@ describe('all-day events are days, wherever they are written or read from', () =
   });
 });
 
+/** The Zoom emulator's meetings, as it keeps them (all its accounts). */
+const zoomMeetingRows = (app: TestApp) =>
+  withSystem(app.app.atrium.db, (tx) =>
+    queryRows<{ data: { meetings: { id: number; start_time: string; duration: number; topic: string }[] } }>(
+      tx,
+      sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
+    ),
+  ).then((rows) => rows.flatMap((r) => r.data.meetings));
+
 describe("a visit's Zoom meeting follows it", () => {
-  const zoomDoc = () =>
-    withSystem(t.app.atrium.db, (tx) =>
-      queryRows<{ data: { meetings: { id: number; start_time: string; duration: number; topic: string }[] } }>(
-        tx,
-        sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
-      ),
-    ).then((rows) => rows.flatMap((r) => r.data.meetings));
+  const zoomDoc = () => zoomMeetingRows(t);
   const patchEvent = (event: string, draft: Record<string, unknown>) =>
     t.request({ method: 'PATCH', url: '/api/v1/calendar/events', token: ws.admin.token, payload: { event, draft } });
 
@@ -873,13 +876,7 @@ describe("a visit's Zoom meeting follows it", () => {
 });
 
 describe('a Zoom visit whose calendar write timed out', () => {
-  const zoomMeetings = (app: TestApp) =>
-    withSystem(app.app.atrium.db, (tx) =>
-      queryRows<{ data: { meetings: { id: number }[] } }>(
-        tx,
-        sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
-      ),
-    ).then((rows) => rows.flatMap((r) => r.data.meetings.map((m) => String(m.id))));
+  const zoomMeetings = (app: TestApp) => zoomMeetingRows(app).then((meetings) => meetings.map((m) => String(m.id)));
 
   it("a keyed retry with another time meets in the first attempt's meeting, moved to the event now made", async () => {
     const quick = await createTestApp();
@@ -908,12 +905,7 @@ describe('a Zoom visit whose calendar write timed out', () => {
       const retried = await send('2026-11-24T19:00:00Z', '2026-11-24T20:00:00Z', 'Renamed on retry');
       expect(retried.statusCode, retried.body).toBe(201);
       expect(retried.json().event.conference.joinUrl).toContain(`/j/${first[0]}?`);
-      const [meeting] = await withSystem(quick.app.atrium.db, (tx) =>
-        queryRows<{ data: { meetings: { id: number; start_time: string; duration: number; topic: string }[] } }>(
-          tx,
-          sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
-        ),
-      ).then((rows) => rows.flatMap((r) => r.data.meetings));
+      const [meeting] = await zoomMeetingRows(quick);
       expect(meeting).toMatchObject({ start_time: '2026-11-24T19:00:00Z', duration: 60, topic: 'Renamed on retry' });
       expect(await zoomMeetings(quick)).toEqual(first);
     } finally {
@@ -1061,12 +1053,7 @@ describe("another clinic's Zoom meeting", () => {
         payload: { event: made.json().eventId, draft: { conference: null } },
       });
       expect(off.statusCode, off.body).toBe(200);
-      const meetings = await withSystem(app.app.atrium.db, (tx) =>
-        queryRows<{ data: { meetings: { id: number }[] } }>(
-          tx,
-          sql`SELECT data FROM emulator_state WHERE emulator = 'zoom' AND data ? 'meetings'`,
-        ),
-      ).then((rows) => rows.flatMap((r) => r.data.meetings.map((m) => String(m.id))));
+      const meetings = (await zoomMeetingRows(app)).map((m) => String(m.id));
       expect(meetings).toContain(victimMeeting);
       expect(meetings).not.toContain(/\/j\/(\d+)/.exec(mine)?.[1]);
     } finally {
