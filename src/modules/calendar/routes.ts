@@ -97,10 +97,13 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: 'Connected accounts: your own, or all of the workspace for admins',
-        response: { 200: z.object({ items: z.array(connectionSchema) }), ...problemResponses },
+        response: { 200: z.object({ items: z.array(connectionSchema), nextCursor: z.null() }), ...problemResponses },
       },
     },
-    async (request) => ({ items: await connections.listCalendarConnections(deps, requireCtx(request)) }),
+    async (request) => ({
+      items: await connections.listCalendarConnections(deps, requireCtx(request)),
+      nextCursor: null,
+    }),
   );
 
   app.delete(
@@ -125,10 +128,10 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "Every calendar of the workspace's connections",
-        response: { 200: z.object({ items: z.array(calendarSchema) }), ...problemResponses },
+        response: { 200: z.object({ items: z.array(calendarSchema), nextCursor: z.null() }), ...problemResponses },
       },
     },
-    async (request) => ({ items: await connections.listCalendars(deps, requireCtx(request)) }),
+    async (request) => ({ items: await connections.listCalendars(deps, requireCtx(request)), nextCursor: null }),
   );
 
   app.get(
@@ -153,12 +156,12 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
           'A provider that fails contributes no items and a warning `{provider, calendar, code}`; the answer is still 200.',
         querystring: listEventsQuery,
         response: {
-          200: z.object({ items: z.array(eventSchema), warnings: z.array(warningSchema) }),
+          200: z.object({ items: z.array(eventSchema), nextCursor: z.null(), warnings: z.array(warningSchema) }),
           ...problemResponses,
         },
       },
     },
-    async (request) => events.listEvents(deps, requireCtx(request), request.query),
+    async (request) => ({ ...(await events.listEvents(deps, requireCtx(request), request.query)), nextCursor: null }),
   );
 
   app.post(
@@ -238,7 +241,10 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: sessionUsageSchema, ...problemResponses },
       },
     },
-    async (request) => sessionUsage(deps, requireCtx(request), request.query.patientId),
+    async (request) => ({
+      ...(await sessionUsage(deps, requireCtx(request), request.query.patientId)),
+      nextCursor: null,
+    }),
   );
 
   app.get(
@@ -253,6 +259,6 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: matchSchema, ...problemResponses },
       },
     },
-    async (request) => matchProviders(deps, requireCtx(request), request.query),
+    async (request) => ({ ...(await matchProviders(deps, requireCtx(request), request.query)), nextCursor: null }),
   );
 }

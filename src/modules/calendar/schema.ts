@@ -194,6 +194,8 @@ export const sessionUsageSchema = z.object({
       sessions: z.array(z.object({ start: z.string(), end: z.string(), units: z.number().int() })),
     }),
   ),
+
+  nextCursor: z.null(),
 });
 export const matchQuery = z.object({ patientId: text(100).min(1), start: rfc3339, end: rfc3339 });
 export const matchSchema = z.object({
@@ -207,6 +209,8 @@ export const matchSchema = z.object({
       reasons: z.array(z.string()),
     }),
   ),
+
+  nextCursor: z.null(),
 });
 
 export const taskSchema = z.object({

@@ -129,7 +129,7 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: unreadSchema, ...problemResponses },
       },
     },
-    async (request) => service.unreadCounts(deps, requireCtx(request)),
+    async (request) => ({ ...(await service.unreadCounts(deps, requireCtx(request))), nextCursor: null }),
   );
 
   app.get(

@@ -95,6 +95,7 @@ export const unreadSchema = z.object({
       }),
     )
     .describe('The conversations with unread messages, most recent first (at most 200)'),
+  nextCursor: z.null(),
 });
 
 export const conversationsQuery = pageQuery.extend({ channel: channelSchema.optional(), patientId: id.optional() });

@@ -139,12 +139,13 @@ export async function monitorRoutes(fastify: FastifyInstance): Promise<void> {
                 since: z.string(),
               }),
             ),
+            nextCursor: z.null(),
           }),
           ...problemResponses,
         },
       },
     },
-    async (request) => banners(deps, requireCtx(request)),
+    async (request) => ({ ...(await banners(deps, requireCtx(request))), nextCursor: null }),
   );
 
   app.get(

@@ -112,7 +112,7 @@ export async function skillRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: conversationList, ...problemResponses },
       },
     },
-    async (request) => listConversations(deps, requireCtx(request)),
+    async (request) => ({ ...(await listConversations(deps, requireCtx(request))), nextCursor: null }),
   );
 
   app.post(

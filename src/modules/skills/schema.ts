@@ -60,7 +60,7 @@ export const conversationSummary = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
-export const conversationList = z.object({ items: z.array(conversationSummary) });
+export const conversationList = z.object({ items: z.array(conversationSummary), nextCursor: z.null() });
 export const conversationDetail = conversationSummary.extend({
   messages: z.array(
     z.object({

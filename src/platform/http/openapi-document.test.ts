@@ -247,3 +247,35 @@ describe('the channel emulators (contract §11)', () => {
     expect(validate(sent.json()), ajv.errorsText(validate.errors)).toBe(true);
   });
 });
+
+describe('Lists', () => {
+  it('every list an operation answers has one shape: items and nextCursor (README: unpaginated lists say null)', () => {
+    const resolve = (schema: { $ref?: string } | undefined): Record<string, unknown> | undefined =>
+      schema?.$ref ? (doc.components.schemas?.[schema.$ref.split('/').at(-1)!] as Record<string, unknown>) : schema;
+    const lists = operations().flatMap(({ path, op, key }) => {
+      if (!path.startsWith('/api/v1/')) return [];
+      const schema = resolve(op.responses?.['200']?.content?.['application/json']?.schema) as
+        | { properties?: Record<string, { type?: string }>; required?: string[] }
+        | undefined;
+      return schema?.properties?.items?.type === 'array' ? [{ key, schema }] : [];
+    });
+    expect(lists.length).toBeGreaterThan(30);
+    const without = lists.filter(
+      ({ schema }) => !schema.properties?.nextCursor || !schema.required?.includes('nextCursor'),
+    );
+    expect(without.map((l) => l.key)).toEqual([]);
+  });
+
+  it('an unpaginated list answers nextCursor null', async () => {
+    for (const url of [
+      '/api/v1/calendar/connections',
+      '/api/v1/calendar/calendars',
+      '/api/v1/health/banners',
+      '/api/v1/chat/conversations',
+    ]) {
+      const res = await t.request({ method: 'GET', url, token: ws.admin.token });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.json(), url).toMatchObject({ items: expect.any(Array), nextCursor: null });
+    }
+  });
+});
