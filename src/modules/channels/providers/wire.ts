@@ -42,11 +42,18 @@ export function parseJsonExact(raw: Buffer): Record<string, unknown> {
 /** A provider id as the exact string (numbers and bigints both). */
 export const idText = (value: unknown): string => (typeof value === 'bigint' ? value.toString() : String(value));
 
+/**
+ * A reply is sent while someone waits at the reply box: a provider's rate limit is waited for only up
+ * to this long; a longer one answers `failed` at once, in the provider's words, and the inbox offers Retry.
+ */
+export const SEND_RETRY_AFTER_CAP_MS = 3_000;
+
 export const upstreamFor = (name: string, options: Pick<UpstreamConfig, 'retryAfterFromBody'> = {}) =>
   createUpstream({
     name: `channels:${name}`,
     timeoutMs: 10_000,
     retries: 2,
+    retryAfterCapMs: SEND_RETRY_AFTER_CAP_MS,
     breaker: { consecutiveFailures: 5 },
     ...options,
   });
