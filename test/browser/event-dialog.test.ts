@@ -3,7 +3,7 @@
  * themselves by their description, the patient picker never takes a patient from the answer to what
  * was typed before, Delete while a save is on its way, and the video room's state on the event.
  */
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   axeProblems,
@@ -288,6 +288,28 @@ describe('Event dialog', () => {
       expect(await status.textContent()).toContain('Video room: being prepared');
       // The provider's own call is there; Atrium's room has no link yet.
       expect(await page.getByTestId('join-link').allTextContents()).toEqual(['Join Google Meet']);
+      // The room becomes ready while the dialog is open (the calendar's next read says so): its link shows by
+      // itself, without closing and opening the event again.
+      const ready = async (route: Route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { items: Record<string, unknown>[] };
+        for (const e of body.items)
+          if (e.title === 'Video visit ahead' && e.telehealthRoom) {
+            const roomId = (e.telehealthRoom as { roomId: string }).roomId;
+            e.telehealthRoom = { roomId, status: 'warm', failureReason: null };
+            e.telehealth = { roomId, joinUrl: `${harness.baseUrl}/telehealth/${roomId}` };
+          }
+        await route.fulfill({ response, json: body }).catch(unlessAlreadyHandled);
+      };
+      await page.route('**/api/v1/calendar/events?*', ready);
+      try {
+        await expect
+          .poll(() => page.getByTestId('join-link').allTextContents(), { timeout: 15_000 })
+          .toEqual(['Join Google Meet', 'Stand-by room (Atrium telehealth)']);
+        await status.waitFor({ state: 'detached' });
+      } finally {
+        await page.unroute('**/api/v1/calendar/events?*', ready);
+      }
       await page.keyboard.press('Escape');
       await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
 

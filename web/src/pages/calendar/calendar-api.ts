@@ -124,6 +124,11 @@ export const useCapabilities = () =>
     staleTime: 5 * 60_000,
   });
 
+/** How often a window showing a video room still being made is read again, so its join link appears by itself. */
+export const ROOM_POLL_MS = 5_000;
+const roomPending = (events: CalendarEvent[] | undefined) =>
+  events?.some((e) => e.telehealthRoom?.status === 'pending') ?? false;
+
 /** Events of a window (≤ 62 days); with `patientId`, only that patient's appointments (each read audited). */
 export const useEvents = (
   timeMin: string,
@@ -140,6 +145,7 @@ export const useEvents = (
       ),
     placeholderData: keepPreviousData,
     enabled: options.enabled ?? true,
+    refetchInterval: (query) => (roomPending(query.state.data?.items) ? ROOM_POLL_MS : false),
   });
 
 /** One local day: its events and, for the sidebar, the tasks of those events and those due that day. */
@@ -154,6 +160,7 @@ export const useDay = (date: string, timeZone: string, enabled: boolean) =>
       ),
     placeholderData: keepPreviousData,
     enabled,
+    refetchInterval: (query) => (roomPending(query.state.data?.events) ? ROOM_POLL_MS : false),
   });
 
 import type { ProviderMatch } from '../../../../src/modules/calendar/scheduling.js';

@@ -567,6 +567,8 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
       {dialog ? (
         <EventDialog
           state={dialog}
+          // The event as the calendar reads it now (its video room may have become ready while it is open).
+          current={dialog.mode === 'edit' ? events.data?.items.find((e) => e.id === dialog.event.id) : undefined}
           calendars={cals}
           capabilities={capabilities.data}
           readOnlyFrom={

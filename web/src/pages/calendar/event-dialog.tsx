@@ -98,6 +98,7 @@ function changedFields(
 
 export function EventDialog({
   state,
+  current,
   calendars,
   capabilities,
   onClose,
@@ -105,6 +106,11 @@ export function EventDialog({
   readOnlyFrom,
 }: {
   state: EventDialogState;
+  /**
+   * The edited event as last read (the calendar reads it again while its video room is being made): its join
+   * links and room state follow it; the form keeps what was opened, so nothing typed is overwritten.
+   */
+  current?: CalendarEvent;
   calendars: CalendarInfo[];
   capabilities: Capabilities | undefined;
   onClose: () => void;
@@ -308,19 +314,20 @@ export function EventDialog({
 
   // One room to meet in: the provider's call, whose link the patient's invitation carries. Atrium's
   // own telehealth room is the stand-by when the visit has no call (or the provider's fails).
+  const shown = editing ? (current ?? editing) : null;
   const joins = [
-    editing?.conference
+    shown?.conference
       ? {
-          label: `Join ${CONFERENCE_LABEL[editing.conference.product]}`,
-          url: editing.conference.joinUrl,
+          label: `Join ${CONFERENCE_LABEL[shown.conference.product]}`,
+          url: shown.conference.joinUrl,
           primary: true,
         }
       : null,
-    editing?.telehealth
+    shown?.telehealth
       ? {
-          label: editing.conference ? 'Stand-by room (Atrium telehealth)' : 'Join telehealth room',
-          url: editing.telehealth.joinUrl,
-          primary: !editing.conference,
+          label: shown.conference ? 'Stand-by room (Atrium telehealth)' : 'Join telehealth room',
+          url: shown.telehealth.joinUrl,
+          primary: !shown.conference,
         }
       : null,
   ].filter((j): j is { label: string; url: string; primary: boolean } => j !== null);
@@ -360,7 +367,7 @@ export function EventDialog({
             ) : null}
           </div>
         ) : null}
-        <RoomStatus event={editing} />
+        <RoomStatus event={shown} />
         {readOnlyFrom ? (
           <p className="notice notice-info readonly-note" data-testid="readonly-note">
             This event belongs to {readOnlyFrom}. Switch to that workspace to change it.
