@@ -124,16 +124,17 @@ export const useCapabilities = () =>
     staleTime: 5 * 60_000,
   });
 
-/** How often a window showing a video room still being made is read again, so its join link appears by itself. */
+/**
+ * How often the window is read again while an event whose video room is still being made is open, so its join
+ * link appears by itself (only then: every read of a connected calendar is an audited token use).
+ */
 export const ROOM_POLL_MS = 5_000;
-const roomPending = (events: CalendarEvent[] | undefined) =>
-  events?.some((e) => e.telehealthRoom?.status === 'pending') ?? false;
 
 /** Events of a window (≤ 62 days); with `patientId`, only that patient's appointments (each read audited). */
 export const useEvents = (
   timeMin: string,
   timeMax: string,
-  options: { scope?: 'organization'; patientId?: string; enabled?: boolean } = {},
+  options: { scope?: 'organization'; patientId?: string; enabled?: boolean; poll?: boolean } = {},
 ) =>
   useQuery({
     queryKey: [...KEY, 'events', timeMin, timeMax, options.scope ?? 'workspace', options.patientId ?? null],
@@ -145,11 +146,11 @@ export const useEvents = (
       ),
     placeholderData: keepPreviousData,
     enabled: options.enabled ?? true,
-    refetchInterval: (query) => (roomPending(query.state.data?.items) ? ROOM_POLL_MS : false),
+    refetchInterval: options.poll ? ROOM_POLL_MS : false,
   });
 
 /** One local day: its events and, for the sidebar, the tasks of those events and those due that day. */
-export const useDay = (date: string, timeZone: string, enabled: boolean) =>
+export const useDay = (date: string, timeZone: string, enabled: boolean, poll = false) =>
   useQuery({
     queryKey: [...KEY, 'day', date, timeZone],
     queryFn: ({ signal }) =>
@@ -160,7 +161,7 @@ export const useDay = (date: string, timeZone: string, enabled: boolean) =>
       ),
     placeholderData: keepPreviousData,
     enabled,
-    refetchInterval: (query) => (roomPending(query.state.data?.events) ? ROOM_POLL_MS : false),
+    refetchInterval: poll ? ROOM_POLL_MS : false,
   });
 
 import type { ProviderMatch } from '../../../../src/modules/calendar/scheduling.js';

@@ -182,19 +182,26 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
   const dayOfWeekShown = date && anchor >= from && anchor < to ? anchor : now >= from && now < to ? now : from;
   const zone = localZone();
   const hq = scope === 'organization' && !dayMode;
+  const [dialog, setDialog] = useState<EventDialogState | null>(null);
+  // An open event whose video room is still being made: the window is read again until it is ready.
+  const [roomWatched, setRoomWatched] = useState(false);
   const week = useEvents(from.toISOString(), to.toISOString(), {
     scope: hq ? 'organization' : undefined,
     enabled: !dayMode,
+    poll: roomWatched,
   });
-  const day = useDay(dateInput(from), zone, dayMode);
+  const day = useDay(dateInput(from), zone, dayMode, roomWatched);
   const events = dayMode
     ? { ...day, data: day.data ? { items: day.data.events, warnings: day.data.warnings } : undefined }
     : week;
+  const openEvent =
+    dialog?.mode === 'edit' ? (events.data?.items.find((e) => e.id === dialog.event.id) ?? dialog.event) : undefined;
+  const roomPending = openEvent?.telehealthRoom?.status === 'pending';
+  useEffect(() => setRoomWatched(roomPending), [roomPending]);
   const calendars = useCalendars();
   const connections = useConnections();
   const capabilities = useCapabilities();
   const connect = useConnect();
-  const [dialog, setDialog] = useState<EventDialogState | null>(null);
   const [dismissed, setDismissed] = useState<string | null>(null);
   const ref = useRef<FullCalendar>(null);
   const gridRef = useRef<HTMLDivElement>(null);
@@ -568,7 +575,7 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
         <EventDialog
           state={dialog}
           // The event as the calendar reads it now (its video room may have become ready while it is open).
-          current={dialog.mode === 'edit' ? events.data?.items.find((e) => e.id === dialog.event.id) : undefined}
+          current={openEvent}
           calendars={cals}
           capabilities={capabilities.data}
           readOnlyFrom={
