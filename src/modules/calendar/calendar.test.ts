@@ -764,6 +764,34 @@ describe('all-day events are days, wherever they are written or read from', () =
     expect(moved.json().event).toMatchObject({ start: '2026-03-20T00:00:00.000Z', end: '2026-03-21T00:00:00.000Z' });
   });
 
+  it('a day out of what the calendar can show is 400, never a 500 (its bounds in a zone left the dates the database holds)', async () => {
+    for (const [date, timeZone] of [
+      ['0001-01-01', 'UTC'],
+      ['0099-12-31', 'UTC'],
+      ['9999-12-31', 'UTC'],
+      ['9999-12-31', 'Pacific/Kiritimati'],
+    ]) {
+      const res = await t.request({
+        method: 'GET',
+        url: `/api/v1/calendar/day?date=${date}&timeZone=${timeZone}`,
+        token: ws.admin.token,
+      });
+      expect(res.statusCode, `${date} ${timeZone}: ${res.body}`).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'validation_failed',
+        errors: [{ path: 'querystring.date', message: 'Use a year from 1000 to 9998' }],
+      });
+    }
+    for (const date of ['1000-01-01', '9998-12-31']) {
+      const res = await t.request({
+        method: 'GET',
+        url: `/api/v1/calendar/day?date=${date}&timeZone=UTC`,
+        token: ws.admin.token,
+      });
+      expect(res.statusCode, `${date}: ${res.body}`).toBe(200);
+    }
+  });
+
   it('an all-day event must cover a day', async () => {
     const res = await create(google.calendarId, {
       title: 'Nothing',

@@ -39,7 +39,12 @@ import { moveSession, releaseSessions } from './sessions.js';
 import { calendarCalendars, calendarZoomAttempts } from './tables.js';
 
 const { RRule } = rrulePkg;
-const MAX_WINDOW_MS = 62 * 24 * 3600_000;
+export const MAX_WINDOW_MS = 62 * 24 * 3600_000;
+/**
+ * The longest window the calendars are ever read for (a visit's conflicts, a series of authorized sessions):
+ * expanding every repeating series over years is work one request must not make every workspace wait for.
+ */
+export const MAX_READ_WINDOW_MS = 366 * 24 * 3600_000;
 
 type CalendarRow = typeof calendarCalendars.$inferSelect;
 export type Target = CalendarRow & { connectionStatus: 'active' | 'reauth_required' };
@@ -218,6 +223,8 @@ export async function windowOf(
   window: { timeMin: string; timeMax: string },
   sessions: SessionCache,
 ): Promise<{ items: CalendarEvent[]; warnings: Warning[] }> {
+  if (Date.parse(window.timeMax) - Date.parse(window.timeMin) > MAX_READ_WINDOW_MS)
+    throw new AppError('invalid_window', 422, 'The calendars can be read for at most 366 days at a time');
   const warnings: Warning[] = [];
   const live: Target[] = [];
   for (const cal of calendars) {

@@ -254,7 +254,7 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         summary: 'Providers for a slot, free and preferred first (Advanced+)',
         description:
-          "Free/busy from each provider's connected calendars (read in parallel) and the patient's preferred provider.",
+          "Free/busy from each provider's connected calendars (read in parallel) and the patient's preferred provider. The slot may span at most 62 days (422 invalid_window).",
         querystring: matchQuery,
         response: { 200: matchSchema, ...problemResponses },
       },

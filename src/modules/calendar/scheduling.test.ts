@@ -218,6 +218,29 @@ describe('conflicts', () => {
     expect(match.json().code).toBe('tier_required');
   });
 
+  it('reads the calendars only over a bounded window: a match over years, or a visit with a patient lasting years, is 422 at once', async () => {
+    // Every repeating series of the workspace would be expanded over the window: 200 years took 18 s of the
+    // process (every workspace waited) before it was refused.
+    const started = Date.now();
+    const years = await get(
+      `/calendar/providers/match?patientId=${patient.id}&start=2026-12-02T10:00:00Z&end=2226-12-02T10:00:00Z`,
+    );
+    expect(years.statusCode, years.body).toBe(422);
+    expect(years.json()).toMatchObject({ code: 'invalid_window', detail: 'The slot may span at most 62 days' });
+    const long = await appt(front, '2026-12-03T10:00:00Z', '2028-12-03T10:00:00Z', patient.id);
+    expect(long.statusCode, long.body).toBe(422);
+    expect(long.json()).toMatchObject({
+      code: 'invalid_draft',
+      detail: 'A visit with a patient may span at most 366 days',
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Within the bounds, as before.
+    const week = await get(
+      `/calendar/providers/match?patientId=${patient.id}&start=2026-12-02T10:00:00Z&end=2026-12-09T10:00:00Z`,
+    );
+    expect(week.statusCode, week.body).toBe(200);
+  });
+
   it('ranks providers: free first, then the patient’s preferred one', async () => {
     const res = await get(
       `/calendar/providers/match?patientId=${patient.id}&start=2026-12-01T15:00:00Z&end=2026-12-01T15:30:00Z`,

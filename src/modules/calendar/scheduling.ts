@@ -9,7 +9,15 @@ import { hasFeature, requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { workspaceProviders } from '../identity/index.js';
 import { getPatient } from '../patients/index.js';
-import { invalidDraft, type SessionCache, sessionCache, targets, windowOf } from './events.js';
+import {
+  invalidDraft,
+  MAX_READ_WINDOW_MS,
+  MAX_WINDOW_MS,
+  type SessionCache,
+  sessionCache,
+  targets,
+  windowOf,
+} from './events.js';
 import type { CalendarEvent } from './schema.js';
 
 export interface Slot {
@@ -51,6 +59,8 @@ const busy = (e: CalendarEvent) => e.status !== 'cancelled' && !e.allDay;
 export async function checkConflicts(deps: AppDeps, ctx: RequestContext, slot: Slot, sessions: SessionCache) {
   if (!slot.patientId || !hasFeature(ctx.tier, 'patient_aware_scheduling')) return;
   const times = slotTimes(slot);
+  if (Math.max(...times.map((t) => t.end)) - times[0].start > MAX_READ_WINDOW_MS)
+    throw invalidDraft('A visit with a patient may span at most 366 days');
   const { items } = await windowOf(
     deps,
     ctx,
@@ -98,6 +108,8 @@ export async function matchProviders(
 ): Promise<{ items: ProviderMatch[] }> {
   requireFeature(ctx, 'patient_aware_scheduling');
   if (!(Date.parse(query.start) < Date.parse(query.end))) throw invalidDraft('The slot must end after it starts');
+  if (Date.parse(query.end) - Date.parse(query.start) > MAX_WINDOW_MS)
+    throw new AppError('invalid_window', 422, 'The slot may span at most 62 days');
   const patient = await getPatient(deps, ctx, query.patientId);
   const [providers, calendars] = await Promise.all([
     withTenant(deps.db, ctx, (tx) => workspaceProviders(tx, ctx.workspaceId)),

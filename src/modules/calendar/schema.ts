@@ -239,7 +239,14 @@ export const listTasksQuery = z.object({
   assignee: text(100).optional(),
   done: z.enum(['true', 'false']).optional(),
 });
-export const dayQuery = z.object({ date: isoDay, timeZone: text(64).optional() });
+/**
+ * A day the calendar can show: years 1000–9998, so the day's bounds in any time zone (a day before or after
+ * in UTC) stay within what dates and the database hold.
+ */
+const shownDay = isoDay.refine((d) => d >= '1000-01-01' && d <= '9998-12-31', {
+  error: 'Use a year from 1000 to 9998',
+});
+export const dayQuery = z.object({ date: shownDay, timeZone: text(64).optional() });
 export const daySchema = z.object({
   date: z.string(),
   timeZone: z.string(),
