@@ -1,9 +1,9 @@
 // Tasks and the day view (contract §5.3).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
 import { idParams, noContent, problemResponses } from '../../platform/http-schemas.js';
+import { listOf, pageQuery } from '../../platform/pagination.js';
 import { createTaskBody, dayQuery, daySchema, listTasksQuery, taskSchema, updateTaskBody } from './schema.js';
 import * as tasks from './tasks.js';
 
@@ -31,9 +31,9 @@ export async function taskRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        summary: 'Tasks: open first, by due time (`assignee=me` for your own)',
-        querystring: listTasksQuery,
-        response: { 200: z.object({ items: z.array(taskSchema), nextCursor: z.null() }), ...problemResponses },
+        summary: 'Tasks: open first, by due time (none last), then id (`assignee=me` for your own); paged by `cursor`',
+        querystring: listTasksQuery.extend(pageQuery.shape),
+        response: { 200: listOf(taskSchema), ...problemResponses },
       },
     },
     async (request) =>
@@ -41,6 +41,8 @@ export async function taskRoutes(fastify: FastifyInstance): Promise<void> {
         eventId: request.query.eventId,
         assignee: request.query.assignee,
         done: request.query.done === undefined ? undefined : request.query.done === 'true',
+        limit: request.query.limit,
+        cursor: request.query.cursor,
       }),
   );
 

@@ -1,8 +1,12 @@
 // Tasks and the day view (contract §5.3) over the emulators.
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { withSystem } from '../../platform/db/tenant.js';
+import { newId } from '../../platform/ids.js';
+import { calendarTasks } from './tables.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -95,5 +99,62 @@ describe('tasks and the day view', () => {
     expect([who.statusCode, who.json().code]).toEqual([422, 'unknown_assignee']);
     expect((await req('POST', '/tasks', { title: '   ' })).statusCode).toBe(400);
     expect((await req('GET', '/calendar/day?date=2026-12-03&timeZone=Mars/Olympus')).statusCode).toBe(422);
+  });
+
+  it('pages the list (contract §1: limit 50 by default, at most 200, opaque cursor) in its order, filters kept', async () => {
+    const own = await createWorkspace(t, { tier: 'standard' });
+    // 260 tasks: open and done, due or not, many sharing a due time to the microsecond (the id breaks the tie).
+    const dues = [null, '2026-12-01T09:00:00.123456Z', '2026-12-01T09:00:00.123457Z', '2026-11-30T08:00:00Z'];
+    const rows = Array.from({ length: 260 }, (_, i) => ({
+      workspaceId: own.id,
+      id: newId('tsk'),
+      title: `Task ${i}`,
+      eventId: i % 3 === 0 ? 'cev_paging' : null,
+      done: i % 5 === 0,
+      createdBy: own.admin.userId,
+      due: dues[i % dues.length],
+    }));
+    await withSystem(t.app.atrium.db, (tx) =>
+      tx
+        .insert(calendarTasks)
+        .values(rows.map(({ due, ...r }) => ({ ...r, dueAt: due ? sql`${due}::timestamptz` : null }))),
+    );
+    const list = (query: string) => t.request({ method: 'GET', url: `/api/v1/tasks${query}`, token: own.admin.token });
+    const all = async (query: string, limit: number) => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await list(`?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().items.length).toBeLessThanOrEqual(limit);
+        ids.push(...res.json().items.map((x: { id: string }) => x.id));
+        cursor = res.json().nextCursor;
+      } while (cursor);
+      return ids;
+    };
+    // Open first, then by due time (none last), then id.
+    const key = (r: (typeof rows)[number]) => `${r.done ? 1 : 0} ${r.due ?? '9999'} ${r.id}`;
+    const expected = (keep: (r: (typeof rows)[number]) => boolean) =>
+      rows
+        .filter(keep)
+        .sort((a, b) => (key(a) < key(b) ? -1 : 1))
+        .map((r) => r.id);
+
+    const first = await list('');
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().items).toHaveLength(50);
+    expect(first.json().nextCursor).toEqual(expect.any(String));
+    expect((await list('?limit=200')).json().items).toHaveLength(200);
+    expect(await all('', 200)).toEqual(expected(() => true));
+    expect(await all('', 7)).toEqual(expected(() => true));
+    expect(await all('done=false', 30)).toEqual(expected((r) => !r.done));
+    expect(await all('eventId=cev_paging', 11)).toEqual(expected((r) => r.eventId === 'cev_paging'));
+
+    const forged = Buffer.from(JSON.stringify([false, 'yesterday', 'tsk_x'])).toString('base64url');
+    for (const query of ['limit=0', 'limit=201', 'limit=ten', 'cursor=garbage', `cursor=${forged}`]) {
+      const res = await list(`?${query}`);
+      expect([res.statusCode, res.json().code], query).toEqual([400, 'validation_failed']);
+      expect(res.headers['content-type'], query).toContain('application/problem+json');
+    }
   });
 });

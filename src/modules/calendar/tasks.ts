@@ -1,11 +1,14 @@
 // Tasks (contract §5.3) and the day view: a local day's events with, for the sidebar, the tasks of
 // those events and the tasks due that day. An event id of another workspace is refused like an
 // unknown one, without a provider call (ids.ts).
-import { and, asc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { RequestContext } from '../../platform/context.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
+import { instantSchema } from '../../platform/http-schemas.js';
 import { newId } from '../../platform/ids.js';
+import { decodeCursor, exactTime, type Page, toPage } from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
 import { fromFloating, isTimeZone } from '../../platform/zoned-time.js';
 import { isMember } from '../identity/index.js';
@@ -79,25 +82,47 @@ export async function createTask(
   return present(row);
 }
 
+// The list's order: open first, then by due time (none last), then id. Paged by keyset on that same triple;
+// a task without a due time sorts as if due at infinity, so one row comparison covers both. The cursor's time is
+// read exactly from the database (platform/pagination.ts says why).
+const dueKey = sql`coalesce(${calendarTasks.dueAt}, 'infinity'::timestamptz)`;
+const taskCursor = z.tuple([
+  z.boolean(),
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
+    .pipe(instantSchema)
+    .nullable(),
+  z.string().regex(/^tsk_[0-9A-Za-z]{1,60}$/),
+]);
+
 export async function listTasks(
   deps: AppDeps,
   ctx: RequestContext,
-  filter: { eventId?: string; assignee?: string; done?: boolean },
-): Promise<{ items: Task[]; nextCursor: null }> {
-  const where: SQL[] = [eq(calendarTasks.workspaceId, ctx.workspaceId)];
+  filter: { eventId?: string; assignee?: string; done?: boolean; limit: number; cursor?: string },
+): Promise<Page<Task>> {
+  const after = decodeCursor(filter.cursor, taskCursor);
+  const where: (SQL | undefined)[] = [eq(calendarTasks.workspaceId, ctx.workspaceId)];
   if (filter.eventId) where.push(eq(calendarTasks.eventId, filter.eventId));
   if (filter.assignee)
     where.push(eq(calendarTasks.assigneeUserId, filter.assignee === 'me' ? ctx.userId : filter.assignee));
   if (filter.done !== undefined) where.push(eq(calendarTasks.done, filter.done));
+  if (after) {
+    const [done, due, id] = after;
+    where.push(
+      sql`(${calendarTasks.done}, ${dueKey}, ${calendarTasks.id}) > (${done}, ${due ?? 'infinity'}::timestamptz, ${id})`,
+    );
+  }
   const rows = await withTenant(deps.db, ctx, (tx) =>
     tx
-      .select()
+      .select({ task: calendarTasks, due: exactTime(calendarTasks.dueAt) })
       .from(calendarTasks)
       .where(and(...where))
-      .orderBy(asc(calendarTasks.done), asc(calendarTasks.dueAt), asc(calendarTasks.id))
-      .limit(500),
+      .orderBy(asc(calendarTasks.done), asc(dueKey), asc(calendarTasks.id))
+      .limit(filter.limit + 1),
   );
-  return { items: rows.map(present), nextCursor: null };
+  const page = toPage(rows, filter.limit, (r) => [r.task.done, r.due, r.task.id]);
+  return { items: page.items.map((r) => present(r.task)), nextCursor: page.nextCursor };
 }
 
 export async function updateTask(
