@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
 import { problemResponses } from '../../platform/http-schemas.js';
-import { listOf } from '../../platform/pagination.js';
+import { listOf, pageQuery } from '../../platform/pagination.js';
 import * as service from './service.js';
 
 const paymentSchema = z.object({
@@ -53,8 +53,8 @@ export async function paymentRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        summary: 'Payments asked for, newest first',
-        querystring: z.object({ patientId: z.string().max(100).optional() }),
+        summary: 'Payments asked for, newest first; paged by `cursor`',
+        querystring: pageQuery.extend({ patientId: z.string().max(100).optional() }),
         response: { 200: listOf(paymentSchema), ...problemResponses },
       },
     },
@@ -76,7 +76,10 @@ export async function paymentRoutes(fastify: FastifyInstance): Promise<void> {
           summary: 'The payments provider’s webhook (Stripe-Signature verified on the raw body)',
           description:
             '`Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256(webhook secret, "<t>.<raw body>")>`, five minutes of tolerance. ' +
-            '401 `unauthenticated` and nothing changes otherwise. `checkout.session.completed` marks the payment paid.',
+            '401 `unauthenticated` and nothing changes otherwise. `checkout.session.completed` with `payment_status: "paid"` ' +
+            'and `checkout.session.async_payment_succeeded` mark the payment paid; a completed session still `unpaid` ' +
+            '(a delayed payment method) and `checkout.session.async_payment_failed` leave it open (there is no failed status). ' +
+            '`handled` says whether a payment changed.',
           response: { 200: z.object({ received: z.literal(true), handled: z.boolean() }), ...problemResponses },
         },
       },

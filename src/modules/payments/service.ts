@@ -1,6 +1,6 @@
 // Payments: a front desk asks a patient to pay (a copay, a no-show fee) through a hosted checkout
-// page; the provider's `checkout.session.completed` webhook, verified by its Stripe-Signature on the
-// raw bytes, marks the payment paid. Checkout creation goes through platform/upstream.
+// page; the provider's webhook, verified by its Stripe-Signature on the raw bytes, marks the payment
+// paid once the money arrived (receiveWebhook). Checkout creation goes through platform/upstream.
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { countAccepted, countRefused } from '../../platform/acceptance.js';
 import { writeAudit } from '../../platform/audit/audit.js';
@@ -8,6 +8,14 @@ import type { RequestContext } from '../../platform/context.js';
 import { withSystem, withTenant } from '../../platform/db/tenant.js';
 import { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import {
+  decodeCursor,
+  exactTime,
+  olderThanCursor,
+  type Page,
+  timeIdCursor,
+  toPage,
+} from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
 import { createUpstream, UpstreamError } from '../../platform/upstream/index.js';
 import { patientExists } from '../patients/index.js';
@@ -123,26 +131,38 @@ export async function requestPayment(
   return present(row);
 }
 
-export async function listPayments(deps: AppDeps, ctx: RequestContext, query: { patientId?: string }) {
+/** Newest first, paged by keyset on (created, id). */
+export async function listPayments(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: { patientId?: string; limit: number; cursor?: string },
+): Promise<Page<ReturnType<typeof present>>> {
+  const after = decodeCursor(query.cursor, timeIdCursor);
   const rows = await withTenant(deps.db, ctx, (tx) =>
     tx
-      .select()
+      .select({ payment: payments, key: exactTime(payments.createdAt) })
       .from(payments)
       .where(
         and(
           eq(payments.workspaceId, ctx.workspaceId),
           query.patientId ? eq(payments.patientId, query.patientId) : undefined,
+          olderThanCursor(payments.createdAt, payments.id, after),
         ),
       )
-      .orderBy(desc(payments.createdAt))
-      .limit(200),
+      .orderBy(desc(payments.createdAt), desc(payments.id))
+      .limit(query.limit + 1),
   );
-  return { items: rows.map(present), nextCursor: null };
+  const page = toPage(rows, query.limit, (r) => [r.key, r.payment.id]);
+  return { items: page.items.map((r) => present(r.payment)), nextCursor: page.nextCursor };
 }
 
 /**
  * The provider's webhook: 401 and nothing changed unless Stripe-Signature verifies over the raw
- * bytes; `checkout.session.completed` marks its payment paid (once; a retry changes nothing).
+ * bytes. A payment is marked paid (once; a retry changes nothing) by `checkout.session.completed`
+ * whose `payment_status` is `paid`, or by `checkout.session.async_payment_succeeded`. A completed
+ * session that is still `unpaid` is a delayed method (bank debit) whose money has not arrived: it
+ * stays open until the async outcome. `checkout.session.async_payment_failed` changes nothing either:
+ * payments have no failed status (open, paid, expired), so it stays open, not paid (README).
  */
 export async function receiveWebhook(deps: AppDeps, raw: Buffer, signature: string | undefined) {
   const provider = resolvePayments(deps);
@@ -160,8 +180,8 @@ export async function receiveWebhook(deps: AppDeps, raw: Buffer, signature: stri
     throw new AppError('malformed_payload', 400, 'The body is not JSON');
   }
   countAccepted(deps, WEBHOOK_SOURCE);
-  const session = event.data?.object;
-  if (event.type !== 'checkout.session.completed' || typeof session?.id !== 'string') return { handled: false };
+  const session = event?.data?.object;
+  if (typeof session?.id !== 'string' || !isPaidEvent(event.type, session.payment_status)) return { handled: false };
   // Cross-tenant by design: the provider names the session; its workspace comes from the row.
   const updated = await withSystem(deps.db, (tx) =>
     tx
@@ -171,4 +191,10 @@ export async function receiveWebhook(deps: AppDeps, raw: Buffer, signature: stri
       .returning({ id: payments.id }),
   );
   return { handled: updated.length > 0 };
+}
+
+/** Whether the event says the money arrived (not merely that the checkout was completed). */
+function isPaidEvent(type: string | undefined, paymentStatus: string | undefined): boolean {
+  if (type === 'checkout.session.completed') return paymentStatus === 'paid';
+  return type === 'checkout.session.async_payment_succeeded';
 }
