@@ -4,29 +4,51 @@
 // interval, so the rate is right however many instances share the traffic. Callers count only what
 // says something about the source: a real connection's failed signature, not a call naming no
 // connection or carrying no credential at all (anyone can send those).
+//
+// A refused call is anyone's to send, so each refusal also names the client network it came from (a
+// hash of the address, its /64 for IPv6: see clientNetwork), and a probe fails only when the refusals came
+// from enough networks: a provider out of step posts from its fleet, one sender looping forged calls
+// from one machine cannot open an incident, raise banners or turn the status page.
+import { createHash } from 'node:crypto';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { withSystem } from './db/tenant.js';
+import { clientNetwork } from './http/client-network.js';
 import { newId } from './ids.js';
 import type { ProbeResult } from './module.js';
 import { inboundAcceptance } from './platform-tables.js';
 import type { AppDeps } from './types.js';
 
-type Pending = Map<string, { accepted: number; refused: number }>;
+type Pending = Map<string, { accepted: number; refused: number; from: Set<string> }>;
 const pending = new WeakMap<object, Pending>();
 
-function bump(deps: Pick<AppDeps, 'db'>, source: string, field: 'accepted' | 'refused'): void {
+function counts(deps: Pick<AppDeps, 'db'>, source: string) {
   let byDeps = pending.get(deps);
   if (!byDeps) {
     byDeps = new Map();
     pending.set(deps, byDeps);
   }
-  const counts = byDeps.get(source) ?? { accepted: 0, refused: 0 };
-  counts[field] += 1;
-  byDeps.set(source, counts);
+  let c = byDeps.get(source);
+  if (!c) {
+    c = { accepted: 0, refused: 0, from: new Set() };
+    byDeps.set(source, c);
+  }
+  return c;
 }
 
-export const countAccepted = (deps: Pick<AppDeps, 'db'>, source: string) => bump(deps, source, 'accepted');
-export const countRefused = (deps: Pick<AppDeps, 'db'>, source: string) => bump(deps, source, 'refused');
+/** A client network as stored: 16 hex characters of its hash (no address is kept). */
+export const networkKey = (address: string) =>
+  createHash('sha256').update(clientNetwork(address)).digest('hex').slice(0, 16);
+
+export const countAccepted = (deps: Pick<AppDeps, 'db'>, source: string) => {
+  counts(deps, source).accepted += 1;
+};
+/** A refused call, from the client address it came from (`request.ip`). */
+export const countRefused = (deps: Pick<AppDeps, 'db'>, source: string, from: string) => {
+  const c = counts(deps, source);
+  c.refused += 1;
+  // Bounded: past a few hundred networks in one flush interval the probe has what it needs.
+  if (c.from.size < 500) c.from.add(networkKey(from));
+};
 
 const flushing = new WeakMap<object, Promise<void>>();
 
@@ -39,7 +61,13 @@ export function flushAcceptance(deps: Pick<AppDeps, 'db'>): Promise<void> {
   const run = async () => {
     const byDeps = pending.get(deps);
     if (!byDeps || byDeps.size === 0) return;
-    const rows = [...byDeps].map(([source, c]) => ({ id: newId('acc'), source, ...c }));
+    const rows = [...byDeps].map(([source, c]) => ({
+      id: newId('acc'),
+      source,
+      accepted: c.accepted,
+      refused: c.refused,
+      refusedFrom: [...c.from],
+    }));
     byDeps.clear();
     await withSystem(deps.db, (tx) => tx.insert(inboundAcceptance).values(rows));
   };
@@ -67,35 +95,55 @@ export async function sweepAcceptance(deps: Pick<AppDeps, 'db'>): Promise<void> 
 export const MIN_REFUSED_TO_FAIL = 5;
 
 /**
- * The probe's view of a source over the last `windowMs` (all instances): the accepted share
- * (pass ≥ 95 %, warn ≥ 80 %, fail below with at least `MIN_REFUSED_TO_FAIL` refused, else warn);
- * no traffic passes.
+ * Fewest client networks the refusals must come from for a probe to fail, unless the source says
+ * otherwise: a provider posts from a fleet of addresses, so a provider out of step is refused from
+ * several; one machine sending forged calls is one network and can at most make the probe warn.
  */
-export async function measureAcceptance(deps: AppDeps, source: string, windowMs: number): Promise<ProbeResult> {
+export const MIN_NETWORKS_TO_FAIL = 3;
+
+/**
+ * The probe's view of a source over the last `windowMs` (all instances): the accepted share
+ * (pass ≥ 95 %, warn ≥ 80 %, fail below with at least `MIN_REFUSED_TO_FAIL` refused from at least
+ * `minNetworks` client networks, else warn); no traffic passes.
+ */
+export async function measureAcceptance(
+  deps: AppDeps,
+  source: string,
+  windowMs: number,
+  { minNetworks = MIN_NETWORKS_TO_FAIL }: { minNetworks?: number } = {},
+): Promise<ProbeResult> {
   await flushAcceptance(deps);
   const since = new Date(Date.now() - windowMs);
+  const inWindow = and(eq(inboundAcceptance.source, source), gt(inboundAcceptance.at, since));
   const [row] = await withSystem(deps.db, (tx) =>
     tx
       .select({
         accepted: sql<number>`coalesce(sum(${inboundAcceptance.accepted}), 0)::int`,
         refused: sql<number>`coalesce(sum(${inboundAcceptance.refused}), 0)::int`,
+        networks: sql<number>`(SELECT count(DISTINCT n)::int FROM ${inboundAcceptance}, unnest(${inboundAcceptance.refusedFrom}) AS n WHERE ${inWindow})`,
       })
       .from(inboundAcceptance)
-      .where(and(eq(inboundAcceptance.source, source), gt(inboundAcceptance.at, since))),
+      .where(inWindow),
   );
   const accepted = Number(row?.accepted ?? 0);
   const refused = Number(row?.refused ?? 0);
+  const networks = Number(row?.networks ?? 0);
   const total = accepted + refused;
   const span = `in the last ${Math.round(windowMs / 1000)} s`;
   if (total === 0) return { status: 'pass', observedValue: 100, observedUnit: '%', output: `No traffic ${span}` };
   const rate = Math.round((accepted / total) * 1000) / 10;
-  const few = rate < 80 && refused < MIN_REFUSED_TO_FAIL;
+  const tooFew =
+    rate >= 80
+      ? null
+      : refused < MIN_REFUSED_TO_FAIL
+        ? `fewer than ${MIN_REFUSED_TO_FAIL} refused: too few to fail`
+        : networks < minNetworks
+          ? `refused from ${networks === 1 ? 'one client network' : `${networks} client networks`}, fewer than ${minNetworks}: too few to fail`
+          : null;
   return {
-    status: rate >= 95 ? 'pass' : rate >= 80 || few ? 'warn' : 'fail',
+    status: rate >= 95 ? 'pass' : rate >= 80 || tooFew ? 'warn' : 'fail',
     observedValue: rate,
     observedUnit: '%',
-    output: `${accepted} accepted, ${refused} refused ${span}${
-      few ? ` (fewer than ${MIN_REFUSED_TO_FAIL} refused: too few to fail)` : ''
-    }`,
+    output: `${accepted} accepted, ${refused} refused ${span}${tooFew ? ` (${tooFew})` : ''}`,
   };
 }

@@ -282,7 +282,7 @@ export async function channelRoutes(fastify: FastifyInstance): Promise<void> {
               url: `${deps.selfUrl()}${request.url}`,
               contentType: String(request.headers['content-type'] ?? '').toLowerCase(),
             },
-            { messageId: request.query.message },
+            { messageId: request.query.message, from: request.ip },
           );
           // What was acknowledged but not handled, by kind only (no words, no ids): a provider's new kind of
           // event, or an item not in the shape we know, shows up here rather than as lost notifications.

@@ -289,14 +289,16 @@ export async function receiveWebhook(
   channel: ChannelName,
   connectionId: string | undefined,
   request: WebhookRequest,
-  options: { messageId?: string } = {},
+  /** `from`: the client address (a refusal is counted against the channel's health per client network). */
+  options: { messageId?: string; from?: string } = {},
 ): Promise<{ stored: number; statuses: number; skipped: Record<string, number> }> {
+  const from = options.from ?? 'unknown';
   const known = await webhookConnection(deps, channel, connectionId);
   const adapter = ADAPTERS[channel];
   if (!known || !adapter.verify(request, known.credentials)) {
     // Only a real connection whose signature fails is a signal (a secret out of step at the provider);
     // a call naming no connection, or one that does not exist, is anyone's and not the channel's health.
-    if (known) countRefused(deps, acceptanceSource(channel));
+    if (known) countRefused(deps, acceptanceSource(channel), from);
     throw unverified();
   }
   // Verified, but the workspace is no longer on a tier with channels: the provider is told (and
@@ -317,7 +319,7 @@ export async function receiveWebhook(
     }
   } catch (err) {
     if (err instanceof MalformedPayload) {
-      countRefused(deps, acceptanceSource(channel));
+      countRefused(deps, acceptanceSource(channel), from);
       throw new AppError('malformed_payload', 400, err.message);
     }
     throw err;

@@ -351,10 +351,15 @@ export async function banners(deps: AppDeps, ctx: RequestContext) {
         .limit(probes.length),
     );
     const allFail = latest.length > 0 && latest.every((l) => l.status === 'fail');
+    // What users notice is what the failing measurement stands for (a payments webhook out of step is
+    // "payments may not show as paid", not "payment links cannot be created"); else the component's first.
+    const failing = probes.filter((p) =>
+      latest.some((l) => l.status === 'fail' && `${incident.component}:${l.measurement}` === p.id),
+    );
     items.push({
       feature: probes[0].feature,
       status: allFail ? 'down' : 'degraded',
-      message: probes.find((p) => p.impact)?.impact ?? `${probes[0].feature} is not working normally.`,
+      message: [...failing, ...probes].find((p) => p.impact)?.impact ?? `${probes[0].feature} is not working normally.`,
       since: incident.openedAt.toISOString(),
     });
   }

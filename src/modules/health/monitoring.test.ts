@@ -151,11 +151,12 @@ describe('acceptance rates', () => {
   it('sum what every instance counted in the last interval', async () => {
     // Another instance's counters (its own deps object), flushed to the same database.
     const otherInstance = { db: t.app.atrium.db };
-    for (let i = 0; i < 3; i++) countRefused(otherInstance, 'test:source');
+    // Refusals from the provider's fleet: three client networks over the two instances.
+    for (let i = 0; i < 3; i++) countRefused(otherInstance, 'test:source', '198.51.100.7');
     await flushAcceptance(otherInstance);
     countAccepted(t.app.atrium, 'test:source');
-    countRefused(t.app.atrium, 'test:source');
-    countRefused(t.app.atrium, 'test:source');
+    countRefused(t.app.atrium, 'test:source', '198.51.100.8');
+    countRefused(t.app.atrium, 'test:source', '2001:db8::8');
     expect(await measureAcceptance(t.app.atrium, 'test:source', 60_000)).toMatchObject({
       status: 'fail',
       observedValue: 16.7,

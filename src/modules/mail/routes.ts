@@ -82,7 +82,8 @@ export async function mailRoutes(fastify: FastifyInstance): Promise<void> {
         countAccepted(deps, service.INBOUND_SOURCE);
         return reply.status(201).send(received);
       } catch (err) {
-        if (presented && err instanceof AppError && err.status < 500) countRefused(deps, service.INBOUND_SOURCE);
+        if (presented && err instanceof AppError && err.status < 500)
+          countRefused(deps, service.INBOUND_SOURCE, request.ip);
         throw err;
       }
     },

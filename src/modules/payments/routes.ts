@@ -86,7 +86,7 @@ export async function paymentRoutes(fastify: FastifyInstance): Promise<void> {
       async (request) => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const header = request.headers['stripe-signature'];
-        const result = await service.receiveWebhook(deps, raw, Array.isArray(header) ? header[0] : header);
+        const result = await service.receiveWebhook(deps, raw, Array.isArray(header) ? header[0] : header, request.ip);
         return { received: true as const, ...result };
       },
     );

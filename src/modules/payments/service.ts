@@ -164,19 +164,25 @@ export async function listPayments(
  * stays open until the async outcome. `checkout.session.async_payment_failed` changes nothing either:
  * payments have no failed status (open, paid, expired), so it stays open, not paid (README).
  */
-export async function receiveWebhook(deps: AppDeps, raw: Buffer, signature: string | undefined) {
+export async function receiveWebhook(
+  deps: AppDeps,
+  raw: Buffer,
+  signature: string | undefined,
+  /** The client address (a refusal counts against the ingress probe per client network). */
+  from: string,
+) {
   const provider = resolvePayments(deps);
   if (!provider) throw unavailable();
   if (!verifyStripeSignature(signature, raw, provider.webhookSecret)) {
     // Unsigned calls are anyone's; a signature that does not verify is the provider out of step.
-    if (signature) countRefused(deps, WEBHOOK_SOURCE);
+    if (signature) countRefused(deps, WEBHOOK_SOURCE, from);
     throw new AppError('unauthenticated', 401, 'The request is not signed by the payments provider');
   }
   let event: { type?: string; data?: { object?: { id?: string; payment_status?: string } } };
   try {
     event = JSON.parse(raw.toString('utf8'));
   } catch {
-    countRefused(deps, WEBHOOK_SOURCE);
+    countRefused(deps, WEBHOOK_SOURCE, from);
     throw new AppError('malformed_payload', 400, 'The body is not JSON');
   }
   countAccepted(deps, WEBHOOK_SOURCE);
