@@ -141,6 +141,14 @@ describe('password sign-in and sessions', () => {
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     });
 
+    it('counts an IPv6 client by its /64: a new address of the same network is no fresh allowance', async () => {
+      for (let i = 1; i <= 4; i++)
+        expect((await attempt(`v6-${i}@example.test`, 'nope-nope', `2001:db8:9:9::${i}`)).statusCode).toBe(401);
+      expect((await attempt('v6-5@example.test', 'nope-nope', '2001:db8:9:9:ffff::5')).statusCode).toBe(429);
+      // Another /64 is another client.
+      expect((await attempt('v6-6@example.test', 'nope-nope', '2001:db8:9:a::1')).statusCode).toBe(401);
+    });
+
     it('backs off exponentially per account and address', async () => {
       const guess = () => attempt('office@example.test', 'wrong-guess', '10.5.5.5');
       expect((await guess()).statusCode).toBe(401);

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireCtx, SESSION_COOKIE } from '../../platform/auth/authenticate.js';
+import { clientNetwork } from '../../platform/http/client-network.js';
 import { idParams, noContent, problemResponses } from '../../platform/http-schemas.js';
 import { listOf } from '../../platform/pagination.js';
 import {
@@ -75,7 +76,8 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const result = await service.signIn(deps, {
         ...request.body,
-        address: request.ip,
+        // Counted per client network: an IPv6 host holds a whole /64, each address of which would be a fresh allowance.
+        address: clientNetwork(request.ip),
         requestId: String(request.id),
       });
       setSessionCookie(reply, result.token);
