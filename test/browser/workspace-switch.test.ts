@@ -36,4 +36,27 @@ describe('workspace switcher', () => {
     await page.reload();
     await expect.poll(() => header.textContent()).toBe(target.name);
   });
+
+  it("leaves a page of one record for its list, since the record is the old workspace's", async () => {
+    const page = await harness.newPage();
+    await signIn(page, first.admin.email, first.admin.password);
+    const header = page.getByTestId('workspace-name');
+    await page.getByLabel('Switch workspace').selectOption(first.id);
+    await expect.poll(() => header.textContent()).toBe(first.name);
+    const made = await page.evaluate(async () => {
+      const res = await fetch('/api/v1/patients', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ givenName: 'Wren', familyName: 'Okoye', dateOfBirth: '1980-02-03' }),
+      });
+      return (await res.json()) as { id: string };
+    });
+    await page.goto(`/patients/${made.id}`);
+    await page.getByRole('heading', { name: /Okoye/ }).waitFor();
+
+    await page.getByLabel('Switch workspace').selectOption(second.id);
+    await expect.poll(() => header.textContent()).toBe(second.name);
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/patients');
+    expect(await page.getByText('Patient not found').count()).toBe(0);
+  });
 });

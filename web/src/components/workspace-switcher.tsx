@@ -1,11 +1,25 @@
 /** Lets a user who belongs to several workspaces move between them; everything is refetched after. */
+import { useLocation, useNavigate } from '@tanstack/react-router';
 import { useId } from 'react';
 import { describeError } from '../api.js';
 import { type Me, useSwitchWorkspace } from '../session.js';
 
+/**
+ * Where a page goes when the workspace changes under it: a page of one record (a patient, a thread, a webhook
+ * endpoint) belongs to the old workspace, so its list opens instead; ids in the query (the inbox's conversation,
+ * the audit log's patient) go too. The calendar keeps its date.
+ */
+export function pathAfterSwitch(pathname: string, search: string): string {
+  const record = /^\/(patients|messages|admin\/webhooks)\/[^/]+/.exec(pathname);
+  if (record && pathname !== '/patients/new') return `/${record[1]}`;
+  return pathname === '/calendar' ? `${pathname}${search}` : pathname;
+}
+
 export function WorkspaceSwitcher({ me }: { me: Me }) {
   const id = useId();
   const switchWorkspace = useSwitchWorkspace();
+  const navigate = useNavigate();
+  const location = useLocation();
   if (me.workspaces.length < 2) return null;
   return (
     <div className="workspace-switcher">
@@ -18,7 +32,14 @@ export function WorkspaceSwitcher({ me }: { me: Me }) {
         value={me.workspace.id}
         disabled={switchWorkspace.isPending}
         aria-describedby={switchWorkspace.isError ? `${id}-error` : undefined}
-        onChange={(event) => switchWorkspace.mutate(event.target.value)}
+        onChange={(event) =>
+          switchWorkspace.mutate(event.target.value, {
+            onSuccess: () => {
+              const next = pathAfterSwitch(location.pathname, location.searchStr);
+              if (next !== `${location.pathname}${location.searchStr}`) void navigate({ to: next, replace: true });
+            },
+          })
+        }
       >
         {me.workspaces.map((workspace) => (
           // The name alone fits the sidebar (a role suffix pushed it out of sight); the role is in the label.
