@@ -462,6 +462,28 @@ describe('Calendar page', () => {
     expect(await page.getByTestId('view-day').getAttribute('aria-current')).toBeNull();
   });
 
+  it("day view: a task's event picker names an all-day event 'All day', not the hour its day starts in UTC", async () => {
+    await page.goto('/calendar?date=2026-12-10&view=day');
+    await page.getByTestId('tasks-sidebar').waitFor();
+    const made = await page.evaluate(async () => {
+      const calendars = (await (await fetch('/api/v1/calendar/calendars')).json()) as { items: { id: string }[] };
+      const res = await fetch('/api/v1/calendar/events', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({
+          calendar: calendars.items[0].id,
+          draft: { title: 'EHR upgrade day', start: '2026-12-10T00:00:00Z', end: '2026-12-11T00:00:00Z', allDay: true },
+        }),
+      });
+      return res.status;
+    });
+    expect(made).toBe(201);
+    await page.reload();
+    const option = page.getByTestId('task-event').locator('option').filter({ hasText: 'EHR upgrade day' });
+    await option.waitFor({ state: 'attached' });
+    expect((await option.textContent())?.trim()).toBe('All day EHR upgrade day');
+  });
+
   it('day view: the tasks sidebar adds tasks for an event or the day and ticks them done; Join opens the call', async () => {
     await page.goto('/calendar?date=2026-12-09&view=day');
     const sidebar = page.getByTestId('tasks-sidebar');

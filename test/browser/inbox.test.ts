@@ -227,6 +227,12 @@ describe('Inbox page', () => {
     await page.getByTestId('link-patient-option').first().click();
     await page.getByTestId('link-patient-save').click();
     await page.getByTestId('linked-patient').getByText('Grace Murray Hopper').waitFor();
+    // Two patients may share a name: the chip says which one by birth date.
+    await expect
+      .poll(() => page.getByTestId('linked-patient-born').textContent())
+      .toBe(
+        ` · born ${new Date(Date.UTC(1906, 11, 9)).toLocaleDateString('en-US', { timeZone: 'UTC', dateStyle: 'medium' })}`,
+      );
     // The list and the thread header name the patient; the Telegram name is the secondary text.
     await expect.poll(() => item.locator('.thread-item-title').textContent()).toBe('Grace Murray Hopper');
     expect(await item.getByTestId('contact-detail').textContent()).toBe('Grace Hopper');

@@ -107,7 +107,7 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
             <option value="">The day</option>
             {events.map((e) => (
               <option key={e.id} value={e.id}>
-                {formatTime(e.start)} {e.title}
+                {e.allDay ? 'All day' : formatTime(e.start)} {e.title}
               </option>
             ))}
           </select>

@@ -3,6 +3,7 @@
  * Instagram, Viber) in one list with unread counts, the open conversation beside it with delivery
  * statuses and a reply box, live over SSE. A contact can be linked to a patient record.
  */
+import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, type RefObject, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { ApiError, describeError } from '../../api.js';
@@ -11,7 +12,7 @@ import { EmptyState, ErrorNotice, Loading, LoadMore } from '../../components/sta
 import { Button } from '../../components/ui/button.js';
 import type { Me } from '../../session.js';
 import { formatTime } from '../messages/messages-api.js';
-import { usePatientName } from '../patients/patients-api.js';
+import { formatDate, fullName, patientNameQuery } from '../patients/patients-api.js';
 import { ChannelBadge } from './channel-badge.js';
 import { ChannelsDialog } from './channels-dialog.js';
 import {
@@ -183,7 +184,8 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
   const messages = useConversationMessages(conversation.id);
   const reply = useReply(conversation.id);
   const markRead = useMarkConversationRead();
-  const patient = usePatientName(conversation.contact.patientId ?? undefined);
+  const linked = conversation.contact.patientId ?? undefined;
+  const patient = useQuery({ ...patientNameQuery(linked ?? ''), enabled: Boolean(linked) }).data;
   const [text, setText] = useState('');
   const [linking, setLinking] = useState(false);
   // The outcome of the last send worth reading out where the send was made: one that did not go through,
@@ -272,7 +274,14 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
               className="patient-chip"
               data-testid="linked-patient"
             >
-              {patient.name ?? 'Patient record'}
+              {patient ? fullName(patient) : 'Patient record'}
+              {/* Two patients may share a name: the birth date tells which one the contact is linked to. */}
+              {patient?.dateOfBirth ? (
+                <span className="patient-chip-detail" data-testid="linked-patient-born">
+                  {' '}
+                  · born {formatDate(patient.dateOfBirth)}
+                </span>
+              ) : null}
             </Link>
           ) : null}
           <Button variant="secondary" size="small" onPress={() => setLinking(true)} data-testid="link-patient">
