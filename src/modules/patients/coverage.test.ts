@@ -101,6 +101,97 @@ describe('patient coverage', () => {
     expect(rows).toHaveLength(2);
   });
 
+  it("starts on the caller's own date when sent (a US evening is already tomorrow in UTC), within a day of UTC", async () => {
+    const utc = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+    // 7:37 PM in New York on the 26th is the 27th in UTC: the web app sends the 26th, its own date.
+    const evening = utc(-1);
+    const patient = await createPatient(t, ws.admin.token);
+    await withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+      tx.insert(patientCoverages).values({
+        workspaceId: ws.id,
+        id: 'cov_before_evening',
+        patientId: patient.id,
+        payerName: 'Old Payer',
+        payerId: 'OLD1',
+        memberId: 'M-OLD',
+        effectiveFrom: '2025-01-01',
+        createdBy: ws.admin.userId,
+      }),
+    );
+    const res = await put(patient.id, { ...body, today: evening });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ memberId: 'M-100', effectiveFrom: evening, effectiveTo: null });
+    const rows = await coverageRows(patient.id);
+    expect(rows.find((r) => r.id === 'cov_before_evening')?.effective_to).toBe(utc(-2));
+    // On file that day (asked with the same date) and on the UTC date alike.
+    const onDay = await t.request({
+      method: 'GET',
+      url: `/api/v1/patients/${patient.id}/coverage?today=${evening}`,
+      token: ws.admin.token,
+    });
+    expect(onDay.json()).toMatchObject({ id: res.json().id, effectiveFrom: evening });
+    expect((await get(patient.id)).json()).toMatchObject({ id: res.json().id });
+    // A second change that evening corrects it in place.
+    const again = await put(patient.id, { ...body, memberId: 'M-101', today: evening });
+    expect(again.json()).toMatchObject({ id: res.json().id, memberId: 'M-101', effectiveFrom: evening });
+    expect(await coverageRows(patient.id)).toHaveLength(2);
+
+    // Auckland's morning is a day ahead of UTC: accepted too.
+    const ahead = await createPatient(t, ws.admin.token);
+    expect((await put(ahead.id, { ...body, today: utc(1) })).json().effectiveFrom).toBe(utc(1));
+
+    // Nothing further than a day from UTC, and only a real date.
+    for (const today of [utc(2), utc(-2), '2026-02-30', 'tomorrow']) {
+      const refused = await put(patient.id, { ...body, today });
+      expect(refused.statusCode, today).toBe(400);
+      expect(refused.json().code).toBe('validation_failed');
+      expect(refused.json().errors.map((e: { path: string }) => e.path)).toContain('body.today');
+    }
+    const badQuery = await t.request({
+      method: 'GET',
+      url: `/api/v1/patients/${patient.id}/coverage?today=${utc(3)}`,
+      token: ws.admin.token,
+    });
+    expect(badQuery.statusCode).toBe(400);
+  });
+
+  it('corrects in place a coverage set this same evening by the UTC date (before the caller sent its own)', async () => {
+    const utc = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+    const patient = await createPatient(t, ws.admin.token);
+    // What a change at 7:37 PM in New York left before: the old one ending on the local today, the new one
+    // starting on the UTC date (the local tomorrow).
+    await withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+      tx.insert(patientCoverages).values([
+        {
+          workspaceId: ws.id,
+          id: 'cov_ev_old',
+          patientId: patient.id,
+          payerName: 'Old Payer',
+          payerId: 'OLD1',
+          memberId: 'M-OLD',
+          effectiveFrom: '2025-01-01',
+          effectiveTo: utc(-1),
+          createdBy: ws.admin.userId,
+        },
+        {
+          workspaceId: ws.id,
+          id: 'cov_ev_utc',
+          patientId: patient.id,
+          payerName: 'Acme Health',
+          payerId: 'ACME1',
+          memberId: 'M-UTC',
+          effectiveFrom: utc(0),
+          createdBy: ws.admin.userId,
+        },
+      ]),
+    );
+    const res = await put(patient.id, { ...body, memberId: 'M-LOCAL', today: utc(-1) });
+    expect(res.json()).toMatchObject({ id: 'cov_ev_utc', memberId: 'M-LOCAL', effectiveFrom: utc(-1) });
+    const rows = await coverageRows(patient.id);
+    expect(rows).toHaveLength(2);
+    expect(rows.find((r) => r.id === 'cov_ev_old')?.effective_to).toBe(utc(-2));
+  });
+
   it('emits patient.updated with changed: coverage and without the insurance details', async () => {
     const patient = await createPatient(t, ws.admin.token);
     await put(patient.id, { ...body, memberId: 'M-NOT-IN-EVENT' });

@@ -10,6 +10,7 @@ import {
   breakGlassBody,
   breakGlassResponse,
   coverageBody,
+  coverageQuery,
   coverageSchema,
   createPatientBody,
   listPatientsQuery,
@@ -98,7 +99,9 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
         summary: "Set the patient's insurance coverage from today (emits patient.updated)",
         description:
           'The coverage the eligibility skill checks. A coverage that started today is corrected in place; ' +
-          'an earlier one ends yesterday and this one starts today, so the history is kept.',
+          'an earlier one ends yesterday and this one starts today, so the history is kept. Today is the ' +
+          "caller's own date when `today` is sent (a clinic's evening is already tomorrow in UTC; accepted " +
+          "within a day of the server's UTC date, else 400 `validation_failed`), else the UTC date.",
         params: idParams,
         body: coverageBody,
         response: { 200: coverageSchema, ...problemResponses },
@@ -113,11 +116,15 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "The patient's coverage on file today (404 when none)",
+        description:
+          "The coverage active on `today` (the caller's own date, as for PUT; the UTC date when omitted), " +
+          'else the latest.',
         params: idParams,
+        querystring: coverageQuery,
         response: { 200: coverageSchema, ...problemResponses },
       },
     },
-    async (request) => service.getCoverage(deps, requireCtx(request), request.params.id),
+    async (request) => service.getCoverage(deps, requireCtx(request), request.params.id, request.query.today),
   );
 
   app.post(

@@ -101,15 +101,36 @@ export const breakGlassResponse = z.object({
 
 const coverageText = (max: number) => z.string().trim().min(1).max(max);
 
-/** PUT /patients/:id/coverage: the insurance on file from today (contract §3a). */
+/** The UTC date `offsetDays` from now (YYYY-MM-DD). */
+export const utcDay = (offsetDays = 0) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The caller's own date today: a clinic's evening is already tomorrow in UTC (7:37 PM in New York on
+ * Nov 26 is Nov 27 UTC), so the web app says which day it is there. Every zone (UTC−12 to UTC+14) is
+ * within a day of the UTC date, so nothing further is accepted.
+ */
+const callerToday = daySchema
+  .refine((d) => d >= utcDay(-1) && d <= utcDay(1), {
+    error: "Send the caller's own date today (YYYY-MM-DD), within a day of the server's UTC date",
+  })
+  .describe(
+    "The caller's own date today (YYYY-MM-DD, in their timezone), within a day of the server's UTC date; " +
+      'the UTC date when omitted',
+  );
+
+/** PUT /patients/:id/coverage: the insurance on file from today (contract §3a), the caller's today when sent. */
 export const coverageBody = z.object({
   payerName: coverageText(200),
   payerId: coverageText(80),
   memberId: coverageText(80),
   groupNumber: coverageText(80).optional(),
   planName: coverageText(200).optional(),
+  today: callerToday.optional(),
 });
 export type CoverageInput = z.infer<typeof coverageBody>;
+
+/** GET /patients/:id/coverage: the coverage on file on the caller's today. */
+export const coverageQuery = z.object({ today: callerToday.optional() });
 
 export const coverageSchema = z.object({
   id: z.string(),

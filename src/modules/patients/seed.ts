@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SeedState } from '../../platform/module.js';
 import { demoAdminContext, demoTenancy } from '../identity/index.js';
-import { addAuthorization, createPatient, putCoverage } from './service.js';
+import { addAuthorization, addCoverage, createPatient } from './service.js';
 
 export async function seedPatients(app: FastifyInstance, state: SeedState): Promise<void> {
   const deps = app.atrium;
@@ -37,15 +37,22 @@ export async function seedPatients(app: FastifyInstance, state: SeedState): Prom
     validFrom: '2026-11-01',
     validTo: '2027-02-28',
   });
-  // Insurance on file, so the eligibility skill can be tried on the demo (the payer emulator answers).
-  await putCoverage(deps, clinicCtx, created[0].id, {
+  // Insurance on file, so the eligibility skill can be tried on the demo (the payer emulator answers); on file
+  // since the first of the month before last, so no clinic's zone sees it start tomorrow (as the UTC date would
+  // on a US evening).
+  const since = new Date();
+  since.setUTCMonth(since.getUTCMonth() - 2, 1);
+  const effectiveFrom = since.toISOString().slice(0, 10);
+  await addCoverage(deps, clinicCtx, created[0].id, {
+    effectiveFrom,
     payerName: 'Aetna',
     payerId: 'AETNA',
     memberId: 'W123456789',
     groupNumber: 'GRP-4410',
     planName: 'Choice POS II',
   });
-  await putCoverage(deps, clinicCtx, created[1].id, {
+  await addCoverage(deps, clinicCtx, created[1].id, {
+    effectiveFrom,
     payerName: 'Blue Cross Blue Shield',
     payerId: 'BCBS',
     memberId: 'XYZ987654321',

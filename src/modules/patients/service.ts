@@ -19,6 +19,7 @@ import type {
   PatchPatientInput,
   Patient,
 } from './schema.js';
+import { utcDay } from './schema.js';
 
 export function presentPatient(p: repo.PatientRow): Patient {
   return {
@@ -255,7 +256,8 @@ const presentCoverage = (c: repo.CoverageRow): Coverage => ({
   effectiveTo: c.effectiveTo,
 });
 
-const utcDay = (offsetDays = 0) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+const shiftDay = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 const isActiveOn = (c: { effectiveFrom: string; effectiveTo: string | null }, day: string) =>
   c.effectiveFrom <= day && (!c.effectiveTo || c.effectiveTo >= day);
 
@@ -295,12 +297,20 @@ export async function addCoverage(
   });
 }
 
-/** The coverage on file today: the one active today, else the latest (the one eligibility would use); 404 if none. */
-export async function getCoverage(deps: AppDeps, ctx: RequestContext, patientId: string): Promise<Coverage> {
+/**
+ * The coverage on file today (the caller's `today`, else the UTC date): the one active that day, else the
+ * latest (the one eligibility would use); 404 if none.
+ */
+export async function getCoverage(
+  deps: AppDeps,
+  ctx: RequestContext,
+  patientId: string,
+  today?: string,
+): Promise<Coverage> {
   return withTenant(deps.db, ctx, async (tx) => {
     await requirePatient(tx, ctx, patientId);
     const rows = await repo.listCoverages(tx, ctx.workspaceId, patientId);
-    const day = utcDay();
+    const day = today ?? utcDay();
     const current = rows.find((c) => isActiveOn(c, day)) ?? rows[0];
     if (!current) throw notFound('Coverage');
     return presentCoverage(current);
@@ -308,9 +318,10 @@ export async function getCoverage(deps: AppDeps, ctx: RequestContext, patientId:
 }
 
 /**
- * Sets the patient's coverage from today (UTC), keeping history: a coverage that started today is
- * corrected in place, one that started earlier ends yesterday and a new one starts today. Emits
- * patient.updated (changed: coverage) without the insurance details.
+ * Sets the patient's coverage from today, keeping history: a coverage that started today is corrected in
+ * place, one that started earlier ends yesterday and a new one starts today. Today is the caller's own
+ * date when sent (`input.today`, validated within a day of UTC), else the UTC date. Emits patient.updated
+ * (changed: coverage) without the insurance details.
  */
 export async function putCoverage(
   deps: AppDeps,
@@ -320,8 +331,15 @@ export async function putCoverage(
 ): Promise<Coverage> {
   return withTenant(deps.db, ctx, async (tx) => {
     const patient = presentPatient(await requirePatient(tx, ctx, patientId));
-    const day = utcDay();
-    const current = (await repo.listCoverages(tx, ctx.workspaceId, patientId)).find((c) => isActiveOn(c, day));
+    const day = input.today ?? utcDay();
+    const rows = await repo.listCoverages(tx, ctx.workspaceId, patientId);
+    // Where the caller's today is behind UTC (a US evening), an open coverage starting on the UTC date was set
+    // this same evening by that date (before callers sent their own): it is today's, corrected in place.
+    const utcToday = utcDay();
+    const sameEvening =
+      day < utcToday ? rows.find((c) => c.effectiveFrom === utcToday && c.effectiveTo === null) : undefined;
+    const active = rows.find((c) => isActiveOn(c, day));
+    const current = sameEvening ?? active;
     const fields = {
       payerName: input.payerName,
       payerId: input.payerId,
@@ -330,10 +348,13 @@ export async function putCoverage(
       planName: input.planName ?? null,
     };
     let row: repo.CoverageRow;
-    if (current && current.effectiveFrom === day) {
-      row = await repo.updateCoverage(tx, ctx.workspaceId, current.id, fields);
+    // The one on file before today ends yesterday.
+    if (active && active.effectiveFrom < day) {
+      await repo.updateCoverage(tx, ctx.workspaceId, active.id, { effectiveTo: shiftDay(day, -1) });
+    }
+    if (current && current.effectiveFrom >= day) {
+      row = await repo.updateCoverage(tx, ctx.workspaceId, current.id, { ...fields, effectiveFrom: day });
     } else {
-      if (current) await repo.updateCoverage(tx, ctx.workspaceId, current.id, { effectiveTo: utcDay(-1) });
       row = await repo.insertCoverage(tx, {
         workspaceId: ctx.workspaceId,
         id: newId('cov'),

@@ -1,6 +1,7 @@
 /** The patient record's other sections: coverage, authorizations, notes, claims, audit, break-glass. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, apiRequest, idempotencyKey, type Page } from '../../api.js';
+import { localToday } from './patients-api.js';
 
 const enc = encodeURIComponent;
 
@@ -93,7 +94,8 @@ export function useCoverage(patientId: string) {
     // 404 means "no coverage on file", which is an answer, not an error.
     queryFn: async ({ signal }) => {
       try {
-        return await api.get<Coverage>(`/patients/${enc(patientId)}/coverage`, undefined, signal);
+        // On file on the reader's own date (a US evening is already tomorrow in UTC).
+        return await api.get<Coverage>(`/patients/${enc(patientId)}/coverage`, { today: localToday() }, signal);
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return null;
         throw error;
@@ -105,7 +107,9 @@ export function useCoverage(patientId: string) {
 export function useSaveCoverage(patientId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: CoverageInput) => api.put<unknown>(`/patients/${enc(patientId)}/coverage`, input),
+    // From the reader's own date: entered at 7:37 PM in New York on the 26th, it is on file since the 26th.
+    mutationFn: (input: CoverageInput) =>
+      api.put<unknown>(`/patients/${enc(patientId)}/coverage`, { ...input, today: localToday() }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: recordKeys.coverage(patientId) }),
   });
 }
