@@ -49,6 +49,22 @@ function isCalendarDate(value: string): boolean {
 }
 
 /**
+ * The birth date a search term names, as `YYYY-MM-DD`: written as stored (1958-03-14), as the US front desk
+ * writes it (03/14/1958, 3/14/1958: month first) or year first with slashes (1958/03/14); else undefined.
+ */
+export function birthDateOf(term: string): string | undefined {
+  const pad = (n: string) => n.padStart(2, '0');
+  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(term);
+  const yearFirst = /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})$/.exec(term);
+  const day = us
+    ? `${us[3]}-${pad(us[1])}-${pad(us[2])}`
+    : yearFirst
+      ? `${yearFirst[1]}-${pad(yearFirst[2])}-${pad(yearFirst[3])}`
+      : undefined;
+  return day && isCalendarDate(day) ? day : undefined;
+}
+
+/**
  * Exact matches for the duplicate check before a patient is registered. Names are compared folded
  * (no accents, no case: "Jose Muller" finds "José Müller"), as the database's atrium_fold_name does it.
  */
@@ -92,7 +108,8 @@ const likeEscape = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
  * A page of the workspace's patients (limit + 1 rows, for the next cursor), each with its `rank`.
  *
  * `q` matches names (folded, see ExactPatientFilter: as "given family", "family, given" or "family
- * given"), the MRN (as typed, ignoring case), an exact date of birth or the id. Matches are ranked:
+ * given"), the MRN (as typed, ignoring case), an exact date of birth (birthDateOf: 1958-03-14, 03/14/1958,
+ * 3/14/1958, 1958/03/14) or the id. Matches are ranked:
  * 0 the full name, the MRN or the id exactly; 1 the given or the family name exactly, or the date of
  * birth; 2 a name word (or the name as "family, given", or the MRN) starting with the term; 3 the term
  * elsewhere. Newest first within a rank. A match is a scan of the workspace's rows, as ILIKE was; the
@@ -112,7 +129,7 @@ export async function searchPatients(
       : { q: null, given: null, family: null };
   // A term that folds to nothing ("’") matches no name (not every name).
   const nameTerm = folded.q || undefined;
-  const birthDate = q && isCalendarDate(q) ? q : undefined;
+  const birthDate = q ? birthDateOf(q) : undefined;
   const full = sql`(${patients.givenNameKey} || ' ' || ${patients.familyNameKey})`;
   const byFamily = sql`(${patients.familyNameKey} || ', ' || ${patients.givenNameKey})`;
   const byFamilyNoComma = sql`(${patients.familyNameKey} || ' ' || ${patients.givenNameKey})`;

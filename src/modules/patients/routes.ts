@@ -46,7 +46,8 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         summary: 'Search patients by name, MRN or id; best matches first',
         description:
-          '`q` matches parts of names, the MRN, an exact date of birth or the id. Names are compared without ' +
+          '`q` matches parts of names, the MRN, an exact date of birth (`1958-03-14`, or month first as in the ' +
+          'US: `03/14/1958`, `3/14/1958`; `1958/03/14` too) or the id. Names are compared without ' +
           'accents and case (`jose muller` finds "José Müller", `strasse` "Straße"), as "given family", ' +
           '"family, given" or "family given". With `q` the best matches come first: the full name, MRN or id ' +
           'exactly; then the given or family name exactly (or the date of birth); then a name word or the MRN ' +

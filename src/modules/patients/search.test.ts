@@ -168,6 +168,26 @@ describe('ranking', () => {
     expect((await search(ws, { q: 'RC-770' })).items.map((p) => p.id)).toEqual([longer.id]);
   });
 
+  it('finds a birth date written as the US front desk writes it (03/14/1958, 3/14/1958) or 1958/03/14, exactly', async () => {
+    const born = await createPatient(t, ws.admin.token, {
+      givenName: 'Born',
+      familyName: 'Onpi',
+      dateOfBirth: '1958-03-14',
+    });
+    await createPatient(t, ws.admin.token, { givenName: 'Born', familyName: 'Later', dateOfBirth: '1958-03-15' });
+    await createPatient(t, ws.admin.token, { givenName: 'Born', familyName: 'Swapped', dateOfBirth: '1958-12-03' });
+    for (const q of ['1958-03-14', '03/14/1958', '3/14/1958', '1958/03/14', '1958/3/14']) {
+      expect(
+        (await search(ws, { q })).items.map((p) => p.id),
+        q,
+      ).toEqual([born.id]);
+    }
+    // Month first, as in the US: 12/03 is December 3rd; not a real day matches nothing (and is no error).
+    expect(names(await search(ws, { q: '12/3/1958' }))).toEqual(['Born Swapped']);
+    expect((await search(ws, { q: '14/03/1958' })).items).toEqual([]);
+    expect((await search(ws, { q: '02/30/1958' })).items).toEqual([]);
+  });
+
   it('without a term the list stays newest first, paged by id', async () => {
     const first = await search(ws, { limit: '3' });
     const ids = first.items.map((p) => p.id);
