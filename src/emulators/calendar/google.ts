@@ -99,9 +99,12 @@ function toJson(
       : {}),
     ...(e.extended ? { extendedProperties: e.extended } : {}),
     reminders: { useDefault: true },
-    eventType: 'default',
+    transparency: e.transparency ?? 'opaque',
+    eventType: e.eventType ?? 'default',
   };
 }
+
+const EVENT_TYPES = ['default', 'outOfOffice', 'focusTime', 'workingLocation'];
 
 class BadEvent extends Error {
   constructor(
@@ -216,6 +219,18 @@ function apply(
   }
   if (full && Array.isArray(body.recurrence))
     event.recurrence = body.recurrence.filter((l): l is string => typeof l === 'string');
+  if ('transparency' in body) {
+    // null (a merge patch's "remove") is Google's default again; an occurrence then follows its series.
+    if (body.transparency === null) delete target.transparency;
+    else if (body.transparency === 'opaque' || body.transparency === 'transparent')
+      target.transparency = body.transparency;
+    else throw new BadEvent('invalid', 'Invalid transparency value.');
+  }
+  // The kind of event is fixed when it is made.
+  if (full && body.eventType !== undefined && body.eventType !== null) {
+    if (!EVENT_TYPES.includes(String(body.eventType))) throw new BadEvent('invalid', 'Invalid event type.');
+    if (body.eventType !== 'default') event.eventType = String(body.eventType);
+  }
   if ('extendedProperties' in body && 'id' in current)
     event.extended = full ? body.extendedProperties : mergePatch(event.extended, body.extendedProperties);
   if ('conferenceData' in body && conferenceVersion && 'id' in current) {

@@ -12,6 +12,7 @@ import {
   type EmuEvent,
   expand,
   findTarget,
+  GRAPH_SHOW_AS,
   type Instance,
   meetCode,
   newAccount,
@@ -113,6 +114,7 @@ function toJson(request: FastifyRequest, e: Instance, type: string) {
     originalEndTimeZone: e.zoneName ?? e.timeZone,
     isAllDay: e.allDay,
     isCancelled: e.cancelled,
+    showAs: e.showAs ?? 'busy',
     type,
     seriesMasterId: e.recurringEventId,
     ...(e.originalStartMs !== null ? { originalStart: new Date(e.originalStartMs).toISOString() } : {}),
@@ -236,6 +238,11 @@ function apply(body: Record<string, unknown>, target: EmuEvent | (Override & { t
       target.timeZone = start.zone;
       (target as EmuEvent).zoneName = start.name;
     }
+  }
+  if ('showAs' in body) {
+    const showAs = GRAPH_SHOW_AS.find((v) => v === body.showAs);
+    if (!showAs) throw new BadRequest(`Requested value '${String(body.showAs)}' was not found.`);
+    target.showAs = showAs;
   }
   const event = target as EmuEvent;
   if ('isAllDay' in body && 'allDay' in current) event.allDay = body.isAllDay === true;

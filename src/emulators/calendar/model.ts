@@ -20,7 +20,15 @@ export interface Override {
   endMs?: number;
   attendees?: Attendee[];
   cancelled?: boolean;
+  transparency?: Transparency;
+  showAs?: GraphShowAs;
 }
+
+/** Google's `transparency` (absent: opaque, the API's default). */
+export type Transparency = 'opaque' | 'transparent';
+/** Graph's `showAs` (absent: busy, Graph's default). */
+export const GRAPH_SHOW_AS = ['free', 'tentative', 'busy', 'oof', 'workingElsewhere', 'unknown'] as const;
+export type GraphShowAs = (typeof GRAPH_SHOW_AS)[number];
 
 export interface EmuEvent {
   id: string;
@@ -45,6 +53,12 @@ export interface EmuEvent {
   organizer: string;
   conference: { kind: 'meet' | 'teams'; id: string } | null;
   cancelled: boolean;
+  /** Google's free/busy flag as the client set it; an occurrence may hold its own (an exception). */
+  transparency?: Transparency;
+  /** Google's `eventType`, fixed at insert (absent: "default"). */
+  eventType?: string;
+  /** Graph's free/busy flag as the client set it; an occurrence may hold its own. */
+  showAs?: GraphShowAs;
   /** Keyed by the occurrence's original start (epoch ms, as a string). */
   exceptions: Record<string, Override>;
   extended?: unknown;

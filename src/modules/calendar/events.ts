@@ -75,6 +75,7 @@ function present(
     recurringEventId: e.recurringEventId ? encodeEventId(cal.id, e.recurringEventId) : null,
     originalStart: e.originalStart,
     conference: e.conference ?? zoom,
+    showAs: e.showAs,
     telehealth: null,
     telehealthRoom: null,
     patientId: row?.patientId ?? null,
@@ -547,6 +548,9 @@ export async function createEvent(
     location: draft.location ?? (zoom ? zoom.joinUrl : undefined),
     attendees: draft.attendees,
     recurrence: draft.recurrence?.length ? draft.recurrence : undefined,
+    // Always said, never left to the provider's default (opaque/busy for all-day events too): an all-day event is a
+    // notice unless marked busy, as the providers' own apps make it.
+    showAs: draft.showAs ?? (draft.allDay ? 'free' : 'busy'),
     nativeConference: product === 'meet' || product === 'teams' ? true : undefined,
     clientKey,
   };
@@ -741,6 +745,7 @@ export async function patchEvent(
       draft.location ?? (zoom ? zoom.joinUrl : unlink && existing?.location === unlink.joinUrl ? null : undefined),
     attendees: draft.attendees,
     recurrence: draft.recurrence,
+    showAs: draft.showAs,
     nativeConference: product === 'meet' || product === 'teams' ? true : product === null ? false : undefined,
   };
   if (timesChange && existing) {

@@ -400,6 +400,7 @@ describe('iMIP invitations', () => {
       recurringEventId: null,
       originalStart: null,
       conference: null,
+      showAs: 'free',
       telehealth: null,
       telehealthRoom: null,
       patientId: null,

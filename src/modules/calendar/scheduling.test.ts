@@ -270,6 +270,94 @@ describe('conflicts', () => {
   });
 });
 
+describe('all-day events count by their free/busy flag', () => {
+  const match = async (start: string, end: string) => {
+    const res = await get(`/calendar/providers/match?patientId=${other.id}&start=${start}&end=${end}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return Object.fromEntries(
+      res.json().items.map((m: { userId: string; free: boolean; reasons: string[] }) => [m.userId, m]),
+    ) as Record<string, { free: boolean; reasons: string[] }>;
+  };
+
+  it("an all-day busy event blocks its host's whole day (409, and the match says so); a free one blocks no one", async () => {
+    // Dr. Baker is away, on his New York calendar (Microsoft); Dr. Able's calendar holds an all-day notice.
+    const away = await post('/calendar/events', {
+      calendar: calB,
+      draft: {
+        title: 'Dr. Baker at the CME conference (no visits)',
+        start: '2028-03-14T00:00:00Z',
+        end: '2028-03-15T00:00:00Z',
+        allDay: true,
+        timeZone: 'America/New_York',
+        showAs: 'busy',
+      },
+    });
+    expect(away.statusCode, away.body).toBe(201);
+    expect(away.json().event).toMatchObject({ allDay: true, showAs: 'busy' });
+    const notice = await post('/calendar/events', {
+      calendar: calA,
+      draft: {
+        title: 'EHR upgrade: paper forms',
+        start: '2028-03-14T00:00:00Z',
+        end: '2028-03-15T00:00:00Z',
+        allDay: true,
+      },
+    });
+    expect(notice.statusCode, notice.body).toBe(201);
+    expect(notice.json().event.showAs).toBe('free');
+
+    const friday = await match('2028-03-14T19:00:00Z', '2028-03-14T19:30:00Z');
+    expect(friday[drB.userId]).toEqual({
+      ...friday[drB.userId],
+      free: false,
+      reasons: ['Busy: all day (Dr. Baker at the CME conference (no visits))'],
+    });
+    expect(friday[drA.userId]).toMatchObject({ free: true, reasons: ['Free at this time'] });
+    // 21:00 in New York is still his day there (02:00Z the next day).
+    expect((await match('2028-03-15T02:00:00Z', '2028-03-15T02:30:00Z'))[drB.userId].free).toBe(false);
+    expect((await match('2028-03-15T06:00:00Z', '2028-03-15T06:30:00Z'))[drB.userId].free).toBe(true);
+
+    const refused = await appt(calB, '2028-03-14T19:00:00Z', '2028-03-14T19:30:00Z', other.id);
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json()).toMatchObject({
+      code: 'scheduling_conflict',
+      detail: 'The provider is busy all day (Dr. Baker at the CME conference (no visits))',
+      conflicts: [{ eventId: away.json().eventId, start: '2028-03-14T00:00:00.000Z', end: '2028-03-15T00:00:00.000Z' }],
+    });
+    // Hosting on the front desk's calendar does not get around it.
+    const hosted = await post('/calendar/events', {
+      calendar: front,
+      draft: {
+        title: 'Visit',
+        start: '2028-03-14T19:00:00Z',
+        end: '2028-03-14T19:30:00Z',
+        patientId: other.id,
+        hostUserId: drB.userId,
+      },
+    });
+    expect([hosted.statusCode, hosted.json().code]).toEqual([409, 'scheduling_conflict']);
+    const booked = await appt(calA, '2028-03-14T19:00:00Z', '2028-03-14T19:30:00Z', other.id);
+    expect(booked.statusCode, booked.body).toBe(201);
+
+    // Marked busy afterwards, the notice blocks Dr. Able's day too.
+    const marked = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: { event: notice.json().eventId, draft: { showAs: 'busy' } },
+    });
+    expect([marked.statusCode, marked.json().event.showAs]).toEqual([200, 'busy']);
+    const later = await appt(calA, '2028-03-14T21:00:00Z', '2028-03-14T21:30:00Z', patient.id);
+    expect([later.statusCode, later.json().code]).toEqual([409, 'scheduling_conflict']);
+    expect((await match('2028-03-14T21:00:00Z', '2028-03-14T21:30:00Z'))[drA.userId].reasons).toEqual([
+      'Busy: all day (EHR upgrade: paper forms)',
+    ]);
+    expect((await match('2028-03-14T19:00:00Z', '2028-03-14T19:30:00Z'))[drA.userId].reasons).toEqual([
+      'Busy: all day (EHR upgrade: paper forms) and 1 more event',
+    ]);
+  });
+});
+
 describe('sessions from authorized units', () => {
   const authorize = async (units: number, validFrom: string, validTo: string) => {
     const res = await post(`/patients/${patient.id}/authorizations`, {

@@ -7,6 +7,7 @@ import { AppError } from '../../platform/errors.js';
 import { occurrences, RecurrenceError } from '../../platform/recurrence.js';
 import { hasFeature, requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
+import { fromFloating } from '../../platform/zoned-time.js';
 import { workspaceProviders } from '../identity/index.js';
 import { getPatient } from '../patients/index.js';
 import {
@@ -53,7 +54,29 @@ function slotTimes(slot: Slot): { start: number; end: number }[] {
   return (starts.length ? starts : [start]).map((s) => ({ start: s, end: s + length }));
 }
 
-const busy = (e: CalendarEvent) => e.status !== 'cancelled' && !e.allDay;
+/**
+ * Blocks its host's time: not cancelled, and busy by its provider's own free/busy flag (Google `transparency`,
+ * Graph `showAs`). All-day events count when marked busy ("at the CME conference"); notices are free.
+ */
+const busy = (e: CalendarEvent) => e.status !== 'cancelled' && e.showAs === 'busy';
+
+/** When an event takes place: an all-day one is its days (dates at 00:00Z) in its own zone, midnight to midnight. */
+function span(e: CalendarEvent): { start: number; end: number } {
+  const [start, end] = [Date.parse(e.start), Date.parse(e.end)];
+  if (!e.allDay) return { start, end };
+  try {
+    return { start: fromFloating(start, e.timeZone), end: fromFloating(end, e.timeZone) };
+  } catch {
+    return { start, end };
+  }
+}
+
+/** An event's title in a reason or a message: short, and something when it has none. */
+const named = (e: CalendarEvent) => {
+  const title = e.title.trim();
+  return title.length > 60 ? `${title.slice(0, 59)}…` : title;
+};
+const allDayBusy = (e: CalendarEvent) => `Busy: all day${named(e) ? ` (${named(e)})` : ''}`;
 
 /** 409 `scheduling_conflict` with `conflicts: [{eventId, start, end}]` when the slot overlaps. Advanced+ only. */
 export async function checkConflicts(deps: AppDeps, ctx: RequestContext, slot: Slot, sessions: SessionCache) {
@@ -72,21 +95,23 @@ export async function checkConflicts(deps: AppDeps, ctx: RequestContext, slot: S
     sessions,
   );
   const overlaps = (e: CalendarEvent) => {
-    const [s, f] = [Date.parse(e.start), Date.parse(e.end)];
-    return times.some((t) => s < t.end && f > t.start);
+    const { start, end } = span(e);
+    return times.some((t) => start < t.end && end > t.start);
   };
-  const conflicts = items
+  const clashes = items
     .filter(busy)
     .filter((e) => !slot.exclude?.(e))
     .filter(overlaps)
-    .filter((e) => e.patientId === slot.patientId || e.hostUserId === slot.hostUserId)
-    .map((e) => ({ eventId: e.id, start: e.start, end: e.end }));
-  if (conflicts.length) {
+    .filter((e) => e.patientId === slot.patientId || e.hostUserId === slot.hostUserId);
+  if (clashes.length) {
+    const [only] = clashes;
     throw new AppError(
       'scheduling_conflict',
       409,
-      `This time overlaps ${conflicts.length === 1 ? 'another appointment' : `${conflicts.length} other events`} of the patient or the provider`,
-      { conflicts },
+      clashes.length === 1 && only.allDay && only.hostUserId === slot.hostUserId
+        ? `The provider is busy all day${named(only) ? ` (${named(only)})` : ''}`
+        : `This time overlaps ${clashes.length === 1 ? 'another appointment' : `${clashes.length} other events`} of the patient or the provider`,
+      { conflicts: clashes.map((e) => ({ eventId: e.id, start: e.start, end: e.end })) },
     );
   }
 }
@@ -128,13 +153,20 @@ export async function matchProviders(
     const own = calendars.filter((c) => c.hostUserId === p.userId);
     const calendar = own.find((c) => c.primary) ?? own[0];
     const unknown = own.some((c) => warnings.some((w) => w.calendar === c.id));
-    const clashes = items.filter(
-      (e) => busy(e) && e.hostUserId === p.userId && e.start < query.end && e.end > query.start,
-    );
+    const [from, to] = [Date.parse(query.start), Date.parse(query.end)];
+    const clashes = items.filter((e) => {
+      if (!busy(e) || e.hostUserId !== p.userId) return false;
+      const { start, end } = span(e);
+      return start < to && end > from;
+    });
+    const allDay = clashes.find((e) => e.allDay);
+    const more = clashes.length - 1;
     const preferred = patient.preferredProviderId === p.userId;
     const reasons: string[] = [];
     if (!calendar) reasons.push('No connected calendar');
     else if (unknown) reasons.push('Calendar could not be read');
+    else if (allDay)
+      reasons.push(`${allDayBusy(allDay)}${more ? ` and ${more === 1 ? '1 more event' : `${more} more events`}` : ''}`);
     else if (clashes.length)
       reasons.push(`Busy: ${clashes.length === 1 ? '1 event' : `${clashes.length} events`} at this time`);
     else reasons.push('Free at this time');

@@ -41,6 +41,8 @@ export const callbackQuery = z.object({
   error: z.string().max(200).optional(),
 });
 
+const SHOW_AS = ['busy', 'free'] as const;
+
 export const attendeeSchema = z.object({
   email: z.string(),
   name: z.string().nullable(),
@@ -86,6 +88,14 @@ export const eventSchema = z.object({
         'not be made while the visit needed it). Null when the event has none or its room has ended. Lists only; ' +
         'a created or changed event answers null',
     ),
+  showAs: z
+    .enum(SHOW_AS)
+    .describe(
+      "Whether the event blocks its calendar's time, as the provider holds it (Google `transparency`: opaque is " +
+        'busy, transparent free, an out-of-office event busy; Graph `showAs`: free and workingElsewhere are free, ' +
+        'tentative, busy, oof and unknown busy). A busy event, all-day ones included, is a scheduling conflict for ' +
+        'its host; a free one never is',
+    ),
   patientId: z.string().nullable(),
   hostUserId: z.string().nullable(),
   status: z.enum(['confirmed', 'cancelled', 'completed']),
@@ -113,6 +123,13 @@ const draftFields = {
   patientId: text(100).nullable().optional(),
   hostUserId: text(100).nullable().optional(),
   status: z.enum(['confirmed', 'cancelled', 'completed']).optional(),
+  showAs: z
+    .enum(SHOW_AS)
+    .optional()
+    .describe(
+      "Written to the provider's free/busy flag (Google `transparency`, Graph `showAs`). A new event without it: " +
+        'busy when timed, free when all-day (as Google Calendar and Outlook make them); a change without it keeps it',
+    ),
 };
 
 export const draftSchema = z.object(draftFields);

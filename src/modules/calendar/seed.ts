@@ -42,6 +42,8 @@ interface DemoEvent {
   description?: string;
   /** An all-day event of this many days from `day` (`at` and `minutes` unused). */
   allDayDays?: number;
+  /** Free/busy as the provider shows it; by default timed events are busy and all-day ones free (notices). */
+  showAs?: 'busy' | 'free';
 }
 
 const GOOGLE_WEEK: DemoEvent[] = [
@@ -81,7 +83,15 @@ const GOOGLE_WEEK: DemoEvent[] = [
     description: 'Discharge plans for the week',
     tasks: ['Bring discharge summaries'],
   },
-  { day: 4, at: '00:00', minutes: 0, allDayDays: 1, title: 'Dr. Lee at the CME conference (no visits)' },
+  // Away for the day: busy, so no visit can be booked with Dr. Lee then (the EHR notice below is free).
+  {
+    day: 4,
+    at: '00:00',
+    minutes: 0,
+    allDayDays: 1,
+    title: 'Dr. Lee at the CME conference (no visits)',
+    showAs: 'busy',
+  },
 ];
 
 const MICROSOFT_WEEK: DemoEvent[] = [
@@ -142,7 +152,15 @@ function draftOf(e: DemoEvent, monday: string, zoomUrl?: string): ProviderDraft 
     const after = new Date(date);
     after.setUTCDate(after.getUTCDate() + e.allDayDays);
     const day = (d: Date) => `${d.toISOString().slice(0, 10)}T00:00:00.000Z`;
-    return { title: e.title, start: day(date), end: day(after), timeZone: ZONE, allDay: true, description: null };
+    return {
+      title: e.title,
+      start: day(date),
+      end: day(after),
+      timeZone: ZONE,
+      allDay: true,
+      description: null,
+      showAs: e.showAs ?? 'free',
+    };
   }
   const start = zoned(date.toISOString().slice(0, 10), e.at);
   return {
@@ -154,6 +172,7 @@ function draftOf(e: DemoEvent, monday: string, zoomUrl?: string): ProviderDraft 
     description: zoomUrl ? `Join Zoom meeting: ${zoomUrl}` : (e.description ?? null),
     location: zoomUrl ?? e.location ?? null,
     recurrence: e.recurrence,
+    showAs: e.showAs ?? 'busy',
     nativeConference: e.conference === 'native' ? true : undefined,
   };
 }

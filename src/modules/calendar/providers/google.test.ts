@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from '../../../../test/helpers/app.js';
 import { connectCalendar } from '../../../../test/helpers/calendar.js';
 import { createWorkspace, type TestWorkspace } from '../../../../test/helpers/factories.js';
 import { mintEmulatorTokens } from '../../../emulators/calendar/index.js';
-import { googleCalendar, toGoogle } from './google.js';
+import { fromGoogle, googleCalendar, toGoogle } from './google.js';
 import type { ProviderSession } from './types.js';
 
 let t: TestApp;
@@ -310,5 +310,160 @@ describe('all-day events in a list window', () => {
     expect(listed.map((e) => [e.title, e.start, e.end, e.allDay])).toEqual([
       ['Holiday', '2026-12-10T00:00:00.000Z', '2026-12-11T00:00:00.000Z', true],
     ]);
+  });
+});
+
+describe('free/busy: Google’s transparency', () => {
+  type Flags = { id: string; transparency?: string; eventType?: string; summary?: string };
+  const flags = (body: Answer) => body as unknown as Flags;
+
+  it('reads opaque (the default, also when absent) as busy, transparent as free, an out-of-office block as busy', () => {
+    const read = (extra: Record<string, unknown>) =>
+      fromGoogle(
+        {
+          id: 'e',
+          start: { dateTime: '2027-03-01T09:00:00Z' },
+          end: { dateTime: '2027-03-01T10:00:00Z' },
+          ...extra,
+        } as never,
+        'UTC',
+      ).showAs;
+    expect(read({})).toBe('busy');
+    expect(read({ transparency: 'opaque' })).toBe('busy');
+    expect(read({ transparency: 'transparent' })).toBe('free');
+    expect(read({ transparency: 'transparent', eventType: 'outOfOffice' })).toBe('busy');
+    expect(toGoogle({ showAs: 'free' })).toEqual({ transparency: 'transparent' });
+    expect(toGoogle({ showAs: 'busy' })).toEqual({ transparency: 'opaque' });
+    expect(toGoogle({ title: 'x' })).not.toHaveProperty('transparency');
+  });
+
+  it('the emulator keeps transparency and eventType as Google names them, opaque when absent, per occurrence too', async () => {
+    const plain = await google('POST', '/calendars/primary/events', {
+      summary: 'No flag',
+      start: { date: '2027-03-02' },
+      end: { date: '2027-03-03' },
+    });
+    expect(plain.status).toBe(200);
+    expect(flags(plain.body)).toMatchObject({ transparency: 'opaque', eventType: 'default' });
+    const away = await google('POST', '/calendars/primary/events', {
+      summary: 'Away',
+      eventType: 'outOfOffice',
+      start: { dateTime: '2027-03-02T13:00:00Z' },
+      end: { dateTime: '2027-03-02T17:00:00Z' },
+    });
+    expect(flags(away.body)).toMatchObject({ eventType: 'outOfOffice', transparency: 'opaque' });
+    const bad = await google('POST', '/calendars/primary/events', { ...timed, transparency: 'sometimes' });
+    expect([bad.status, bad.body.error.errors[0].reason]).toEqual([400, 'invalid']);
+
+    // A series marked free: its occurrences are free; one occurrence made opaque holds it alone.
+    const series = await google('POST', '/calendars/primary/events', {
+      summary: 'Open lab',
+      transparency: 'transparent',
+      start: { dateTime: '2027-03-08T14:00:00Z', timeZone: 'UTC' },
+      end: { dateTime: '2027-03-08T15:00:00Z', timeZone: 'UTC' },
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
+    expect(flags(series.body).transparency).toBe('transparent');
+    const list = async () =>
+      (
+        (
+          await google(
+            'GET',
+            '/calendars/primary/events?singleEvents=true&timeMin=2027-03-08T00:00:00Z&timeMax=2027-03-11T00:00:00Z',
+          )
+        ).body as unknown as { items: Flags[] }
+      ).items;
+    const instances = await list();
+    expect(instances.map((e) => e.transparency)).toEqual(['transparent', 'transparent', 'transparent']);
+    const second = await google('PATCH', `/calendars/primary/events/${instances[1].id}`, { transparency: 'opaque' });
+    expect(second.status).toBe(200);
+    expect(flags(second.body).transparency).toBe('opaque');
+    expect((await list()).map((e) => e.transparency)).toEqual(['transparent', 'opaque', 'transparent']);
+  });
+
+  it('the adapter writes and reads it: inserted, changed, listed (occurrences included)', async () => {
+    const made = await googleCalendar.insertEvent(session, email, {
+      title: 'Notice',
+      start: '2027-03-15T00:00:00Z',
+      end: '2027-03-16T00:00:00Z',
+      allDay: true,
+      showAs: 'free',
+    });
+    expect(made.showAs).toBe('free');
+    expect(flags((await google('GET', `/calendars/primary/events/${made.providerEventId}`)).body).transparency).toBe(
+      'transparent',
+    );
+    const changed = await googleCalendar.patchEvent(session, email, made.providerEventId, { showAs: 'busy' });
+    expect(changed.showAs).toBe('busy');
+    expect(flags((await google('GET', `/calendars/primary/events/${made.providerEventId}`)).body).transparency).toBe(
+      'opaque',
+    );
+    const daily = await googleCalendar.insertEvent(session, email, {
+      title: 'Drop-in hour',
+      start: '2027-03-16T14:00:00Z',
+      end: '2027-03-16T15:00:00Z',
+      timeZone: 'UTC',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=2'],
+      showAs: 'free',
+    });
+    const listed = await googleCalendar.listEvents(session, email, {
+      timeMin: '2027-03-15T00:00:00Z',
+      timeMax: '2027-03-18T00:00:00Z',
+    });
+    expect(listed.map((e) => [e.title, e.showAs])).toEqual([
+      ['Notice', 'busy'],
+      ['Drop-in hour', 'free'],
+      ['Drop-in hour', 'free'],
+    ]);
+    expect(listed[1].recurringEventId).toBe(daily.providerEventId);
+  });
+
+  it('through Atrium: a new event is busy when timed and free when all-day unless it says, and a change writes it', async () => {
+    const create = (draft: Record<string, unknown>) =>
+      t.request({
+        method: 'POST',
+        url: '/api/v1/calendar/events',
+        token: ws.admin.token,
+        payload: { calendar: calendarId, draft },
+      });
+    const visit = await create({ title: 'Timed', start: '2027-03-22T09:00:00Z', end: '2027-03-22T10:00:00Z' });
+    const notice = await create({
+      title: 'Holiday',
+      start: '2027-03-23T00:00:00Z',
+      end: '2027-03-24T00:00:00Z',
+      allDay: true,
+    });
+    const away = await create({
+      title: 'At a conference',
+      start: '2027-03-24T00:00:00Z',
+      end: '2027-03-25T00:00:00Z',
+      allDay: true,
+      showAs: 'busy',
+    });
+    expect([visit, notice, away].map((r) => [r.statusCode, r.json().event.showAs])).toEqual([
+      [201, 'busy'],
+      [201, 'free'],
+      [201, 'busy'],
+    ]);
+    const changed = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: { event: visit.json().eventId, draft: { showAs: 'free' } },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json().event.showAs).toBe('free');
+    const listed = await t.request({
+      method: 'GET',
+      url: `/api/v1/calendar/events?timeMin=2027-03-22T00:00:00Z&timeMax=2027-03-25T00:00:00Z&calendar=${calendarId}`,
+      token: ws.admin.token,
+    });
+    expect(listed.json().items.map((e: { title: string; showAs: string }) => [e.title, e.showAs])).toEqual([
+      ['Timed', 'free'],
+      ['Holiday', 'free'],
+      ['At a conference', 'busy'],
+    ]);
+    const bad = await create({ title: 'X', start: '2027-03-22T11:00:00Z', end: '2027-03-22T12:00:00Z', showAs: 'oof' });
+    expect(bad.statusCode).toBe(400);
   });
 });

@@ -57,6 +57,8 @@ const googleEvent = z.object({
     .optional(),
   organizer: z.object({ email: z.string().optional() }).optional(),
   hangoutLink: z.string().optional(),
+  transparency: z.string().optional(),
+  eventType: z.string().optional(),
   conferenceData: z
     .object({
       entryPoints: z.array(z.object({ entryPointType: z.string(), uri: z.string() })).optional(),
@@ -99,6 +101,8 @@ export function fromGoogle(e: GoogleEvent, calendarTimeZone: string): ProviderEv
     recurringEventId: e.recurringEventId ?? null,
     originalStart: e.recurringEventId && e.originalStartTime ? instant(e.originalStartTime) : null,
     conference: video ? { product: 'meet', joinUrl: video } : null,
+    // Opaque is Google's default; an out-of-office block is busy whatever it says.
+    showAs: e.transparency === 'transparent' && e.eventType !== 'outOfOffice' ? 'free' : 'busy',
     cancelled: e.status === 'cancelled',
   };
 }
@@ -120,6 +124,7 @@ export function toGoogle(d: ProviderDraft): Record<string, unknown> {
     body.attendees = d.attendees.map((a) => ({ email: a.email, ...(a.name ? { displayName: a.name } : {}) }));
   }
   if (d.recurrence !== undefined) body.recurrence = d.recurrence ?? [];
+  if (d.showAs !== undefined) body.transparency = d.showAs === 'free' ? 'transparent' : 'opaque';
   if (d.nativeConference === true) {
     body.conferenceData = {
       createRequest: { requestId: randomUUID(), conferenceSolutionKey: { type: 'hangoutsMeet' } },

@@ -204,3 +204,158 @@ describe('all-day events from Graph', () => {
     ]);
   });
 });
+
+describe('free/busy: Graph’s showAs', () => {
+  /** A call straight at the (emulated) Graph API. */
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${session.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${await session.token()}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as { id: string; showAs?: string; value?: unknown[] } };
+  };
+  const at = (day: string, extra: Record<string, unknown> = {}) => ({
+    subject: `On ${day}`,
+    start: { dateTime: `${day}T09:00:00`, timeZone: 'UTC' },
+    end: { dateTime: `${day}T10:00:00`, timeZone: 'UTC' },
+    ...extra,
+  });
+
+  it('reads free and workingElsewhere as free; tentative, busy, oof, unknown and none as busy', () => {
+    const read = (showAs?: string) => graph(showAs === undefined ? {} : { showAs }).showAs;
+    expect(['free', 'workingElsewhere', 'tentative', 'busy', 'oof', 'unknown', undefined].map(read)).toEqual([
+      'free',
+      'free',
+      'busy',
+      'busy',
+      'busy',
+      'busy',
+      'busy',
+    ]);
+  });
+
+  it('the emulator keeps showAs as Graph names it, busy when absent, per occurrence too, and refuses other values', async () => {
+    const plain = await call('POST', `/me/calendars/${graphCalendarId}/events`, at('2027-04-01'));
+    expect([plain.status, plain.body.showAs]).toEqual([201, 'busy']);
+    const elsewhere = await call(
+      'POST',
+      `/me/calendars/${graphCalendarId}/events`,
+      at('2027-04-02', { showAs: 'workingElsewhere' }),
+    );
+    expect(elsewhere.body.showAs).toBe('workingElsewhere');
+    expect((await microsoftCalendar.getEvent(session, graphCalendarId, elsewhere.body.id)).showAs).toBe('free');
+    const bad = await call('POST', `/me/calendars/${graphCalendarId}/events`, at('2027-04-03', { showAs: 'away' }));
+    expect(bad.status).toBe(400);
+
+    const series = await call(
+      'POST',
+      `/me/calendars/${graphCalendarId}/events`,
+      at('2027-04-05', {
+        showAs: 'free',
+        recurrence: {
+          pattern: { type: 'daily', interval: 1 },
+          range: { type: 'numbered', startDate: '2027-04-05', numberOfOccurrences: 3 },
+        },
+      }),
+    );
+    expect([series.status, series.body.showAs]).toEqual([201, 'free']);
+    const view = async () =>
+      (
+        (
+          await call(
+            'GET',
+            `/me/calendars/${graphCalendarId}/calendarView?startDateTime=2027-04-05T00:00:00Z&endDateTime=2027-04-08T00:00:00Z`,
+          )
+        ).body.value as { id: string; showAs: string }[]
+      ).map((e) => e.showAs);
+    expect(await view()).toEqual(['free', 'free', 'free']);
+    const occurrences = (
+      await call(
+        'GET',
+        `/me/calendars/${graphCalendarId}/calendarView?startDateTime=2027-04-06T00:00:00Z&endDateTime=2027-04-07T00:00:00Z`,
+      )
+    ).body.value as { id: string }[];
+    const oof = await call('PATCH', `/me/events/${occurrences[0].id}`, { showAs: 'oof' });
+    expect([oof.status, oof.body.showAs]).toEqual([200, 'oof']);
+    expect(await view()).toEqual(['free', 'oof', 'free']);
+  });
+
+  it('the adapter writes and reads it: inserted, changed, listed (occurrences included)', async () => {
+    const made = await microsoftCalendar.insertEvent(session, graphCalendarId, {
+      title: 'Notice',
+      start: '2027-04-12T00:00:00Z',
+      end: '2027-04-13T00:00:00Z',
+      allDay: true,
+      timeZone: 'UTC',
+      showAs: 'free',
+    });
+    expect(made.showAs).toBe('free');
+    expect((await call('GET', `/me/events/${made.providerEventId}`)).body.showAs).toBe('free');
+    const changed = await microsoftCalendar.patchEvent(session, graphCalendarId, made.providerEventId, {
+      showAs: 'busy',
+    });
+    expect(changed.showAs).toBe('busy');
+    expect((await call('GET', `/me/events/${made.providerEventId}`)).body.showAs).toBe('busy');
+    await microsoftCalendar.insertEvent(session, graphCalendarId, {
+      title: 'Drop-in hour',
+      start: '2027-04-13T14:00:00Z',
+      end: '2027-04-13T15:00:00Z',
+      timeZone: 'UTC',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=2'],
+      showAs: 'free',
+    });
+    const listed = await microsoftCalendar.listEvents(session, graphCalendarId, {
+      timeMin: '2027-04-12T00:00:00Z',
+      timeMax: '2027-04-15T00:00:00Z',
+    });
+    expect(listed.map((e) => [e.title, e.showAs, Boolean(e.recurringEventId)])).toEqual([
+      ['Notice', 'busy', false],
+      ['Drop-in hour', 'free', true],
+      ['Drop-in hour', 'free', true],
+    ]);
+  });
+
+  it('through Atrium: a new all-day event is free unless it says busy, a timed one busy', async () => {
+    const create = (draft: Record<string, unknown>) =>
+      t.request({
+        method: 'POST',
+        url: '/api/v1/calendar/events',
+        token: ws.admin.token,
+        payload: { calendar: calendarId, draft },
+      });
+    const made = [
+      await create({ title: 'Timed', start: '2027-04-19T09:00:00Z', end: '2027-04-19T10:00:00Z' }),
+      await create({ title: 'Holiday', start: '2027-04-20T00:00:00Z', end: '2027-04-21T00:00:00Z', allDay: true }),
+      await create({
+        title: 'Away',
+        start: '2027-04-21T00:00:00Z',
+        end: '2027-04-22T00:00:00Z',
+        allDay: true,
+        showAs: 'busy',
+      }),
+    ];
+    expect(made.map((r) => [r.statusCode, r.json().event.showAs])).toEqual([
+      [201, 'busy'],
+      [201, 'free'],
+      [201, 'busy'],
+    ]);
+    const changed = await t.request({
+      method: 'PATCH',
+      url: '/api/v1/calendar/events',
+      token: ws.admin.token,
+      payload: { event: made[1].json().eventId, draft: { showAs: 'busy' } },
+    });
+    expect([changed.statusCode, changed.json().event.showAs]).toEqual([200, 'busy']);
+    const listed = await t.request({
+      method: 'GET',
+      url: `/api/v1/calendar/events?timeMin=2027-04-19T00:00:00Z&timeMax=2027-04-22T00:00:00Z&calendar=${calendarId}`,
+      token: ws.admin.token,
+    });
+    expect(listed.json().items.map((e: { title: string; showAs: string }) => [e.title, e.showAs])).toEqual([
+      ['Timed', 'busy'],
+      ['Holiday', 'busy'],
+      ['Away', 'busy'],
+    ]);
+  });
+});

@@ -61,6 +61,7 @@ const graphEvent = z.object({
   onlineMeeting: z.object({ joinUrl: z.string().nullish() }).nullish(),
   originalStartTimeZone: z.string().nullish(),
   originalStart: z.string().nullish(),
+  showAs: z.string().nullish(),
 });
 type GraphEvent = z.infer<typeof graphEvent>;
 
@@ -126,6 +127,8 @@ export function fromGraph(e: GraphEvent): ProviderEvent {
     originalStart:
       originalStart && allDay ? allDayDate({ dateTime: originalStart, timeZone: 'UTC' }, timeZone) : originalStart,
     conference: joinUrl ? { product: 'teams', joinUrl } : null,
+    // Graph's six values as two: only free and workingElsewhere leave the time open (busy is the default).
+    showAs: e.showAs === 'free' || e.showAs === 'workingElsewhere' ? 'free' : 'busy',
     cancelled: e.isCancelled === true,
   };
 }
@@ -168,6 +171,7 @@ export function toGraph(d: ProviderDraft): Record<string, unknown> {
       }
     }
   }
+  if (d.showAs !== undefined) body.showAs = d.showAs;
   if (d.nativeConference === true) {
     body.isOnlineMeeting = true;
     body.onlineMeetingProvider = 'teamsForBusiness';

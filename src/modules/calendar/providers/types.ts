@@ -6,6 +6,8 @@ import type { OAuthProvider } from '../../../platform/oauth/index.js';
 export type CalendarProviderName = 'google' | 'microsoft';
 export type ConferenceProduct = 'meet' | 'teams' | 'zoom';
 export type ResponseStatus = 'needsAction' | 'accepted' | 'declined' | 'tentative';
+/** Whether the event blocks its calendar's time (Google `transparency`, Graph `showAs`, read as two values). */
+export type ShowAs = 'busy' | 'free';
 
 export interface ProviderCalendar {
   providerCalendarId: string;
@@ -38,6 +40,8 @@ export interface ProviderEvent {
   /** For an instance: its start in the series before any change (iCalendar's RECURRENCE-ID), UTC. */
   originalStart: string | null;
   conference: { product: ConferenceProduct; joinUrl: string } | null;
+  /** The provider's own free/busy flag (its default when the event has none: busy). */
+  showAs: ShowAs;
   cancelled: boolean;
 }
 
@@ -52,6 +56,8 @@ export interface ProviderDraft {
   location?: string | null;
   attendees?: { email: string; name?: string | null }[];
   recurrence?: string[] | null;
+  /** Written to the provider's free/busy flag (Google `transparency`, Graph `showAs`). */
+  showAs?: ShowAs;
   /** Ask the provider for its own meeting (Meet on Google, Teams on Microsoft). */
   nativeConference?: boolean;
   /**

@@ -4,6 +4,8 @@ import { api, apiRequest, idempotencyKey } from '../../api.js';
 
 export type Provider = 'google' | 'microsoft';
 export type Conference = 'auto' | 'meet' | 'teams' | 'zoom';
+/** Whether an event blocks its calendar's time (the provider's free/busy flag). */
+export type ShowAs = 'busy' | 'free';
 
 export interface Connection {
   id: string;
@@ -41,6 +43,8 @@ export interface CalendarEvent {
   recurrence: string[] | null;
   recurringEventId: string | null;
   conference: { product: 'meet' | 'teams' | 'zoom'; joinUrl: string } | null;
+  /** Busy blocks visits with the calendar's provider at that time (all-day events too); free never does. */
+  showAs: ShowAs;
   telehealth: { roomId: string; joinUrl: string } | null;
   /** The video room's state, also before it has a link (pending) or when it could not be made (failed). */
   telehealthRoom: {
@@ -93,11 +97,13 @@ export interface Draft {
   patientId?: string | null;
   hostUserId?: string | null;
   status?: 'confirmed' | 'cancelled' | 'completed';
+  showAs?: ShowAs;
 }
 
 const KEY = ['calendar'] as const;
 
 export const PROVIDER_LABEL: Record<string, string> = { google: 'Google', microsoft: 'Microsoft' };
+export const SHOW_AS_LABEL: Record<ShowAs, string> = { busy: 'Busy', free: 'Free' };
 export const CONFERENCE_LABEL: Record<string, string> = {
   meet: 'Google Meet',
   teams: 'Microsoft Teams',
