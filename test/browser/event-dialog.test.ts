@@ -1,7 +1,7 @@
 /**
  * The calendar's event dialog, clicked through in Chromium on its own workspace: dialogs describe
  * themselves by their description, the patient picker never takes a patient from the answer to what
- * was typed before, Delete while a save is on its way, and the video room's state on the event.
+ * was typed before, Delete while a save is on its way, Show as (busy/free), and the video room's state on the event.
  */
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -240,6 +240,71 @@ describe('Event dialog', () => {
     await page.getByTestId('confirm-delete-event').click();
     await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
     await chip('Busy save').waitFor({ state: 'detached' });
+  });
+
+  it('Show as: busy when timed and free when all-day until chosen; the event’s own when editing, sent only when changed', async () => {
+    const showAs = page.getByTestId('event-show-as');
+    const allDay = page.getByTestId('event-all-day');
+    const save = async () => {
+      await page.getByTestId('event-save').click();
+      await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    };
+    const listed = () =>
+      page.evaluate(async () => {
+        const query = new URLSearchParams({ timeMin: '2027-02-01T00:00:00Z', timeMax: '2027-02-08T00:00:00Z' });
+        const items = (
+          (await (await fetch(`/api/v1/calendar/events?${query}`)).json()) as {
+            items: { title: string; allDay: boolean; showAs: string }[];
+          }
+        ).items;
+        return items.map((e) => [e.title, e.allDay, e.showAs]);
+      });
+    await page.goto('/calendar?date=2027-02-01');
+
+    // A new event follows All day until someone chooses; the choice then stays.
+    await page.getByTestId('new-event').click();
+    await page.getByTestId('event-title').fill('Away at the CME conference');
+    await page.getByTestId('event-date').fill('2027-02-03');
+    expect(await showAs.inputValue()).toBe('busy');
+    await allDay.check();
+    expect(await showAs.inputValue()).toBe('free');
+    expect(await page.getByRole('combobox', { name: 'Show as' }).count()).toBe(1);
+    await showAs.selectOption('busy');
+    await allDay.uncheck();
+    await allDay.check();
+    expect(await showAs.inputValue()).toBe('busy');
+    expect(await axeProblems(page, '[data-testid="event-dialog"]')).toEqual([]);
+    await save();
+    // An all-day notice left alone is free.
+    await page.getByTestId('new-event').click();
+    await page.getByTestId('event-title').fill('Clinic photo day');
+    await page.getByTestId('event-date').fill('2027-02-04');
+    await allDay.check();
+    await save();
+    expect(await listed()).toEqual([
+      ['Away at the CME conference', true, 'busy'],
+      ['Clinic photo day', true, 'free'],
+    ]);
+
+    // Editing shows the event's own; a change leaves it out unless it was changed.
+    const sent: { draft: Record<string, unknown> }[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH' && request.url().includes('/api/v1/calendar/events'))
+        sent.push(request.postDataJSON());
+    });
+    await chip('Away at the CME conference').click();
+    expect(await showAs.inputValue()).toBe('busy');
+    await page.getByTestId('event-title').fill('Away at the CME conference (no visits)');
+    await save();
+    await chip('Clinic photo day').click();
+    expect(await showAs.inputValue()).toBe('free');
+    await showAs.selectOption('busy');
+    await save();
+    expect(sent.map((r) => r.draft)).toEqual([{ title: 'Away at the CME conference (no visits)' }, { showAs: 'busy' }]);
+    expect(await listed()).toEqual([
+      ['Away at the CME conference (no visits)', true, 'busy'],
+      ['Clinic photo day', true, 'busy'],
+    ]);
   });
 
   it("shows a video room still being prepared, and one that could not be made with the provider's reason", async () => {

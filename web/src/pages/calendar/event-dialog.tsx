@@ -18,6 +18,8 @@ import {
   type Conference,
   type Draft,
   PROVIDER_LABEL,
+  SHOW_AS_LABEL,
+  type ShowAs,
   useCreateEvent,
   useDeleteEvent,
   usePatchEvent,
@@ -126,6 +128,8 @@ export function EventDialog({
     start: useId(),
     end: useId(),
     repeat: useId(),
+    showAs: useId(),
+    showAsHint: useId(),
     video: useId(),
     location: useId(),
     description: useId(),
@@ -151,6 +155,10 @@ export function EventDialog({
   const [endTime, setEndTime] = useState(timeInput(initialEnd));
   const [allDay, setAllDay] = useState(editing?.allDay ?? (state.mode === 'create' && state.allDay === true));
   const [repeat, setRepeat] = useState<Repeat>('none');
+  // Editing: the event's own. A new event follows All day (busy when timed, free when all-day, as Google Calendar
+  // and Outlook do) until someone chooses.
+  const [showAsChoice, setShowAsChoice] = useState<ShowAs | null>(editing?.showAs ?? null);
+  const showAs: ShowAs = showAsChoice ?? (allDay ? 'free' : 'busy');
   const [video, setVideo] = useState<Conference | 'none'>(editing?.conference?.product ?? 'none');
   const [location, setLocation] = useState(editing?.location ?? '');
   const [description, setDescription] = useState(editing?.description ?? '');
@@ -263,6 +271,7 @@ export function EventDialog({
     const rule = REPEATS[repeat].rule;
     // A new repeat rule goes with the times it starts from (Microsoft needs them to place the series).
     if (single && rule) Object.assign(draft, times, { recurrence: [rule] });
+    if (!editing || showAs !== editing.showAs) draft.showAs = showAs;
     const currentVideo = editing?.conference?.product ?? 'none';
     if (!editing || video !== currentVideo) draft.conference = video === 'none' ? null : video;
     if (editing && Object.keys(draft).length === 0) return onClose();
@@ -521,6 +530,27 @@ export function EventDialog({
         <Check isSelected={allDay} onChange={setAllDay} testId="event-all-day">
           All day
         </Check>
+        <div className="field">
+          <label htmlFor={ids.showAs}>Show as</label>
+          <select
+            id={ids.showAs}
+            value={showAs}
+            onChange={(e) => setShowAsChoice(e.target.value as ShowAs)}
+            aria-describedby={ids.showAsHint}
+            data-testid="event-show-as"
+          >
+            {(['busy', 'free'] as const).map((v) => (
+              <option key={v} value={v}>
+                {SHOW_AS_LABEL[v]}
+              </option>
+            ))}
+          </select>
+          <p className="field-hint" id={ids.showAsHint}>
+            {showAs === 'busy'
+              ? 'No visits can be booked with this calendar’s provider then.'
+              : 'Visits can still be booked with this calendar’s provider then.'}
+          </p>
+        </div>
         {(!editing || single) && !readOnlyFrom ? (
           <div className="field">
             <label htmlFor={ids.repeat}>Repeat</label>
