@@ -26,6 +26,20 @@ async function createPatient(page: Page, body: Record<string, string>): Promise<
   }, body);
 }
 
+/** The instant of a wall-clock time in New York (`YYYY-MM-DD`, hours, minutes), EST or EDT as that day has it. */
+function newYorkTime(day: string, hours: number, minutes: number): Date {
+  const [y, m, d] = day.split('-').map(Number);
+  const asUtc = Date.UTC(y, m - 1, d, hours, minutes);
+  const zone = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', timeZoneName: 'shortOffset' })
+    .formatToParts(new Date(asUtc))
+    .find((part) => part.type === 'timeZoneName')?.value;
+  const offsetHours = Number(/GMT([+-]\d+)/.exec(zone ?? '')?.[1] ?? 0);
+  return new Date(asUtc - offsetHours * 3_600_000);
+}
+
+const usDate = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', dateStyle: 'medium' });
+
 const seriousViolations = async (page: Page, within: string) =>
   (
     await new AxeBuilder({ page }).include(within).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
@@ -249,7 +263,8 @@ describe('patient record', () => {
     );
     await page.goto('/messages');
     await page.getByTestId('open-search').waitFor();
-    for (const query of [`Octavia ${patient.familyName}`, '1947-06-22', patient.mrn]) {
+    // A birth date as stored, or as a US front desk types it (month first).
+    for (const query of [`Octavia ${patient.familyName}`, '1947-06-22', '06/22/1947', '6/22/1947', patient.mrn]) {
       await page.keyboard.press('Control+k');
       const palette = page.getByTestId('command-palette');
       await palette.waitFor();
@@ -419,5 +434,195 @@ describe('patient record', () => {
     expect(await list.evaluate((el) => el.scrollWidth - el.clientWidth)).toBe(0);
     await page.getByRole('tab', { name: 'Messages' }).click();
     expect(new URL(page.url()).searchParams.get('tab')).toBe('messages');
+  });
+  it('insurance entered on a New York evening is on file since that day, not the UTC date (already tomorrow)', async () => {
+    const page = await harness.newPage({ timezoneId: 'America/New_York' });
+    // 7:37 PM in New York on the day before the UTC date (the server's date is the real one).
+    const utcToday = new Date().toISOString().slice(0, 10);
+    const nyDay = new Date(Date.parse(`${utcToday}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    await page.clock.setFixedTime(newYorkTime(nyDay, 19, 37));
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(page, { givenName: 'Eve', familyName: `Evening${uniqueSuffix()}` });
+    await page.goto(`/patients/${id}?tab=coverage`);
+    await page.getByTestId('edit-coverage').click();
+    await page.getByLabel('Insurer').fill('Aetna');
+    await page.getByLabel('Payer id').fill('AETNA');
+    await page.getByLabel('Member id').fill('W123456789');
+    await page.getByRole('button', { name: 'Save coverage' }).click();
+    const coverage = page.getByTestId('coverage');
+    await expect.poll(() => coverage.textContent()).toContain('W123456789');
+    expect(await coverage.textContent()).toContain(`On file since${usDate(nyDay)}`);
+    expect(await coverage.textContent()).not.toContain(usDate(utcToday));
+  });
+
+  it('keeps a half-typed change on every tab while the record is open (insurance, demographics, a note)', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(page, { givenName: 'Draft', familyName: `Keeper${uniqueSuffix()}`, mrn: 'DK-1' });
+    await page.evaluate(
+      (patientId) =>
+        fetch(`/api/v1/patients/${patientId}/coverage`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+          body: JSON.stringify({ payerName: 'Aetna', payerId: 'AETNA', memberId: 'OLD-1' }),
+        }),
+      id,
+    );
+    await page.goto(`/patients/${id}`);
+    const panel = page.getByRole('tabpanel');
+    await panel.getByLabel('MRN').fill('DK-2');
+
+    await page.getByTestId('tab-coverage').click();
+    await page.getByTestId('edit-coverage').click();
+    await panel.getByLabel('Member id').fill('NEW-2');
+    await panel.getByLabel('Group number').fill('GRP-9');
+
+    // A note started, its dialog closed by mistake.
+    await page.getByTestId('tab-notes').click();
+    await page.getByTestId('write-note').click();
+    await page.getByTestId('note-dialog').getByLabel('Subjective').fill('Half a note');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('note-dialog').waitFor({ state: 'detached' });
+
+    await page.getByTestId('tab-coverage').click();
+    await panel.getByTestId('coverage-form').waitFor();
+    expect(await panel.getByLabel('Member id').inputValue()).toBe('NEW-2');
+    expect(await panel.getByLabel('Group number').inputValue()).toBe('GRP-9');
+    await page.getByTestId('tab-demographics').click();
+    expect(await panel.getByLabel('MRN').inputValue()).toBe('DK-2');
+    await page.getByTestId('tab-notes').click();
+    await page.getByTestId('write-note').click();
+    expect(await page.getByTestId('note-dialog').getByLabel('Subjective').inputValue()).toBe('Half a note');
+    await page.keyboard.press('Escape');
+    // Hidden tabs are out of the way: one panel shows, and the page has no axe problems.
+    expect(await page.getByRole('tabpanel').count()).toBe(1);
+    expect(await seriousViolations(page, '[data-testid="patient-record"]')).toEqual([]);
+
+    // Saved, the change is on file; another patient's record starts with none of this.
+    await page.getByTestId('tab-coverage').click();
+    await panel.getByRole('button', { name: 'Save coverage' }).click();
+    await expect.poll(() => page.getByTestId('coverage').textContent()).toContain('NEW-2');
+    const other = await createPatient(page, { givenName: 'Other', familyName: `Record${uniqueSuffix()}` });
+    await page.evaluate((path) => {
+      history.pushState({}, '', path);
+      dispatchEvent(new PopStateEvent('popstate'));
+    }, `/patients/${other}?tab=demographics`);
+    await expect.poll(() => page.getByTestId('record-name').textContent()).toContain('Other');
+    expect(await panel.getByLabel('MRN').inputValue()).toBe('');
+  });
+
+  it('edits the date of birth with the same date field as the New patient form; a date typed in part is refused', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(page, {
+      givenName: 'Dora',
+      familyName: `Dates${uniqueSuffix()}`,
+      dateOfBirth: '1980-03-02',
+    });
+    await page.goto(`/patients/${id}`);
+    const date = page.getByLabel('Date of birth');
+    expect(await date.getAttribute('type')).toBe('date');
+    expect(await page.getByTestId('demographics-form').textContent()).not.toContain('YYYY-MM-DD');
+    // Month cleared: the date reads as empty, and saving must not clear the birth date on file.
+    await date.focus();
+    await page.keyboard.press('Backspace');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.getByTestId('field-error-dateOfBirth').textContent()).toContain('whole date');
+    expect(await page.getByTestId('patient-record').textContent()).toContain('Born Mar 2, 1980');
+    // Typed as at a US front desk: 03/14/1958.
+    await date.focus();
+    await page.keyboard.type('03141958');
+    expect(await date.inputValue()).toBe('1958-03-14');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.getByTestId('patient-record').textContent()).toContain('Born Mar 14, 1958');
+  });
+
+  it('appointments: upcoming until they end, Join video only for those, and no join link (with its password) as a place', async () => {
+    const page = await harness.newPage({ timezoneId: 'America/New_York' });
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York' }).format(new Date());
+    // 7:35 PM: this morning's visit has ended, the evening one is under way.
+    await page.clock.setFixedTime(newYorkTime(day, 19, 35));
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(page, { givenName: 'Ada', familyName: `Appointments${uniqueSuffix()}` });
+    const at = (hours: number, minutes: number, days = 0) =>
+      new Date(newYorkTime(day, hours, minutes).getTime() + days * 86_400_000).toISOString();
+    const drafts = [
+      { title: 'Morning video visit', start: at(9, 0), end: at(9, 45), conference: 'meet', zoomLikeLocation: true },
+      { title: 'Evening video visit', start: at(19, 15), end: at(20, 0), conference: 'meet', zoomLikeLocation: false },
+      { title: 'Clinic visit', start: at(10, 0, 1), end: at(10, 45, 1), location: 'Room 2' },
+    ];
+    await page.evaluate(
+      async ({ patientId, drafts }) => {
+        const json = { 'content-type': 'application/json', 'x-requested-with': 'fetch' };
+        const calendars = await (await fetch('/api/v1/calendar/calendars')).json();
+        for (const { zoomLikeLocation, ...draft } of drafts) {
+          const created = await (
+            await fetch('/api/v1/calendar/events', {
+              method: 'POST',
+              headers: json,
+              body: JSON.stringify({ calendar: calendars.items[0].id, draft: { ...draft, patientId } }),
+            })
+          ).json();
+          // As Zoom writes it: the join link, password and all, as the event's location.
+          if (zoomLikeLocation) {
+            await fetch('/api/v1/calendar/events', {
+              method: 'PATCH',
+              headers: json,
+              body: JSON.stringify({
+                event: created.eventId,
+                draft: { location: `${created.event.conference.joinUrl}?pwd=s3cretPwd` },
+              }),
+            });
+          }
+        }
+      },
+      { patientId: id, drafts },
+    );
+    await page.goto(`/patients/${id}?tab=appointments`);
+    const upcoming = page.getByTestId('appointments-upcoming');
+    const earlier = page.getByTestId('appointments-earlier');
+    await earlier.waitFor();
+    expect(await upcoming.getByTestId('appointment').allTextContents()).toEqual([
+      expect.stringContaining('Evening video visit'),
+      expect.stringContaining('Clinic visit'),
+    ]);
+    const morning = earlier.getByTestId('appointment').filter({ hasText: 'Morning video visit' });
+    expect(await morning.count()).toBe(1);
+    expect(await morning.getByRole('link', { name: 'Join video' }).count()).toBe(0);
+    expect(await morning.getByTestId('appointment-details').textContent()).not.toMatch(/pwd|http/);
+    const evening = upcoming.getByTestId('appointment').filter({ hasText: 'Evening video visit' });
+    expect(await evening.getByRole('link', { name: 'Join video' }).count()).toBe(1);
+    expect(await upcoming.getByTestId('appointment').filter({ hasText: 'Clinic visit' }).textContent()).toContain(
+      'Room 2',
+    );
+  });
+
+  it('shows an authorization recorded by code under a readable name ("physical-therapy" reads "Physical therapy")', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const id = await createPatient(page, { givenName: 'Paul', familyName: `Therapy${uniqueSuffix()}` });
+    await page.evaluate(
+      (patientId) =>
+        fetch(`/api/v1/patients/${patientId}/authorizations`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+          body: JSON.stringify({
+            service: 'physical-therapy',
+            units: 12,
+            unitMinutes: 45,
+            validFrom: '2026-01-01',
+            validTo: '2099-12-31',
+          }),
+        }),
+      id,
+    );
+    await page.goto(`/patients/${id}?tab=authorizations`);
+    // The card's title (its first strong text).
+    const title = page.getByTestId('authorization').locator('strong').first();
+    await expect.poll(() => title.textContent()).toBe('Physical therapy');
+    await page.getByTestId('schedule-sessions').click();
+    await expect
+      .poll(() => page.getByTestId('schedule-sessions-dialog').getByRole('heading').first().textContent())
+      .toBe('Schedule sessions: Physical therapy');
   });
 });

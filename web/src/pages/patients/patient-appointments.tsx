@@ -1,9 +1,11 @@
 /**
  * The patient record's schedule: their appointments over the connected calendars, the next 60 days
  * first and then the last 60, each with its time, title, clinician, status and video link, and a way
- * into the calendar on that day. A series shows as its occurrences.
+ * into the calendar on that day. A series shows as its occurrences. A visit is upcoming until it ends
+ * (one under way is upcoming, one that ended this morning is earlier); only those offer *Join video*.
  */
 import { Link } from '@tanstack/react-router';
+import { useEffect, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { type CalendarEvent, PROVIDER_LABEL, useCalendars, useEvents } from '../calendar/calendar-api.js';
 import { addDays, dateInput, shownTime } from '../calendar/time.js';
@@ -25,10 +27,41 @@ const when = (e: CalendarEvent) => {
   return `${day.format(start)} · ${time.format(start)}–${time.format(new Date(e.end))}`;
 };
 
-function Appointment({ event: e, hostName }: { event: CalendarEvent; hostName: string | null }) {
+/** When a visit ends: an all-day one at the local midnight after its last day (its end date is exclusive). */
+const endsAt = (e: CalendarEvent) => shownTime(e.end, e.allDay).getTime();
+
+/**
+ * Whether the location is the meeting's own join link (Zoom writes it there, password and all): the card
+ * offers *Join video* for that, so the link is not printed again as a place.
+ */
+function isJoinLink(location: string, joinUrls: (string | undefined)[]): boolean {
+  const place = location.trim();
+  const at = (url: string) => {
+    try {
+      const u = new URL(url);
+      return `${u.host}${u.pathname.replace(/\/$/, '')}`;
+    } catch {
+      return null;
+    }
+  };
+  const where = at(place);
+  return joinUrls.some((url) => url !== undefined && (url === place || (where !== null && at(url) === where)));
+}
+
+function Appointment({
+  event: e,
+  hostName,
+  upcoming,
+}: {
+  event: CalendarEvent;
+  hostName: string | null;
+  upcoming: boolean;
+}) {
   const status = STATUS[e.status];
   // The call the patient's invitation names; Atrium's telehealth room when the visit has none.
   const join = e.conference?.joinUrl ?? e.telehealth?.joinUrl ?? null;
+  const place =
+    e.location && !isJoinLink(e.location, [e.conference?.joinUrl, e.telehealth?.joinUrl]) ? e.location : null;
   return (
     <li className="card item-card appointment-card" data-testid="appointment" data-status={e.status}>
       <div className="item-card-top">
@@ -37,7 +70,7 @@ function Appointment({ event: e, hostName }: { event: CalendarEvent; hostName: s
           {status ? <span className={`status-pill ${status.tone}`}>{status.label}</span> : null}
         </strong>
         <div className="inline-actions">
-          {join && e.status !== 'cancelled' ? (
+          {join && upcoming && e.status !== 'cancelled' ? (
             <a href={join} target="_blank" rel="noreferrer" className="button button-secondary button-small">
               Join video
             </a>
@@ -53,55 +86,46 @@ function Appointment({ event: e, hostName }: { event: CalendarEvent; hostName: s
       </div>
       <p>
         {e.title}
-        <span className="muted">
+        <span className="muted" data-testid="appointment-details">
           {e.recurringEventId ? ' · repeats' : ''}
           {hostName ? ` · with ${hostName}` : ''} · {PROVIDER_LABEL[e.provider] ?? e.provider} calendar
-          {e.location ? ` · ${e.location}` : ''}
+          {place ? ` · ${place}` : ''}
         </span>
       </p>
     </li>
   );
 }
 
-function Window({
-  patientId,
-  from,
-  to,
-  title,
-  newestFirst,
+function Section({
+  kind,
+  items,
+  status,
   names,
 }: {
-  patientId: string;
-  from: Date;
-  to: Date;
-  title: string;
-  newestFirst?: boolean;
+  kind: 'upcoming' | 'earlier';
+  items: CalendarEvent[];
+  status: { pending: boolean; done: boolean };
   names: Map<string, string>;
 }) {
-  const list = useEvents(from.toISOString(), to.toISOString(), { patientId });
-  const items = [...(list.data?.items ?? [])];
-  if (newestFirst) items.reverse();
-  const id = `appointments-${newestFirst ? 'earlier' : 'upcoming'}`;
+  const id = `appointments-${kind}`;
   return (
     <section aria-labelledby={id} className="appointments-window">
-      <h2 id={id}>{title}</h2>
-      {list.isPending ? <Loading label="Loading appointments…" /> : null}
-      {list.isError ? <ErrorNotice error={list.error} onRetry={() => list.refetch()} /> : null}
-      {list.data?.warnings.length ? (
-        <p className="notice notice-info" role="status">
-          {list.data.warnings.map((w) => PROVIDER_LABEL[w.provider] ?? w.provider).join(' and ')} could not be read just
-          now, so this list may be missing visits.
-        </p>
-      ) : null}
-      {list.isSuccess && items.length === 0 ? (
+      <h2 id={id}>{kind === 'upcoming' ? 'Upcoming' : 'Earlier'}</h2>
+      {status.pending ? <Loading label="Loading appointments…" /> : null}
+      {status.done && items.length === 0 ? (
         <p className="muted">
-          None in the {newestFirst ? 'last' : 'next'} {DAYS} days.
+          None in the {kind === 'earlier' ? 'last' : 'next'} {DAYS} days.
         </p>
       ) : null}
       {items.length > 0 ? (
         <ul className="card-list" data-testid={id}>
           {items.map((e) => (
-            <Appointment key={e.id} event={e} hostName={e.hostUserId ? (names.get(e.hostUserId) ?? null) : null} />
+            <Appointment
+              key={e.id}
+              event={e}
+              hostName={e.hostUserId ? (names.get(e.hostUserId) ?? null) : null}
+              upcoming={kind === 'upcoming'}
+            />
           ))}
         </ul>
       ) : null}
@@ -109,11 +133,51 @@ function Window({
   );
 }
 
+/** The time now, again each minute, so a visit moves to Earlier once it has ended while the record is open. */
+function useMinute(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+function Visits({ patientId, today, names }: { patientId: string; today: Date; names: Map<string, string> }) {
+  // Windows of whole local days, so repeat reads hit the cache; what is upcoming is decided by the time now.
+  const next = useEvents(today.toISOString(), addDays(today, DAYS).toISOString(), { patientId });
+  const last = useEvents(addDays(today, -DAYS).toISOString(), today.toISOString(), { patientId });
+  const now = useMinute();
+  const byId = new Map<string, CalendarEvent>();
+  for (const e of [...(last.data?.items ?? []), ...(next.data?.items ?? [])]) byId.set(e.id, e);
+  const all = [...byId.values()].sort(
+    (a, b) => shownTime(a.start, a.allDay).getTime() - shownTime(b.start, b.allDay).getTime(),
+  );
+  // Under way or still to come is upcoming; ended (this morning too) is earlier, newest first.
+  const upcoming = all.filter((e) => endsAt(e) > now);
+  const earlier = all.filter((e) => endsAt(e) <= now).reverse();
+  const warned = new Set([...(next.data?.warnings ?? []), ...(last.data?.warnings ?? [])].map((w) => w.provider));
+  const status = { pending: next.isPending || last.isPending, done: next.isSuccess && last.isSuccess };
+  return (
+    <>
+      {next.isError ? <ErrorNotice error={next.error} onRetry={() => next.refetch()} /> : null}
+      {last.isError && !next.isError ? <ErrorNotice error={last.error} onRetry={() => last.refetch()} /> : null}
+      {warned.size > 0 ? (
+        <p className="notice notice-info" role="status">
+          {[...warned].map((p) => PROVIDER_LABEL[p] ?? p).join(' and ')} could not be read just now, so this list may be
+          missing visits.
+        </p>
+      ) : null}
+      <Section kind="upcoming" items={upcoming} status={status} names={names} />
+      <Section kind="earlier" items={earlier} status={status} names={names} />
+    </>
+  );
+}
+
 export function PatientAppointments({ patientId }: { patientId: string }) {
   const calendars = useCalendars();
   const members = useMembers();
   const names = new Map((members.data?.items ?? []).map((m) => [m.userId, m.name]));
-  // Windows of whole local days, so the two lists meet at midnight and repeat reads hit the cache.
   const today = new Date();
   today.setHours(0, 0, 0, 0);
   // Without a connected calendar there is nothing to read (and "none" would say something untrue).
@@ -139,8 +203,7 @@ export function PatientAppointments({ patientId }: { patientId: string }) {
           Book a visit
         </Link>
       </div>
-      <Window patientId={patientId} from={today} to={addDays(today, DAYS)} title="Upcoming" names={names} />
-      <Window patientId={patientId} from={addDays(today, -DAYS)} to={today} title="Earlier" newestFirst names={names} />
+      <Visits patientId={patientId} today={today} names={names} />
     </div>
   );
 }

@@ -6,8 +6,8 @@
  */
 
 import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
-import { useEffect, useRef, useState } from 'react';
-import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
+import { Tab, TabList, TabPanel, type TabPanelRenderProps, Tabs } from 'react-aria-components';
 import { z } from 'zod';
 import { patchPatientBody } from '../../../../src/modules/patients/schema.js';
 import { ApiError } from '../../api.js';
@@ -21,23 +21,20 @@ import { useMembers } from '../admin/admin-api.js';
 import { AUDIT_KIND_LABELS, auditActor, auditDetails } from '../admin/audit-words.js';
 import { PatientConversations } from '../inbox/patient-conversations.js';
 import { PatientAppointments } from './patient-appointments.js';
+import { Authorizations } from './patient-authorizations.js';
+import { CoverageSection } from './patient-coverage.js';
 import { Notes } from './patient-notes.js';
 import { formatDate, formatDateTime, fullName, type Patient, usePatient, useUpdatePatient } from './patients-api.js';
 import {
-  type Authorization,
   type Claim,
   formatMoney,
-  useAddAuthorization,
   useAdjudicateClaim,
-  useAuthorizations,
   useBreakGlass,
   useClaims,
   useCoverage,
   usePatientAudit,
-  useSaveCoverage,
   useSubmitClaim,
 } from './record-api.js';
-import { ScheduleSessionsDialog, type SessionUsage, useSessionUsage } from './schedule-sessions.js';
 
 export const RECORD_TABS = [
   'demographics',
@@ -73,7 +70,6 @@ export function PatientRecordPage({ patientId, tab }: { patientId: string; tab: 
   const me = useCurrentMe();
   const isAdmin = me.role === 'admin';
   const patient = usePatient(patientId);
-  const navigate = useNavigate();
   const focusHeading = useRouterState({ select: (s) => s.location.state.focusHeading === true });
   const heading = useRef<HTMLHeadingElement>(null);
   const loaded = patient.isSuccess;
@@ -126,55 +122,69 @@ export function PatientRecordPage({ patientId, tab }: { patientId: string; tab: 
         </div>
         <BreakGlass patient={p} />
       </header>
-      <Tabs
-        selectedKey={selected}
-        onSelectionChange={(key) =>
-          void navigate({
-            to: '/patients/$patientId',
-            params: { patientId },
-            search: { tab: key as RecordTab },
-            replace: true,
-            resetScroll: false,
-          })
-        }
-      >
-        <TabList aria-label="Patient record sections" className="tab-list">
-          {tabs.map((t) => (
-            <Tab key={t} id={t} className="tab" data-testid={`tab-${t}`}>
-              {TAB_LABELS[t]}
-            </Tab>
-          ))}
-        </TabList>
-        <TabPanel id="demographics" className="tab-panel">
-          <Demographics patient={p} />
-        </TabPanel>
-        <TabPanel id="appointments" className="tab-panel">
-          <PatientAppointments patientId={p.id} />
-        </TabPanel>
-        <TabPanel id="coverage" className="tab-panel">
-          <CoverageSection patientId={p.id} />
-        </TabPanel>
-        <TabPanel id="authorizations" className="tab-panel">
-          <Authorizations patientId={p.id} />
-        </TabPanel>
-        <TabPanel id="notes" className="tab-panel">
-          <Notes patientId={p.id} />
-        </TabPanel>
-        <TabPanel id="claims" className="tab-panel">
-          <Claims patientId={p.id} isAdmin={isAdmin} />
-        </TabPanel>
-        {tabs.includes('messages') ? (
-          <TabPanel id="messages" className="tab-panel">
-            <PatientConversations patientId={p.id} />
-          </TabPanel>
-        ) : null}
-        {isAdmin ? (
-          <TabPanel id="audit" className="tab-panel">
-            <AuditTrail patientId={p.id} />
-          </TabPanel>
-        ) : null}
-      </Tabs>
+      <RecordTabs key={p.id} patient={p} tabs={tabs} selected={selected} isAdmin={isAdmin} />
     </section>
+  );
+}
+
+/** A tab left hidden while another shows: display none (React Aria makes it inert, not invisible). */
+const hiddenWhenInert = ({ isInert }: TabPanelRenderProps) => (isInert ? { display: 'none' } : undefined);
+
+/**
+ * The record's tabs. A tab once opened stays mounted (hidden) while this record is open, so a half-typed
+ * coverage, demographics change, note or claim is still there on coming back from another tab (unmounting
+ * dropped it without a word). Tabs never opened are not mounted, so opening a record reads only its first
+ * tab; the key (the patient's id) starts afresh on another patient's record.
+ */
+function RecordTabs({
+  patient: p,
+  tabs,
+  selected,
+  isAdmin,
+}: {
+  patient: Patient;
+  tabs: RecordTab[];
+  selected: RecordTab;
+  isAdmin: boolean;
+}) {
+  const navigate = useNavigate();
+  const [opened, setOpened] = useState<ReadonlySet<RecordTab>>(() => new Set([selected]));
+  if (!opened.has(selected)) setOpened(new Set([...opened, selected]));
+  const panel = (id: RecordTab, content: ReactNode) =>
+    tabs.includes(id) ? (
+      <TabPanel id={id} className="tab-panel" shouldForceMount={opened.has(id)} style={hiddenWhenInert}>
+        {content}
+      </TabPanel>
+    ) : null;
+  return (
+    <Tabs
+      selectedKey={selected}
+      onSelectionChange={(key) =>
+        void navigate({
+          to: '/patients/$patientId',
+          params: { patientId: p.id },
+          search: { tab: key as RecordTab },
+          replace: true,
+          resetScroll: false,
+        })
+      }
+    >
+      <TabList aria-label="Patient record sections" className="tab-list">
+        {tabs.map((t) => (
+          <Tab key={t} id={t} className="tab" data-testid={`tab-${t}`}>
+            {TAB_LABELS[t]}
+          </Tab>
+        ))}
+      </TabList>
+      {panel('demographics', <Demographics patient={p} />)}
+      {panel('appointments', <PatientAppointments patientId={p.id} />)}
+      {panel('coverage', <CoverageSection patientId={p.id} />)}
+      {panel('authorizations', <Authorizations patientId={p.id} />)}
+      {panel('notes', <Notes patientId={p.id} />)}
+      {panel('claims', <Claims patientId={p.id} isAdmin={isAdmin} />)}
+      {panel('messages', <PatientConversations patientId={p.id} />)}
+      {panel('audit', <AuditTrail patientId={p.id} />)}
+    </Tabs>
   );
 }
 
@@ -204,7 +214,7 @@ function Demographics({ patient }: { patient: Patient }) {
     mrn: patient.mrn ?? '',
   };
   const form = useZodForm(demographicsForm, { defaultValues: defaults });
-  const onSubmit = form.handleSubmit((values) => {
+  const save = form.handleSubmit((values) => {
     const changes: Record<string, string | null> = {};
     if (values.givenName !== defaults.givenName) changes.givenName = values.givenName;
     if (values.familyName !== defaults.familyName) changes.familyName = values.familyName;
@@ -227,6 +237,17 @@ function Demographics({ patient }: { patient: Patient }) {
       })
       .catch((error) => applyProblem(form, error, { mrn_taken: 'mrn' }));
   });
+  // A date typed only in part (03/14/yyyy) reads as empty: saving it would clear the birth date without a word.
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    const date = event.currentTarget.elements.namedItem('dateOfBirth');
+    if (date instanceof HTMLInputElement && date.validity.badInput) {
+      event.preventDefault();
+      form.setError('dateOfBirth', { type: 'manual', message: 'Enter the whole date (month, day and year)' });
+      form.setFocus('dateOfBirth');
+      return;
+    }
+    return save(event);
+  };
   return (
     <form className="form record-form" onSubmit={onSubmit} noValidate data-testid="demographics-form">
       <FormError message={form.formState.errors.root?.message} />
@@ -235,13 +256,8 @@ function Demographics({ patient }: { patient: Patient }) {
         <TextInput control={form.control} name="familyName" label="Family name" isRequired />
       </div>
       <div className="form-row">
-        <TextInput
-          control={form.control}
-          name="dateOfBirth"
-          label="Date of birth"
-          description="YYYY-MM-DD"
-          placeholder="1980-04-23"
-        />
+        {/* The browser's date field, as on the New patient form (typed and shown as the reader's locale writes dates). */}
+        <TextInput control={form.control} name="dateOfBirth" label="Date of birth" type="date" />
         <TextInput control={form.control} name="mrn" label="MRN" description="Medical record number, unique here" />
       </div>
       <div className="form-actions">
@@ -250,283 +266,6 @@ function Demographics({ patient }: { patient: Patient }) {
         </Button>
       </div>
     </form>
-  );
-}
-
-const coverageForm = z.object({
-  payerName: z.string().trim().min(1, 'Enter the insurer').max(200),
-  payerId: z.string().trim().min(1, 'Enter the payer id from the card').max(80),
-  memberId: z.string().trim().min(1, 'Enter the member id').max(80),
-  groupNumber: z.string().trim().max(80),
-  planName: z.string().trim().max(200),
-});
-
-function CoverageSection({ patientId }: { patientId: string }) {
-  const coverage = useCoverage(patientId);
-  const save = useSaveCoverage(patientId);
-  const [editing, setEditing] = useState(false);
-  if (coverage.isPending) return <Loading label="Loading coverage…" />;
-  if (coverage.isError) return <ErrorNotice error={coverage.error} onRetry={() => coverage.refetch()} />;
-  const current = coverage.data;
-  if (!editing && current) {
-    return (
-      <div className="record-section" data-testid="coverage">
-        <dl className="facts">
-          <dt>Insurer</dt>
-          <dd>{current.payerName}</dd>
-          <dt>Plan</dt>
-          <dd>{current.planName ?? '—'}</dd>
-          <dt>Payer id</dt>
-          <dd className="cell-mono">{current.payerId}</dd>
-          <dt>Member id</dt>
-          <dd className="cell-mono">{current.memberId}</dd>
-          <dt>Group</dt>
-          <dd className="cell-mono">{current.groupNumber ?? '—'}</dd>
-          <dt>On file since</dt>
-          <dd>{formatDate(current.effectiveFrom)}</dd>
-        </dl>
-        <div>
-          <Button variant="secondary" onPress={() => setEditing(true)} data-testid="edit-coverage">
-            Change coverage
-          </Button>
-        </div>
-      </div>
-    );
-  }
-  if (!editing && !current) {
-    return (
-      <EmptyState
-        title="No insurance on file"
-        action={
-          <Button variant="secondary" onPress={() => setEditing(true)} data-testid="edit-coverage">
-            Add coverage
-          </Button>
-        }
-      >
-        Record the insurer and member id from the patient's card.
-      </EmptyState>
-    );
-  }
-  return (
-    <CoverageForm
-      initial={current}
-      onCancel={() => setEditing(false)}
-      onSave={async (values) => {
-        await save.mutateAsync({
-          payerName: values.payerName,
-          payerId: values.payerId,
-          memberId: values.memberId,
-          ...(values.groupNumber ? { groupNumber: values.groupNumber } : {}),
-          ...(values.planName ? { planName: values.planName } : {}),
-        });
-        notifySuccess('Coverage saved.');
-        setEditing(false);
-      }}
-    />
-  );
-}
-
-function CoverageForm({
-  initial,
-  onSave,
-  onCancel,
-}: {
-  initial: {
-    payerName: string;
-    payerId: string;
-    memberId: string;
-    groupNumber: string | null;
-    planName: string | null;
-  } | null;
-  onSave: (values: z.output<typeof coverageForm>) => Promise<void>;
-  onCancel: () => void;
-}) {
-  const form = useZodForm(coverageForm, {
-    defaultValues: {
-      payerName: initial?.payerName ?? '',
-      payerId: initial?.payerId ?? '',
-      memberId: initial?.memberId ?? '',
-      groupNumber: initial?.groupNumber ?? '',
-      planName: initial?.planName ?? '',
-    },
-  });
-  const onSubmit = form.handleSubmit((values) => onSave(values).catch((error) => applyProblem(form, error)));
-  return (
-    <form className="form record-form" onSubmit={onSubmit} noValidate data-testid="coverage-form">
-      <FormError message={form.formState.errors.root?.message} />
-      <div className="form-row">
-        <TextInput control={form.control} name="payerName" label="Insurer" isRequired />
-        <TextInput control={form.control} name="planName" label="Plan" />
-      </div>
-      <div className="form-row">
-        <TextInput control={form.control} name="payerId" label="Payer id" isRequired />
-        <TextInput control={form.control} name="memberId" label="Member id" isRequired />
-        <TextInput control={form.control} name="groupNumber" label="Group number" />
-      </div>
-      <div className="form-actions">
-        <Button variant="secondary" onPress={onCancel}>
-          Cancel
-        </Button>
-        <Button type="submit" isDisabled={form.formState.isSubmitting}>
-          {form.formState.isSubmitting ? 'Saving…' : 'Save coverage'}
-        </Button>
-      </div>
-    </form>
-  );
-}
-
-const authorizationForm = z
-  .object({
-    service: z.string().trim().min(1, 'Name the authorized service').max(100),
-    units: z.coerce.number<string>().int('Whole units only').min(1, 'At least 1 unit').max(10_000),
-    unitMinutes: z.coerce.number<string>().int('Whole minutes only').min(1).max(1440),
-    validFrom: z.iso.date('Enter a date as YYYY-MM-DD'),
-    validTo: z.iso.date('Enter a date as YYYY-MM-DD'),
-  })
-  .refine((v) => v.validFrom <= v.validTo, { path: ['validTo'], message: 'Ends before it starts' });
-
-function Authorizations({ patientId }: { patientId: string }) {
-  const list = useAuthorizations(patientId);
-  const usage = useSessionUsage(patientId);
-  const [adding, setAdding] = useState(false);
-  if (list.isPending) return <Loading label="Loading authorizations…" />;
-  if (list.isError) return <ErrorNotice error={list.error} onRetry={() => list.refetch()} />;
-  return (
-    <div className="record-section">
-      <div className="section-actions">
-        <Button variant="secondary" onPress={() => setAdding(true)} data-testid="add-authorization">
-          Add authorization
-        </Button>
-      </div>
-      {list.data.items.length === 0 ? (
-        <EmptyState title="No authorizations">Units the insurer authorized appear here with what is left.</EmptyState>
-      ) : (
-        <ul className="card-list" data-testid="authorization-list">
-          {list.data.items.map((a) => (
-            <AuthorizationCard
-              key={a.id}
-              authorization={a}
-              patientId={patientId}
-              usage={usage.data?.items.find((u) => u.authorizationId === a.id)}
-            />
-          ))}
-        </ul>
-      )}
-      <AddAuthorizationDialog patientId={patientId} isOpen={adding} onOpenChange={setAdding} />
-    </div>
-  );
-}
-
-function AuthorizationCard({
-  authorization: a,
-  patientId,
-  usage,
-}: {
-  authorization: Authorization;
-  patientId: string;
-  usage?: SessionUsage;
-}) {
-  // Units count as used once booked as sessions (the calendar keeps the count); a cancelled future session gives its unit back.
-  const used = usage?.unitsBooked ?? a.unitsUsed ?? 0;
-  const remaining = Math.max(0, a.units - used);
-  const [scheduling, setScheduling] = useState(false);
-  const today = new Date().toISOString().slice(0, 10);
-  const expired = a.validTo < today;
-  return (
-    <li className="card item-card" data-testid="authorization">
-      <div className="item-card-top">
-        <strong>{a.service}</strong>
-        <span className={`status-pill ${expired ? 'status-muted' : 'status-ok'}`}>
-          {expired ? 'Expired' : 'Active'}
-        </span>
-      </div>
-      <meter
-        className="units-meter"
-        min={0}
-        max={a.units}
-        value={used}
-        aria-label={`${used} of ${a.units} units used`}
-      />
-      <p>
-        <strong data-testid="units-remaining">{remaining}</strong> of {a.units} units remaining ({used} used) ·{' '}
-        {a.unitMinutes} min per unit
-      </p>
-      <p className="muted">
-        Valid {formatDate(a.validFrom)} to {formatDate(a.validTo)}
-        {usage?.sessions.length ? ` · next session ${nextSession(usage.sessions)}` : ''}
-      </p>
-      {!expired && remaining > 0 ? (
-        <div className="section-actions">
-          <Button variant="secondary" size="small" onPress={() => setScheduling(true)} data-testid="schedule-sessions">
-            Schedule sessions
-          </Button>
-        </div>
-      ) : null}
-      {scheduling ? (
-        <ScheduleSessionsDialog
-          patientId={patientId}
-          authorizationId={a.id}
-          service={a.service}
-          unitMinutes={a.unitMinutes}
-          remaining={remaining}
-          isOpen={scheduling}
-          onOpenChange={setScheduling}
-        />
-      ) : null}
-    </li>
-  );
-}
-
-function nextSession(sessions: { start: string }[]): string {
-  const next = sessions.find((s) => s.start > new Date().toISOString());
-  return next
-    ? new Date(next.start).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-    : 'none booked';
-}
-
-function AddAuthorizationDialog({
-  patientId,
-  isOpen,
-  onOpenChange,
-}: {
-  patientId: string;
-  isOpen: boolean;
-  onOpenChange: (open: boolean) => void;
-}) {
-  const add = useAddAuthorization(patientId);
-  const form = useZodForm(authorizationForm, {
-    defaultValues: { service: '', units: '12', unitMinutes: '15', validFrom: '', validTo: '' },
-  });
-  const onSubmit = form.handleSubmit((values) =>
-    add
-      .mutateAsync(values)
-      .then(() => {
-        notifySuccess(`Authorization for ${values.service} added.`);
-        form.reset();
-        onOpenChange(false);
-      })
-      .catch((error) => applyProblem(form, error)),
-  );
-  return (
-    <AppDialog title="Add an authorization" isOpen={isOpen} onOpenChange={onOpenChange} testId="authorization-dialog">
-      <form className="form" onSubmit={onSubmit} noValidate>
-        <FormError message={form.formState.errors.root?.message} />
-        <TextInput control={form.control} name="service" label="Service" isRequired placeholder="Physical therapy" />
-        <div className="form-row">
-          <TextInput control={form.control} name="units" label="Units" isRequired />
-          <TextInput control={form.control} name="unitMinutes" label="Minutes per unit" isRequired />
-        </div>
-        <div className="form-row">
-          <TextInput control={form.control} name="validFrom" label="Valid from" description="YYYY-MM-DD" isRequired />
-          <TextInput control={form.control} name="validTo" label="Valid to" description="YYYY-MM-DD" isRequired />
-        </div>
-        <div className="form-actions">
-          <Button type="submit" isDisabled={form.formState.isSubmitting}>
-            Add authorization
-          </Button>
-        </div>
-      </form>
-    </AppDialog>
   );
 }
 

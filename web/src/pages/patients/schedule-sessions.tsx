@@ -110,7 +110,7 @@ export function ScheduleSessionsDialog({
 
   return (
     <AppDialog
-      title={`Schedule ${service} sessions`}
+      title={`Schedule sessions: ${service}`}
       description={`Books up to ${Math.floor(remaining / unitsPerSession)} sessions of ${unitsPerSession * unitMinutes} minutes from the ${remaining} remaining units, never past the authorization's end.`}
       isOpen={isOpen}
       onOpenChange={onOpenChange}
