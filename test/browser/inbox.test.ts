@@ -225,8 +225,25 @@ describe('Inbox page', () => {
     await page.getByTestId('link-patient').click();
     await page.getByTestId('link-patient-picker').getByRole('combobox').fill('Murray Hopper');
     await page.getByTestId('link-patient-option').first().click();
+    // A laptop's screen: the reply box reaches the bottom of the window.
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByTestId('link-patient-save').click();
     await page.getByTestId('linked-patient').getByText('Grace Murray Hopper').waitFor();
+    // The confirmation does not sit on the reply box's Send button (it did, for seconds, at the bottom right).
+    const toast = page.locator('[data-sonner-toast]').filter({ hasText: 'Linked to the patient record' });
+    await toast.waitFor();
+    await expect.poll(async () => (await toast.boundingBox())?.y ?? null).not.toBeNull();
+    const [toastBox, sendBox] = [await toast.boundingBox(), await page.getByTestId('inbox-send').boundingBox()];
+    const overlaps =
+      !!toastBox &&
+      !!sendBox &&
+      toastBox.x < sendBox.x + sendBox.width &&
+      sendBox.x < toastBox.x + toastBox.width &&
+      toastBox.y < sendBox.y + sendBox.height &&
+      sendBox.y < toastBox.y + toastBox.height;
+
+    expect(overlaps).toBe(false);
+    await page.setViewportSize({ width: 1280, height: 900 });
     // Two patients may share a name: the chip says which one by birth date.
     await expect
       .poll(() => page.getByTestId('linked-patient-born').textContent())

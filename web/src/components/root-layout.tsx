@@ -12,9 +12,11 @@ import { useMe } from '../session.js';
 import { Shell } from './shell.js';
 import { FullPageError, FullPageLoading } from './status.js';
 import { useTitleUnread, withUnread } from './unread.js';
+import { usePhone } from './use-phone.js';
 
 export function RootLayout() {
   const matches = useMatches();
+  const phone = usePhone();
   const leaf = matches[matches.length - 1];
   const isPublic = matches.some((m) => m.staticData?.public);
   const title = leaf?.staticData?.title ?? 'Not found';
@@ -51,7 +53,14 @@ export function RootLayout() {
   return (
     <>
       {content}
-      <Toaster position="bottom-right" richColors closeButton toastOptions={{ className: 'toast' }} />
+      {/* Bottom left on a wide screen: clear of the reply boxes and Send buttons at the bottom right and of the
+          page's own actions at the top; on a phone at the top, clear of the composer at the bottom. */}
+      <Toaster
+        position={phone ? 'top-center' : 'bottom-left'}
+        richColors
+        closeButton
+        toastOptions={{ className: 'toast' }}
+      />
     </>
   );
 }

@@ -16,6 +16,7 @@ import { Button } from '../../components/ui/button.js';
 import { DateInput } from '../../components/ui/date-input.js';
 import { Check } from '../../components/ui/form.js';
 import { notifyError, notifySuccess } from '../../components/ui/toast.js';
+import { usePhone } from '../../components/use-phone.js';
 import { useCurrentMe } from '../../me-context.js';
 import { usePatientName } from '../patients/patients-api.js';
 import {
@@ -46,19 +47,6 @@ import {
   parseDateParam,
 } from './time.js';
 import './calendar.css';
-
-const PHONE = '(max-width: 640px)';
-
-function usePhone(): boolean {
-  const [phone, setPhone] = useState(() => window.matchMedia(PHONE).matches);
-  useEffect(() => {
-    const query = window.matchMedia(PHONE);
-    const update = () => setPhone(query.matches);
-    query.addEventListener('change', update);
-    return () => query.removeEventListener('change', update);
-  }, []);
-  return phone;
-}
 
 const WARNING_WORDS: Record<string, string> = {
   reauth_required: 'needs you to sign in again',
