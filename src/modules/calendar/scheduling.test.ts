@@ -356,6 +356,30 @@ describe('all-day events count by their free/busy flag', () => {
       'Busy: all day (EHR upgrade: paper forms) and 1 more event',
     ]);
   });
+
+  it('a visit marked free on its host’s calendar still holds its patient: no second visit of theirs then', async () => {
+    const first = await post('/calendar/events', {
+      calendar: calA,
+      draft: {
+        title: 'Home exercise check (free on the calendar)',
+        start: '2028-04-11T15:00:00Z',
+        end: '2028-04-11T15:30:00Z',
+        patientId: patient.id,
+        showAs: 'free',
+      },
+    });
+    expect([first.statusCode, first.json().event?.showAs]).toEqual([201, 'free']);
+    // The host is free for others then…
+    const other_ = await appt(calA, '2028-04-11T15:00:00Z', '2028-04-11T15:30:00Z', other.id);
+    expect(other_.statusCode, other_.body).toBe(201);
+    // …but the patient is in that visit.
+    const twice = await appt(calB, '2028-04-11T15:15:00Z', '2028-04-11T15:45:00Z', patient.id);
+    expect(twice.statusCode, twice.body).toBe(409);
+    expect(twice.json()).toMatchObject({
+      code: 'scheduling_conflict',
+      conflicts: [{ eventId: first.json().eventId }],
+    });
+  });
 });
 
 describe('sessions from authorized units', () => {

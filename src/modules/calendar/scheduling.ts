@@ -98,11 +98,14 @@ export async function checkConflicts(deps: AppDeps, ctx: RequestContext, slot: S
     const { start, end } = span(e);
     return times.some((t) => start < t.end && end > t.start);
   };
+  // The host is held by what their calendars mark busy; the patient by every visit of theirs at that time (a
+  // visit marked free on the host's calendar still has the patient in it), and by an all-day one marked busy.
+  const holdsPatient = (e: CalendarEvent) =>
+    e.patientId === slot.patientId && e.status !== 'cancelled' && (!e.allDay || busy(e));
   const clashes = items
-    .filter(busy)
     .filter((e) => !slot.exclude?.(e))
     .filter(overlaps)
-    .filter((e) => e.patientId === slot.patientId || e.hostUserId === slot.hostUserId);
+    .filter((e) => holdsPatient(e) || (busy(e) && e.hostUserId === slot.hostUserId));
   if (clashes.length) {
     const [only] = clashes;
     throw new AppError(
