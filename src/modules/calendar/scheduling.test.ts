@@ -357,7 +357,7 @@ describe('all-day events count by their free/busy flag', () => {
     ]);
   });
 
-  it('a visit marked free on its host’s calendar still holds its patient: no second visit of theirs then', async () => {
+  it('a visit marked free on its host’s calendar still holds its patient and its host: no second visit of either then', async () => {
     const first = await post('/calendar/events', {
       calendar: calA,
       draft: {
@@ -369,10 +369,11 @@ describe('all-day events count by their free/busy flag', () => {
       },
     });
     expect([first.statusCode, first.json().event?.showAs]).toEqual([201, 'free']);
-    // The host is free for others then…
+    // The host is in that visit: not bookable for another patient, and the match says so…
     const other_ = await appt(calA, '2028-04-11T15:00:00Z', '2028-04-11T15:30:00Z', other.id);
-    expect(other_.statusCode, other_.body).toBe(201);
-    // …but the patient is in that visit.
+    expect([other_.statusCode, other_.json().code]).toEqual([409, 'scheduling_conflict']);
+    expect((await match('2028-04-11T15:00:00Z', '2028-04-11T15:30:00Z'))[drA.userId].free).toBe(false);
+    // …and so is the patient.
     const twice = await appt(calB, '2028-04-11T15:15:00Z', '2028-04-11T15:45:00Z', patient.id);
     expect(twice.statusCode, twice.body).toBe(409);
     expect(twice.json()).toMatchObject({

@@ -59,6 +59,20 @@ function slotTimes(slot: Slot): { start: number; end: number }[] {
  * Graph `showAs`). All-day events count when marked busy ("at the CME conference"); notices are free.
  */
 const busy = (e: CalendarEvent) => e.status !== 'cancelled' && e.showAs === 'busy';
+/**
+ * Whether the event holds its host: what their calendar marks busy, and every timed visit with a patient whatever
+ * its flag (a visit is an appointment of the host's; "free" on it does not make the host bookable twice).
+ */
+const holdsHost = (e: CalendarEvent) => busy(e) || (e.status !== 'cancelled' && !!e.patientId && !e.allDay);
+/**
+ * The window to read for a slot: padded by 14 hours each side, since an all-day event is its days in its own
+ * zone (UTC−12 to UTC+14) and a provider lists it by the UTC instants it stores; `span` then filters exactly.
+ */
+const ALL_DAY_PAD_MS = 14 * 3600_000;
+const paddedWindow = (from: number, to: number) => ({
+  timeMin: new Date(from - ALL_DAY_PAD_MS).toISOString(),
+  timeMax: new Date(to + ALL_DAY_PAD_MS).toISOString(),
+});
 
 /** When an event takes place: an all-day one is its days (dates at 00:00Z) in its own zone, midnight to midnight. */
 function span(e: CalendarEvent): { start: number; end: number } {
@@ -88,24 +102,21 @@ export async function checkConflicts(deps: AppDeps, ctx: RequestContext, slot: S
     deps,
     ctx,
     await targets(deps, ctx),
-    {
-      timeMin: new Date(times[0].start).toISOString(),
-      timeMax: new Date(Math.max(...times.map((t) => t.end))).toISOString(),
-    },
+    paddedWindow(times[0].start, Math.max(...times.map((t) => t.end))),
     sessions,
   );
   const overlaps = (e: CalendarEvent) => {
     const { start, end } = span(e);
     return times.some((t) => start < t.end && end > t.start);
   };
-  // The host is held by what their calendars mark busy; the patient by every visit of theirs at that time (a
-  // visit marked free on the host's calendar still has the patient in it), and by an all-day one marked busy.
+  // The host is held by what their calendars mark busy and by their visits; the patient by every visit of theirs at
+  // that time (marked free or not), and by an all-day one marked busy.
   const holdsPatient = (e: CalendarEvent) =>
     e.patientId === slot.patientId && e.status !== 'cancelled' && (!e.allDay || busy(e));
   const clashes = items
     .filter((e) => !slot.exclude?.(e))
     .filter(overlaps)
-    .filter((e) => holdsPatient(e) || (busy(e) && e.hostUserId === slot.hostUserId));
+    .filter((e) => holdsPatient(e) || (holdsHost(e) && e.hostUserId === slot.hostUserId));
   if (clashes.length) {
     const [only] = clashes;
     throw new AppError(
@@ -149,7 +160,7 @@ export async function matchProviders(
     deps,
     ctx,
     calendars,
-    { timeMin: query.start, timeMax: query.end },
+    paddedWindow(Date.parse(query.start), Date.parse(query.end)),
     sessionCache(deps, ctx, 'calendar.events.list'),
   );
   const out = providers.map((p): ProviderMatch => {
@@ -158,7 +169,7 @@ export async function matchProviders(
     const unknown = own.some((c) => warnings.some((w) => w.calendar === c.id));
     const [from, to] = [Date.parse(query.start), Date.parse(query.end)];
     const clashes = items.filter((e) => {
-      if (!busy(e) || e.hostUserId !== p.userId) return false;
+      if (!holdsHost(e) || e.hostUserId !== p.userId) return false;
       const { start, end } = span(e);
       return start < to && end > from;
     });

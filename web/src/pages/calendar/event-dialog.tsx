@@ -548,7 +548,9 @@ export function EventDialog({
           <p className="field-hint" id={ids.showAsHint}>
             {showAs === 'busy'
               ? 'No visits can be booked with this calendar’s provider then.'
-              : 'Visits can still be booked with this calendar’s provider then.'}
+              : patientId
+                ? 'A visit with a patient holds its provider and patient whatever this says.'
+                : 'Visits can still be booked with this calendar’s provider then.'}
           </p>
         </div>
         {(!editing || single) && !readOnlyFrom ? (
