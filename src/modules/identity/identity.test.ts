@@ -149,6 +149,21 @@ describe('password sign-in and sessions', () => {
       expect((await attempt('v6-6@example.test', 'nope-nope', '2001:db8:9:a::1')).statusCode).toBe(401);
     });
 
+    it('limits password-reset requests per client network too (30 an hour; an IPv6 client by its /64)', async () => {
+      const reset = (n: number, remoteAddress: string) =>
+        local.request({
+          method: 'POST',
+          url: '/api/v1/auth/password-reset',
+          payload: { email: `nobody-${n}@example.test` },
+          remoteAddress,
+        } as never);
+      for (let i = 1; i <= 30; i++) expect((await reset(i, `2001:db8:7:7::${i.toString(16)}`)).statusCode).toBe(202);
+      const limited = await reset(31, '2001:db8:7:7:abcd::1');
+      expect(limited.statusCode).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await reset(32, '2001:db8:7:8::1')).statusCode).toBe(202);
+    });
+
     it('backs off exponentially per account and address', async () => {
       const guess = () => attempt('office@example.test', 'wrong-guess', '10.5.5.5');
       expect((await guess()).statusCode).toBe(401);

@@ -142,7 +142,8 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      await service.requestPasswordReset(deps, request.body.email, request.ip);
+      // Per client network, as sign-in: an IPv6 host's other addresses are no fresh allowance for mailing resets.
+      await service.requestPasswordReset(deps, request.body.email, clientNetwork(request.ip));
       return reply.status(202).send({ status: 'accepted' as const });
     },
   );
