@@ -58,5 +58,18 @@ describe('workspace switcher', () => {
     await expect.poll(() => header.textContent()).toBe(second.name);
     await expect.poll(() => new URL(page.url()).pathname).toBe('/patients');
     expect(await page.getByText('Patient not found').count()).toBe(0);
+
+    // The calendar keeps its date and view, not the old workspace's patient.
+    await page.goto(`/calendar?date=2026-12-07&view=day&patient=${made.id}`);
+    await page.getByTestId('view-day').waitFor();
+    await page.getByLabel('Switch workspace').selectOption(first.id);
+    await expect.poll(() => header.textContent()).toBe(first.name);
+    await expect
+      .poll(() => {
+        const url = new URL(page.url());
+        return `${url.pathname} ${[...url.searchParams.keys()].sort().join(',')}`;
+      })
+      .toBe('/calendar date,view');
+    expect(new URL(page.url()).searchParams.get('date')).toBe('2026-12-07');
   });
 });

@@ -65,15 +65,18 @@ export function useSignOut() {
   });
 }
 
-export function useSwitchWorkspace() {
+/** `beforeReload`: runs once switched, before anything is read again (e.g. leave a page of the old workspace's record). */
+export function useSwitchWorkspace(beforeReload?: () => void) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (workspaceId: string) => api.post<unknown>('/auth/switch-workspace', { workspaceId }),
     // Every cached answer belongs to the old workspace: reset it all (no stale rows shown), then reload.
-    onSuccess: () =>
-      Promise.all([
+    onSuccess: () => {
+      beforeReload?.();
+      return Promise.all([
         queryClient.resetQueries({ predicate: (query) => !isMeQuery(query) }),
         queryClient.refetchQueries({ queryKey: meQueryKey }),
-      ]),
+      ]);
+    },
   });
 }
