@@ -135,6 +135,8 @@ export const useCapabilities = () =>
  * link appears by itself (only then: every read of a connected calendar is an audited token use).
  */
 export const ROOM_POLL_MS = 5_000;
+/** For at most this long per opening (a room stuck while the video provider is out is not read for all day). */
+export const ROOM_POLL_FOR_MS = 5 * 60_000;
 
 /** Events of a window (≤ 62 days); with `patientId`, only that patient's appointments (each read audited). */
 export const useEvents = (

@@ -24,6 +24,7 @@ import {
   CONFERENCE_LABEL,
   colorOf,
   PROVIDER_LABEL,
+  ROOM_POLL_FOR_MS,
   useCalendars,
   useCapabilities,
   useConnect,
@@ -185,7 +186,12 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
   const openEvent =
     dialog?.mode === 'edit' ? (events.data?.items.find((e) => e.id === dialog.event.id) ?? dialog.event) : undefined;
   const roomPending = openEvent?.telehealthRoom?.status === 'pending';
-  useEffect(() => setRoomWatched(roomPending), [roomPending]);
+  useEffect(() => {
+    setRoomWatched(roomPending);
+    if (!roomPending) return;
+    const stop = setTimeout(() => setRoomWatched(false), ROOM_POLL_FOR_MS);
+    return () => clearTimeout(stop);
+  }, [roomPending]);
   const calendars = useCalendars();
   const connections = useConnections();
   const capabilities = useCapabilities();
