@@ -147,9 +147,22 @@ describe('patient coverage', () => {
       expect(refused.json().code).toBe('validation_failed');
       expect(refused.json().errors.map((e: { path: string }) => e.path)).toContain('body.today');
     }
-    const badQuery = await t.request({
+    // A read never fails on a browser whose clock is off: a day too far is read as the UTC date; a non-date is 400.
+    const skewed = await t.request({
       method: 'GET',
       url: `/api/v1/patients/${patient.id}/coverage?today=${utc(3)}`,
+      token: ws.admin.token,
+    });
+    expect(skewed.statusCode, skewed.body).toBe(200);
+    const plain = await t.request({
+      method: 'GET',
+      url: `/api/v1/patients/${patient.id}/coverage`,
+      token: ws.admin.token,
+    });
+    expect(skewed.json()).toEqual(plain.json());
+    const badQuery = await t.request({
+      method: 'GET',
+      url: `/api/v1/patients/${patient.id}/coverage?today=tomorrow`,
       token: ws.admin.token,
     });
     expect(badQuery.statusCode).toBe(400);
@@ -190,6 +203,22 @@ describe('patient coverage', () => {
     const rows = await coverageRows(patient.id);
     expect(rows).toHaveLength(2);
     expect(rows.find((r) => r.id === 'cov_ev_old')?.effective_to).toBe(utc(-2));
+  });
+
+  it('a change from a caller whose day is behind corrects the coverage one ahead set today, never overlapping it', async () => {
+    const utc = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+    const patient = await createPatient(t, ws.admin.token);
+    const first = await put(patient.id, { ...body, memberId: 'M-FIRST', today: utc(-1) });
+    // Someone already past midnight (UTC+14) changes it: on file from their today, the first ends before it.
+    const ahead = await put(patient.id, { ...body, memberId: 'M-AHEAD', today: utc(1) });
+    expect(ahead.json()).toMatchObject({ memberId: 'M-AHEAD', effectiveFrom: utc(1) });
+    // Someone still on yesterday (UTC−10) changes it again: the one ahead is today's, corrected in place.
+    const behind = await put(patient.id, { ...body, memberId: 'M-BEHIND', today: utc(-1) });
+    expect(behind.json()).toMatchObject({ id: ahead.json().id, memberId: 'M-BEHIND', effectiveFrom: utc(-1) });
+    // Nothing overlaps: the first (set the same day as the correction) is gone, one coverage is on file.
+    const rows = await coverageRows(patient.id);
+    expect(rows.map((r) => [r.id, r.effective_from, r.effective_to])).toEqual([[ahead.json().id, utc(-1), null]]);
+    expect(first.statusCode).toBe(200);
   });
 
   it('emits patient.updated with changed: coverage and without the insurance details', async () => {

@@ -250,3 +250,11 @@ export async function updateCoverage(
     .returning();
   return row;
 }
+
+/** Removes coverages never on file before the day they are superseded on (set that same day, by someone's clock). */
+export async function deleteCoverages(tx: Tx, workspaceId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx
+    .delete(patientCoverages)
+    .where(and(eq(patientCoverages.workspaceId, workspaceId), inArray(patientCoverages.id, ids)));
+}

@@ -16,6 +16,7 @@ import {
   listPatientsQuery,
   patchPatientBody,
   patientSchema,
+  readingDay,
 } from './schema.js';
 import * as service from './service.js';
 
@@ -125,7 +126,8 @@ export async function patientRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: coverageSchema, ...problemResponses },
       },
     },
-    async (request) => service.getCoverage(deps, requireCtx(request), request.params.id, request.query.today),
+    async (request) =>
+      service.getCoverage(deps, requireCtx(request), request.params.id, readingDay(request.query.today)),
   );
 
   app.post(

@@ -129,8 +129,19 @@ export const coverageBody = z.object({
 });
 export type CoverageInput = z.infer<typeof coverageBody>;
 
-/** GET /patients/:id/coverage: the coverage on file on the caller's today. */
-export const coverageQuery = z.object({ today: callerToday.optional() });
+/**
+ * GET /patients/:id/coverage: the coverage on file on the caller's today. A read never fails on a browser whose clock
+ * is off: a `today` more than a day from the server's UTC date is read as the UTC date (`readingDay`).
+ */
+export const coverageQuery = z.object({
+  today: daySchema
+    .optional()
+    .describe(
+      "The caller's own date today (YYYY-MM-DD); the server's UTC date when omitted or more than a day away from it",
+    ),
+});
+export const readingDay = (today: string | undefined) =>
+  today !== undefined && today >= utcDay(-1) && today <= utcDay(1) ? today : undefined;
 
 export const coverageSchema = z.object({
   id: z.string(),

@@ -333,13 +333,13 @@ export async function putCoverage(
     const patient = presentPatient(await requirePatient(tx, ctx, patientId));
     const day = input.today ?? utcDay();
     const rows = await repo.listCoverages(tx, ctx.workspaceId, patientId);
-    // Where the caller's today is behind UTC (a US evening), an open coverage starting on the UTC date was set
-    // this same evening by that date (before callers sent their own): it is today's, corrected in place.
-    const utcToday = utcDay();
-    const sameEvening =
-      day < utcToday ? rows.find((c) => c.effectiveFrom === utcToday && c.effectiveTo === null) : undefined;
-    const active = rows.find((c) => isActiveOn(c, day));
-    const current = sameEvening ?? active;
+    // Coverage from `day` on replaces whatever is on file from then: one that started earlier ends the day before;
+    // those starting on or after it (set today, by the caller's clock or one ahead of it: past midnight already,
+    // or the UTC date before callers sent their own) were never on file before, so the newest is corrected in
+    // place and any other goes, and no two coverages ever overlap.
+    const active = rows.find((c) => isActiveOn(c, day) && c.effectiveFrom < day);
+    const fromToday = rows.filter((c) => c.effectiveFrom >= day);
+    const current = fromToday.find((c) => c.effectiveTo === null) ?? fromToday[0];
     const fields = {
       payerName: input.payerName,
       payerId: input.payerId,
@@ -349,11 +349,18 @@ export async function putCoverage(
     };
     let row: repo.CoverageRow;
     // The one on file before today ends yesterday.
-    if (active && active.effectiveFrom < day) {
-      await repo.updateCoverage(tx, ctx.workspaceId, active.id, { effectiveTo: shiftDay(day, -1) });
-    }
-    if (current && current.effectiveFrom >= day) {
-      row = await repo.updateCoverage(tx, ctx.workspaceId, current.id, { ...fields, effectiveFrom: day });
+    if (active) await repo.updateCoverage(tx, ctx.workspaceId, active.id, { effectiveTo: shiftDay(day, -1) });
+    await repo.deleteCoverages(
+      tx,
+      ctx.workspaceId,
+      fromToday.filter((c) => c !== current).map((c) => c.id),
+    );
+    if (current) {
+      row = await repo.updateCoverage(tx, ctx.workspaceId, current.id, {
+        ...fields,
+        effectiveFrom: day,
+        effectiveTo: null,
+      });
     } else {
       row = await repo.insertCoverage(tx, {
         workspaceId: ctx.workspaceId,
