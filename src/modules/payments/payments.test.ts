@@ -160,6 +160,12 @@ describe('payments', () => {
     const failed = await signed(event('checkout.session.async_payment_failed', bounced.session, 'unpaid'));
     expect(failed.json()).toEqual({ received: true, handled: false });
     expect(await statusOf(bounced.id)).toMatchObject({ status: 'open', paidAt: null });
+
+    // Nothing owed once a discount applied: settled, not open for ever.
+    const waived = await ask();
+    const free = await signed(event('checkout.session.completed', waived.session, 'no_payment_required'));
+    expect(free.json()).toEqual({ received: true, handled: true });
+    expect(await statusOf(waived.id)).toMatchObject({ status: 'paid', paidAt: expect.any(String) });
   });
 
   it('pages the list newest first (contract §1: limit 50 by default, at most 200, opaque cursor)', async () => {

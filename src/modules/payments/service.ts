@@ -201,6 +201,7 @@ export async function receiveWebhook(
 
 /** Whether the event says the money arrived (not merely that the checkout was completed). */
 function isPaidEvent(type: string | undefined, paymentStatus: string | undefined): boolean {
-  if (type === 'checkout.session.completed') return paymentStatus === 'paid';
+  // `no_payment_required`: nothing was owed once discounts applied (a fully discounted checkout) — settled.
+  if (type === 'checkout.session.completed') return paymentStatus === 'paid' || paymentStatus === 'no_payment_required';
   return type === 'checkout.session.async_payment_succeeded';
 }
