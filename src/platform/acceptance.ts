@@ -8,8 +8,9 @@
 // A refused call is anyone's to send, so each refusal also names the client network it came from (a
 // hash of the address, its /64 for IPv6: see clientNetwork), and a probe fails only when the refusals came
 // from enough networks: a provider out of step posts from its fleet, one sender looping forged calls
-// from one machine cannot open an incident, raise banners or turn the status page.
-import { createHash } from 'node:crypto';
+// from one machine cannot open an incident, raise banners or turn the status page. Networks are kept as keyed
+// hashes (networkKey), never as addresses.
+import { createHmac } from 'node:crypto';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { withSystem } from './db/tenant.js';
 import { clientNetwork } from './http/client-network.js';
@@ -35,19 +36,31 @@ function counts(deps: Pick<AppDeps, 'db'>, source: string) {
   return c;
 }
 
-/** A client network as stored: 16 hex characters of its hash (no address is kept). */
-export const networkKey = (address: string) =>
-  createHash('sha256').update(clientNetwork(address)).digest('hex').slice(0, 16);
+/**
+ * A client network as stored: 16 hex characters of its HMAC under a key derived from the instance's encryption key
+ * (the same on every instance, so networks count once across them). A plain hash of an IPv4 address could be
+ * reversed by trying all 2^32; without the key nothing can be.
+ */
+const hmacKeys = new WeakMap<Buffer, Buffer>();
+export function networkKey(deps: Pick<AppDeps, 'config'>, address: string): string {
+  const secret = deps.config.encryptionKey;
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = createHmac('sha256', secret).update('atrium:acceptance:client-network').digest();
+    hmacKeys.set(secret, key);
+  }
+  return createHmac('sha256', key).update(clientNetwork(address)).digest('hex').slice(0, 16);
+}
 
 export const countAccepted = (deps: Pick<AppDeps, 'db'>, source: string) => {
   counts(deps, source).accepted += 1;
 };
 /** A refused call, from the client address it came from (`request.ip`). */
-export const countRefused = (deps: Pick<AppDeps, 'db'>, source: string, from: string) => {
+export const countRefused = (deps: Pick<AppDeps, 'db' | 'config'>, source: string, from: string) => {
   const c = counts(deps, source);
   c.refused += 1;
   // Bounded: past a few hundred networks in one flush interval the probe has what it needs.
-  if (c.from.size < 500) c.from.add(networkKey(from));
+  if (c.from.size < 500) c.from.add(networkKey(deps, from));
 };
 
 const flushing = new WeakMap<object, Promise<void>>();

@@ -106,7 +106,7 @@ export const inboundAcceptance = pgTable(
     source: text('source').notNull(),
     accepted: integer('accepted').notNull(),
     refused: integer('refused').notNull(),
-    /** The client networks the refusals came from, as `networkKey` hashes (no address is kept). */
+    /** The client networks the refusals came from, as keyed `networkKey` hashes (no address is kept). */
     refusedFrom: text('refused_from').array().notNull().default(sql`'{}'::text[]`),
     at: ts('at').notNull().defaultNow(),
   },

@@ -5,6 +5,7 @@
 // least MIN_REFUSED_TO_FAIL refusals in its window, from at least MIN_NETWORKS_TO_FAIL client networks
 // (a provider's fleet; one machine looping forged signatures at a connection's URL can only warn).
 
+import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
@@ -153,6 +154,9 @@ describe('the minimum of client networks', () => {
     const keys = stored.flatMap((r) => r.refused_from);
     expect(new Set(keys).size).toBe(3);
     for (const key of keys) expect(key).toMatch(/^[0-9a-f]{16}$/);
+    // Keyed: a plain hash of the address (reversible by trying every IPv4 address) is not what is kept.
+    const plain = ['192.0.2.0', '192.0.2.1'].map((a) => createHash('sha256').update(a).digest('hex').slice(0, 16));
+    for (const p of plain) expect(keys).not.toContain(p);
   });
 });
 

@@ -150,7 +150,7 @@ describe('probes see failures', () => {
 describe('acceptance rates', () => {
   it('sum what every instance counted in the last interval', async () => {
     // Another instance's counters (its own deps object), flushed to the same database.
-    const otherInstance = { db: t.app.atrium.db };
+    const otherInstance = { db: t.app.atrium.db, config: t.app.atrium.config };
     // Refusals from the provider's fleet: three client networks over the two instances.
     for (let i = 0; i < 3; i++) countRefused(otherInstance, 'test:source', '198.51.100.7');
     await flushAcceptance(otherInstance);
