@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { allPages } from '../../../test/helpers/paging.js';
 import { withSystem } from '../../platform/db/tenant.js';
 import { newId } from '../../platform/ids.js';
 import { calendarTasks } from './tables.js';
@@ -120,18 +121,8 @@ describe('tasks and the day view', () => {
         .values(rows.map(({ due, ...r }) => ({ ...r, dueAt: due ? sql`${due}::timestamptz` : null }))),
     );
     const list = (query: string) => t.request({ method: 'GET', url: `/api/v1/tasks${query}`, token: own.admin.token });
-    const all = async (query: string, limit: number) => {
-      const ids: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const res = await list(`?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        expect(res.statusCode, res.body).toBe(200);
-        expect(res.json().items.length).toBeLessThanOrEqual(limit);
-        ids.push(...res.json().items.map((x: { id: string }) => x.id));
-        cursor = res.json().nextCursor;
-      } while (cursor);
-      return ids;
-    };
+    const all = (query: string, limit: number) =>
+      allPages(t, { url: '/api/v1/tasks', token: own.admin.token, query, limit });
     // Open first, then by due time (none last), then id.
     const key = (r: (typeof rows)[number]) => `${r.done ? 1 : 0} ${r.due ?? '9999'} ${r.id}`;
     const expected = (keep: (r: (typeof rows)[number]) => boolean) =>

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { captureLogs } from '../../../test/helpers/logs.js';
+import { allPages } from '../../../test/helpers/paging.js';
 import { withSystem } from '../../platform/db/tenant.js';
 import { newId } from '../../platform/ids.js';
 import { EMULATOR_WEBHOOK_SECRET, signPayload } from './stripe.js';
@@ -193,18 +194,8 @@ describe('payments', () => {
     expect(later.statusCode, later.body).toBe(201);
     const list = (query: string) =>
       t.request({ method: 'GET', url: `/api/v1/payments${query}`, token: own.admin.token });
-    const all = async (query: string, limit: number) => {
-      const ids: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const res = await list(`?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        expect(res.statusCode, res.body).toBe(200);
-        expect(res.json().items.length).toBeLessThanOrEqual(limit);
-        ids.push(...res.json().items.map((p: { id: string }) => p.id));
-        cursor = res.json().nextCursor;
-      } while (cursor);
-      return ids;
-    };
+    const all = (query: string, limit: number) =>
+      allPages(t, { url: '/api/v1/payments', token: own.admin.token, query, limit });
     const newestFirst = (keep: (r: (typeof rows)[number]) => boolean) => [
       later.json().id,
       ...rows
