@@ -107,6 +107,7 @@ describe('patient record', () => {
     const dialog = page.getByTestId('authorization-dialog');
     await dialog.getByLabel('Service').fill('Physical therapy');
     await dialog.getByLabel('Units').fill('12');
+    expect(await dialog.getByLabel('Valid from').getAttribute('type')).toBe('date');
     await dialog.getByLabel('Valid from').fill('2026-01-01');
     await dialog.getByLabel('Valid to').fill('2027-12-31');
     await dialog.getByRole('button', { name: 'Add authorization' }).click();
@@ -130,7 +131,16 @@ describe('patient record', () => {
     await page.getByTestId('submit-claim').click();
     const claimDialog = page.getByTestId('claim-dialog');
     expect(await claimDialog.getByLabel('Payer').inputValue()).toBe('Acme Health');
+    // Dates are the browser's date field (typed 03/14/2026 at a US desk), as on the authorization; one typed in
+    // part is refused where it is, not sent as "no date".
+    expect(await claimDialog.getByLabel('Service date').getAttribute('type')).toBe('date');
+    expect(await dialog.count()).toBe(0);
     await claimDialog.getByLabel('Amount (USD)').fill('125.50');
+    await claimDialog.getByLabel('Service date').focus();
+    await page.keyboard.type('03');
+    await claimDialog.getByRole('button', { name: 'Submit claim' }).click();
+    await expect.poll(() => claimDialog.getByText('Enter the whole date (month, day and year)').count()).toBe(1);
+    await claimDialog.getByLabel('Service date').fill('2026-03-14');
     await claimDialog.getByLabel('Billing codes').fill('97110, 97140');
     await claimDialog.getByRole('button', { name: 'Submit claim' }).click();
     const claim = page.getByTestId('claim').first();

@@ -18,8 +18,8 @@ const authorizationForm = z
     service: z.string().trim().min(1, 'Name the authorized service').max(100),
     units: z.coerce.number<string>().int('Whole units only').min(1, 'At least 1 unit').max(10_000),
     unitMinutes: z.coerce.number<string>().int('Whole minutes only').min(1).max(1440),
-    validFrom: z.iso.date('Enter a date as YYYY-MM-DD'),
-    validTo: z.iso.date('Enter a date as YYYY-MM-DD'),
+    validFrom: z.iso.date('Enter the whole date (month, day and year)'),
+    validTo: z.iso.date('Enter the whole date (month, day and year)'),
   })
   .refine((v) => v.validFrom <= v.validTo, { path: ['validTo'], message: 'Ends before it starts' });
 
@@ -164,8 +164,9 @@ function AddAuthorizationDialog({
           <TextInput control={form.control} name="unitMinutes" label="Minutes per unit" isRequired />
         </div>
         <div className="form-row">
-          <TextInput control={form.control} name="validFrom" label="Valid from" description="YYYY-MM-DD" isRequired />
-          <TextInput control={form.control} name="validTo" label="Valid to" description="YYYY-MM-DD" isRequired />
+          {/* The browser's date field, as for a birth date (typed and shown as the reader's locale writes dates). */}
+          <TextInput control={form.control} name="validFrom" label="Valid from" type="date" isRequired />
+          <TextInput control={form.control} name="validTo" label="Valid to" type="date" isRequired />
         </div>
         <div className="form-actions">
           <Button type="submit" isDisabled={form.formState.isSubmitting}>

@@ -8,6 +8,7 @@
 import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
 import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { Tab, TabList, TabPanel, type TabPanelRenderProps, Tabs } from 'react-aria-components';
+import type { FieldValues, Path, UseFormReturn } from 'react-hook-form';
 import { z } from 'zod';
 import { patchPatientBody } from '../../../../src/modules/patients/schema.js';
 import { ApiError } from '../../api.js';
@@ -238,16 +239,8 @@ function Demographics({ patient }: { patient: Patient }) {
       .catch((error) => applyProblem(form, error, { mrn_taken: 'mrn' }));
   });
   // A date typed only in part (03/14/yyyy) reads as empty: saving it would clear the birth date without a word.
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    const date = event.currentTarget.elements.namedItem('dateOfBirth');
-    if (date instanceof HTMLInputElement && date.validity.badInput) {
-      event.preventDefault();
-      form.setError('dateOfBirth', { type: 'manual', message: 'Enter the whole date (month, day and year)' });
-      form.setFocus('dateOfBirth');
-      return;
-    }
-    return save(event);
-  };
+  const onSubmit = (event: FormEvent<HTMLFormElement>) =>
+    refusedPartialDate(event, 'dateOfBirth', form) ? undefined : save(event);
   return (
     <form className="form record-form" onSubmit={onSubmit} noValidate data-testid="demographics-form">
       <FormError message={form.formState.errors.root?.message} />
@@ -282,8 +275,25 @@ const claimForm = z.object({
       /^([A-Za-z0-9.-]{1,16})?(\s*,\s*[A-Za-z0-9.-]{1,16})*$/,
       'Billing codes separated by commas, like 97110, 97140',
     ),
-  serviceDate: z.union([z.literal(''), z.iso.date('Enter a date as YYYY-MM-DD')]),
+  serviceDate: z.union([z.literal(''), z.iso.date('Enter the whole date (month, day and year)')]),
 });
+
+/**
+ * A browser date field typed only in part (03/14/yyyy) reads as empty, so a form would save "no date" without a
+ * word: refused where it is, with the field focused. True when the submit was stopped.
+ */
+function refusedPartialDate<T extends FieldValues>(
+  event: FormEvent<HTMLFormElement>,
+  name: Path<T>,
+  form: Pick<UseFormReturn<T>, 'setError' | 'setFocus'>,
+): boolean {
+  const date = event.currentTarget.elements.namedItem(name);
+  if (!(date instanceof HTMLInputElement) || !date.validity.badInput) return false;
+  event.preventDefault();
+  form.setError(name, { type: 'manual', message: 'Enter the whole date (month, day and year)' });
+  form.setFocus(name);
+  return true;
+}
 
 function Claims({ patientId, isAdmin }: { patientId: string; isAdmin: boolean }) {
   const claims = useClaims(patientId);
@@ -321,12 +331,16 @@ function Claims({ patientId, isAdmin }: { patientId: string; isAdmin: boolean })
         </Button>
       </div>
       <AppDialog title="Submit a claim" isOpen={open} onOpenChange={setOpen} testId="claim-dialog">
-        <form className="form" onSubmit={onSubmit} noValidate>
+        <form
+          className="form"
+          onSubmit={(event) => (refusedPartialDate(event, 'serviceDate', form) ? undefined : onSubmit(event))}
+          noValidate
+        >
           <FormError message={form.formState.errors.root?.message} />
           <TextInput control={form.control} name="payer" label="Payer" isRequired />
           <div className="form-row">
             <TextInput control={form.control} name="amount" label="Amount (USD)" isRequired placeholder="125.00" />
-            <TextInput control={form.control} name="serviceDate" label="Service date" description="YYYY-MM-DD" />
+            <TextInput control={form.control} name="serviceDate" label="Service date" type="date" />
           </div>
           <TextInput control={form.control} name="codes" label="Billing codes" description="Comma separated" />
           <div className="form-actions">
