@@ -109,8 +109,9 @@ export const utcDay = (offsetDays = 0) => new Date(Date.now() + offsetDays * 86_
  * Nov 26 is Nov 27 UTC), so the web app says which day it is there. Every zone (UTC−12 to UTC+14) is
  * within a day of the UTC date, so nothing further is accepted.
  */
+const withinADayOfUtc = (day: string) => day >= utcDay(-1) && day <= utcDay(1);
 const callerToday = daySchema
-  .refine((d) => d >= utcDay(-1) && d <= utcDay(1), {
+  .refine(withinADayOfUtc, {
     error: "Send the caller's own date today (YYYY-MM-DD), within a day of the server's UTC date",
   })
   .describe(
@@ -141,7 +142,7 @@ export const coverageQuery = z.object({
     ),
 });
 export const readingDay = (today: string | undefined) =>
-  today !== undefined && today >= utcDay(-1) && today <= utcDay(1) ? today : undefined;
+  today !== undefined && withinADayOfUtc(today) ? today : undefined;
 
 export const coverageSchema = z.object({
   id: z.string(),
