@@ -69,44 +69,58 @@ function describeEvent(e: CalendarEvent, start: Date | null, end: Date | null, w
     .join(', ');
 }
 
+const CONFERENCE_TAG: Record<string, string> = { meet: 'Meet', teams: 'Teams', zoom: 'Zoom' };
+
 function EventChip({ arg, where }: { arg: EventContentArg; where?: string }) {
   const e = arg.event.extendedProps.source as CalendarEvent | undefined;
   // The placeholder drawn while a slot is being selected has no event behind it.
   if (!e) return <span className="event-chip">{arg.timeText}</span>;
-  // As many lines as the event is tall (a 30-minute slot is 2.25em, a line 1.25 × the chip's
-  // 0.75em): what does not fit ends in an ellipsis, and the whole text is the chip's tooltip.
+  const list = arg.view.type.startsWith('list');
+  // The tags, each with the words the tooltip says it in.
+  const tags = [
+    e.conference
+      ? {
+          tag: CONFERENCE_TAG[e.conference.product] ?? 'Video',
+          says: `${CONFERENCE_LABEL[e.conference.product] ?? 'video'} call`,
+        }
+      : null,
+    e.patientId ? { tag: 'Patient', says: 'patient visit' } : null,
+  ].filter((t) => t !== null);
+  // As many lines as the event is tall: a 30-minute slot is 2.25 × the calendar's 0.875rem, less
+  // about 0.25rem for the gap under the event and its padding; a line is 1.1 × the chip's 0.75rem.
+  // (30 minutes: 2 lines, 45: 3, an hour: 4.)
   const minutes = ((arg.event.end?.getTime() ?? 0) - (arg.event.start?.getTime() ?? 0)) / 60_000;
-  const lines = Math.max(1, Math.floor(((minutes / 30) * 2.25 - 0.3) / (0.75 * 1.25)));
-  const whole = [arg.timeText, e.title || '(no title)', e.patientId ? '· patient visit' : ''].filter(Boolean).join(' ');
+  const lines = Math.max(1, Math.floor(((minutes / 30) * 2.25 * 0.875 - 0.25) / (0.75 * 1.1)));
+  // The tags take a line of their own under the title, kept to at least two lines: an event too low
+  // for that (under 45 minutes) leaves them out, and says them in its tooltip and its accessible name.
+  const tagsShown = tags.length > 0 && (list || lines >= 3);
+  const titleLines = tagsShown ? lines - 1 : lines;
+  const whole = [arg.timeText, e.title || '(no title)', ...tags.map((t) => `· ${t.says}`)].filter(Boolean).join(' ');
   // The chip's text is cut to fit and runs together ("1:30Morning huddle"): screen readers get the
   // whole sentence instead, the visible bits are hidden from them.
   const name = describeEvent(e, arg.event.start, arg.event.end, where);
   const shown = (
     <>
       <span className="visually-hidden">{name}</span>
-      {arg.timeText ? (
-        <span className="event-chip-time" aria-hidden="true">
-          {arg.timeText}
-        </span>
-      ) : null}
+      {/* The start and the title are one text, cut to the lines there are (no line of it runs out of the event). */}
       <span className="event-chip-title" aria-hidden="true">
+        {arg.timeText ? <span className="event-chip-time">{arg.timeText}</span> : null}
         {e.title || '(no title)'}
       </span>
-      {e.conference ? (
-        <span className="event-chip-tag" aria-hidden="true">
-          {e.conference.product === 'meet' ? 'Meet' : e.conference.product === 'teams' ? 'Teams' : 'Zoom'}
-        </span>
-      ) : null}
-      {e.patientId ? (
-        <span className="event-chip-tag" aria-hidden="true">
-          Patient
+      {tagsShown ? (
+        <span className="event-chip-tags" aria-hidden="true">
+          {tags.map(({ tag }) => (
+            <span key={tag} className="event-chip-tag">
+              {tag}
+            </span>
+          ))}
         </span>
       ) : null}
     </>
   );
   // The day list draws an event as a table row, which FullCalendar makes no control of once the
   // content is ours: a real button in it opens the event (its click reaches FullCalendar's eventClick).
-  if (arg.view.type.startsWith('list')) {
+  if (list) {
     return (
       <button type="button" className="event-chip event-chip-button" data-event-id={e.id}>
         {shown}
@@ -114,7 +128,12 @@ function EventChip({ arg, where }: { arg: EventContentArg; where?: string }) {
     );
   }
   return (
-    <span className="event-chip" title={whole} style={{ '--chip-lines': lines } as CSSProperties} data-event-id={e.id}>
+    <span
+      className="event-chip"
+      title={whole}
+      style={{ '--chip-lines': titleLines } as CSSProperties}
+      data-event-id={e.id}
+    >
       {shown}
     </span>
   );
