@@ -503,6 +503,9 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
       const target = calendar && findTarget(account, eventId, calendar.id);
       if (!calendar || !target) return { status: 404 as const };
       const series = target.event;
+      // What the change is made on: the series (its exception) or a copy of the event, which takes the
+      // stored one's place only once all of the change is accepted (a refused one changes nothing).
+      let changed = series;
       try {
         if (target.kind === 'instance') {
           if (target.instance.cancelled) return { status: 410 as const };
@@ -521,9 +524,11 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
           series.exceptions[key] = kept;
         } else {
           if (series.cancelled) return { status: 410 as const };
-          apply(body as Record<string, unknown>, series, calendar.timeZone, q.conferenceDataVersion === '1', false);
-          if (series.recurrence)
-            expand({ ...account, events: [series] }, calendar.id, series.startMs, series.startMs + 1);
+          const next = structuredClone(series);
+          apply(body as Record<string, unknown>, next, calendar.timeZone, q.conferenceDataVersion === '1', false);
+          if (next.recurrence) expand({ ...account, events: [next] }, calendar.id, next.startMs, next.startMs + 1);
+          account.events[account.events.indexOf(series)] = next;
+          changed = next;
         }
       } catch (err) {
         if (err instanceof BadEvent || err instanceof RecurrenceError) {
@@ -535,8 +540,8 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
         }
         throw err;
       }
-      series.updated = new Date().toISOString();
-      series.sequence += 1;
+      changed.updated = new Date().toISOString();
+      changed.sequence += 1;
       const fresh = findTarget(account, eventId, calendar.id)!;
       return {
         status: 200 as const,

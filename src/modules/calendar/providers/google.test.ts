@@ -123,6 +123,20 @@ describe('the Google emulator merges a PATCH as Google does', () => {
     });
     expect(merged.body.extendedProperties).toEqual({ private: { b: '2', c: '3' } });
   });
+
+  it('a refused patch changes nothing, not even the members before the one refused', async () => {
+    const made = await google('POST', '/calendars/primary/events', timed);
+    const before = await google('GET', `/calendars/primary/events/${made.body.id}`);
+    const refused = [
+      { summary: 'Changed', description: 'Changed too', transparency: 'sometimes' },
+      { summary: 'Changed', recurrence: ['RRULE:FREQ=SOMETIMES'] },
+    ];
+    for (const body of refused) {
+      const answer = await google('PATCH', `/calendars/primary/events/${made.body.id}`, body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await google('GET', `/calendars/primary/events/${made.body.id}`)).body).toEqual(before.body);
+  });
 });
 
 describe('changing an event between timed and all-day through Atrium', () => {
