@@ -174,19 +174,29 @@ const attendeesOf = (raw: unknown, before: Attendee[] = []): Attendee[] =>
 
 const text = (v: unknown) => (typeof v === 'string' ? v : null);
 
-/** Applies a (partial) Google event resource to an event or an occurrence's override. */
+/**
+ * How a body is applied: `insert` (events.insert) and `update` (events.update, PUT) take it as the
+ * whole event, so what it leaves out is Google's default (no description, location, guests,
+ * recurrence or extended properties, transparency opaque); `patch` (events.patch) merges it into the
+ * stored event (RFC 7396: what it leaves out stays, `null` removes).
+ */
+type Mode = 'insert' | 'update' | 'patch';
+
+/** Applies a Google event resource (`patch`: a partial one) to an event or an occurrence's override. */
 function apply(
   body: Record<string, unknown>,
   target: EmuEvent | Override,
   calendarZone: string,
   conferenceVersion: boolean,
-  full: boolean,
+  mode: Mode,
 ) {
+  const full = mode !== 'patch';
   const current = target as Partial<EmuEvent>;
   if ('summary' in body || full) target.title = text(body.summary) ?? '';
-  if ('description' in body) target.description = text(body.description);
-  if ('location' in body) target.location = text(body.location);
-  if ('attendees' in body) target.attendees = attendeesOf(body.attendees, current.attendees);
+  if ('description' in body || full) target.description = text(body.description);
+  if ('location' in body || full) target.location = text(body.location);
+  // Guests named again keep their answers (a client sends back what it read, responseStatus or not).
+  if ('attendees' in body || full) target.attendees = attendeesOf(body.attendees, current.attendees);
   if ('start' in body || 'end' in body || full) {
     // A patch merges into the stored start/end: sending only `{date}` to a timed event leaves its
     // `dateTime` there too, which Google refuses; `null` clears a member.
@@ -211,27 +221,28 @@ function apply(
     }
   }
   const event = target as EmuEvent;
-  if ('recurrence' in body && 'recurrence' in current) {
+  // (An occurrence has no recurrence of its own.)
+  if (('recurrence' in body || full) && 'recurrence' in current) {
     const lines = Array.isArray(body.recurrence)
       ? body.recurrence.filter((l): l is string => typeof l === 'string')
       : [];
     event.recurrence = lines.length ? lines : null;
   }
-  if (full && Array.isArray(body.recurrence))
-    event.recurrence = body.recurrence.filter((l): l is string => typeof l === 'string');
-  if ('transparency' in body) {
+  if ('transparency' in body || mode === 'update') {
+    const value = body.transparency;
+    if (value === 'opaque' || value === 'transparent') target.transparency = value;
+    // Left out of a whole event: Google's default, on an occurrence too (not its series' flag).
+    else if (value === undefined || (value === null && mode === 'update')) target.transparency = 'opaque';
     // null (a merge patch's "remove") is Google's default again; an occurrence then follows its series.
-    if (body.transparency === null) delete target.transparency;
-    else if (body.transparency === 'opaque' || body.transparency === 'transparent')
-      target.transparency = body.transparency;
+    else if (value === null) delete target.transparency;
     else throw new BadEvent('invalid', 'Invalid transparency value.');
   }
   // The kind of event is fixed when it is made.
-  if (full && body.eventType !== undefined && body.eventType !== null) {
+  if (mode === 'insert' && body.eventType !== undefined && body.eventType !== null) {
     if (!EVENT_TYPES.includes(String(body.eventType))) throw new BadEvent('invalid', 'Invalid event type.');
     if (body.eventType !== 'default') event.eventType = String(body.eventType);
   }
-  if ('extendedProperties' in body && 'id' in current)
+  if (('extendedProperties' in body || full) && 'id' in current)
     event.extended = full ? body.extendedProperties : mergePatch(event.extended, body.extendedProperties);
   if ('conferenceData' in body && conferenceVersion && 'id' in current) {
     const data = body.conferenceData as { createRequest?: { conferenceSolutionKey?: { type?: string } } } | null;
@@ -451,7 +462,7 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
         sequence: 0,
       };
       try {
-        apply(body as Record<string, unknown>, event, calendar.timeZone, q.conferenceDataVersion === '1', true);
+        apply(body as Record<string, unknown>, event, calendar.timeZone, q.conferenceDataVersion === '1', 'insert');
         if (event.recurrence) expand({ ...account, events: [event] }, calendar.id, event.startMs, event.startMs + 1);
       } catch (err) {
         if (err instanceof BadEvent || err instanceof RecurrenceError) {
@@ -490,9 +501,10 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
     return reply.send(toJson(request, shown));
   });
 
-  fastify.patch(eventRoute, { schema: { hide: true } }, async (request, reply) => {
+  // events.patch merges the body into the event; events.update (PUT) replaces the event with it.
+  const change = (mode: 'patch' | 'update') => async (request: FastifyRequest, reply: FastifyReply) => {
     const email = await authed(request, reply);
-    if (!email || (await fault('events.patch', reply))) return reply;
+    if (!email || (await fault(`events.${mode}`, reply))) return reply;
     const q = request.query as Record<string, string | undefined>;
     const body = request.body;
     if (!body || typeof body !== 'object' || Array.isArray(body))
@@ -519,13 +531,13 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
             allDay: series.allDay,
             attendees: target.instance.attendees,
           };
-          apply(body as Record<string, unknown>, seed, series.timeZone, false, false);
+          apply(body as Record<string, unknown>, seed, series.timeZone, false, mode);
           const { timeZone: _tz, allDay: _allDay, ...kept } = seed;
           series.exceptions[key] = kept;
         } else {
           if (series.cancelled) return { status: 410 as const };
           const next = structuredClone(series);
-          apply(body as Record<string, unknown>, next, calendar.timeZone, q.conferenceDataVersion === '1', false);
+          apply(body as Record<string, unknown>, next, calendar.timeZone, q.conferenceDataVersion === '1', mode);
           if (next.recurrence) expand({ ...account, events: [next] }, calendar.id, next.startMs, next.startMs + 1);
           account.events[account.events.indexOf(series)] = next;
           changed = next;
@@ -559,7 +571,9 @@ export async function googleEmulator(fastify: FastifyInstance): Promise<void> {
         'message' in result ? result.message : undefined,
       );
     return reply.send(toJson(request, result.shown));
-  });
+  };
+  fastify.patch(eventRoute, { schema: { hide: true } }, change('patch'));
+  fastify.put(eventRoute, { schema: { hide: true } }, change('update'));
 
   fastify.delete(eventRoute, { schema: { hide: true } }, async (request, reply) => {
     const email = await authed(request, reply);

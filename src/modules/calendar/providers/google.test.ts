@@ -139,6 +139,117 @@ describe('the Google emulator merges a PATCH as Google does', () => {
   });
 });
 
+describe('the Google emulator replaces an event on PUT (events.update) as Google does', () => {
+  type Resource = Answer & Record<string, unknown>;
+  const full = {
+    ...timed,
+    description: 'Bring the referral',
+    location: 'Room 2',
+    attendees: [{ email: 'nurse@example.org', responseStatus: 'accepted' }],
+    transparency: 'transparent',
+    extendedProperties: { private: { visit: '1' } },
+  };
+
+  it('what a PUT leaves out returns to Google’s default (transparency opaque, no description, location, guests or extended properties); a PATCH keeps it', async () => {
+    const made = await google('POST', '/calendars/primary/events', full);
+    expect(made.status).toBe(200);
+    const path = `/calendars/primary/events/${made.body.id}`;
+    const kept = {
+      description: full.description,
+      location: full.location,
+      attendees: [{ email: 'nurse@example.org', responseStatus: 'accepted' }],
+      transparency: 'transparent',
+      extendedProperties: full.extendedProperties,
+    };
+    const patched = await google('PATCH', path, { summary: 'Patched' });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ summary: 'Patched', ...kept });
+
+    const put = await google('PUT', path, { summary: 'Replaced', start: timed.start, end: timed.end });
+    expect(put.status).toBe(200);
+    const replaced = put.body as Resource;
+    expect(replaced).toMatchObject({
+      id: made.body.id,
+      summary: 'Replaced',
+      transparency: 'opaque',
+      start: timed.start,
+    });
+    for (const key of Object.keys(kept).filter((k) => k !== 'transparency')) expect(replaced).not.toHaveProperty(key);
+    expect(replaced.created).toBe((made.body as Resource).created);
+    expect(replaced.sequence).toBe(2);
+    expect((await google('GET', path)).body).toEqual(replaced);
+
+    // A PUT is the whole event: without start and end it is refused, and a refused one changes nothing.
+    const noTimes = await google('PUT', path, { summary: 'No times', transparency: 'transparent' });
+    expect([noTimes.status, noTimes.body.error.errors[0].reason]).toEqual([400, 'required']);
+    const bad = await google('PUT', path, { ...full, summary: 'Bad', transparency: 'sometimes' });
+    expect([bad.status, bad.body.error.message]).toEqual([400, 'Invalid transparency value.']);
+    expect((await google('GET', path)).body).toEqual(replaced);
+    // All of it given again: all of it back.
+    const again = await google('PUT', path, full);
+    expect(again.body).toMatchObject({ summary: 'Timed', ...kept });
+    expect(await google('PUT', '/calendars/primary/events/nosuchevent1', full)).toMatchObject({ status: 404 });
+  });
+
+  it('a PUT of one occurrence that leaves transparency out makes it opaque, not free like its series', async () => {
+    const series = await google('POST', '/calendars/primary/events', {
+      summary: 'Walk-in hour',
+      transparency: 'transparent',
+      start: { dateTime: '2027-04-05T14:00:00Z', timeZone: 'UTC' },
+      end: { dateTime: '2027-04-05T15:00:00Z', timeZone: 'UTC' },
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
+    const list = async () =>
+      (
+        (
+          await google(
+            'GET',
+            '/calendars/primary/events?singleEvents=true&timeMin=2027-04-05T00:00:00Z&timeMax=2027-04-08T00:00:00Z',
+          )
+        ).body as unknown as { items: Resource[] }
+      ).items;
+    const [, second] = await list();
+    const put = await google('PUT', `/calendars/primary/events/${second.id}`, {
+      summary: 'Walk-in hour (covered)',
+      start: second.start,
+      end: second.end,
+    });
+    expect(put.status).toBe(200);
+    expect((await list()).map((e) => [e.summary, e.transparency])).toEqual([
+      ['Walk-in hour', 'transparent'],
+      ['Walk-in hour (covered)', 'opaque'],
+      ['Walk-in hour', 'transparent'],
+    ]);
+    // The series itself PUT without transparency: opaque, still repeating (its recurrence given again).
+    const whole = await google('PUT', `/calendars/primary/events/${series.body.id}`, {
+      summary: 'Walk-in hour',
+      start: { dateTime: '2027-04-05T14:00:00Z', timeZone: 'UTC' },
+      end: { dateTime: '2027-04-05T15:00:00Z', timeZone: 'UTC' },
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
+    expect(whole.status).toBe(200);
+    expect((await list()).map((e) => e.transparency)).toEqual(['opaque', 'opaque', 'opaque']);
+  });
+
+  it('takes faults as events.update', async () => {
+    const made = await google('POST', '/calendars/primary/events', timed);
+    const fault = (body?: unknown) =>
+      fetch(`${t.baseUrl}/_emulators/google/faults`, {
+        method: body ? 'POST' : 'DELETE',
+        headers: body ? { 'content-type': 'application/json' } : {},
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    await fault({ operation: 'events.update', status: 503, times: 1 });
+    try {
+      const put = await google('PUT', `/calendars/primary/events/${made.body.id}`, { ...timed, summary: 'Later' });
+      expect(put.status).toBe(503);
+    } finally {
+      await fault();
+    }
+    expect((await google('GET', `/calendars/primary/events/${made.body.id}`)).body).toMatchObject({ summary: 'Timed' });
+  });
+});
+
 describe('changing an event between timed and all-day through Atrium', () => {
   it('works in both directions', async () => {
     const made = await t.request({
