@@ -484,6 +484,10 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
         const series = target.event;
         if (series.cancelled || (target.kind === 'instance' && target.instance.cancelled))
           return { status: 410 as const };
+        // What the change is made on: a copy of the event (a single one or a series master) or of the
+        // occurrence's exception, which takes the stored one's place only once all of the change is
+        // accepted (a refused one changes nothing, not even the members before the one refused).
+        let changed = series;
         try {
           if (target.kind === 'instance') {
             const key = String(target.originalStartMs);
@@ -496,17 +500,20 @@ export async function microsoftEmulator(fastify: FastifyInstance): Promise<void>
             apply(body as Record<string, unknown>, seed, false);
             series.exceptions[key] = seed;
           } else {
-            apply(body as Record<string, unknown>, series, false);
-            if (series.recurrence)
-              expand({ ...account, events: [series] }, series.calendarId, series.startMs, series.startMs + 1);
+            const next = structuredClone(series);
+            apply(body as Record<string, unknown>, next, false);
+            if (next.recurrence)
+              expand({ ...account, events: [next] }, next.calendarId, next.startMs, next.startMs + 1);
+            account.events[account.events.indexOf(series)] = next;
+            changed = next;
           }
         } catch (err) {
           if (err instanceof BadRequest || err instanceof RecurrenceError)
             return { status: 400 as const, message: err.message };
           throw err;
         }
-        series.updated = new Date().toISOString();
-        series.sequence += 1;
+        changed.updated = new Date().toISOString();
+        changed.sequence += 1;
         const fresh = findTarget(account, eventId)!;
         const e = fresh.kind === 'instance' ? fresh.instance : asInstance(fresh.event);
         return {

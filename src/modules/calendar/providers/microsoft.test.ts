@@ -205,23 +205,32 @@ describe('all-day events from Graph', () => {
   });
 });
 
-describe('free/busy: Graph’s showAs', () => {
-  /** A call straight at the (emulated) Graph API. */
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${session.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${await session.token()}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as { id: string; showAs?: string; value?: unknown[] } };
-  };
-  const at = (day: string, extra: Record<string, unknown> = {}) => ({
-    subject: `On ${day}`,
-    start: { dateTime: `${day}T09:00:00`, timeZone: 'UTC' },
-    end: { dateTime: `${day}T10:00:00`, timeZone: 'UTC' },
-    ...extra,
+/** A call straight at the (emulated) Graph API. */
+const call = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${session.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${await session.token()}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      id: string;
+      showAs?: string;
+      value?: unknown[];
+      error?: { code: string; message: string; innerError?: unknown };
+    },
+  };
+};
+/** A Graph event body: an hour from 09:00 UTC on the day. */
+const at = (day: string, extra: Record<string, unknown> = {}) => ({
+  subject: `On ${day}`,
+  start: { dateTime: `${day}T09:00:00`, timeZone: 'UTC' },
+  end: { dateTime: `${day}T10:00:00`, timeZone: 'UTC' },
+  ...extra,
+});
 
+describe('free/busy: Graph’s showAs', () => {
   it('reads free and workingElsewhere as free; tentative, busy, oof, unknown and none as busy', () => {
     const read = (showAs?: string) => graph(showAs === undefined ? {} : { showAs }).showAs;
     expect(['free', 'workingElsewhere', 'tentative', 'busy', 'oof', 'unknown', undefined].map(read)).toEqual([
@@ -357,5 +366,92 @@ describe('free/busy: Graph’s showAs', () => {
       ['Holiday', 'busy'],
       ['Away', 'busy'],
     ]);
+  });
+});
+
+describe('the Microsoft emulator: a refused PATCH changes nothing', () => {
+  /** Each is refused for a member after `subject` (and `body`), which must not be kept either. */
+  const refused = [
+    { subject: 'New', body: { content: 'New too' }, showAs: 'sometimes' },
+    { subject: 'New', start: { dateTime: '2027-05-03T11:00:00', timeZone: 'Atlantis Standard Time' } },
+    { subject: 'New', recurrence: { pattern: { type: 'sometimes' }, range: { type: 'noEnd' } } },
+    { subject: 'New', isOnlineMeeting: true, onlineMeetingProvider: 'skypeForBusiness' },
+  ];
+  const expectGraph400 = (answer: Awaited<ReturnType<typeof call>>, body: unknown) => {
+    expect(answer.status, JSON.stringify(body)).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'ErrorInvalidRequest', message: expect.any(String) });
+    expect(answer.body.error?.innerError).toBeDefined();
+  };
+  const view = (from: string, to: string) =>
+    call('GET', `/me/calendars/${graphCalendarId}/calendarView?startDateTime=${from}&endDateTime=${to}`);
+
+  it('of a single event: not even the members before the one refused, nor its etag', async () => {
+    const made = await call('POST', `/me/calendars/${graphCalendarId}/events`, at('2027-05-03'));
+    expect(made.status).toBe(201);
+    const before = await call('GET', `/me/events/${made.body.id}`);
+    for (const body of refused) expectGraph400(await call('PATCH', `/me/events/${made.body.id}`, body), body);
+    expect(await call('GET', `/me/events/${made.body.id}`)).toEqual(before);
+    // And one accepted after them takes, with a new etag.
+    const taken = await call('PATCH', `/me/events/${made.body.id}`, { subject: 'New' });
+    expect(taken.body).toMatchObject({ subject: 'New' });
+    expect((taken.body as Record<string, unknown>)['@odata.etag']).not.toBe(
+      (before.body as Record<string, unknown>)['@odata.etag'],
+    );
+  });
+
+  it('of a series: a refused recurrence leaves the series as it was, and listable', async () => {
+    const made = await call(
+      'POST',
+      `/me/calendars/${graphCalendarId}/events`,
+      at('2027-05-10', {
+        recurrence: {
+          pattern: { type: 'daily', interval: 1 },
+          range: { type: 'numbered', startDate: '2027-05-10', numberOfOccurrences: 3 },
+        },
+      }),
+    );
+    expect(made.status).toBe(201);
+    const before = await call('GET', `/me/events/${made.body.id}`);
+    const listed = await view('2027-05-10T00:00:00Z', '2027-05-13T00:00:00Z');
+    expect(listed.body.value).toHaveLength(3);
+    const tooMany = {
+      subject: 'New',
+      // A pattern Graph's reader takes, its expansion refuses (more than 999 occurrences).
+      recurrence: {
+        pattern: { type: 'daily', interval: 1 },
+        range: { type: 'numbered', startDate: '2027-05-10', numberOfOccurrences: 5000 },
+      },
+    };
+    for (const body of [...refused, tooMany])
+      expectGraph400(await call('PATCH', `/me/events/${made.body.id}`, body), body);
+    expect(await call('GET', `/me/events/${made.body.id}`)).toEqual(before);
+    expect(await view('2027-05-10T00:00:00Z', '2027-05-13T00:00:00Z')).toEqual(listed);
+  });
+
+  it('of an occurrence: neither it nor its series changes', async () => {
+    const made = await call(
+      'POST',
+      `/me/calendars/${graphCalendarId}/events`,
+      at('2027-05-17', {
+        recurrence: {
+          pattern: { type: 'daily', interval: 1 },
+          range: { type: 'numbered', startDate: '2027-05-17', numberOfOccurrences: 3 },
+        },
+      }),
+    );
+    expect(made.status).toBe(201);
+    const listed = await view('2027-05-17T00:00:00Z', '2027-05-20T00:00:00Z');
+    const occurrence = (listed.body.value as { id: string }[])[1].id;
+    const before = await call('GET', `/me/events/${occurrence}`);
+    const series = await call('GET', `/me/events/${made.body.id}`);
+    for (const body of [
+      { subject: 'New', showAs: 'sometimes' },
+      { subject: 'New', start: { dateTime: '2027-05-18T11:00:00', timeZone: 'Atlantis Standard Time' } },
+      { subject: 'New', end: { dateTime: '2027-05-18T08:00:00', timeZone: 'UTC' } },
+    ])
+      expectGraph400(await call('PATCH', `/me/events/${occurrence}`, body), body);
+    expect(await call('GET', `/me/events/${occurrence}`)).toEqual(before);
+    expect(await call('GET', `/me/events/${made.body.id}`)).toEqual(series);
+    expect(await view('2027-05-17T00:00:00Z', '2027-05-20T00:00:00Z')).toEqual(listed);
   });
 });
