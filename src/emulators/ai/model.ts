@@ -38,6 +38,27 @@ export function parseUninstalled(system: string): Map<string, string[]> {
   return phraseLines(system, 'Not installed here', /^([^:]{1,120}):\s*(.*)$/);
 }
 
+/**
+ * Lines `<skill name>: phrase | phrase || scope, scope` after "Installed without the access": skills installed
+ * here whose tools all lack a grant, with the access they miss.
+ */
+export function parseWithoutAccess(system: string): Map<string, { phrases: string[]; missing: string }> {
+  const out = new Map<string, { phrases: string[]; missing: string }>();
+  const at = system.indexOf('Installed without the access');
+  if (at < 0) return out;
+  for (const line of system.slice(at).split('\n').slice(1)) {
+    if (line.trim() === '') break;
+    const m = /^([^:]{1,120}):\s*(.*?)\s*\|\|\s*(.*)$/.exec(line.trim());
+    if (!m) continue;
+    const phrases = m[2]
+      .split('|')
+      .map((p) => p.trim().toLowerCase())
+      .filter(Boolean);
+    out.set(m[1], { phrases, missing: m[3] });
+  }
+  return out;
+}
+
 function phraseLines(system: string, heading: string, pattern: RegExp): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const at = system.indexOf(heading);
@@ -402,6 +423,16 @@ export function complete(messages: EmuMessage[], tools: EmuTool[], callSeq: () =
   const skillTools = tools.filter((t) => t.function.name !== LOOKUP_FUNCTION);
   const { text, picked, followUp } = currentRequest(messages, skillTools, triggers);
   if (!picked) {
+    // Asked for what a skill does that is installed without the access its tools need: say which access.
+    for (const [name, { phrases, missing }] of parseWithoutAccess(system)) {
+      if (phrases.some((p) => containsPhrase(text, p))) {
+        return {
+          content:
+            `The ${name} skill is installed here, but it was not given the access its tools need (${missing}), ` +
+            'so I can’t use it. An admin can grant that access with Change access in the Marketplace.',
+        };
+      }
+    }
     // Asked for what a skill does that is not installed here: say so, instead of guessing.
     for (const [name, phrases] of parseUninstalled(system)) {
       if (phrases.some((p) => containsPhrase(text, p))) {

@@ -206,12 +206,16 @@ export async function availableTools(deps: AppDeps, ctx: RequestContext) {
     const installs = await listActiveInstalls(tx, ctx.workspaceId);
     const out: {
       slug: string;
+      /** The catalogue's name of the skill, as the Marketplace shows it. */
+      name: string;
       skillId: string;
       version: string;
       triggers: string[];
       content: string;
       tools: ToolDefinition[];
       grantedScopes: Scope[];
+      /** Scopes its tools need that were not granted (its tools left out for want of them), in manifest order. */
+      missingScopes: Scope[];
     }[] = [];
     for (const install of installs) {
       const entry = await findCatalogEntry(tx, ctx.workspaceId, install.slug);
@@ -224,14 +228,22 @@ export async function availableTools(deps: AppDeps, ctx: RequestContext) {
         const required = [...t.requiredScopes, ...current.requiredScopes];
         return required.every((s) => granted.includes(s));
       });
+      const missing = new Set<Scope>();
+      for (const t of install.manifest.tools) {
+        const current = entry.manifest.tools.find((c) => c.name === t.name);
+        if (!current || tools.includes(t)) continue;
+        for (const s of [...t.requiredScopes, ...current.requiredScopes]) if (!granted.includes(s)) missing.add(s);
+      }
       out.push({
         slug: install.slug,
+        name: entry.manifest.name,
         skillId: install.skillId,
         version: install.version,
         triggers: install.manifest.triggers ?? [],
         content: entry.content,
         tools,
         grantedScopes: granted,
+        missingScopes: [...missing],
       });
     }
     return out;

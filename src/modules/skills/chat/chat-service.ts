@@ -109,6 +109,22 @@ export function systemPrompt(
     );
     for (const skill of uninstalled) lines.push(`${skill.name.replace(/[:\n]/g, ' ')}: ${skill.triggers.join(' | ')}`);
   }
+  // Installed, but none of its tools usable: the access they need was not granted. Asked for what it does, the
+  // assistant says which access is missing (an admin changes it in the Marketplace) instead of guessing.
+  const withoutAccess = skills.filter((s) => s.tools.length === 0 && s.missingScopes.length > 0 && s.triggers.length);
+  if (withoutAccess.length) {
+    lines.push(
+      '',
+      'Installed without the access its tools need (skill: phrases || missing access). When asked for what one of ' +
+        'these does, say the skill is installed but was not given that access, and that an admin can grant it with ' +
+        'Change access in the Marketplace; do not guess another skill.',
+    );
+    for (const skill of withoutAccess) {
+      lines.push(
+        `${skill.name.replace(/[:\n]/g, ' ')}: ${skill.triggers.join(' | ')} || ${skill.missingScopes.join(', ')}`,
+      );
+    }
+  }
   return lines.join('\n');
 }
 

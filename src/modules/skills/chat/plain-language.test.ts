@@ -294,3 +294,46 @@ describe('a skill that is not installed', () => {
     expectPlain(content);
   });
 });
+
+describe('a skill installed without the access its tools need', () => {
+  it('is named with the access it misses and where to grant it, instead of a guess', async () => {
+    const other = await createWorkspace(t, { tier: 'advanced' });
+    const installed = await t.request({
+      method: 'POST',
+      url: '/api/v1/marketplace/install',
+      token: other.admin.token,
+      payload: { slug: 'insurance-eligibility', scopes: [] },
+    });
+    expect(installed.statusCode, installed.body).toBe(201);
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v1/chat',
+      token: other.admin.token,
+      payload: { messages: [{ role: 'user', content: "Check Eleanor Vance's insurance eligibility" }] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const content = res.json().message.content as string;
+    expect(content).toContain('The Insurance eligibility check skill is installed here');
+    expect(content).toContain('patients:read');
+    expect(content).toContain('billing:read');
+    expect(content).toContain('Change access in the Marketplace');
+    expect(res.json().toolCalls).toEqual([]);
+    expectPlain(content);
+
+    // Once the access is granted, the same words run the tool.
+    const granted = await t.request({
+      method: 'POST',
+      url: '/api/v1/marketplace/install',
+      token: other.admin.token,
+      payload: { slug: 'insurance-eligibility', scopes: ['patients:read', 'billing:read'] },
+    });
+    expect(granted.statusCode, granted.body).toBe(200);
+    const again = await t.request({
+      method: 'POST',
+      url: '/api/v1/chat',
+      token: other.admin.token,
+      payload: { messages: [{ role: 'user', content: "Check Eleanor Vance's insurance eligibility" }] },
+    });
+    expect(again.json().message.content).not.toContain('was not given the access');
+  });
+});
