@@ -258,12 +258,15 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: 'Rename this workspace (admins)',
-        description: 'The tier is changed by the operator only. Audited as `admin_action` `workspace.update`.',
+        description:
+          'The tier is changed by the operator only. Audited as `admin_action` `workspace.update`. With ' +
+          '`workspaceId` (the workspace the name was typed for), 409 `workspace_changed` when the session is ' +
+          'now in another one (switched in another tab).',
         body: renameWorkspaceBody,
         response: { 200: workspaceSchema, ...problemResponses },
       },
     },
-    async (request) => service.renameWorkspace(deps, requireCtx(request), request.body.name),
+    async (request) => service.renameWorkspace(deps, requireCtx(request), request.body.name, request.body.workspaceId),
   );
 
   app.patch(

@@ -51,7 +51,19 @@ export const createWorkspaceBody = z.object({
 export const patchWorkspaceBody = z
   .object({ tier: tierSchema.optional(), name: z.string().trim().min(1).max(200).optional() })
   .refine((b) => b.tier !== undefined || b.name !== undefined, { message: 'Send tier or name' });
-export const renameWorkspaceBody = z.object({ name: z.string().trim().min(1).max(200) }).strict();
+export const renameWorkspaceBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    workspaceId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The workspace the name was typed for. When the session has moved to another workspace since (a switch ' +
+          'in another tab), 409 `workspace_changed` and nothing is renamed.',
+      ),
+  })
+  .strict();
 export const organizationBody = z.object({ name: z.string().trim().min(1).max(200) });
 export const organizationSchema = z.object({ id: z.string(), name: z.string() });
 export const memberCreatedSchema = z.object({ userId: z.string(), token: z.string() });

@@ -509,8 +509,18 @@ export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput
   });
 }
 
-/** PATCH /workspace: a workspace admin renames their own workspace (the tier stays the operator's). */
-export async function renameWorkspace(deps: AppDeps, ctx: RequestContext, name: string) {
+/**
+ * PATCH /workspace: a workspace admin renames their own workspace (the tier stays the operator's). `typedFor`: the workspace whose settings page the name was typed on. A browser session is moved between
+ * workspaces by a switch in any tab, so a page still showing the old one must not rename the new one.
+ */
+export async function renameWorkspace(deps: AppDeps, ctx: RequestContext, name: string, typedFor?: string) {
+  if (typedFor !== undefined && typedFor !== ctx.workspaceId) {
+    throw new AppError(
+      'workspace_changed',
+      409,
+      'This session has moved to another workspace since the page was opened; nothing was renamed',
+    );
+  }
   return patchWorkspace(deps, ctx.workspaceId, { name }, ctx);
 }
 

@@ -37,4 +37,17 @@ describe('PATCH /workspace', () => {
     const after = await me(ws.admin.token);
     expect(after.workspace).toMatchObject({ name: 'Riverbend Family Clinic', tier: 'standard' });
   });
+
+  it('renames only the workspace the name was typed for (a session switched in another tab is refused)', async () => {
+    const other = await createWorkspace(t, { tier: 'standard', name: 'Harbor Therapy' });
+    // The page sent the id of the workspace it showed; the credential is now another workspace's.
+    const res = await rename(ws.admin.token, { name: 'Riverside Clinic (PT)', workspaceId: other.id });
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().code).toBe('workspace_changed');
+    expect((await me(ws.admin.token)).workspace.name).toBe('Riverbend Family Clinic');
+    expect((await me(other.admin.token)).workspace.name).toBe('Harbor Therapy');
+    const same = await rename(ws.admin.token, { name: 'Riverbend Clinic', workspaceId: ws.id });
+    expect(same.statusCode, same.body).toBe(200);
+    expect((await me(ws.admin.token)).workspace.name).toBe('Riverbend Clinic');
+  });
 });
