@@ -236,13 +236,26 @@ describe('Admin → Webhooks page', () => {
     await page.close();
   });
 
-  it('explains the tier requirement below Advanced', async () => {
+  it('explains the tier requirement below Advanced as information, not as an error', async () => {
     const standard = await harness.createWorkspace({ tier: 'standard' });
     const page = await harness.newPage();
     await signIn(page, standard.admin.email, standard.admin.password);
     await page.goto('/admin/webhooks');
     const notice = page.getByTestId('tier-notice');
     await notice.waitFor();
-    expect(await notice.textContent()).toContain('Advanced');
+    const text = (await notice.textContent()) ?? '';
+    // What webhooks are, which plans have them, this workspace's plan and who changes it.
+    expect(text).toContain('Advanced');
+    expect(text).toMatch(/signed/i);
+    expect(text).toContain('Standard');
+    expect(text).toMatch(/Atrium contact/);
+    // Not the red error box of a failed request: no alert, no request id.
+    expect(await notice.getAttribute('class')).toContain('notice-info');
+    expect(await notice.getAttribute('role')).not.toBe('alert');
+    expect(text).not.toMatch(/request id|req_/i);
+    expect(await page.locator('main [role="alert"], main .notice-error').count()).toBe(0);
+    await notice.getByRole('link', { name: 'Settings' }).click();
+    await page.waitForURL('**/admin/settings');
+    await page.close();
   });
 });

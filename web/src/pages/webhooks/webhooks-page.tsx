@@ -7,6 +7,7 @@ import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { ConfirmDialog } from '../../components/ui/dialog.js';
 import { notifyError, notifySuccess } from '../../components/ui/toast.js';
+import { useCurrentMe } from '../../me-context.js';
 import { DeliveryLog } from './delivery-log.js';
 import { EndpointForm } from './endpoint-form.js';
 import { InboxList } from './inbox-list.js';
@@ -31,7 +32,8 @@ export function WebhooksPage({ endpointId }: { endpointId?: string }) {
   const endpoints = useEndpoints();
   const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
 
-  const tierBlocked = endpoints.error instanceof ApiError && endpoints.error.code === 'tier_required';
+  const tierError =
+    endpoints.error instanceof ApiError && endpoints.error.code === 'tier_required' ? endpoints.error : null;
   const selected = endpoints.data?.items.find((e) => e.id === endpointId);
 
   return (
@@ -42,8 +44,8 @@ export function WebhooksPage({ endpointId }: { endpointId?: string }) {
           <p className="muted">Signed event deliveries to your systems, retried until they land.</p>
         </div>
       </header>
-      {tierBlocked ? (
-        <ErrorNotice error={endpoints.error} title="Outbound webhooks need the Advanced tier" testId="tier-notice" />
+      {tierError ? (
+        <PlanNotice requiredTier={String(tierError.problem.requiredTier ?? 'advanced')} />
       ) : (
         <>
           {secret ? (
@@ -88,6 +90,36 @@ export function WebhooksPage({ endpointId }: { endpointId?: string }) {
         </>
       )}
     </section>
+  );
+}
+
+const PLAN_NAMES: Record<string, string> = {
+  free: 'Free',
+  standard: 'Standard',
+  advanced: 'Advanced',
+  enterprise: 'Enterprise',
+};
+
+/**
+ * Below the plan that has webhooks: what they are, which plans have them and who changes the plan, as
+ * information (the server's 403 `tier_required` is an answer, not a failure to report with a request id).
+ */
+function PlanNotice({ requiredTier }: { requiredTier: string }) {
+  const me = useCurrentMe();
+  const required = PLAN_NAMES[requiredTier] ?? requiredTier;
+  return (
+    <div className="notice notice-info" data-testid="tier-notice">
+      <p className="notice-title">Webhooks come with the {required} plan</p>
+      <p>
+        Webhooks send a signed message to your own systems (billing, records, a data warehouse) the moment something
+        happens in Atrium: a new patient, a booked or cancelled appointment, a signed note, a claim. They are part of
+        the {required} plan and above; this workspace is on the {PLAN_NAMES[me.workspace.tier] ?? me.workspace.tier}{' '}
+        plan.
+      </p>
+      <p>
+        Your Atrium contact changes the plan. <Link to="/admin/settings">Settings</Link> shows what yours includes.
+      </p>
+    </div>
   );
 }
 
