@@ -231,6 +231,21 @@ describe('workspace administration', () => {
     await page.goto('/admin/audit?from=2026-11-27&to=2026-11-25');
     expect(await page.getByTestId('audit-range-error').textContent()).toBe('From must be on or before To.');
     expect(await page.getByText('The request querystring is invalid').count()).toBe(0);
+    // Nothing to export either: the file would be the refusal.
+    expect(await page.getByTestId('audit-csv').getAttribute('href')).toBeNull();
+    expect(await page.getByTestId('audit-csv').getAttribute('aria-disabled')).toBe('true');
+    // A link the server refuses (From "yesterday", which the field cannot show): no Try again that can never work,
+    // but what was refused and a way to clear it; no export meanwhile.
+    await page.goto('/admin/audit?from=yesterday');
+    const refused = page.getByTestId('audit-filter-refused');
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain('From “yesterday”');
+    expect(await page.getByRole('button', { name: 'Try again' }).count()).toBe(0);
+    expect(await page.getByTestId('audit-csv').getAttribute('href')).toBeNull();
+    await refused.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByTestId('audit-table').waitFor();
+    expect(new URL(page.url()).search).toBe('');
+    expect(await page.getByTestId('audit-csv').getAttribute('href')).toContain('/api/v1/audit');
   });
 
   it('changes the password (wrong and weak refused in plain words) and resets a forgotten one by e-mail', async () => {

@@ -1,6 +1,7 @@
 /** The audit log (admins): filter by kind, person, patient and dates (kept in the URL); CSV export. */
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useId } from 'react';
+import { ApiError, describeError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading, LoadMore } from '../../components/status.js';
 import { DateInput } from '../../components/ui/date-input.js';
 import { PatientPicker } from '../patients/patient-picker.js';
@@ -31,6 +32,10 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
     for (const key of Object.keys(next) as (keyof AuditFilter)[]) if (!next[key]) delete next[key];
     void navigate({ to: '/admin/audit', search: next, replace: true });
   };
+  // The server refused the filters themselves (a link carrying `from=yesterday`, an id that is none): asking again
+  // cannot help, and the fields may not even show the value; say so and offer to clear them instead.
+  const refused = audit.error instanceof ApiError && audit.error.status >= 400 && audit.error.status < 500;
+  const exportable = !backwards && !refused;
   const rows = audit.data?.pages.flatMap((p) => p.items) ?? [];
   const patientNames = usePatientNames(rows.flatMap((r) => (typeof r.patientId === 'string' ? [r.patientId] : [])));
   return (
@@ -40,9 +45,28 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
           <h1 id="page-title">Audit log</h1>
           <p className="muted">Every access to patient information, every skill call and every admin change.</p>
         </div>
-        <a className="button button-secondary" href={auditCsvUrl(filter)} download="audit.csv" data-testid="audit-csv">
-          Export CSV
-        </a>
+        {exportable ? (
+          <a
+            className="button button-secondary"
+            href={auditCsvUrl(filter)}
+            download="audit.csv"
+            data-testid="audit-csv"
+          >
+            Export CSV
+          </a>
+        ) : (
+          // Not a link while the filters are refused: the download would be the refusal, saved as a failed file.
+          <span
+            className="button button-secondary"
+            role="link"
+            aria-disabled="true"
+            data-disabled
+            title="Fix the filters first"
+            data-testid="audit-csv"
+          >
+            Export CSV
+          </span>
+        )}
       </header>
       <div className="card">
         <div className="toolbar filters" data-testid="audit-filters">
@@ -107,7 +131,21 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
           </p>
         ) : null}
         {audit.isPending && !backwards ? <Loading label="Loading the audit log…" /> : null}
-        {audit.isError ? <ErrorNotice error={audit.error} onRetry={() => audit.refetch()} /> : null}
+        {audit.isError && refused ? (
+          <div className="notice notice-error" role="alert" data-testid="audit-filter-refused">
+            <p className="notice-title">These filters cannot be used</p>
+            <p>{describeError(audit.error)}</p>
+            <p>{unreadableFilters(filter)}</p>
+            <button
+              type="button"
+              className="button button-secondary"
+              onClick={() => void navigate({ to: '/admin/audit', search: {}, replace: true })}
+            >
+              Clear filters
+            </button>
+          </div>
+        ) : null}
+        {audit.isError && !refused ? <ErrorNotice error={audit.error} onRetry={() => audit.refetch()} /> : null}
         {audit.isSuccess && rows.length === 0 ? (
           <EmptyState title="Nothing matches">Change or clear the filters.</EmptyState>
         ) : null}
@@ -144,6 +182,20 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
       </div>
     </section>
   );
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Which filters of the link the fields cannot show (a From of `yesterday` shows as an empty field). */
+function unreadableFilters(filter: AuditFilter): string {
+  const named = [
+    filter.from && !DAY.test(filter.from) ? `From “${filter.from}”` : null,
+    filter.to && !DAY.test(filter.to) ? `To “${filter.to}”` : null,
+    filter.kind && !AUDIT_KINDS.includes(filter.kind as (typeof AUDIT_KINDS)[number]) ? `Kind “${filter.kind}”` : null,
+  ].filter(Boolean);
+  return named.length
+    ? `The link asks for ${named.join(' and ')}, which cannot be read as a filter. Clear the filters and choose them again.`
+    : 'Clear the filters and choose them again.';
 }
 
 function PatientCell({ patientId, names }: { patientId: unknown; names: Map<string, string> }) {
