@@ -66,4 +66,63 @@ describe('admin area review', () => {
     expect(await workspaceNames(page)).toMatchObject({ [riverside.id]: riverside.name, [harbor.id]: harbor.name });
     await other.close();
   });
+
+  it('a token revoke that fails says why in the dialog; one revoked elsewhere meanwhile is said to be gone', async () => {
+    const page = await harness.newPage();
+    await signIn(page, riverside.admin.email, riverside.admin.password);
+    await switchTo(page, riverside);
+    const createToken = (name: string) =>
+      page.evaluate(async (tokenName) => {
+        const res = await fetch('/api/v1/auth/tokens', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+          body: JSON.stringify({ name: tokenName }),
+        });
+        return ((await res.json()) as { id: string }).id;
+      }, name);
+    const revokeBehindTheBack = (id: string) =>
+      page.evaluate(async (tokenId) => {
+        await fetch(`/api/v1/auth/tokens/${tokenId}`, { method: 'DELETE', headers: { 'x-requested-with': 'fetch' } });
+      }, id);
+
+    for (const where of ['/admin/tokens', '/account'] as const) {
+      const name = `Revoke test ${uniqueSuffix()}`;
+      const id = await createToken(name);
+      await page.goto(where);
+      const row = page.getByTestId(where === '/account' ? 'token-item' : 'admin-token-row').filter({ hasText: name });
+      await row.waitFor();
+      const question = page.getByRole('alertdialog');
+
+      // The server fails: the dialog stays open and says so.
+      await page.route('**/api/v1/*/tokens/*', (route) =>
+        route.request().method() === 'DELETE'
+          ? route.fulfill({
+              status: 503,
+              contentType: 'application/problem+json',
+              body: JSON.stringify({ status: 503, code: 'unavailable', detail: 'The database is not answering' }),
+            })
+          : route.continue(),
+      );
+      await row.getByTestId('revoke-token').click();
+      await page.getByTestId('confirm-revoke').click();
+      await expect.poll(() => question.getByTestId('confirm-error').textContent()).toContain('not answering');
+      expect(await question.isVisible()).toBe(true);
+      await page.unroute('**/api/v1/*/tokens/*');
+      await question.getByRole('button', { name: 'Cancel' }).click();
+      await question.waitFor({ state: 'detached' });
+
+      // Revoked elsewhere meanwhile (404): said in the dialog, the list is read again (the row goes), and once
+      // closed the focus is on the list's title, not lost to the page.
+      await revokeBehindTheBack(id);
+      await row.getByTestId('revoke-token').click();
+      await page.getByTestId('confirm-revoke').click();
+      await expect.poll(() => question.getByTestId('confirm-error').textContent()).toContain('revoked meanwhile');
+      await expect.poll(() => row.count()).toBe(0);
+      expect(await page.getByTestId('confirm-revoke').count()).toBe(0);
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Close');
+      await page.keyboard.press('Enter');
+      await question.waitFor({ state: 'detached' });
+      await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toMatch(/^H[12]$/);
+    }
+  });
 });

@@ -1,4 +1,5 @@
 /** Buttons on React Aria (press events, keyboard, focus ring only when it helps) in the house styles. */
+import type { Ref } from 'react';
 import { Button as AriaButton, type ButtonProps as AriaButtonProps } from 'react-aria-components';
 
 export type ButtonVariant = 'primary' | 'secondary' | 'danger' | 'ghost';
@@ -7,6 +8,7 @@ export interface ButtonProps extends Omit<AriaButtonProps, 'className'> {
   variant?: ButtonVariant;
   size?: 'small' | 'medium';
   className?: string;
+  ref?: Ref<HTMLButtonElement>;
 }
 
 export function Button({ variant = 'primary', size = 'medium', className, ...rest }: ButtonProps) {

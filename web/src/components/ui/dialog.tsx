@@ -4,7 +4,7 @@
  *
  * Either controlled (`isOpen`/`onOpenChange`) or inside a `<DialogTrigger>` with its opener button.
  */
-import { type ReactNode, useId } from 'react';
+import { type ReactNode, useEffect, useId, useRef } from 'react';
 import { Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { Icon } from '../icons.js';
 import { ErrorNotice } from '../status.js';
@@ -93,6 +93,10 @@ export interface ConfirmDialogProps {
   errorTitle?: string;
   /** `danger` for what cannot be undone (the default); `primary` for a final but ordinary step. */
   confirmVariant?: ButtonVariant;
+  /** The safe choice's words ("Cancel"; "Keep invitation" where the action itself is a cancelling). */
+  cancelLabel?: string;
+  /** False once the question no longer stands (done meanwhile elsewhere): the action's button goes. */
+  canConfirm?: boolean;
 }
 
 /** "Are you sure?" for destructive actions: an alert dialog with Cancel (focused first) and the action. */
@@ -108,7 +112,14 @@ export function ConfirmDialog({
   error,
   errorTitle,
   confirmVariant = 'danger',
+  cancelLabel = 'Cancel',
+  canConfirm = true,
 }: ConfirmDialogProps) {
+  // The action's button may go while it has the focus (done meanwhile elsewhere): the focus stays in the dialog.
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!canConfirm) cancel.current?.focus();
+  }, [canConfirm]);
   return (
     <AppDialog
       title={title}
@@ -121,13 +132,15 @@ export function ConfirmDialog({
       {error ? <ErrorNotice error={error} title={errorTitle} testId="confirm-error" /> : null}
       <div className="form-actions">
         {/* The safe choice has the focus, so Enter pressed out of habit changes nothing. */}
-        <Button variant="secondary" autoFocus onPress={() => onOpenChange(false)}>
-          Cancel
+        <Button variant="secondary" autoFocus ref={cancel} onPress={() => onOpenChange(false)}>
+          {cancelLabel}
         </Button>
         {/* Pending, not disabled: a disabled button would drop the focus out of the dialog while it works. */}
-        <Button variant={confirmVariant} isPending={pending} data-testid={confirmTestId} onPress={onConfirm}>
-          {confirmLabel}
-        </Button>
+        {canConfirm ? (
+          <Button variant={confirmVariant} isPending={pending} data-testid={confirmTestId} onPress={onConfirm}>
+            {confirmLabel}
+          </Button>
+        ) : null}
       </div>
     </AppDialog>
   );

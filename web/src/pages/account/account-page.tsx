@@ -1,13 +1,14 @@
 /** Your account: who you are here, change password, and your API tokens (secret shown once). */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { z } from 'zod';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
-import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
+import { AppDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { type ApiToken, useChangePassword, useCreateToken, useMyTokens, useRevokeMyToken } from '../admin/admin-api.js';
+import { RevokeTokenDialog, refocusIfLost } from '../admin/revoke-token-dialog.js';
 import { formatDateTime } from '../patients/patients-api.js';
 
 export function AccountPage() {
@@ -100,6 +101,9 @@ const tokenForm = z.object({ name: z.string().trim().min(1, 'Name the token afte
 function TokensCard() {
   const tokens = useMyTokens();
   const create = useCreateToken();
+  const revoke = useRevokeMyToken();
+  const [revoking, setRevoking] = useState<ApiToken | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const form = useZodForm(tokenForm, { defaultValues: { name: '' } });
   const onSubmit = form.handleSubmit((values) =>
@@ -113,7 +117,9 @@ function TokensCard() {
   );
   return (
     <section className="card panel" aria-labelledby="tokens-title" id="tokens">
-      <h2 id="tokens-title">API tokens</h2>
+      <h2 id="tokens-title" tabIndex={-1} ref={heading}>
+        API tokens
+      </h2>
       <p className="muted">
         A token acts as you in this workspace, for scripts and integrations: send it as{' '}
         <code>Authorization: Bearer …</code>.
@@ -147,10 +153,27 @@ function TokensCard() {
       {tokens.isSuccess && tokens.data.items.length > 0 ? (
         <ul className="card-list" data-testid="my-tokens">
           {tokens.data.items.map((t) => (
-            <TokenItem key={t.id} token={t} />
+            <TokenItem
+              key={t.id}
+              token={t}
+              onRevoke={() => {
+                revoke.reset();
+                setRevoking(t);
+              }}
+            />
           ))}
         </ul>
       ) : null}
+      <RevokeTokenDialog
+        key={revoking?.id}
+        token={revoking}
+        title={revoking ? `Revoke “${revoking.name}”?` : ''}
+        revoke={revoke}
+        onClose={() => {
+          setRevoking(null);
+          refocusIfLost(heading);
+        }}
+      />
     </section>
   );
 }
@@ -179,33 +202,16 @@ export function SecretValue({ label, value }: { label: string; value: string }) 
   );
 }
 
-function TokenItem({ token }: { token: ApiToken }) {
-  const revoke = useRevokeMyToken();
-  const [confirming, setConfirming] = useState(false);
+function TokenItem({ token, onRevoke }: { token: ApiToken; onRevoke: () => void }) {
   return (
     <li className="item-card token-item" data-testid="token-item">
       <div className="item-card-top">
         <strong>{token.name}</strong>
-        <Button variant="secondary" size="small" onPress={() => setConfirming(true)} data-testid="revoke-token">
+        <Button variant="secondary" size="small" onPress={onRevoke} data-testid="revoke-token">
           Revoke
         </Button>
       </div>
       <span className="muted">Created {formatDateTime(token.createdAt)}</span>
-      <ConfirmDialog
-        title={`Revoke “${token.name}”?`}
-        description="Anything using it gets 401 from the next request."
-        confirmLabel="Revoke"
-        isOpen={confirming}
-        onOpenChange={setConfirming}
-        pending={revoke.isPending}
-        confirmTestId="confirm-revoke"
-        onConfirm={() =>
-          revoke.mutate(token.id, {
-            onSuccess: () => notifySuccess(`Token “${token.name}” revoked.`),
-            onSettled: () => setConfirming(false),
-          })
-        }
-      />
     </li>
   );
 }

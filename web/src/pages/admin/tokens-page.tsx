@@ -1,19 +1,23 @@
 /** Every API token of the workspace (admins): who owns it, when it was last used; revoke. Never the secret. */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
-import { ConfirmDialog } from '../../components/ui/dialog.js';
-import { notifySuccess } from '../../components/ui/toast.js';
 import { formatDateTime } from '../patients/patients-api.js';
 import { type ApiToken, useAdminTokens, useRevokeAdminToken } from './admin-api.js';
+import { RevokeTokenDialog, refocusIfLost, tokenIdSuffix } from './revoke-token-dialog.js';
 
 export function AdminTokensPage() {
   const tokens = useAdminTokens();
+  const revoke = useRevokeAdminToken();
+  const [revoking, setRevoking] = useState<ApiToken | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   return (
     <section className="page" aria-labelledby="page-title">
       <header className="page-header">
         <div>
-          <h1 id="page-title">API tokens</h1>
+          <h1 id="page-title" tabIndex={-1} ref={heading}>
+            API tokens
+          </h1>
           <p className="muted">Every token of this workspace. Members create their own under Account.</p>
         </div>
       </header>
@@ -41,27 +45,42 @@ export function AdminTokensPage() {
               </thead>
               <tbody>
                 {tokens.data.items.map((t) => (
-                  <TokenRow key={t.id} token={t} />
+                  <TokenRow
+                    key={t.id}
+                    token={t}
+                    onRevoke={() => {
+                      revoke.reset();
+                      setRevoking(t);
+                    }}
+                  />
                 ))}
               </tbody>
             </table>
           </div>
         ) : null}
       </div>
+      <RevokeTokenDialog
+        key={revoking?.id}
+        token={revoking}
+        title={revoking ? `Revoke “${revoking.name}” of ${revoking.userName}?` : ''}
+        revoke={revoke}
+        onClose={() => {
+          setRevoking(null);
+          refocusIfLost(heading);
+        }}
+      />
     </section>
   );
 }
 
-function TokenRow({ token }: { token: ApiToken }) {
-  const revoke = useRevokeAdminToken();
-  const [confirming, setConfirming] = useState(false);
+function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: () => void }) {
   return (
     <tr data-testid="admin-token-row">
       <th scope="row" className="cell-name">
         {token.name}
         {/* The end of its id tells apart tokens of one name (the same id is in the audit log). */}
         <span className="muted cell-sub">
-          Created {formatDateTime(token.createdAt)} · <span title={token.id}>…{token.id.slice(-6)}</span>
+          Created {formatDateTime(token.createdAt)} · <span title={token.id}>{tokenIdSuffix(token)}</span>
         </span>
       </th>
       <td data-label="Owner">{token.userName}</td>
@@ -69,24 +88,15 @@ function TokenRow({ token }: { token: ApiToken }) {
         {token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'}
       </td>
       <td className="cell-actions">
-        <Button variant="secondary" size="small" onPress={() => setConfirming(true)} data-testid="revoke-token">
+        <Button
+          variant="secondary"
+          size="small"
+          onPress={onRevoke}
+          data-testid="revoke-token"
+          aria-label={`Revoke ${token.name} ${tokenIdSuffix(token)} of ${token.userName}`}
+        >
           Revoke
         </Button>
-        <ConfirmDialog
-          title={`Revoke “${token.name}” of ${token.userName}?`}
-          description="Anything using it gets 401 from the next request."
-          confirmLabel="Revoke"
-          isOpen={confirming}
-          onOpenChange={setConfirming}
-          pending={revoke.isPending}
-          confirmTestId="confirm-revoke"
-          onConfirm={() =>
-            revoke.mutate(token.id, {
-              onSuccess: () => notifySuccess(`Token “${token.name}” revoked.`),
-              onSettled: () => setConfirming(false),
-            })
-          }
-        />
       </td>
     </tr>
   );
