@@ -1,7 +1,7 @@
 /** The audit log (admins): filter by kind, person, patient and dates (kept in the URL); CSV export. */
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useId } from 'react';
-import { ApiError, describeError } from '../../api.js';
+import { ApiError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading, LoadMore } from '../../components/status.js';
 import { DateInput } from '../../components/ui/date-input.js';
 import { PatientPicker } from '../patients/patient-picker.js';
@@ -134,7 +134,6 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
         {audit.isError && refused ? (
           <div className="notice notice-error" role="alert" data-testid="audit-filter-refused">
             <p className="notice-title">These filters cannot be used</p>
-            <p>{describeError(audit.error)}</p>
             <p>{unreadableFilters(filter)}</p>
             <button
               type="button"
@@ -195,7 +194,7 @@ function unreadableFilters(filter: AuditFilter): string {
   ].filter(Boolean);
   return named.length
     ? `The link asks for ${named.join(' and ')}, which cannot be read as a filter. Clear the filters and choose them again.`
-    : 'Clear the filters and choose them again.';
+    : 'The filters in this link could not be read. Clear them and choose them again.';
 }
 
 function PatientCell({ patientId, names }: { patientId: unknown; names: Map<string, string> }) {
