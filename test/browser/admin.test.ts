@@ -233,7 +233,7 @@ describe('workspace administration', () => {
     expect(await page.getByText('The request querystring is invalid').count()).toBe(0);
     // Nothing to export either: the file would be the refusal.
     expect(await page.getByTestId('audit-csv').getAttribute('href')).toBeNull();
-    expect(await page.getByTestId('audit-csv').getAttribute('aria-disabled')).toBe('true');
+    expect(await page.getByTestId('audit-csv').isDisabled()).toBe(true);
     // A link the server refuses (From "yesterday", which the field cannot show): no Try again that can never work,
     // but what was refused and a way to clear it; no export meanwhile.
     await page.goto('/admin/audit?from=yesterday');

@@ -56,16 +56,16 @@ export function AuditPage({ filter }: { filter: AuditFilter }) {
           </a>
         ) : (
           // Not a link while the filters are refused: the download would be the refusal, saved as a failed file.
-          <span
+          <button
+            type="button"
             className="button button-secondary"
-            role="link"
-            aria-disabled="true"
+            disabled
             data-disabled
             title="Fix the filters first"
             data-testid="audit-csv"
           >
             Export CSV
-          </span>
+          </button>
         )}
       </header>
       <div className="card">
