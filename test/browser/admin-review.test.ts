@@ -125,4 +125,47 @@ describe('admin area review', () => {
       await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toMatch(/^H[12]$/);
     }
   });
+
+  it('removing yourself is leaving: asked in your own words, and you move on to a workspace you still have', async () => {
+    const lakeside = await harness.createWorkspace({ name: `Lakeside ${uniqueSuffix()}`, tier: 'standard' });
+    // Lakeside's admin is a member of Harbor as well; two more admins stay, one of whom then leaves too.
+    await harness.addMember(harbor.id, { email: lakeside.admin.email, name: lakeside.admin.name, role: 'member' });
+    const sole = { email: `sole-${uniqueSuffix()}@example.test`, password: `Quiet-harbor-${uniqueSuffix()}-lamp` };
+    await harness.addMember(lakeside.id, { ...sole, name: 'Sam Sole', role: 'admin' });
+    await harness.addMember(lakeside.id, {
+      email: `stay-${uniqueSuffix()}@example.test`,
+      name: 'Kim Stay',
+      role: 'admin',
+    });
+
+    const page = await harness.newPage();
+    await signIn(page, lakeside.admin.email, lakeside.admin.password);
+    await switchTo(page, lakeside);
+    await page.goto('/admin/members');
+    await page.getByTestId('member-row').filter({ hasText: '(you)' }).getByTestId('member-remove').click();
+    const question = page.getByRole('alertdialog');
+    expect(await question.getByRole('heading').textContent()).toBe(`Leave ${lakeside.name}?`);
+    const said = (await question.locator('.dialog-description').textContent()) ?? '';
+    expect(said).toContain('You lose access to it at once.');
+    expect(said).toContain(`You move on to ${harbor.name}.`);
+    expect(said).not.toMatch(/\bTheir\b/);
+    await question.getByTestId('confirm-remove').click();
+    // Still signed in, now in Harbor (where this user is no admin: off the admin page), and told so.
+    await expect.poll(() => page.getByTestId('workspace-name').textContent()).toBe(harbor.name);
+    await page.getByText(`You left ${lakeside.name}.`).first().waitFor();
+    expect(new URL(page.url()).pathname).toBe('/patients');
+    expect(await page.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
+
+    // With no other workspace, leaving signs you out, and says so.
+    const last = await harness.newPage();
+    await signIn(last, sole.email, sole.password);
+    await last.goto('/admin/members');
+    await last.getByTestId('member-row').filter({ hasText: '(you)' }).getByTestId('member-remove').click();
+    expect(await last.getByRole('alertdialog').locator('.dialog-description').textContent()).toContain(
+      'You belong to no other workspace, so you will be signed out.',
+    );
+    await last.getByTestId('confirm-remove').click();
+    await last.getByRole('button', { name: 'Sign in' }).waitFor();
+    await last.getByText(`You left ${lakeside.name}.`).first().waitFor();
+  });
 });

@@ -141,6 +141,48 @@ describe('DELETE /members/:userId', () => {
     expect((await as(ws.admin.token, 'DELETE', `/members/${member.userId}`)).statusCode).toBe(404);
   });
 
+  it('an admin leaving from a browser session moves on to another workspace of theirs, or is signed out', async () => {
+    const signIn = async (email: string, workspaceId: string) => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/auth/sign-in',
+        payload: { email, password: TEST_PASSWORD, workspaceId },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return cookieFrom(res);
+    };
+    const withCookie = (cookie: string, method: 'GET' | 'DELETE', url: string) =>
+      t.request({ method, url: `/api/v1${url}`, headers: { cookie, 'x-requested-with': 'fetch' } });
+
+    // Two admins here; the leaving one is also a member of two other workspaces, the later used one `recent`.
+    const leaver = await addMember(t, ws, { role: 'admin', password: TEST_PASSWORD, name: 'Avery Leaver' });
+    const older = await createWorkspace(t);
+    const recent = await createWorkspace(t);
+    await addMember(t, older, { email: leaver.email });
+    await addMember(t, recent, { email: leaver.email });
+    await signIn(leaver.email, older.id);
+    await signIn(leaver.email, recent.id);
+    const cookie = await signIn(leaver.email, ws.id);
+    const otherSessionHere = await signIn(leaver.email, ws.id);
+
+    const res = await withCookie(cookie, 'DELETE', `/members/${leaver.userId}`);
+    expect(res.statusCode, res.body).toBe(204);
+    const me = await withCookie(cookie, 'GET', '/me');
+    expect(me.statusCode, me.body).toBe(200);
+    expect(me.json().workspace.id).toBe(recent.id);
+    expect(me.json().workspaces.map((w: { id: string }) => w.id)).not.toContain(ws.id);
+    // Their other session here and their token here end, as for any removal.
+    expect((await withCookie(otherSessionHere, 'GET', '/me')).statusCode).toBe(401);
+    expect((await as(leaver.token, 'GET', '/me')).statusCode).toBe(401);
+    expect((await as(ws.admin.token, 'GET', '/members')).body).not.toContain(leaver.userId);
+
+    // Someone with no other workspace left is signed out.
+    const only = await addMember(t, ws, { role: 'admin', password: TEST_PASSWORD });
+    const onlyCookie = await signIn(only.email, ws.id);
+    expect((await withCookie(onlyCookie, 'DELETE', `/members/${only.userId}`)).statusCode).toBe(204);
+    expect((await withCookie(onlyCookie, 'GET', '/me')).statusCode).toBe(401);
+  });
+
   it("ends the removed member's open event streams within moments", async () => {
     const member = await addMember(t, ws, { name: 'Streamer' });
     const dm = await as(ws.admin.token, 'POST', '/direct-messages', { recipients: [member.userId], body: 'hello' });

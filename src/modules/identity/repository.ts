@@ -96,6 +96,7 @@ export async function membershipsOfUser(tx: Tx, userId: string) {
       organizationId: workspaces.organizationId,
       role: memberships.role,
       isProvider: memberships.isProvider,
+      lastSignInAt: memberships.lastSignInAt,
     })
     .from(memberships)
     .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
@@ -293,11 +294,18 @@ export async function deleteUserTokensIn(tx: Tx, workspaceId: string, userId: st
 }
 
 /** Revokes a user's live sessions in one workspace; returns their hashes. */
-export async function revokeUserSessionsIn(tx: Tx, workspaceId: string, userId: string): Promise<string[]> {
+export async function revokeUserSessionsIn(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+  exceptSessionId?: string,
+): Promise<string[]> {
+  const conditions = [eq(sessions.workspaceId, workspaceId), eq(sessions.userId, userId), isNull(sessions.revokedAt)];
+  if (exceptSessionId) conditions.push(sql`${sessions.id} <> ${exceptSessionId}`);
   const rows = await tx
     .update(sessions)
     .set({ revokedAt: sql`now()` })
-    .where(and(eq(sessions.workspaceId, workspaceId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+    .where(and(...conditions))
     .returning({ hash: sessions.tokenHash });
   return rows.map((r) => r.hash);
 }

@@ -294,13 +294,16 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Remove a member from the workspace (admins)',
         description:
           "The membership ends and the user's API tokens and sessions in this workspace stop working at once " +
-          '(open event streams end). Removing the last admin answers 409 `last_admin`.',
+          '(open event streams end). Removing the last admin answers 409 `last_admin`. An admin removing ' +
+          'themself (leaving) from a browser session keeps that session: it moves to the workspace of theirs they ' +
+          'signed in to last (as `POST /auth/switch-workspace`), and ends only when they belong to none; `GET /me` ' +
+          'then says where they are.',
         params: memberParams,
         response: { 204: noContent, ...problemResponses },
       },
     },
     async (request, reply) => {
-      await service.removeMember(deps, requireCtx(request), request.params.userId);
+      await service.removeMember(deps, requireCtx(request), request.params.userId, request.sessionId);
       return reply.status(204).send(null);
     },
   );

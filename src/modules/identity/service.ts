@@ -313,7 +313,18 @@ export function onMemberRemoved(hook: MemberRemovedHook): void {
  * Ends a membership: the user's tokens and sessions in this workspace stop working at once, and so
  * does what other modules hold for them (`onMemberRemoved`, same transaction).
  */
-export async function removeMember(deps: AppDeps, ctx: RequestContext, userId: string): Promise<void> {
+/**
+ * `sessionId`: the browser session asking. When it removes its own user (leaving the workspace), that session is kept
+ * out of the revocation and moved on afterwards to another workspace of the user's, as a switch would; it ends only
+ * when none is left (an API token is bound to this workspace and goes with the others).
+ */
+export async function removeMember(
+  deps: AppDeps,
+  ctx: RequestContext,
+  userId: string,
+  sessionId?: string,
+): Promise<void> {
+  const leaving = userId === ctx.userId ? sessionId : undefined;
   const afterCommit: (() => Promise<void>)[] = [];
   await changeMembership(
     deps,
@@ -323,7 +334,7 @@ export async function removeMember(deps: AppDeps, ctx: RequestContext, userId: s
       if (admins.length === 1 && admins[0] === userId) throw lastAdmin();
       await repo.deleteMembership(tx, ctx.workspaceId, userId);
       const tokens = await repo.deleteUserTokensIn(tx, ctx.workspaceId, userId);
-      const sessions = await repo.revokeUserSessionsIn(tx, ctx.workspaceId, userId);
+      const sessions = await repo.revokeUserSessionsIn(tx, ctx.workspaceId, userId, leaving);
       for (const hash of [...tokens, ...sessions]) await invalidateCredential(tx, deps.principals, hash);
       for (const hook of memberRemovedHooks) {
         const after = await hook(deps, tx, { workspaceId: ctx.workspaceId, userId, actor: ctx });
@@ -342,9 +353,29 @@ export async function removeMember(deps: AppDeps, ctx: RequestContext, userId: s
       return n;
     },
   );
+  if (leaving) {
+    await moveOnAfterLeaving(deps, ctx.userId, leaving).catch((err) =>
+      ctx.log.warn({ err }, 'moving the session on after leaving a workspace failed'),
+    );
+  }
   for (const after of afterCommit) {
     await after().catch((err) => ctx.log.warn({ err, userId }, 'work after a member removal failed'));
   }
+}
+
+/**
+ * After a user left a workspace from a browser session: the session moves to the workspace of theirs they signed in
+ * to last, or ends when they belong to none. Until then it opens nothing (a session needs its membership), so a
+ * failure here leaves no way into the workspace left behind. System scope: the session changes workspace.
+ */
+async function moveOnAfterLeaving(deps: AppDeps, userId: string, sessionId: string): Promise<void> {
+  await withSystem(deps.db, async (tx) => {
+    const [next] = (await repo.membershipsOfUser(tx, userId)).sort(
+      (a, b) => (b.lastSignInAt?.getTime() ?? 0) - (a.lastSignInAt?.getTime() ?? 0),
+    );
+    const hash = next ? await repo.moveSession(tx, sessionId, next.id) : await repo.revokeSession(tx, sessionId);
+    if (hash) await invalidateCredential(tx, deps.principals, hash);
+  });
 }
 
 /**

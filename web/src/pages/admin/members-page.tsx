@@ -1,14 +1,17 @@
 /** Members (admins): invite by e-mail, change role and provider flag, remove; the last admin stays. */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from '@tanstack/react-router';
 import { type RefObject, useEffect, useRef, useState } from 'react';
 import { Switch } from 'react-aria-components';
 import { z } from 'zod';
-import { ApiError, describeError } from '../../api.js';
+import { ApiError, api, describeError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
 import { applyProblem, CheckboxInput, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
+import { type Me, meQueryKey } from '../../session.js';
 import { formatDateTime } from '../patients/patients-api.js';
 import {
   type CalendarConnection,
@@ -133,7 +136,11 @@ function MemberRow({
   const me = useCurrentMe();
   const update = useUpdateMember();
   const roleChange = useUpdateMember();
-  const remove = useRemoveMember();
+  const isMe = member.userId === me.user.id;
+  const removeOther = useRemoveMember();
+  const leave = useLeaveWorkspace();
+  // Removing yourself is leaving: asked and answered in your own words, and you move on to a workspace you still have.
+  const remove = isMe ? leave : removeOther;
   const [confirming, setConfirming] = useState(false);
   // Granting or taking away Admin is asked first; the select shows the member's role until it is confirmed.
   const [newRole, setNewRole] = useState<'admin' | 'member' | null>(null);
@@ -145,8 +152,8 @@ function MemberRow({
       text: error instanceof ApiError && error.code === 'last_admin' ? LAST_ADMIN : describeError(error),
       fromDialog,
     });
-  const isMe = member.userId === me.user.id;
   const roleQuestion = roleConfirmation(member, newRole, isMe);
+  const removal = removalQuestion(member, calendars, isMe ? me : null);
   return (
     <tr data-testid="member-row" data-user-id={member.userId}>
       <th scope="row" className="cell-name">
@@ -256,19 +263,23 @@ function MemberRow({
           Remove
         </Button>
         <ConfirmDialog
-          title={`Remove ${member.name}?`}
-          description={removalDescription(calendars)}
-          confirmLabel="Remove"
+          title={removal.title}
+          description={removal.description}
+          confirmLabel={removal.confirmLabel}
           isOpen={confirming}
           onOpenChange={setConfirming}
           pending={remove.isPending}
           confirmTestId="confirm-remove"
           error={inWords(remove.error)}
-          errorTitle={`${member.name} was not removed`}
+          errorTitle={removal.errorTitle}
           onConfirm={() => {
+            if (isMe) {
+              leave.mutate(member.userId, { onError: explain(true) });
+              return;
+            }
             // What the question named is what went with them (the removal answers 204, nothing more).
             const disconnected = calendars.length;
-            remove.mutate(member.userId, {
+            removeOther.mutate(member.userId, {
               onSuccess: () => {
                 onRemoved();
                 setConfirming(false);
@@ -298,14 +309,70 @@ const listInWords = (items: string[]) =>
 /**
  * What removing a member ends: their credentials, and the calendar accounts they connected here, whose
  * appointments leave the workspace's calendar with them (docs/calendar.md, "A removed member's accounts").
+ * `you`: said to the member removing themself.
  */
-export function removalDescription(calendars: CalendarConnection[]): string {
-  const ends = 'Their sessions, API tokens and open streams in this workspace stop working at once.';
+export function removalDescription(calendars: CalendarConnection[], you = false): string {
+  const ends = you
+    ? 'Your sessions, API tokens and open streams here stop working, and only an admin can invite you back.'
+    : 'Their sessions, API tokens and open streams in this workspace stop working at once.';
   if (calendars.length === 0) return ends;
+  const whose = you ? 'Your' : 'Their';
   const accounts = listInWords(calendars.map((c) => `${c.accountEmail} (${PROVIDER_NAMES[c.provider] ?? c.provider})`));
   return calendars.length === 1
-    ? `${ends} Their connected calendar ${accounts} will be disconnected: its appointments leave the clinic calendar until someone connects that account again.`
-    : `${ends} Their connected calendars ${accounts} will be disconnected: their appointments leave the clinic calendar until someone connects those accounts again.`;
+    ? `${ends} ${whose} connected calendar ${accounts} will be disconnected: its appointments leave the clinic calendar until someone connects that account again.`
+    : `${ends} ${whose} connected calendars ${accounts} will be disconnected: their appointments leave the clinic calendar until someone connects those accounts again.`;
+}
+
+/** The question asked before a member is removed; `me` when it is the reader's own row (leaving the workspace). */
+function removalQuestion(member: WorkspaceMember, calendars: CalendarConnection[], me: Me | null) {
+  if (me) {
+    const others = me.workspaces.filter((w) => w.id !== me.workspace.id).map((w) => w.name);
+    const after =
+      others.length === 0
+        ? 'You belong to no other workspace, so you will be signed out.'
+        : others.length === 1
+          ? `You move on to ${others[0]}.`
+          : `You stay a member of ${listInWords(others)}, and move on to the one you used last.`;
+    return {
+      title: `Leave ${me.workspace.name}?`,
+      description: `You lose access to it at once. ${removalDescription(calendars, true)} ${after}`,
+      confirmLabel: 'Leave workspace',
+      errorTitle: `You are still a member of ${me.workspace.name}`,
+    };
+  }
+  return {
+    title: `Remove ${member.name}?`,
+    description: removalDescription(calendars),
+    confirmLabel: 'Remove',
+    errorTitle: `${member.name} was not removed`,
+  };
+}
+
+/**
+ * Removing yourself. The server moves this browser's session on to another workspace of yours (the one used last),
+ * or ends it when none is left: the app then opens there as after a switch, or on sign-in, and says which.
+ */
+function useLeaveWorkspace() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const me = useCurrentMe();
+  return useMutation({
+    mutationFn: (userId: string) => api.delete(`/members/${encodeURIComponent(userId)}`),
+    onSuccess: async () => {
+      const left = me.workspace.name;
+      // Off the admin page first: the next workspace may not be one where you are an admin.
+      await navigate({ to: '/patients', replace: true });
+      await Promise.all([
+        queryClient.resetQueries({ predicate: (query) => query.queryKey[0] !== meQueryKey[0] }),
+        queryClient.refetchQueries({ queryKey: meQueryKey }),
+      ]);
+      const now = queryClient.getQueryData<Me | null>(meQueryKey);
+      notifySuccess(
+        `You left ${left}.`,
+        now ? `You are now in ${now.workspace.name}.` : 'You belong to no other workspace, so you are signed out.',
+      );
+    },
+  });
 }
 
 /** `last_admin` in the words of this page; any other error as it is (with its request id). */
