@@ -217,6 +217,82 @@ describe('Admin → Webhooks page', () => {
     expect(new URL(page.url()).pathname).toBe('/admin/webhooks');
   });
 
+  it('keeps a secret on screen until it is stored, whatever the admin opens on the page, in memory only', async () => {
+    const own = await harness.createWorkspace({ tier: 'advanced' });
+    const other = await harness.createWorkspace({ tier: 'advanced' });
+    await harness.addMember(other.id, { email: own.admin.email, name: own.admin.name, role: 'admin' });
+    receiver.respondWith({ status: 204 });
+    const page = await harness.newPage();
+    await signIn(page, own.admin.email, own.admin.password);
+    const header = page.getByTestId('workspace-name');
+    await page.getByLabel('Switch workspace').selectOption(own.id);
+    await expect.poll(() => header.textContent()).toBe(own.name);
+    await page.getByTestId('nav-admin-webhooks').click();
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/kept`);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const shown = page.getByTestId('endpoint-secret');
+    await shown.waitFor();
+    const secret = (await shown.textContent())?.trim() ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    const shownSecret = async () => ((await shown.count()) === 0 ? null : (await shown.textContent())?.trim());
+    const row = page.getByTestId('endpoint-row').filter({ hasText: `${receiver.url}/kept` });
+
+    // Send test event opens the endpoint's log: the secret stays.
+    await row.getByTestId('send-test').click();
+    await page.waitForURL(/\/admin\/webhooks\/whk_/);
+    await page.getByTestId('delivery-log').waitFor();
+    expect(await shownSecret()).toBe(secret);
+    // Back to the list by the navigation, and into the log again by the endpoint's link.
+    await page.getByTestId('nav-admin-webhooks').click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/admin/webhooks');
+    expect(await shownSecret()).toBe(secret);
+    await row.getByTestId('endpoint-link').click();
+    await page.getByTestId('delivery-log').waitFor();
+    expect(await shownSecret()).toBe(secret);
+    await page.goBack();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/admin/webhooks');
+    expect(await shownSecret()).toBe(secret);
+
+    // A rotation's new secret takes its place, and stays as well.
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await expect.poll(shownSecret).not.toBe(secret);
+    const rotated = (await shownSecret()) ?? '';
+    expect(rotated).toMatch(/^whsec_/);
+    await row.getByTestId('send-test').click();
+    await page.waitForURL(/\/admin\/webhooks\/whk_/);
+    await page.getByTestId('delivery-log').waitFor();
+    expect(await shownSecret()).toBe(rotated);
+
+    // Never in storage, the history or the URL.
+    const kept = await page.evaluate(() =>
+      JSON.stringify([{ ...localStorage }, { ...sessionStorage }, history.state, location.href, document.cookie]),
+    );
+    expect(kept).not.toContain(secret.slice(6));
+    expect(kept).not.toContain(rotated.slice(6));
+
+    // Another workspace never shows it, and coming back does not bring it back.
+    await page.getByLabel('Switch workspace').selectOption(other.id);
+    await expect.poll(() => header.textContent()).toBe(other.name);
+    await page.getByText('No endpoints yet').waitFor();
+    expect(await shown.count()).toBe(0);
+    await page.getByLabel('Switch workspace').selectOption(own.id);
+    await expect.poll(() => header.textContent()).toBe(own.name);
+    await row.waitFor();
+    expect(await shown.count()).toBe(0);
+
+    // "I have stored it" is the one way to close it.
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await shown.waitFor();
+    await row.getByTestId('endpoint-link').click();
+    await page.getByTestId('delivery-log').waitFor();
+    await page.getByTestId('secret-stored').click();
+    expect(await shown.count()).toBe(0);
+    await page.getByTestId('nav-admin-webhooks').click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/admin/webhooks');
+    expect(await shown.count()).toBe(0);
+    await page.close();
+  });
+
   it('an inbox item that is not a webhook delivery says what it is about, without a Replay', async () => {
     const { withSystem } = await import('../../src/platform/db/tenant.js');
     const { sql } = await import('drizzle-orm');

@@ -174,21 +174,25 @@ export const patientRoute = createRoute({
   },
 });
 
+// One page for the endpoint list and an endpoint's log (its child routes render nothing of their own): opening an
+// endpoint does not remount it, so a signing secret it shows once stays on screen until the admin dismisses it.
 const webhooksRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/admin/webhooks',
   staticData: { title: 'Webhooks', adminOnly: true },
-  component: () => <WebhooksPage />,
+  component: WebhooksPage,
+});
+
+const webhooksIndexRoute = createRoute({
+  getParentRoute: () => webhooksRoute,
+  path: '/',
+  staticData: { title: 'Webhooks', adminOnly: true },
 });
 
 export const webhookEndpointRoute = createRoute({
-  getParentRoute: () => rootRoute,
-  path: '/admin/webhooks/$endpointId',
+  getParentRoute: () => webhooksRoute,
+  path: '$endpointId',
   staticData: { title: 'Webhook deliveries', adminOnly: true },
-  component: function WebhookEndpointRoute() {
-    const { endpointId } = webhookEndpointRoute.useParams();
-    return <WebhooksPage endpointId={endpointId} />;
-  },
 });
 
 const healthRoute = createRoute({
@@ -299,8 +303,7 @@ const routeTree = rootRoute.addChildren([
   patientsRoute,
   newPatientRoute,
   patientRoute,
-  webhooksRoute,
-  webhookEndpointRoute,
+  webhooksRoute.addChildren([webhooksIndexRoute, webhookEndpointRoute]),
   healthRoute,
 ]);
 

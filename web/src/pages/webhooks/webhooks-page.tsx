@@ -1,6 +1,6 @@
 /** Admin → Webhooks: endpoints (create, enable/disable, rotate, delete), a delivery log per endpoint, the inbox. */
 
-import { Link, useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { ApiError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
@@ -28,9 +28,28 @@ function breakable(url: string): string {
   return url.replace(/([/.?&=_-])/g, '$1\u200b');
 }
 
-export function WebhooksPage({ endpointId }: { endpointId?: string }) {
+/** A signing secret on screen, and the endpoint it signs for. */
+interface ShownSecret {
+  endpointId: string;
+  title: string;
+  value: string;
+}
+
+/**
+ * The page of `/admin/webhooks` and of its child `/admin/webhooks/$endpointId` (the endpoint whose log is open).
+ * It stays mounted while the admin moves between endpoints, so a secret shown once stays until they press
+ * "I have stored it". It lives in this component's memory only (never storage or the URL); another workspace
+ * gets a page of its own (keyed), so a secret never shows in a workspace it does not belong to.
+ */
+export function WebhooksPage() {
+  const me = useCurrentMe();
+  const { endpointId } = useParams({ strict: false });
+  return <WorkspaceWebhooks key={me.workspace.id} endpointId={endpointId} />;
+}
+
+function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
   const endpoints = useEndpoints();
-  const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
 
   const tierError =
     endpoints.error instanceof ApiError && endpoints.error.code === 'tier_required' ? endpoints.error : null;
@@ -65,8 +84,12 @@ export function WebhooksPage({ endpointId }: { endpointId?: string }) {
                 <EndpointTable
                   endpoints={endpoints.data.items}
                   selectedId={endpointId}
-                  onSecret={(title, value) => setSecret({ title, value })}
-                  onNotice={(message) => notifySuccess(message)}
+                  onSecret={setSecret}
+                  onDeleted={(e) => {
+                    notifySuccess(`Deleted ${e.url}; its pending deliveries were cancelled.`);
+                    // The secret of a deleted endpoint signs nothing any more.
+                    setSecret((shown) => (shown?.endpointId === e.id ? null : shown));
+                  }}
                 />
               ) : null}
             </section>
@@ -74,7 +97,11 @@ export function WebhooksPage({ endpointId }: { endpointId?: string }) {
               <h2 id="new-endpoint-title">Add an endpoint</h2>
               <EndpointForm
                 onCreated={(endpoint) => {
-                  setSecret({ title: `Endpoint created: ${endpoint.url}`, value: endpoint.secret });
+                  setSecret({
+                    endpointId: endpoint.id,
+                    title: `Endpoint created: ${endpoint.url}`,
+                    value: endpoint.secret,
+                  });
                 }}
               />
             </section>
@@ -127,12 +154,12 @@ function EndpointTable({
   endpoints,
   selectedId,
   onSecret,
-  onNotice,
+  onDeleted,
 }: {
   endpoints: Endpoint[];
   selectedId?: string;
-  onSecret: (title: string, secret: string) => void;
-  onNotice: (message: string) => void;
+  onSecret: (secret: ShownSecret) => void;
+  onDeleted: (endpoint: Endpoint) => void;
 }) {
   const update = useUpdateEndpoint();
   const remove = useDeleteEndpoint();
@@ -210,7 +237,11 @@ function EndpointTable({
                     onPress={() =>
                       rotate.mutate(e.id, {
                         onSuccess: (r) =>
-                          onSecret(`New secret for ${e.url} (the old one signs for 24 hours)`, r.secret),
+                          onSecret({
+                            endpointId: e.id,
+                            title: `New secret for ${e.url} (the old one signs for 24 hours)`,
+                            value: r.secret,
+                          }),
                       })
                     }
                   >
@@ -261,7 +292,7 @@ function EndpointTable({
             .mutateAsync(e.id)
             .then(() => {
               setDeleting(null);
-              onNotice(`Deleted ${e.url}; its pending deliveries were cancelled.`);
+              onDeleted(e);
               if (e.id === selectedId) void navigate({ to: '/admin/webhooks' });
             })
             .catch(() => setDeleting(null));
