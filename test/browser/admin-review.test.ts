@@ -168,4 +168,33 @@ describe('admin area review', () => {
     await last.getByRole('button', { name: 'Sign in' }).waitFor();
     await last.getByText(`You left ${lakeside.name}.`).first().waitFor();
   });
+
+  it('removing someone invited cancels their invitation, in those words', async () => {
+    const page = await harness.newPage();
+    await signIn(page, riverside.admin.email, riverside.admin.password);
+    await switchTo(page, riverside);
+    await page.goto('/admin/members');
+    const email = `cancel-${uniqueSuffix()}@example.test`;
+    await page.getByTestId('invite-member').click();
+    const dialog = page.getByTestId('invite-dialog');
+    await dialog.getByLabel('E-mail').fill(email);
+    await dialog.getByLabel('Name').fill('Ines Invited');
+    await dialog.getByTestId('send-invitation').click();
+    const row = page.getByTestId('member-row').filter({ hasText: 'Ines Invited' });
+    await expect.poll(() => row.textContent()).toContain('Invited');
+
+    await row.getByTestId('member-remove').click();
+    const question = page.getByRole('alertdialog');
+    expect(await question.getByRole('heading').textContent()).toBe('Cancel the invitation for Ines Invited?');
+    expect(await question.locator('.dialog-description').textContent()).toContain(
+      'The link in their e-mail stops working.',
+    );
+    // Not "Cancel" beside "Cancel invitation": the safe choice says what it keeps.
+    await question.getByRole('button', { name: 'Keep invitation' }).click();
+    await question.waitFor({ state: 'detached' });
+    await row.getByTestId('member-remove').click();
+    await question.getByRole('button', { name: 'Cancel invitation' }).click();
+    await page.getByText('The invitation for Ines Invited was cancelled.').first().waitFor();
+    await expect.poll(() => row.count()).toBe(0);
+  });
 });

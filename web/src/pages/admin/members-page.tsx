@@ -266,6 +266,7 @@ function MemberRow({
           title={removal.title}
           description={removal.description}
           confirmLabel={removal.confirmLabel}
+          cancelLabel={removal.cancelLabel}
           isOpen={confirming}
           onOpenChange={setConfirming}
           pending={remove.isPending}
@@ -284,11 +285,13 @@ function MemberRow({
                 onRemoved();
                 setConfirming(false);
                 notifySuccess(
-                  disconnected === 0
-                    ? `${member.name} was removed from the workspace.`
-                    : `${member.name} was removed from the workspace; ${disconnected} calendar ${
-                        disconnected === 1 ? 'account' : 'accounts'
-                      } disconnected.`,
+                  member.status === 'invited'
+                    ? `The invitation for ${member.name} was cancelled.`
+                    : disconnected === 0
+                      ? `${member.name} was removed from the workspace.`
+                      : `${member.name} was removed from the workspace; ${disconnected} calendar ${
+                          disconnected === 1 ? 'account' : 'accounts'
+                        } disconnected.`,
                 );
               },
               onError: explain(true),
@@ -338,6 +341,16 @@ function removalQuestion(member: WorkspaceMember, calendars: CalendarConnection[
       description: `You lose access to it at once. ${removalDescription(calendars, true)} ${after}`,
       confirmLabel: 'Leave workspace',
       errorTitle: `You are still a member of ${me.workspace.name}`,
+    };
+  }
+  if (member.status === 'invited') {
+    // Not a member yet: nothing of theirs is here but the e-mailed link.
+    return {
+      title: `Cancel the invitation for ${member.name}?`,
+      description: 'The link in their e-mail stops working. You can invite them again later.',
+      confirmLabel: 'Cancel invitation',
+      cancelLabel: 'Keep invitation',
+      errorTitle: 'The invitation was not cancelled',
     };
   }
   return {
