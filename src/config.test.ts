@@ -10,6 +10,7 @@ const key = Buffer.alloc(32, 7).toString('base64');
 describe('config', () => {
   it('parses the contract defaults', () => {
     const c = loadConfig({ ATRIUM_ENCRYPTION_KEY: key, ATRIUM_DATA_DIR: '/tmp/atrium-config-test' });
+    expect(c.inboundMailDomain).toBe('inbound.atrium.local');
     expect(c.port).toBe(3000);
     expect(c.host).toBe('127.0.0.1');
     expect(c.emulators).toBe(true);
@@ -83,6 +84,10 @@ describe('config', () => {
       ['ATRIUM_MAIL_FROM', 'Atrium <nobody>'],
       ['ATRIUM_SIGNIN_WINDOW', '0s'],
       ['ATRIUM_WEBHOOK_TIMEOUT', '0ms'],
+      ['ATRIUM_INBOUND_MAIL_DOMAIN', 'inbound clinic.example'],
+      ['ATRIUM_INBOUND_MAIL_DOMAIN', 'ws@inbound.clinic.example'],
+      ['ATRIUM_INBOUND_MAIL_DOMAIN', 'inbound..clinic.example'],
+      ['ATRIUM_INBOUND_MAIL_DOMAIN', '-inbound.clinic.example'],
     ]) {
       expect(() => loadConfig({ ATRIUM_ENCRYPTION_KEY: key, [name]: value }), `${name}=${value}`).toThrow(
         new RegExp(name),
@@ -100,8 +105,10 @@ describe('config', () => {
       DATABASE_URL: 'postgresql://atrium@db.internal:5432/atrium',
       ATRIUM_ADMIN_ALERT_EMAILS: 'ops@clinic.example, it@clinic.example',
       ATRIUM_MAIL_FROM: 'Riverside Clinic <front-desk@clinic.example>',
+      ATRIUM_INBOUND_MAIL_DOMAIN: ' Inbound.Clinic.Example ',
     });
     expect(ok).toMatchObject({
+      inboundMailDomain: 'inbound.clinic.example',
       emulators: false,
       seedDemo: false,
       logLevel: 'warn',

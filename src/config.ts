@@ -6,6 +6,7 @@ import { writeFileDurably } from './platform/durable-files.js';
 import { parseDuration, parseDurationList } from './platform/duration.js';
 import { parseAllowCidrs } from './platform/http/address-policy.js';
 import { parseTrustedProxies } from './platform/http/trust-proxy.js';
+import { DEFAULT_INBOUND_MAIL_DOMAIN } from './platform/mail/inbound-address.js';
 
 /**
  * An e-mail address as a relay takes it: something, an @, a domain (no spaces or angle brackets). Looser than
@@ -144,6 +145,19 @@ const envSchema = z.object({
   ATRIUM_AI_TIMEOUT: duration('30s'),
   ATRIUM_CALENDAR_TIMEOUT: duration('10s'),
   ATRIUM_INBOUND_MAIL_SECRET: z.string().min(16).optional(),
+  ATRIUM_INBOUND_MAIL_DOMAIN: z
+    .string()
+    .transform((v) => v.trim().toLowerCase())
+    .pipe(
+      z
+        .string()
+        .max(253)
+        .regex(
+          /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/,
+          'a domain name (e.g. inbound.clinic.example)',
+        ),
+    )
+    .default(DEFAULT_INBOUND_MAIL_DOMAIN),
   ATRIUM_S3_ENDPOINT: z.string().url().optional(),
   ATRIUM_S3_BUCKET: z
     .string()
@@ -221,6 +235,8 @@ export interface Config {
    */
   /** Credential of POST /mail/inbound besides the operator token (contract §5.3). */
   inboundMailSecret?: string;
+  /** The domain workspaces receive mail at (`<workspace id>@<domain>`, GET /mail/address; iMIP ORGANIZER). */
+  inboundMailDomain: string;
   /** Object storage over the S3 API; unset: the local disk store under the data dir. */
   s3?: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string };
   /** Voice providers (OpenAI speech, then ElevenLabs); unset: the tts emulator when emulators are on. */
@@ -371,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : {}),
     },
     inboundMailSecret: e.ATRIUM_INBOUND_MAIL_SECRET || undefined,
+    inboundMailDomain: e.ATRIUM_INBOUND_MAIL_DOMAIN,
     s3:
       e.ATRIUM_S3_BUCKET && e.ATRIUM_S3_ACCESS_KEY_ID && e.ATRIUM_S3_SECRET_ACCESS_KEY
         ? {

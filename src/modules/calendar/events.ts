@@ -10,6 +10,7 @@ import { sha256Hex } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
 import { withTenant } from '../../platform/db/tenant.js';
 import { AppError, notFound } from '../../platform/errors.js';
+import { inboundAddress } from '../../platform/mail/inbound-address.js';
 import { listConnections } from '../../platform/oauth/index.js';
 import { rruleProblem } from '../../platform/rrule-check.js';
 import { requireFeature } from '../../platform/tiers.js';
@@ -598,7 +599,14 @@ export async function createEvent(
     await withTenant(deps.db, ctx, async (tx) => {
       await saveAppointment(tx, row);
       if (zoom && clientKey) await forgetAttempt(tx, ctx.workspaceId, clientKey);
-      await notifyGuests(tx, ctx.workspaceId, event, cal.accountEmail, 'created');
+      await notifyGuests(
+        tx,
+        ctx.workspaceId,
+        event,
+        cal.accountEmail,
+        'created',
+        inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId),
+      );
       // A visit with video gets a telehealth room, prepared in the background (never blocks this write).
       // A series' room is standing: every occurrence meets in it. A single visit's room is retried through an
       // outage until the visit ends (a series' for the room's default window).
@@ -829,8 +837,23 @@ export async function patchEvent(
       'allDay',
     ].some((k) => (draft as Record<string, unknown>)[k] !== undefined);
     if (guestsCare && !updated.recurringEventId)
-      await notifyGuests(tx, ctx.workspaceId, event, cal.accountEmail, 'updated');
-    else if (guestsCare) await notifyOccurrence(tx, ctx.workspaceId, event, cal.accountEmail, 'updated');
+      await notifyGuests(
+        tx,
+        ctx.workspaceId,
+        event,
+        cal.accountEmail,
+        'updated',
+        inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId),
+      );
+    else if (guestsCare)
+      await notifyOccurrence(
+        tx,
+        ctx.workspaceId,
+        event,
+        cal.accountEmail,
+        'updated',
+        inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId),
+      );
     if (patientId && draft.status === 'completed' && before?.status !== 'completed') {
       await emitAppointment(tx, ctx.workspaceId, 'appointment.completed', {
         eventId: event.id,
@@ -878,9 +901,23 @@ async function deleteResolved(
       closing.push(...(await cancelRooms(tx, ctx.workspaceId, [encodeEventId(t.cal.id, t.providerEventId)])));
     }
     if (current && !current.recurringEventId) {
-      await notifyGuests(tx, ctx.workspaceId, present(ctx, t.cal, current), t.cal.accountEmail, 'cancelled');
+      await notifyGuests(
+        tx,
+        ctx.workspaceId,
+        present(ctx, t.cal, current),
+        t.cal.accountEmail,
+        'cancelled',
+        inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId),
+      );
     } else if (current) {
-      await notifyOccurrence(tx, ctx.workspaceId, present(ctx, t.cal, current), t.cal.accountEmail, 'cancelled');
+      await notifyOccurrence(
+        tx,
+        ctx.workspaceId,
+        present(ctx, t.cal, current),
+        t.cal.accountEmail,
+        'cancelled',
+        inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId),
+      );
     }
     await releaseSessions(
       tx,

@@ -416,10 +416,17 @@ describe('iMIP invitations', () => {
       end: '2026-10-29T00:00:00.000Z',
       recurrence: null,
     };
-    const ics = buildIcs(series, 'REQUEST', 2, ['ann@example.test'], 'org@example.test', {
-      cancelled: ['2026-11-03T00:00:00.000Z'],
-      overrides: [{ event: moved, attendees: ['ann@example.test'] }],
-    });
+    const ics = buildIcs(
+      series,
+      'REQUEST',
+      2,
+      ['ann@example.test'],
+      { name: 'org@example.test', email: 'ws_x@inbound.atrium.local' },
+      {
+        cancelled: ['2026-11-03T00:00:00.000Z'],
+        overrides: [{ event: moved, attendees: ['ann@example.test'] }],
+      },
+    );
     const [master, override] = vevents(ics);
     expect(master).toMatch(/^DTSTART;VALUE=DATE:20261020\r$/m);
     expect(master).toMatch(/^EXDATE;VALUE=DATE:20261103\r$/m);

@@ -19,7 +19,6 @@ import ical, {
 } from 'ical-generator';
 import type { Tx } from '../../platform/db/client.js';
 import { inList } from '../../platform/db/lists.js';
-import { inboundAddress } from '../../platform/mail/inbound-address.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { occurrences as occurrencesOf } from '../../platform/recurrence.js';
 import { fromFloating, isTimeZone, toFloating } from '../../platform/zoned-time.js';
@@ -33,7 +32,6 @@ import {
 } from './tables.js';
 
 export const uidOf = (eventId: string) => `${eventId.slice(4)}@atrium`;
-const workspaceIdOf = (event: CalendarEvent) => event.workspaceId;
 
 type Method = 'REQUEST' | 'CANCEL';
 
@@ -58,7 +56,7 @@ export function buildIcs(
   method: Method,
   sequence: number,
   attendees: string[],
-  organizer: string,
+  organizer: { name: string; email: string },
   exceptions: Exceptions = NO_EXCEPTIONS,
 ): string {
   const occurrence = Boolean(event.recurringEventId && event.originalStart);
@@ -90,7 +88,7 @@ export function buildIcs(
       location: e.location ?? e.conference?.joinUrl ?? undefined,
       url: e.conference?.joinUrl ?? e.telehealth?.joinUrl ?? undefined,
       // Replies go to the workspace's inbound address, so any guest's mail client can answer.
-      organizer: { name: organizer, email: inboundAddress(workspaceIdOf(e)) },
+      organizer,
       attendees: guests.map((email) => ({
         email,
         rsvp: method === 'REQUEST',
@@ -119,7 +117,7 @@ function mailFor(
   sequence: number,
   to: string[],
   all: string[],
-  organizer: string,
+  organizer: { name: string; email: string },
   exceptions: Exceptions = NO_EXCEPTIONS,
 ) {
   const ics = buildIcs(event, method, sequence, all, organizer, exceptions);
@@ -254,7 +252,10 @@ export async function notifyGuests(
   event: CalendarEvent,
   organizer: string,
   change: 'created' | 'updated' | 'cancelled',
+  /** Where guests' replies go: the workspace's inbound address (the iCalendar ORGANIZER's e-mail). */
+  replyTo: string,
 ): Promise<void> {
+  const from = { name: organizer, email: replyTo };
   const uid = uidOf(event.id);
   const guests = guestsOf(event, organizer);
   const known = await lockInvitation(tx, workspaceId, uid);
@@ -268,21 +269,20 @@ export async function notifyGuests(
       attendees: guests,
       series: seriesOf(event, organizer),
     });
-    await enqueueMail(tx, workspaceId, mailFor(event, 'REQUEST', 0, guests, guests, organizer));
+    await enqueueMail(tx, workspaceId, mailFor(event, 'REQUEST', 0, guests, guests, from));
     return;
   }
   if (known.cancelled) return;
   const sequence = known.sequence + 1;
   const occurrences = change === 'cancelled' ? known.occurrences : stillInSeries(event, known.occurrences);
   if (change === 'cancelled') {
-    await enqueueMail(tx, workspaceId, mailFor(event, 'CANCEL', sequence, known.attendees, known.attendees, organizer));
+    await enqueueMail(tx, workspaceId, mailFor(event, 'CANCEL', sequence, known.attendees, known.attendees, from));
   } else {
     const removed = known.attendees.filter((a) => !guests.includes(a));
     const exceptions = exceptionsOf(event, occurrences, guests);
     if (guests.length)
-      await enqueueMail(tx, workspaceId, mailFor(event, 'REQUEST', sequence, guests, guests, organizer, exceptions));
-    if (removed.length)
-      await enqueueMail(tx, workspaceId, mailFor(event, 'CANCEL', sequence, removed, removed, organizer));
+      await enqueueMail(tx, workspaceId, mailFor(event, 'REQUEST', sequence, guests, guests, from, exceptions));
+    if (removed.length) await enqueueMail(tx, workspaceId, mailFor(event, 'CANCEL', sequence, removed, removed, from));
   }
   await tx
     .update(calendarInvitations)
@@ -309,7 +309,10 @@ export async function notifyOccurrence(
   occurrence: CalendarEvent,
   organizer: string,
   change: 'updated' | 'cancelled',
+  /** Where guests' replies go: the workspace's inbound address (the iCalendar ORGANIZER's e-mail). */
+  replyTo: string,
 ): Promise<void> {
+  const from = { name: organizer, email: replyTo };
   if (!occurrence.recurringEventId || !occurrence.originalStart) return;
   const uid = uidOf(occurrence.recurringEventId);
   const known = await lockInvitation(tx, workspaceId, uid);
@@ -318,7 +321,7 @@ export async function notifyOccurrence(
   const guests = guestsOf(occurrence, organizer);
   const to = change === 'cancelled' || guests.length === 0 ? known.attendees : guests;
   const method = change === 'cancelled' ? 'CANCEL' : 'REQUEST';
-  await enqueueMail(tx, workspaceId, mailFor(occurrence, method, sequence, to, to, organizer));
+  await enqueueMail(tx, workspaceId, mailFor(occurrence, method, sequence, to, to, from));
   const key = occurrenceKey(occurrence.originalStart);
   const before = known.occurrences[key] ?? {};
   const now: InvitedOccurrence =

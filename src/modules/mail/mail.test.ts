@@ -233,3 +233,59 @@ describe('inbound mail', () => {
     expect(event.attendees).toEqual([expect.objectContaining({ email: ann, responseStatus: 'accepted' })]);
   });
 });
+
+describe('the inbound domain (ATRIUM_INBOUND_MAIL_DOMAIN)', () => {
+  it('is the domain of the address, of mail taken in and of the invitations’ ORGANIZER; the default is refused there', async () => {
+    const own = await createTestApp({ inboundMailDomain: 'inbound.riverside.example' });
+    try {
+      const clinic = await createWorkspace(own, { tier: 'standard' });
+      const res = await own.request({ method: 'GET', url: '/api/v1/mail/address', token: clinic.admin.token });
+      expect(res.json().address).toBe(`${clinic.id}@inbound.riverside.example`);
+      const post = async (to: string) =>
+        own.request({
+          method: 'POST',
+          url: '/api/v1/mail/inbound',
+          headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${own.config.operatorToken}` },
+          payload: await compose({ from: 'lab@example.test', to, subject: 'Results', text: 'In range.' }),
+        });
+      // Mail clients may write the domain in capitals.
+      expect((await post(`${clinic.id}@Inbound.Riverside.Example`)).statusCode).toBe(201);
+      const elsewhere = await post(`${clinic.id}@inbound.atrium.local`);
+      expect(elsewhere.statusCode).toBe(422);
+      expect(elsewhere.json().code).toBe('unknown_recipient');
+
+      const calendar = (await connectCalendar(own, clinic.admin.token, 'google', `mail-${clinic.id}@google.example`))
+        .calendarId;
+      const made = await own.request({
+        method: 'POST',
+        url: '/api/v1/calendar/events',
+        token: clinic.admin.token,
+        payload: {
+          calendar,
+          draft: {
+            title: 'Consult',
+            start: '2026-12-10T15:00:00Z',
+            end: '2026-12-10T16:00:00Z',
+            attendees: [{ email: 'bea@example.test' }],
+          },
+        },
+      });
+      expect(made.statusCode, made.body).toBe(201);
+      await runDueJobs({ deps: own.app.atrium, log: own.app.log, jobs: [sendMailJob] });
+      const sent = (
+        await (
+          await fetch(`${own.baseUrl}/_emulators/mail/messages?to=${encodeURIComponent('bea@example.test')}`)
+        ).json()
+      ).items[0];
+      const ics: string = sent.attachments.find((a: { filename: string }) => a.filename === 'invite.ics').content;
+      const invite = Buffer.from(ics, 'base64')
+        .toString('utf8')
+        .replace(/\r?\n /g, '');
+      expect(invite).toMatch(
+        new RegExp(`^ORGANIZER;[^\\r\\n]*mailto:${clinic.id}@inbound\\.riverside\\.example\\r?$`, 'm'),
+      );
+    } finally {
+      await own.close();
+    }
+  });
+});

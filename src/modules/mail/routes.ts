@@ -98,7 +98,7 @@ export async function mailRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: z.object({ address: z.string() }), ...problemResponses },
       },
     },
-    async (request) => ({ address: service.addressOf(requireCtx(request).workspaceId) }),
+    async (request) => ({ address: service.addressOf(deps, requireCtx(request).workspaceId) }),
   );
 
   app.get(

@@ -26,7 +26,7 @@ const DEMO_MAIL = [
 
 export async function seedMail(app: FastifyInstance, state: SeedState): Promise<void> {
   const clinic = demoTenancy(state).workspaces['Riverside Clinic'];
-  const to = addressOf(clinic.id);
+  const to = addressOf(app.atrium, clinic.id);
   for (const mail of DEMO_MAIL) {
     const raw = await new MailComposer({ ...mail, to }).compile().build();
     await receiveMail(app.atrium, raw, 'seed');

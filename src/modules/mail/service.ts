@@ -13,7 +13,7 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { publishEvent } from '../../platform/events/events.js';
 import { newId } from '../../platform/ids.js';
 import { defineJob, enqueueJob } from '../../platform/jobs/index.js';
-import { workspaceOfAddress } from '../../platform/mail/inbound-address.js';
+import { inboundAddress, workspaceOfAddress } from '../../platform/mail/inbound-address.js';
 import { decodeCursor, toPage } from '../../platform/pagination.js';
 import { storableText } from '../../platform/text.js';
 import type { AppDeps } from '../../platform/types.js';
@@ -23,7 +23,9 @@ import { workspaceExists } from '../identity/index.js';
 import { invokeIfInstalled } from '../skills/index.js';
 import { mailMessages } from './tables.js';
 
-export { inboundAddress as addressOf } from '../../platform/mail/inbound-address.js';
+/** The address this workspace receives mail at (GET /mail/address; the ORGANIZER of its invitations). */
+export const addressOf = (deps: Pick<AppDeps, 'config'>, workspaceId: string) =>
+  inboundAddress(deps.config.inboundMailDomain, workspaceId);
 
 /** The acceptance source of POST /mail/inbound (`mail:acceptance-rate`). */
 export const INBOUND_SOURCE = 'mail:inbound';
@@ -171,7 +173,7 @@ export async function receiveMail(deps: AppDeps, raw: Buffer, requestId: string)
   const recipients = [...(parsed.to ?? []), ...(parsed.cc ?? [])]
     .map((a) => (a.address ? storableText(a.address).toLowerCase() : undefined))
     .filter((a): a is string => Boolean(a));
-  const local = recipients.map(workspaceOfAddress).find(Boolean);
+  const local = recipients.map((a) => workspaceOfAddress(deps.config.inboundMailDomain, a)).find(Boolean);
   if (!local || !(await workspaceExists(deps, local))) {
     throw new AppError(
       'unknown_recipient',
