@@ -197,4 +197,54 @@ describe('admin area review', () => {
     await page.getByText('The invitation for Ines Invited was cancelled.').first().waitFor();
     await expect.poll(() => row.count()).toBe(0);
   });
+
+  it('inviting again says the earlier link stopped working, and that link says so at once', async () => {
+    const page = await harness.newPage();
+    await signIn(page, riverside.admin.email, riverside.admin.password);
+    await switchTo(page, riverside);
+    await page.goto('/admin/members');
+    const email = `again-${uniqueSuffix()}@example.test`;
+    const invite = async () => {
+      await page.getByTestId('invite-member').click();
+      const dialog = page.getByTestId('invite-dialog');
+      await dialog.getByLabel('E-mail').fill(email);
+      await dialog.getByLabel('Name').fill('Rene Again');
+      await dialog.getByTestId('send-invitation').click();
+      await dialog.waitFor({ state: 'detached' });
+    };
+    /** The invitation links mailed to the address (the mailbox lists in no set order). */
+    const links = async (count: number) => {
+      for (let i = 0; i < 50; i++) {
+        const response = await fetch(`${harness.baseUrl}/_emulators/mail/messages?to=${encodeURIComponent(email)}`);
+        const found = ((await response.json()) as { items: { text: string }[] }).items
+          .map((m) => /https?:\/\/\S+(\/accept-invitation\?token=\S+)/.exec(m.text)?.[1])
+          .filter((link): link is string => !!link);
+        if (found.length >= count) return found;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      throw new Error(`fewer than ${count} invitations to ${email}`);
+    };
+
+    await invite();
+    await page.getByText('Invitation sent').first().waitFor();
+    const [first] = await links(1);
+    await invite();
+    await page.getByText('Invitation sent again').first().waitFor();
+    expect(await page.getByText(`The link in the earlier e-mail to ${email} no longer works`).count()).toBeGreaterThan(
+      0,
+    );
+    const second = (await links(2)).find((link) => link !== first) as string;
+
+    // The replaced link says it no longer works, and what to do, before any password is asked for.
+    const invitee = await harness.newPage();
+    await invitee.goto(first);
+    const ended = invitee.getByTestId('invitation-ended');
+    await expect.poll(() => ended.textContent()).toContain('no longer works');
+    expect(await ended.textContent()).toContain('latest invitation e-mail');
+    expect(await invitee.locator('input[type="password"]').count()).toBe(0);
+    // The new one asks for the password.
+    await invitee.goto(second);
+    await invitee.getByTestId('accept-invitation-form').waitFor();
+    expect(await invitee.getByTestId('invitation-ended').count()).toBe(0);
+  });
 });

@@ -34,7 +34,7 @@ export const PAGES: PageEntry[] = [
   {
     name: 'accept invitation',
     path: '/accept-invitation?token=not-a-real-token',
-    ready: { testId: 'accept-invitation-form' },
+    ready: { testId: 'invitation-ended' },
     signedOut: true,
   },
   {

@@ -54,7 +54,7 @@ describe('invitations', () => {
     });
     expect(res.statusCode, res.body).toBe(201);
     const { userId } = res.json();
-    expect(res.json()).toEqual({ userId, status: 'invited' });
+    expect(res.json()).toEqual({ userId, status: 'invited', replacedEarlier: false });
 
     const listed = await as(ws.admin.token, 'GET', '/members');
     expect(listed.json().items).toContainEqual({
@@ -150,6 +150,30 @@ describe('invitations', () => {
       ),
     );
     expect(pending).toEqual([{ n: 1 }]);
+  });
+
+  it('says when inviting again replaced a link still valid, which then answers 404 (an expired one is no news)', async () => {
+    const email = `again-${ws.id}@example.test`;
+    const invite = () => as(ws.admin.token, 'POST', '/members/invitations', { email, name: 'Again', role: 'member' });
+    const first = await invite();
+    expect(first.json()).toMatchObject({ replacedEarlier: false });
+    const firstToken = await linkToken(email, 'accept-invitation', 1);
+    const second = await invite();
+    expect(second.statusCode, second.body).toBe(201);
+    expect(second.json()).toMatchObject({ userId: first.json().userId, replacedEarlier: true });
+    const lookup = (token: string) =>
+      t.request({ method: 'GET', url: `/api/v1/auth/invitation?token=${encodeURIComponent(token)}` });
+    expect((await lookup(firstToken)).statusCode).toBe(404);
+    // The mailbox lists in no set order: the new link is the one that is not the first.
+    const links = (await waitForMail(t, email, 2)).map((m) => /accept-invitation\?token=(\S+)/.exec(m.text)?.[1]);
+    const secondToken = decodeURIComponent(
+      links.find((token) => token && decodeURIComponent(token) !== firstToken) ?? '',
+    );
+    expect((await lookup(secondToken)).statusCode).toBe(200);
+    await runSql(
+      sql`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE user_id = ${first.json().userId}`,
+    );
+    expect((await invite()).json()).toMatchObject({ replacedEarlier: false });
   });
 
   it('an existing account accepts with its own password and keeps it', async () => {

@@ -363,14 +363,18 @@ export async function lockInvitationsOf(tx: Tx, workspaceId: string, email: stri
   await lockUntilCommit(tx, `invitations:${workspaceId}:${email.toLowerCase()}`);
 }
 
-export async function deletePendingInvitations(tx: Tx, workspaceId: string, userId: string): Promise<number> {
-  const rows = await tx
+/** Deletes the user's invitations to the workspace not accepted yet; answers each one's expiry. */
+export async function deletePendingInvitations(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+): Promise<{ id: string; expiresAt: Date }[]> {
+  return tx
     .delete(invitations)
     .where(
       and(eq(invitations.workspaceId, workspaceId), eq(invitations.userId, userId), isNull(invitations.acceptedAt)),
     )
-    .returning({ id: invitations.id });
-  return rows.length;
+    .returning({ id: invitations.id, expiresAt: invitations.expiresAt });
 }
 
 export async function updatePendingInvitations(

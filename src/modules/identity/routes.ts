@@ -194,7 +194,8 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Invite someone by e-mail (admins)',
         description:
           'Mails a one-time link `{PUBLIC_URL}/accept-invitation?token=…`, valid 7 days; re-inviting replaces the ' +
-          'earlier link. The invitee is listed with `status: "invited"` until they accept. 409 `already_member`.',
+          'earlier link (which then answers 404; `replacedEarlier` says whether one was still valid). The invitee ' +
+          'is listed with `status: "invited"` until they accept. 409 `already_member`.',
         body: invitationBody,
         response: { 201: invitationCreatedSchema, ...problemResponses },
       },

@@ -101,7 +101,13 @@ export const invitationBody = z.object({
   role: roleSchema,
   isProvider: z.boolean().optional(),
 });
-export const invitationCreatedSchema = z.object({ userId: z.string(), status: z.literal('invited') });
+export const invitationCreatedSchema = z.object({
+  userId: z.string(),
+  status: z.literal('invited'),
+  replacedEarlier: z
+    .boolean()
+    .describe('An earlier invitation of this address, still valid, was replaced: the link it mailed no longer works'),
+});
 const oneTimeToken = z.string().min(1).max(200);
 export const acceptInvitationBody = z.object({ token: oneTimeToken, password });
 export const invitationLookupQuery = z.object({ token: oneTimeToken });

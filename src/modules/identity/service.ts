@@ -348,7 +348,7 @@ export async function removeMember(
       });
     },
     async (tx) => {
-      const n = await repo.deletePendingInvitations(tx, ctx.workspaceId, userId);
+      const n = (await repo.deletePendingInvitations(tx, ctx.workspaceId, userId)).length;
       if (n > 0) await writeAudit(tx, ctx, 'admin_action', { action: 'members.remove', target: userId, invited: true });
       return n;
     },
@@ -656,7 +656,9 @@ export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: In
     }
     user ??= await repo.ensureUser(tx, { id: newId('usr'), email: input.email, name: input.name, passwordHash: null });
     const userId = user.id;
-    await repo.deletePendingInvitations(tx, ctx.workspaceId, userId);
+    // An earlier link still in its 7 days stops working now: the answer says so, for the admin to tell the invitee.
+    const earlier = await repo.deletePendingInvitations(tx, ctx.workspaceId, userId);
+    const replacedEarlier = earlier.some((invitation) => invitation.expiresAt.getTime() > Date.now());
     const invitationExpires = new Date(Date.now() + INVITATION_TTL_MS);
     await repo.insertInvitation(tx, {
       workspaceId: ctx.workspaceId,
@@ -685,7 +687,7 @@ export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: In
       role: input.role,
       isProvider: input.isProvider ?? false,
     });
-    return { userId, status: 'invited' as const };
+    return { userId, status: 'invited' as const, replacedEarlier };
   });
 }
 

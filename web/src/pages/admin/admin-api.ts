@@ -83,7 +83,7 @@ export function useInvite() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (input: { email: string; name: string; role: 'admin' | 'member'; isProvider: boolean }) =>
-      api.post<{ userId: string }>('/members/invitations', input),
+      api.post<{ userId: string; replacedEarlier: boolean }>('/members/invitations', input),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: adminKeys.members }),
   });
 }

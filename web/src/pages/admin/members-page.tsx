@@ -429,8 +429,16 @@ function InviteDialog({ isOpen, onOpenChange }: { isOpen: boolean; onOpenChange:
         role: values.admin ? 'admin' : 'member',
         isProvider: values.isProvider,
       })
-      .then(() => {
-        notifySuccess('Invitation sent', `${values.name} gets an e-mail with a link valid for 7 days.`);
+      .then((sent) => {
+        if (sent.replacedEarlier) {
+          // Inviting again replaces the link mailed before: whoever relays it must know which one works.
+          notifySuccess(
+            'Invitation sent again',
+            `The link in the earlier e-mail to ${values.email} no longer works; only the new one, valid for 7 days, does.`,
+          );
+        } else {
+          notifySuccess('Invitation sent', `${values.name} gets an e-mail with a link valid for 7 days.`);
+        }
         form.reset();
         onOpenChange(false);
       })

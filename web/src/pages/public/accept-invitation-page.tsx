@@ -36,11 +36,21 @@ const ENDED: Record<string, string> = {
   invitation_expired: 'This invitation has expired. Ask an admin of the workspace to invite you again.',
 };
 
+/**
+ * A link the server does not know (404): replaced by a later invitation of the same address, cancelled, or mistyped.
+ * Said before any password is asked for, with what to do.
+ */
+const NOT_VALID =
+  'This invitation link no longer works: a newer invitation may have replaced it, or it was cancelled. Open the ' +
+  'latest invitation e-mail from the workspace, or ask one of its admins to invite you again.';
+
 const WRONG_PASSWORD = 'That is not the password of this account. Try again, or reset it below.';
 
-/** A used or expired invitation (from the lookup or the accept call), in words; else null. */
+/** A used, expired or unknown invitation (from the lookup or the accept call), in words; else null. */
 function endedWords(error: unknown): string | null {
-  return error instanceof ApiError && ENDED[error.code] ? ENDED[error.code] : null;
+  if (!(error instanceof ApiError)) return null;
+  if (ENDED[error.code]) return ENDED[error.code];
+  return error.status === 404 ? NOT_VALID : null;
 }
 
 export function AcceptInvitationPage({ token }: { token: string }) {
@@ -79,7 +89,7 @@ export function AcceptInvitationPage({ token }: { token: string }) {
       ) : existing ? (
         <ExistingAccountForm token={token} email={invitation?.email} onEnded={setEnded} />
       ) : (
-        // An unknown token still gets the form: the accept call says the link is not valid.
+        // Also when the lookup failed otherwise (no answer): the accept call then says what is wrong.
         <NewAccountForm token={token} onEnded={setEnded} onHasPassword={() => setHasPassword(true)} />
       )}
     </PublicCard>
@@ -115,7 +125,6 @@ function NewAccountForm({
       .catch((error) => {
         const words = endedWords(error);
         if (words) return onEnded(words);
-        if (error instanceof ApiError && error.status === 404) return onEnded('This invitation link is not valid.');
         // The account has a password after all: ask for that one instead.
         if (error instanceof ApiError && error.status === 401) return onHasPassword();
         applyProblem(f, error, { weak_password: 'password' });
@@ -150,7 +159,6 @@ function ExistingAccountForm({
       .catch((error) => {
         const words = endedWords(error);
         if (words) return onEnded(words);
-        if (error instanceof ApiError && error.status === 404) return onEnded('This invitation link is not valid.');
         if (error instanceof ApiError && error.status === 401) {
           return f.setError('password', { message: WRONG_PASSWORD }, { shouldFocus: true });
         }
