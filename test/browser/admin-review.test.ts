@@ -247,4 +247,38 @@ describe('admin area review', () => {
     await invitee.getByTestId('accept-invitation-form').waitFor();
     expect(await invitee.getByTestId('invitation-ended').count()).toBe(0);
   });
+
+  it('says a text over its limit in plain words, and keeps what was typed or pasted whole', async () => {
+    const page = await harness.newPage();
+    await signIn(page, riverside.admin.email, riverside.admin.password);
+    await switchTo(page, riverside);
+    const tooLong = async (field: ReturnType<Page['getByLabel']>, length: number, submit: () => Promise<void>) => {
+      await field.fill('x'.repeat(length));
+      // No maxlength: the browser would cut a paste short without a word.
+      expect(await field.inputValue()).toHaveLength(length);
+      await submit();
+    };
+
+    await page.goto('/account');
+    await tooLong(page.getByLabel('New token name'), 150, () => page.getByTestId('create-token').click());
+    await expect
+      .poll(() => page.getByTestId('field-error-name').textContent())
+      .toBe('Keep it to 100 characters or fewer.');
+
+    await page.goto('/admin/settings');
+    await tooLong(page.getByLabel('Workspace name'), 220, () => page.getByTestId('save-settings').click());
+    await expect
+      .poll(() => page.getByTestId('field-error-name').textContent())
+      .toBe('Keep it to 200 characters or fewer.');
+
+    await page.goto('/admin/members');
+    await page.getByTestId('invite-member').click();
+    const dialog = page.getByTestId('invite-dialog');
+    await dialog.getByLabel('E-mail').fill('someone@example.test');
+    await tooLong(dialog.getByLabel('Name'), 250, () => dialog.getByTestId('send-invitation').click());
+    await expect
+      .poll(() => dialog.getByTestId('field-error-name').textContent())
+      .toBe('Keep it to 200 characters or fewer.');
+    expect(await page.getByText(/expected string|Too big/).count()).toBe(0);
+  });
 });

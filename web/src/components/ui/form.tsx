@@ -26,6 +26,7 @@ import {
 } from 'react-hook-form';
 import type { z } from 'zod';
 import { ApiError, describeError, fieldName } from '../../api.js';
+import { EMAIL_WORDS, tooLongWords, tooShortWords } from '../../zod-config.js';
 
 /** A form validated by `schema` before it is sent (same rules and words as the server). */
 export function useZodForm<S extends z.ZodType<FieldValues, FieldValues>>(
@@ -105,14 +106,17 @@ function nestedField<T extends FieldValues>(form: Pick<UseFormReturn<T, unknown,
   return undefined;
 }
 
-/** Zod's stock English ("Too small: expected string to have >=1 characters") in plain words. */
+/**
+ * Zod's stock English ("Too small: expected string to have >=1 characters"), as the server answers it, in the plain
+ * words the browser's own checks use (zod-config.ts).
+ */
 export function plainMessage(message: string): string {
-  if (/expected string to have >=1 character/i.test(message) || /^Required$/i.test(message)) return 'Fill this in.';
+  if (/^Required$/i.test(message)) return tooShortWords(1);
   const max = /expected string to have <=(\d+) characters/i.exec(message);
-  if (max) return `Keep it to ${max[1]} characters or fewer.`;
-  const min = /expected string to have >=(\d+) characters/i.exec(message);
-  if (min) return `Use at least ${min[1]} characters.`;
-  if (/^Invalid email/i.test(message)) return 'Enter an e-mail address like name@example.com.';
+  if (max) return tooLongWords(Number(max[1]));
+  const min = /expected string to have >=(\d+) characters?/i.exec(message);
+  if (min) return tooShortWords(Number(min[1]));
+  if (/^Invalid email/i.test(message)) return EMAIL_WORDS;
   if (/^Invalid input: expected/i.test(message)) return 'Fill this in with a valid value.';
   return message;
 }
