@@ -126,6 +126,18 @@ describe('Admin → Webhooks page', () => {
       .toBe(1);
     expect(await delivered.getAttribute('data-event-id')).toBe(eventId);
 
+    // The replay handled the event's inbox item: it leaves the open list for Handled, replayed by this admin.
+    await expect.poll(() => inboxRow.count(), { timeout: 15_000 }).toBe(0);
+    const inboxFilter = page.getByTestId('inbox-filter');
+    await inboxFilter.selectOption('handled');
+    const handledRow = page.locator('[data-testid="inbox-row"][data-state="replayed"]').filter({ hasText: eventId });
+    await handledRow.waitFor();
+    expect(await handledRow.getByTestId('inbox-state').textContent()).toBe('Replayed');
+    expect(await handledRow.getByTestId('inbox-handled-by').textContent()).toContain(`by ${workspace.admin.name}`);
+    expect(await handledRow.getByTestId('inbox-replay').count()).toBe(0);
+    await inboxFilter.selectOption('open');
+    await page.getByText('Nothing needs attention').waitFor();
+
     // Disable and enable again.
     const endpointRow = page.getByTestId('endpoint-row').filter({ hasText: receiver.url });
     await endpointRow.getByRole('button', { name: 'Disable' }).click();
@@ -309,6 +321,25 @@ describe('Admin → Webhooks page', () => {
     expect(await row.getByTestId('inbox-about').textContent()).toBe('Mail (not delivered)');
     expect(await row.getByText('deleted endpoint').count()).toBe(0);
     expect(await row.getByTestId('inbox-replay').count()).toBe(0);
+
+    // Nothing to replay, but the admin can resolve it: it leaves the open list, and Handled says who and when.
+    await row.getByTestId('inbox-resolve').click();
+    await page.getByText('is resolved; it moved to Handled').waitFor();
+    await expect.poll(() => row.count()).toBe(0);
+    await page.getByTestId('inbox-filter').selectOption('handled');
+    const resolved = page.locator('[data-testid="inbox-row"][data-state="resolved"]').filter({
+      hasText: 'relay answered 503',
+    });
+    await resolved.waitFor();
+    expect(await resolved.getByTestId('inbox-state').textContent()).toBe('Resolved');
+    expect(await resolved.getByTestId('inbox-handled-by').textContent()).toContain(`by ${workspace.admin.name}`);
+    expect(await resolved.getByTestId('inbox-resolve').count()).toBe(0);
+    // All shows it too; a reload starts on the open items again.
+    await page.getByTestId('inbox-filter').selectOption('all');
+    await resolved.waitFor();
+    await page.reload();
+    await page.getByText('Nothing needs attention').waitFor();
+    expect(await page.getByTestId('inbox-filter').inputValue()).toBe('open');
     await page.close();
   });
 

@@ -30,7 +30,13 @@ export const webhookCases: CrossTenantCase[] = [
           VALUES (${owner.id}, ${attempt}, ${endpoint}, ${delivery.event_id}, 'patient.created', 1, 'success', 200, 5, now(),
              'https://93.184.216.34/tenant-a', '{"webhook-id":"x"}'::jsonb, '{}'::jsonb, 'ok')`),
       );
-      return { endpoint, event: delivery.event_id, attempt };
+      // An inbox item of A's, for the resolve route to refuse.
+      const item = 'inb_01crosstenantinboxitem00a';
+      await withSystem(t.database.db, (tx) =>
+        tx.execute(sql`INSERT INTO inbox_items (workspace_id, id, kind, endpoint_id, event_id, event_type, last_status)
+          VALUES (${owner.id}, ${item}, 'webhook.dead_lettered', ${endpoint}, ${delivery.event_id}, 'patient.created', 503)`),
+      );
+      return { endpoint, event: delivery.event_id, attempt, item };
     },
     async attackerSetup(t, attacker) {
       const res = await t.request({
@@ -41,7 +47,7 @@ export const webhookCases: CrossTenantCase[] = [
       });
       return { endpoint: res.json().id as string };
     },
-    denied: ({ endpoint, event, attempt }, own) => [
+    denied: ({ endpoint, event, attempt, item }, own) => [
       // A's attempt read through A's endpoint id and through B's own endpoint.
       { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}/deliveries/${attempt}` },
       { method: 'GET', url: `/api/v1/admin/webhooks/${own.endpoint}/deliveries/${attempt}` },
@@ -54,14 +60,18 @@ export const webhookCases: CrossTenantCase[] = [
       { method: 'POST', url: `/api/v1/admin/webhooks/${endpoint}/rotate-secret` },
       { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}/deliveries` },
       { method: 'POST', url: `/api/v1/admin/webhooks/${endpoint}/replay/${event}` },
+      { method: 'POST', url: `/api/v1/inbox/${item}/resolve` },
     ],
     lists: () => [
       { method: 'GET', url: '/api/v1/admin/webhooks' },
       { method: 'GET', url: '/api/v1/inbox' },
+      { method: 'GET', url: '/api/v1/inbox?state=open' },
     ],
     unchanged: ({ endpoint }) => [
       { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}` },
       { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}/deliveries` },
+      // The item is still open: neither B's resolve nor B's replay of A's event handled it.
+      { method: 'GET', url: '/api/v1/inbox?state=open' },
     ],
   },
   {

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, ne, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { TIERS } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
@@ -192,13 +192,66 @@ export async function resetDelivery(tx: Tx, workspaceId: string, endpointId: str
   return true;
 }
 
-export async function listInbox(tx: Tx, workspaceId: string, opts: { limit: number; before?: string }) {
+/** Which inbox items a list shows: the open ones, the handled ones (replayed or resolved), or all. */
+export type InboxFilter = 'open' | 'handled' | 'all';
+
+export async function listInbox(
+  tx: Tx,
+  workspaceId: string,
+  opts: { limit: number; before?: string; state: InboxFilter },
+) {
   return tx
     .select()
     .from(inboxItems)
-    .where(and(eq(inboxItems.workspaceId, workspaceId), opts.before ? lt(inboxItems.id, opts.before) : undefined))
+    .where(
+      and(
+        eq(inboxItems.workspaceId, workspaceId),
+        opts.before ? lt(inboxItems.id, opts.before) : undefined,
+        // A literal, not a parameter: the partial index inbox_items_open_idx serves it.
+        opts.state === 'open' ? sql`${inboxItems.state} = 'open'` : undefined,
+        opts.state === 'handled' ? ne(inboxItems.state, 'open') : undefined,
+      ),
+    )
     .orderBy(desc(inboxItems.id))
     .limit(opts.limit + 1);
+}
+
+export async function findInboxItem(tx: Tx, workspaceId: string, id: string): Promise<InboxRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(inboxItems)
+    .where(and(eq(inboxItems.workspaceId, workspaceId), eq(inboxItems.id, id)));
+  return row;
+}
+
+/**
+ * Marks open inbox items handled, now, by `userId`: one item by id (`resolved`), or every open dead letter of an
+ * event to an endpoint (`replayed`). Returns the items changed (none when they were already handled).
+ */
+export async function handleInboxItems(
+  tx: Tx,
+  workspaceId: string,
+  which: { id: string } | { endpointId: string; eventId: string },
+  state: 'replayed' | 'resolved',
+  userId: string | null,
+): Promise<InboxRow[]> {
+  return tx
+    .update(inboxItems)
+    .set({ state, handledAt: sql`now()`, handledBy: userId })
+    .where(
+      and(
+        eq(inboxItems.workspaceId, workspaceId),
+        sql`${inboxItems.state} = 'open'`,
+        'id' in which
+          ? eq(inboxItems.id, which.id)
+          : and(
+              eq(inboxItems.kind, 'webhook.dead_lettered'),
+              eq(inboxItems.endpointId, which.endpointId),
+              eq(inboxItems.eventId, which.eventId),
+            ),
+      ),
+    )
+    .returning();
 }
 
 // ---- fan-out (inside the publishing transaction) ----

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requireCtx } from '../../platform/auth/authenticate.js';
 import { noContent, problemResponses } from '../../platform/http-schemas.js';
-import { listOf, pageQuery } from '../../platform/pagination.js';
+import { listOf } from '../../platform/pagination.js';
 import {
   attemptSchema,
   createdEndpointSchema,
@@ -13,7 +13,9 @@ import {
   deliveryParams,
   endpointParams,
   endpointSchema,
+  inboxItemParams,
   inboxItemSchema,
+  inboxQuery,
   patchEndpointBody,
   replayParams,
   replayResponse,
@@ -192,11 +194,30 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
           'lastStatus), `mail.undeliverable` (a mail the relay refused for 3 days: the job, the recipient count and ' +
           'the last error, never the subject or addresses), `telehealth.room_failed` (a video room the provider could ' +
           'not make before the visit ended: eventId, the reason), `health.incident_opened` / `health.incident_resolved`. ' +
-          '`lastError` holds the words.',
-        querystring: pageQuery,
+          '`lastError` holds the words. Each item is `open` until an admin handles it: a replay of its event to its ' +
+          'endpoint marks it `replayed`, POST /inbox/:id/resolve marks it `resolved` (both with `handledAt` and ' +
+          '`handledBy`). `state=open` lists what still needs a look, `state=handled` the rest; without it, every item.',
+        querystring: inboxQuery,
         response: { 200: listOf(inboxItemSchema), ...problemResponses },
       },
     },
     async (request) => service.listInbox(deps, requireCtx(request), request.query),
+  );
+
+  app.post(
+    '/inbox/:id/resolve',
+    {
+      config: admin,
+      schema: {
+        tags: ['inbox'],
+        summary: 'Dismiss an open inbox item without a replay (resolved, with when and by whom; audited)',
+        description:
+          'For an item that needs no replay, or was dealt with otherwise. 409 `conflict` (with its `state`) when it ' +
+          'was already replayed or resolved; nothing changes then.',
+        params: inboxItemParams,
+        response: { 200: inboxItemSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.resolveInboxItem(deps, requireCtx(request), request.params.id),
   );
 }

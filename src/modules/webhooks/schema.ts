@@ -114,5 +114,27 @@ export const inboxItemSchema = z.object({
   lastStatus: z.number().int().nullable(),
   lastError: z.string().nullable(),
   createdAt: z.string(),
+  state: z
+    .enum(['open', 'replayed', 'resolved'])
+    .describe(
+      '`open` until an admin handles it: `replayed` (its event was replayed to its endpoint) or `resolved` ' +
+        '(dismissed with POST /inbox/:id/resolve)',
+    ),
+  handledAt: z.string().nullable().describe('When it was replayed or resolved; null while open'),
+  handledBy: z
+    .string()
+    .nullable()
+    .describe('The user who replayed or resolved it; null while open, and for items replayed before this was kept'),
+  handledByName: z.string().nullable().describe("That user's name, while they are a member of the workspace"),
 });
 export type InboxItem = z.infer<typeof inboxItemSchema>;
+
+export const inboxQuery = pageQuery.extend({
+  state: z
+    .enum(['open', 'handled', 'all'])
+    .default('all')
+    .describe('`open`, `handled` (replayed or resolved) or `all` (the default)'),
+});
+export type InboxQuery = z.infer<typeof inboxQuery>;
+
+export const inboxItemParams = z.object({ id: z.string().min(1).max(100) });

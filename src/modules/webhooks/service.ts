@@ -5,7 +5,7 @@ import type { RequestContext } from '../../platform/context.js';
 import { decryptSecret, encryptSecret, type SecretKey } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
 import { withTenant } from '../../platform/db/tenant.js';
-import { AppError, notFound } from '../../platform/errors.js';
+import { AppError, conflict, notFound } from '../../platform/errors.js';
 import { type DomainEvent, publishEvent } from '../../platform/events/events.js';
 import { checkOutboundUrl, UnsafeUrlError } from '../../platform/http/url-guard.js';
 import { newId } from '../../platform/ids.js';
@@ -14,6 +14,7 @@ import { decodeCursor, type Page, toPage } from '../../platform/pagination.js';
 import { generateSigningSecret } from '../../platform/signing.js';
 import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
+import { memberNames } from '../identity/index.js';
 import { eventBody } from './jobs/delivery-worker.js';
 import * as repo from './repository.js';
 import type {
@@ -23,6 +24,7 @@ import type {
   DeliveryDetail,
   Endpoint,
   InboxItem,
+  InboxQuery,
   PatchEndpointInput,
 } from './schema.js';
 
@@ -67,7 +69,7 @@ function presentAttempt(row: repo.AttemptRow): Attempt {
   };
 }
 
-function presentInbox(row: repo.InboxRow): InboxItem {
+function presentInbox(row: repo.InboxRow, names: Map<string, string>): InboxItem {
   return {
     id: row.id,
     kind: row.kind,
@@ -77,7 +79,18 @@ function presentInbox(row: repo.InboxRow): InboxItem {
     lastStatus: row.lastStatus,
     lastError: row.lastError,
     createdAt: row.createdAt.toISOString(),
+    state: row.state,
+    handledAt: iso(row.handledAt),
+    handledBy: row.handledBy,
+    handledByName: row.handledBy ? (names.get(row.handledBy) ?? null) : null,
   };
+}
+
+/** The names of the members who handled these items (a former member has none). */
+async function handlerNames(tx: Tx, workspaceId: string, rows: repo.InboxRow[]): Promise<Map<string, string>> {
+  const ids = [...new Set(rows.flatMap((r) => (r.handledBy ? [r.handledBy] : [])))];
+  const members = await memberNames(tx, workspaceId, ids);
+  return new Map(members.map((m) => [m.userId, m.name]));
 }
 
 /** Checks a URL against §7.3 before it is stored (the worker checks again at every attempt). */
@@ -217,7 +230,20 @@ export async function replayEvent(deps: AppDeps, ctx: RequestContext, id: string
     if (!(await repo.resetDelivery(tx, ctx.workspaceId, id, eventId))) {
       throw notFound('Delivery of this event to this endpoint');
     }
-    await writeAudit(tx, ctx, 'admin_action', { action: 'webhooks.replay', target: id, eventId });
+    // Its dead letters in the inbox are handled: replayed, now, by this admin.
+    const handled = await repo.handleInboxItems(
+      tx,
+      ctx.workspaceId,
+      { endpointId: id, eventId },
+      'replayed',
+      ctx.userId ?? null,
+    );
+    await writeAudit(tx, ctx, 'admin_action', {
+      action: 'webhooks.replay',
+      target: id,
+      eventId,
+      ...(handled.length > 0 ? { inboxItems: handled.map((r) => r.id) } : {}),
+    });
     return { eventId, state: 'pending' as const };
   });
 }
@@ -273,18 +299,33 @@ export async function getDeliveryDetail(
   return { ...presentAttempt(attempt), request, response };
 }
 
-export async function listInbox(
-  deps: AppDeps,
-  ctx: RequestContext,
-  query: { limit: number; cursor?: string },
-): Promise<Page<InboxItem>> {
+export async function listInbox(deps: AppDeps, ctx: RequestContext, query: InboxQuery): Promise<Page<InboxItem>> {
   gate(ctx);
   const before = decodeCursor(query.cursor, z.string());
-  const rows = await withTenant(deps.db, ctx, (tx) =>
-    repo.listInbox(tx, ctx.workspaceId, { limit: query.limit, before }),
-  );
-  const page = toPage(rows, query.limit, (r) => r.id);
-  return { items: page.items.map(presentInbox), nextCursor: page.nextCursor };
+  return withTenant(deps.db, ctx, async (tx) => {
+    const rows = await repo.listInbox(tx, ctx.workspaceId, { limit: query.limit, before, state: query.state });
+    const page = toPage(rows, query.limit, (r) => r.id);
+    const names = await handlerNames(tx, ctx.workspaceId, page.items);
+    return { items: page.items.map((r) => presentInbox(r, names)), nextCursor: page.nextCursor };
+  });
+}
+
+/**
+ * Dismisses an open inbox item without a replay (the admin dealt with it otherwise, or it needs nothing):
+ * `resolved`, now, by this admin, audited. An item already replayed or resolved is a 409 and stays as it is.
+ */
+export async function resolveInboxItem(deps: AppDeps, ctx: RequestContext, id: string): Promise<InboxItem> {
+  gate(ctx);
+  return withTenant(deps.db, ctx, async (tx) => {
+    const [row] = await repo.handleInboxItems(tx, ctx.workspaceId, { id }, 'resolved', ctx.userId ?? null);
+    if (!row) {
+      const existing = await repo.findInboxItem(tx, ctx.workspaceId, id);
+      if (!existing) throw notFound('Inbox item');
+      throw conflict(`This item was already ${existing.state}`, { state: existing.state });
+    }
+    await writeAudit(tx, ctx, 'admin_action', { action: 'webhooks.inbox_resolve', target: id, kind: row.kind });
+    return presentInbox(row, await handlerNames(tx, ctx.workspaceId, [row]));
+  });
 }
 
 /** The outbox fan-out hook: runs inside the transaction that publishes the event. */

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
@@ -80,7 +81,7 @@ export const webhookAttempts = pgTable(
   ],
 );
 
-/** The workspace inbox: things admins must look at (today: dead-lettered webhook events). */
+/** The workspace inbox: things admins must look at (dead-lettered webhook events, undeliverable mail, incidents). */
 export const inboxItems = pgTable(
   'inbox_items',
   {
@@ -93,6 +94,19 @@ export const inboxItems = pgTable(
     lastStatus: integer('last_status'),
     lastError: text('last_error'),
     createdAt: ts('created_at').notNull().defaultNow(),
+    /**
+     * `open` until an admin handles it: `replayed` (its event was replayed to its endpoint) or `resolved`
+     * (dismissed without a replay). When and by whom in handledAt / handledBy (migration 0041).
+     */
+    state: text('state', { enum: ['open', 'replayed', 'resolved'] })
+      .notNull()
+      .default('open'),
+    handledAt: ts('handled_at'),
+    handledBy: text('handled_by'),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.id] })],
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.id] }),
+    // The page's default view: the open items, newest first.
+    index('inbox_items_open_idx').on(t.workspaceId, t.id).where(sql`state = 'open'`),
+  ],
 );

@@ -1,11 +1,23 @@
-/** The workspace inbox: what exhausted its retries (webhook events, with a Replay to their endpoint; mail; rooms). */
+/**
+ * The workspace inbox: what exhausted its retries (webhook events, with a Replay to their endpoint; mail; rooms).
+ * An item is open until an admin replays its event or resolves it; the list shows the open ones unless asked.
+ */
 
 import { Link } from '@tanstack/react-router';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
-import { type Endpoint, formatDateTime, useInbox, useReplay } from './webhooks-api.js';
+import { Button } from '../../components/ui/button.js';
+import {
+  type Endpoint,
+  formatDateTime,
+  type InboxFilter,
+  type InboxItem,
+  useInbox,
+  useReplay,
+  useResolveInboxItem,
+} from './webhooks-api.js';
 
-const EVENTS = ['event', 'events'] as const;
+const ITEMS = ['item', 'items'] as const;
 
 /** What an inbox item that is not a webhook delivery is about, in the Endpoint column's place. */
 const NOT_A_DELIVERY: Record<string, string> = {
@@ -15,34 +27,86 @@ const NOT_A_DELIVERY: Record<string, string> = {
   'health.incident_resolved': 'Health incident',
 };
 
+const EMPTY: Record<InboxFilter, { title: string; text?: string }> = {
+  open: { title: 'Nothing needs attention', text: 'Items you replay or resolve are under Handled.' },
+  handled: { title: 'Nothing handled yet', text: 'Items you replay or resolve appear here.' },
+  all: { title: 'Nothing has failed' },
+};
+
+/** Replayed or resolved: by whom (when known) and when. */
+function Handled({ item }: { item: InboxItem }) {
+  const replayed = item.state === 'replayed';
+  return (
+    <div className="inbox-handled">
+      <span className={`badge ${replayed ? 'badge-ok' : 'badge-muted'}`} data-testid="inbox-state">
+        {replayed ? 'Replayed' : 'Resolved'}
+      </span>
+      <div className="muted" data-testid="inbox-handled-by">
+        {item.handledByName ? `by ${item.handledByName}, ` : item.handledBy ? 'by a former member, ' : ''}
+        {formatDateTime(item.handledAt)}
+      </div>
+    </div>
+  );
+}
+
 export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
-  const inbox = useInbox();
+  const filterId = useId();
+  const [filter, setFilter] = useState<InboxFilter>('open');
+  const inbox = useInbox(filter);
   const replay = useReplay();
-  const [replayed, setReplayed] = useState<string | null>(null);
+  const resolve = useResolveInboxItem();
+  const [done, setDone] = useState<{ action: 'replayed' | 'resolved'; item: InboxItem } | null>(null);
   const items = inbox.data?.pages.flatMap((p) => p.items) ?? [];
   const urlOf = (id: string | null) => endpoints.find((e) => e.id === id)?.url;
+  const busy = (item: InboxItem) =>
+    (replay.isPending && replay.variables?.eventId === item.eventId) ||
+    (resolve.isPending && resolve.variables === item.id);
+  const empty = EMPTY[filter];
 
   return (
     <section className="card" aria-labelledby="inbox-title" data-testid="inbox">
-      <div className="toolbar">
+      <div className="toolbar toolbar-spread">
         <h2 id="inbox-title">Inbox</h2>
+        <div className="toolbar-group">
+          <label htmlFor={filterId}>Show</label>
+          <select
+            id={filterId}
+            value={filter}
+            onChange={(e) => setFilter(e.target.value as InboxFilter)}
+            data-testid="inbox-filter"
+          >
+            <option value="open">Open</option>
+            <option value="handled">Handled</option>
+            <option value="all">All</option>
+          </select>
+        </div>
       </div>
       <p className="muted card-intro">
-        What failed every retry: events to your endpoints (the workspace admins were e-mailed about each), mail the
-        relay would not take, video rooms that could not be made, and health incidents.
+        What failed every retry: events to your endpoints, mail the relay would not take, video rooms that could not be
+        made, and health incidents. Replay sends an event again; Resolve closes an item that needs nothing more. Both
+        move it to Handled.
       </p>
-      {replayed ? (
-        <SuccessNotice onDismiss={() => setReplayed(null)}>
-          Event <code>{replayed}</code> is queued again.
+      {done ? (
+        <SuccessNotice onDismiss={() => setDone(null)}>
+          {done.action === 'replayed' ? (
+            <>
+              Event <code>{done.item.eventId}</code> is queued again; its item moved to Handled.
+            </>
+          ) : (
+            <>
+              <code>{done.item.eventType}</code> is resolved; it moved to Handled.
+            </>
+          )}
         </SuccessNotice>
       ) : null}
       {replay.error ? <ErrorNotice error={replay.error} title="Could not replay" /> : null}
+      {resolve.error ? <ErrorNotice error={resolve.error} title="Could not resolve" /> : null}
       {inbox.isPending ? <Loading label="Loading inbox…" /> : null}
       {inbox.isError ? <ErrorNotice error={inbox.error} onRetry={() => inbox.refetch()} /> : null}
-      {inbox.isSuccess && items.length === 0 ? <EmptyState title="Nothing has failed" /> : null}
+      {inbox.isSuccess && items.length === 0 ? <EmptyState title={empty.title}>{empty.text}</EmptyState> : null}
       {items.length > 0 ? (
-        <div className="table-wrap">
-          <table className="table stack-table">
+        <div className="table-wrap" aria-busy={inbox.isFetching}>
+          <table className="table stack-table inbox-table">
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -50,7 +114,7 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                 <th scope="col">Endpoint</th>
                 <th scope="col">Last status</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">State and actions</span>
                 </th>
               </tr>
             </thead>
@@ -58,13 +122,19 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
               {items.map((item) => {
                 const url = urlOf(item.endpointId);
                 return (
-                  <tr key={item.id} data-testid="inbox-row" data-event-id={item.eventId ?? ''}>
+                  <tr
+                    key={item.id}
+                    data-testid="inbox-row"
+                    data-event-id={item.eventId ?? ''}
+                    data-state={item.state}
+                    className={item.state === 'open' ? undefined : 'inbox-row-handled'}
+                  >
                     <td className="nowrap" data-label="When">
                       {formatDateTime(item.createdAt)}
                     </td>
                     <td data-label="Event">
                       <code>{item.eventType}</code>
-                      <div className="cell-mono muted">{item.eventId}</div>
+                      <div className="cell-mono muted break">{item.eventId}</div>
                     </td>
                     <td data-label="Endpoint" className="break">
                       {url && item.endpointId ? (
@@ -81,30 +151,48 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                       {item.lastStatus ?? '—'}
                       {item.lastError ? <div className="muted cell-error">{item.lastError}</div> : null}
                     </td>
-                    <td className="cell-actions">
-                      {url && item.endpointId && item.eventId ? (
-                        <button
-                          type="button"
-                          className="button button-secondary button-small"
-                          disabled={replay.isPending}
-                          onClick={() =>
-                            replay.mutate(
-                              { endpointId: item.endpointId!, eventId: item.eventId! },
-                              { onSuccess: () => setReplayed(item.eventId) },
-                            )
-                          }
-                          data-testid="inbox-replay"
-                        >
-                          Replay
-                        </button>
-                      ) : null}
+                    <td className="cell-actions" data-label="State">
+                      {item.state !== 'open' ? (
+                        <Handled item={item} />
+                      ) : (
+                        <div className="row-actions">
+                          {url && item.endpointId && item.eventId ? (
+                            <Button
+                              variant="secondary"
+                              size="small"
+                              isDisabled={busy(item)}
+                              onPress={() =>
+                                replay.mutate(
+                                  { endpointId: item.endpointId!, eventId: item.eventId! },
+                                  { onSuccess: () => setDone({ action: 'replayed', item }) },
+                                )
+                              }
+                              data-testid="inbox-replay"
+                            >
+                              Replay
+                            </Button>
+                          ) : null}
+                          <Button
+                            variant="secondary"
+                            size="small"
+                            isDisabled={busy(item)}
+                            onPress={() =>
+                              resolve.mutate(item.id, { onSuccess: () => setDone({ action: 'resolved', item }) })
+                            }
+                            data-testid="inbox-resolve"
+                            aria-label={`Resolve ${item.eventType ?? 'this item'} of ${formatDateTime(item.createdAt)}`}
+                          >
+                            Resolve
+                          </Button>
+                        </div>
+                      )}
                     </td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
-          <LoadMore query={inbox} noun={EVENTS} />
+          <LoadMore query={inbox} noun={ITEMS} />
         </div>
       ) : null}
     </section>

@@ -41,7 +41,15 @@ export interface InboxItem {
   lastStatus: number | null;
   lastError: string | null;
   createdAt: string;
+  /** `open` until an admin replays its event (`replayed`) or dismisses it (`resolved`). */
+  state: 'open' | 'replayed' | 'resolved';
+  handledAt: string | null;
+  handledBy: string | null;
+  handledByName: string | null;
 }
+
+/** Which inbox items the list shows. */
+export type InboxFilter = 'open' | 'handled' | 'all';
 
 export interface EndpointInput {
   url: string;
@@ -53,7 +61,7 @@ export const webhookKeys = {
   all: ['webhooks'] as const,
   endpoints: ['webhooks', 'endpoints'] as const,
   deliveries: (id: string, status: string) => ['webhooks', 'deliveries', id, status] as const,
-  inbox: ['webhooks', 'inbox'] as const,
+  inbox: (state: InboxFilter) => ['webhooks', 'inbox', state] as const,
 };
 
 const path = (id: string) => `/admin/webhooks/${encodeURIComponent(id)}`;
@@ -78,13 +86,25 @@ export function useDeliveries(endpointId: string, status: string) {
   });
 }
 
-export function useInbox() {
+export function useInbox(state: InboxFilter) {
   return useInfiniteQuery({
-    queryKey: webhookKeys.inbox,
-    queryFn: ({ pageParam, signal }) => api.get<Page<InboxItem>>('/inbox', { limit: 25, cursor: pageParam }, signal),
+    queryKey: webhookKeys.inbox(state),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<Page<InboxItem>>('/inbox', { state, limit: 25, cursor: pageParam }, signal),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
+    placeholderData: keepPreviousData,
     refetchInterval: 10_000,
+  });
+}
+
+/** Dismisses an open inbox item without a replay (`resolved`). */
+export function useResolveInboxItem() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => api.post<InboxItem>(`/inbox/${encodeURIComponent(id)}/resolve`),
+    // Also after a refusal (another admin handled it first): the list shows where it went.
+    onSettled: invalidate,
   });
 }
 
