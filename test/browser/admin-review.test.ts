@@ -281,4 +281,35 @@ describe('admin area review', () => {
       .toBe('Keep it to 200 characters or fewer.');
     expect(await page.getByText(/expected string|Too big/).count()).toBe(0);
   });
+
+  it('tells apart two tokens of one name on the account page, as the admin page does', async () => {
+    const page = await harness.newPage();
+    await signIn(page, riverside.admin.email, riverside.admin.password);
+    await switchTo(page, riverside);
+    const name = `Twin ${uniqueSuffix()}`;
+    const made = await page.evaluate(async (tokenName) => {
+      const create = async () =>
+        (await (
+          await fetch('/api/v1/auth/tokens', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+            body: JSON.stringify({ name: tokenName }),
+          })
+        ).json()) as { id: string; token: string };
+      return [await create(), await create()];
+    }, name);
+    // A script uses the first.
+    const used = await fetch(`${harness.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${made[0].token}` } });
+    expect(used.status).toBe(200);
+
+    await page.goto('/account');
+    const items = page.getByTestId('token-item').filter({ hasText: name });
+    await expect.poll(() => items.count()).toBe(2);
+    const texts = await items.allTextContents();
+    expect(new Set(texts).size).toBe(2);
+    const first = texts.find((text) => text.includes(`…${made[0].id.slice(-6)}`));
+    const second = texts.find((text) => text.includes(`…${made[1].id.slice(-6)}`));
+    expect(first).toMatch(/Last used/);
+    expect(second).toContain('Never used');
+  });
 });

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Principal } from '../../platform/auth/principals.js';
 import type { Tx } from '../../platform/db/client.js';
 import { lockUntilCommit, queryRows } from '../../platform/db/tenant.js';
@@ -25,7 +25,11 @@ const principalColumns = {
   isProvider: memberships.isProvider,
 };
 
-/** System-scope lookups: the workspace is not known until the credential is. */
+/**
+ * System-scope lookups: the workspace is not known until the credential is. A token found is marked used (its
+ * `last_used_at`, which the token lists show), at most once a minute: this runs when the credential cache (30 s)
+ * has no answer, not on every request, so the time is right to about a minute.
+ */
 export async function findPrincipalByTokenHash(tx: Tx, hash: string): Promise<Principal | undefined> {
   const [row] = await tx
     .select(principalColumns)
@@ -36,6 +40,17 @@ export async function findPrincipalByTokenHash(tx: Tx, hash: string): Promise<Pr
     )
     .innerJoin(workspaces, eq(workspaces.id, apiTokens.workspaceId))
     .where(eq(apiTokens.tokenHash, hash));
+  if (row) {
+    await tx
+      .update(apiTokens)
+      .set({ lastUsedAt: sql`now()` })
+      .where(
+        and(
+          eq(apiTokens.tokenHash, hash),
+          or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, sql`now() - interval '1 minute'`)),
+        ),
+      );
+  }
   return row;
 }
 
@@ -165,7 +180,12 @@ export async function insertApiToken(tx: Tx, row: typeof apiTokens.$inferInsert)
 
 export async function listApiTokens(tx: Tx, workspaceId: string, userId: string) {
   return tx
-    .select({ id: apiTokens.id, name: apiTokens.name, createdAt: apiTokens.createdAt })
+    .select({
+      id: apiTokens.id,
+      name: apiTokens.name,
+      createdAt: apiTokens.createdAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+    })
     .from(apiTokens)
     .where(and(eq(apiTokens.workspaceId, workspaceId), eq(apiTokens.userId, userId)))
     .orderBy(sql`${apiTokens.id} DESC`);

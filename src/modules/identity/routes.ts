@@ -17,6 +17,7 @@ import {
   invitationCreatedSchema,
   invitationLookupQuery,
   invitationLookupSchema,
+  listedTokenSchema,
   memberBody,
   memberCreatedSchema,
   memberParams,
@@ -33,7 +34,6 @@ import {
   signInBody,
   signInResponse,
   switchWorkspaceBody,
-  tokenSchema,
   workspaceSchema,
 } from './schema.js';
 import * as service from './service.js';
@@ -359,7 +359,7 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: "The caller's API tokens (without secrets)",
-        response: { 200: listOf(tokenSchema), ...problemResponses },
+        response: { 200: listOf(listedTokenSchema), ...problemResponses },
       },
     },
     async (request) => ({ items: await service.listApiTokens(deps, requireCtx(request)), nextCursor: null }),

@@ -34,6 +34,8 @@ export const meResponse = z.object({
 export const createTokenBody = z.object({ name: z.string().trim().min(1).max(100) });
 export const tokenSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string() });
 export const createdTokenSchema = tokenSchema.extend({ token: z.string() });
+/** A token in the caller's list: when it was last used tells apart tokens of one name (to about a minute). */
+export const listedTokenSchema = tokenSchema.extend({ lastUsedAt: z.string().nullable() });
 
 export const memberBody = z.object({
   email,
@@ -90,7 +92,7 @@ export const adminTokenSchema = z.object({
   id: z.string(),
   name: z.string(),
   createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable().describe('When a request last carried it, to about a minute; null if never'),
   userId: z.string().describe('The owner'),
   userName: z.string(),
 });

@@ -438,7 +438,12 @@ export async function createApiToken(deps: AppDeps, ctx: RequestContext, name: s
 
 export async function listApiTokens(deps: AppDeps, ctx: RequestContext) {
   const rows = await withTenant(deps.db, ctx, (tx) => repo.listApiTokens(tx, ctx.workspaceId, ctx.userId));
-  return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.createdAt.toISOString() }));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    createdAt: r.createdAt.toISOString(),
+    lastUsedAt: r.lastUsedAt ? r.lastUsedAt.toISOString() : null,
+  }));
 }
 
 export async function deleteApiToken(deps: AppDeps, ctx: RequestContext, id: string): Promise<void> {

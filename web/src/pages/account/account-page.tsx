@@ -8,7 +8,7 @@ import { applyProblem, FormError, TextInput, useZodForm } from '../../components
 import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { type ApiToken, useChangePassword, useCreateToken, useMyTokens, useRevokeMyToken } from '../admin/admin-api.js';
-import { RevokeTokenDialog, refocusIfLost } from '../admin/revoke-token-dialog.js';
+import { lastUsedWords, RevokeTokenDialog, refocusIfLost, tokenIdSuffix } from '../admin/revoke-token-dialog.js';
 import { formatDateTime } from '../patients/patients-api.js';
 
 export function AccountPage() {
@@ -207,11 +207,21 @@ function TokenItem({ token, onRevoke }: { token: ApiToken; onRevoke: () => void 
     <li className="item-card token-item" data-testid="token-item">
       <div className="item-card-top">
         <strong>{token.name}</strong>
-        <Button variant="secondary" size="small" onPress={onRevoke} data-testid="revoke-token">
+        <Button
+          variant="secondary"
+          size="small"
+          onPress={onRevoke}
+          data-testid="revoke-token"
+          aria-label={`Revoke ${token.name} ${tokenIdSuffix(token)}`}
+        >
           Revoke
         </Button>
       </div>
-      <span className="muted">Created {formatDateTime(token.createdAt)}</span>
+      {/* As on the admin page: the end of its id and its last use tell apart tokens of one name. */}
+      <span className="muted">
+        Created {formatDateTime(token.createdAt)} · <span title={token.id}>{tokenIdSuffix(token)}</span> ·{' '}
+        {lastUsedWords(token)}
+      </span>
     </li>
   );
 }
