@@ -312,4 +312,45 @@ describe('admin area review', () => {
     expect(first).toMatch(/Last used/);
     expect(second).toContain('Never used');
   });
+
+  it("draws the provider switch's off track at 3:1 or more against the page and its thumb, light and dark", async () => {
+    const page = await harness.newPage();
+    await signIn(page, riverside.admin.email, riverside.admin.password);
+    await switchTo(page, riverside);
+    await harness.addMember(riverside.id, {
+      email: `off-${uniqueSuffix()}@example.test`,
+      name: 'Otto Off',
+      role: 'member',
+    });
+    await page.goto('/admin/members');
+    const row = page.getByTestId('member-row').filter({ hasText: 'Otto Off' });
+    await expect.poll(() => row.getByTestId('member-provider').locator('input').isChecked()).toBe(false);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.mouse.move(0, 0); // no row hovered
+      const ratios = await row.locator('.switch-track').evaluate((track) => {
+        const rgb = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
+        const luminance = ([r, g, b]: number[]) => {
+          const lin = (v: number) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+          return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+        };
+        const ratio = (a: number[], b: number[]) => {
+          const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+          return (hi + 0.05) / (lo + 0.05);
+        };
+        // What the track sits on: the nearest ancestor with a background of its own.
+        let behind: Element | null = track.parentElement;
+        while (behind && (rgb(getComputedStyle(behind).backgroundColor)[3] ?? 1) === 0) behind = behind.parentElement;
+        const trackColor = rgb(getComputedStyle(track).backgroundColor);
+        const thumb = track.querySelector('.switch-thumb') as Element;
+        return {
+          page: ratio(trackColor, rgb(getComputedStyle(behind ?? document.body).backgroundColor)),
+          thumb: ratio(trackColor, rgb(getComputedStyle(thumb).backgroundColor)),
+        };
+      });
+      expect(ratios.page, `${scheme}: track against its background`).toBeGreaterThanOrEqual(3);
+      expect(ratios.thumb, `${scheme}: track against its thumb`).toBeGreaterThanOrEqual(3);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
 });
