@@ -353,4 +353,24 @@ describe('admin area review', () => {
     }
     await page.emulateMedia({ colorScheme: 'light' });
   });
+
+  it('opens the invite dialog with the focus on its E-mail field', async () => {
+    const page = await harness.newPage();
+    await signIn(page, riverside.admin.email, riverside.admin.password);
+    await switchTo(page, riverside);
+    await page.goto('/admin/members');
+    await page.getByTestId('members-table').waitFor();
+    const dialog = page.getByTestId('invite-dialog');
+    // From the keyboard and by pointer alike.
+    await page.getByTestId('invite-member').focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await expect.poll(() => dialog.getByLabel('E-mail').evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type('typed@example.test');
+    expect(await dialog.getByLabel('E-mail').inputValue()).toBe('typed@example.test');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByTestId('invite-member').click();
+    await expect.poll(() => dialog.getByLabel('E-mail').evaluate((el) => el === document.activeElement)).toBe(true);
+  });
 });

@@ -448,7 +448,8 @@ function InviteDialog({ isOpen, onOpenChange }: { isOpen: boolean; onOpenChange:
     <AppDialog title="Invite someone" isOpen={isOpen} onOpenChange={onOpenChange} testId="invite-dialog">
       <form className="form" onSubmit={onSubmit} noValidate>
         <FormError message={form.formState.errors.root?.message} />
-        <TextInput control={form.control} name="email" label="E-mail" type="email" isRequired />
+        {/* The dialog opens on its first field, not on itself: typing starts at once. */}
+        <TextInput control={form.control} name="email" label="E-mail" type="email" isRequired autoFocus />
         <TextInput control={form.control} name="name" label="Name" isRequired />
         <CheckboxInput control={form.control} name="admin" label="Admin (manages members, tokens and settings)" />
         <CheckboxInput control={form.control} name="isProvider" label="Provider (sees patients, has a calendar)" />
