@@ -305,6 +305,45 @@ describe('Admin → Webhooks page', () => {
     await page.close();
   });
 
+  it("edits an endpoint's URL and description; an unsafe URL is refused there; deliveries go to the new URL", async () => {
+    const own = await harness.createWorkspace({ tier: 'advanced' });
+    receiver.respondWith({ status: 204 });
+    const page = await harness.newPage();
+    await signIn(page, own.admin.email, own.admin.password);
+    await page.goto('/admin/webhooks');
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/old-path`);
+    await page.getByLabel('Description').fill('Old billing');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByTestId('secret-stored').click();
+    const row = page.getByTestId('endpoint-row').filter({ hasText: '/old-path' });
+    const id = await row.getAttribute('data-endpoint-id');
+
+    await row.getByTestId('edit-endpoint').click();
+    const dialog = page.getByTestId('edit-endpoint-dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByLabel('Endpoint URL').inputValue()).toBe(`${receiver.url}/old-path`);
+    expect(await dialog.getByLabel('Description').inputValue()).toBe('Old billing');
+    await dialog.getByLabel('Endpoint URL').fill('http://example.com/new');
+    await dialog.getByTestId('save-endpoint').click();
+    expect(await dialog.getByTestId('url-error').textContent()).toContain('https://');
+    await dialog.getByLabel('Endpoint URL').fill(`${receiver.url}/new-path`);
+    await dialog.getByLabel('Description').fill('New billing');
+    await dialog.getByTestId('save-endpoint').click();
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+
+    // The same endpoint (id, secret, log), at its new URL.
+    const moved = page.getByTestId('endpoint-row').filter({ hasText: '/new-path' });
+    await moved.waitFor();
+    expect(await moved.getAttribute('data-endpoint-id')).toBe(id);
+    expect(await moved.textContent()).toContain('New billing');
+    expect(await page.getByTestId('endpoint-row').count()).toBe(1);
+    receiver.requests.length = 0;
+    await moved.getByTestId('send-test').click();
+    const [sent] = await receiver.waitFor(1, 10_000);
+    expect(sent.path).toBe('/new-path');
+    await page.close();
+  });
+
   it('an inbox item that is not a webhook delivery says what it is about, without a Replay', async () => {
     const { withSystem } = await import('../../src/platform/db/tenant.js');
     const { sql } = await import('drizzle-orm');

@@ -1,9 +1,19 @@
-/** Create an endpoint: URL (checked by the server at once), event filter, description. */
+/**
+ * Create an endpoint, or change one: URL (checked by the server at once), event filter, description. A changed
+ * URL keeps the endpoint's id, secret and log: retries and replays of its events go to the new URL.
+ */
 import { type FormEvent, useId, useState } from 'react';
 import { ApiError, describeError, fieldErrors } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { Check, plainMessage } from '../../components/ui/form.js';
-import { type CreatedEndpoint, EVENT_TYPES, useCreateEndpoint } from './webhooks-api.js';
+import {
+  type CreatedEndpoint,
+  type Endpoint,
+  type EndpointChanges,
+  EVENT_TYPES,
+  useCreateEndpoint,
+  useUpdateEndpoint,
+} from './webhooks-api.js';
 
 const REASONS: Record<string, string> = {
   scheme: 'Use an https:// URL.',
@@ -19,16 +29,23 @@ function plainUrlMessage(message: string): string {
   return plainMessage(message);
 }
 
-export function EndpointForm({ onCreated }: { onCreated: (endpoint: CreatedEndpoint) => void }) {
+type EndpointFormProps =
+  | { endpoint?: undefined; onCreated: (endpoint: CreatedEndpoint) => void }
+  | { endpoint: Endpoint; onSaved: (endpoint: Endpoint) => void; onCancel: () => void };
+
+export function EndpointForm(props: EndpointFormProps) {
+  const { endpoint } = props;
   const urlId = useId();
   const descriptionId = useId();
-  const [url, setUrl] = useState('');
-  const [description, setDescription] = useState('');
-  const [allEvents, setAllEvents] = useState(true);
-  const [events, setEvents] = useState<string[]>([]);
+  const [url, setUrl] = useState(endpoint?.url ?? '');
+  const [description, setDescription] = useState(endpoint?.description ?? '');
+  const [allEvents, setAllEvents] = useState(endpoint ? endpoint.events.includes('*') : true);
+  const [events, setEvents] = useState<string[]>(endpoint?.events.filter((e) => e !== '*') ?? []);
   const create = useCreateEndpoint();
+  const update = useUpdateEndpoint();
 
-  const error = create.error;
+  const error = endpoint ? update.error : create.error;
+  const pending = endpoint ? update.isPending : create.isPending;
   const reason = error instanceof ApiError && error.code === 'unsafe_url' ? String(error.problem.reason ?? '') : null;
   const fields = fieldErrors(error);
   const urlError = reason
@@ -41,6 +58,19 @@ export function EndpointForm({ onCreated }: { onCreated: (endpoint: CreatedEndpo
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    if (props.endpoint) {
+      // Only what changed: an unchanged URL is not checked (and resolved) again.
+      const changes: EndpointChanges = {};
+      if (url.trim() !== props.endpoint.url) changes.url = url.trim();
+      if (description.trim() !== (props.endpoint.description ?? '')) changes.description = description.trim() || null;
+      const filter = allEvents ? ['*'] : events;
+      if (filter.join(' ') !== props.endpoint.events.join(' ')) changes.events = filter;
+      if (Object.keys(changes).length === 0) return props.onCancel();
+      const { onSaved } = props;
+      update.mutate({ id: props.endpoint.id, ...changes }, { onSuccess: onSaved });
+      return;
+    }
+    const { onCreated } = props;
     create.mutate(
       {
         url: url.trim(),
@@ -82,7 +112,10 @@ export function EndpointForm({ onCreated }: { onCreated: (endpoint: CreatedEndpo
             {urlError}
           </p>
         ) : (
-          <p className="field-hint">HTTPS only. Checked now and again before every delivery.</p>
+          <p className="field-hint">
+            HTTPS only. Checked now and again before every delivery.
+            {endpoint ? ' Retries and replays go to the new URL; the secret stays.' : ''}
+          </p>
         )}
       </div>
       <div className={`field${descriptionError ? ' field-invalid' : ''}`}>
@@ -119,9 +152,14 @@ export function EndpointForm({ onCreated }: { onCreated: (endpoint: CreatedEndpo
         </p>
       ) : null}
       <div className="form-actions">
-        {/* Pending, not disabled, while it adds: a disabled button would drop the keyboard focus to the page. */}
-        <Button type="submit" isPending={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add endpoint'}
+        {props.endpoint ? (
+          <Button variant="secondary" onPress={props.onCancel}>
+            Cancel
+          </Button>
+        ) : null}
+        {/* Pending, not disabled, while it works: a disabled button would drop the keyboard focus to the page. */}
+        <Button type="submit" isPending={pending} data-testid={endpoint ? 'save-endpoint' : undefined}>
+          {endpoint ? (pending ? 'Saving…' : 'Save changes') : pending ? 'Adding…' : 'Add endpoint'}
         </Button>
       </div>
     </form>

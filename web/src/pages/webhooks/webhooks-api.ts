@@ -129,10 +129,18 @@ export function useCreateEndpoint() {
   });
 }
 
+/** What PATCH /admin/webhooks/:id may change (a new URL is checked like on create). */
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  events?: string[];
+  enabled?: boolean;
+}
+
 export function useUpdateEndpoint() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: ({ id, ...changes }: { id: string; enabled?: boolean }) => api.patch<Endpoint>(path(id), changes),
+    mutationFn: ({ id, ...changes }: { id: string } & EndpointChanges) => api.patch<Endpoint>(path(id), changes),
     onSuccess: invalidate,
   });
 }

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { ApiError } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
-import { ConfirmDialog } from '../../components/ui/dialog.js';
+import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
 import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { DeliveryLog } from './delivery-log.js';
@@ -167,6 +167,7 @@ function EndpointTable({
   const navigate = useNavigate();
   const rotate = useRotateSecret();
   const [deleting, setDeleting] = useState<Endpoint | null>(null);
+  const [editing, setEditing] = useState<Endpoint | null>(null);
   const error = update.error ?? remove.error ?? rotate.error;
 
   return (
@@ -222,6 +223,9 @@ function EndpointTable({
                   >
                     Send test event
                   </Button>
+                  <Button variant="secondary" size="small" onPress={() => setEditing(e)} data-testid="edit-endpoint">
+                    Edit
+                  </Button>
                   <Button
                     variant="secondary"
                     size="small"
@@ -272,6 +276,25 @@ function EndpointTable({
           ))}
         </tbody>
       </table>
+      <AppDialog
+        title="Edit endpoint"
+        description="Its secret, its delivery log and its failed events stay: Replay sends them to the URL saved here."
+        isOpen={editing !== null}
+        onOpenChange={(open) => !open && setEditing(null)}
+        testId="edit-endpoint-dialog"
+      >
+        {editing ? (
+          <EndpointForm
+            key={editing.id}
+            endpoint={editing}
+            onCancel={() => setEditing(null)}
+            onSaved={(saved) => {
+              setEditing(null);
+              notifySuccess('Endpoint saved', saved.url);
+            }}
+          />
+        ) : null}
+      </AppDialog>
       <ConfirmDialog
         title="Delete this endpoint?"
         description={
