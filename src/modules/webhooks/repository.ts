@@ -2,6 +2,7 @@ import { and, desc, eq, lt, ne, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { TIERS } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
+import { textArray } from '../../platform/db/lists.js';
 import { preparedRows, queryRows } from '../../platform/db/tenant.js';
 import type { DomainEvent } from '../../platform/events/events.js';
 import {
@@ -13,7 +14,7 @@ import {
 } from '../../platform/jobs/index.js';
 import { domainEvents } from '../../platform/platform-tables.js';
 import { hasFeature } from '../../platform/tiers.js';
-import { inboxItems, webhookAttempts, webhookDeliveries, webhookEndpoints } from './tables.js';
+import { inboxItems, webhookAttempts, webhookDeliveries, webhookEndpoints, webhookFailureMails } from './tables.js';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -100,6 +101,9 @@ export async function deleteEndpoint(tx: Tx, workspaceId: string, id: string): P
     .returning({ id: webhookEndpoints.id });
   if (deleted.length === 0) return false;
   await cancelJobs(tx, DELIVERY_JOB, sql`workspace_id = ${workspaceId} AND concurrency_key = ${id}`);
+  await tx
+    .delete(webhookFailureMails)
+    .where(and(eq(webhookFailureMails.workspaceId, workspaceId), eq(webhookFailureMails.endpointId, id)));
   await tx
     .update(webhookDeliveries)
     .set({ state: 'cancelled', updatedAt: new Date() })
@@ -472,4 +476,60 @@ export async function markDeliveryDead(
 
 export async function insertInboxItem(tx: Tx, row: typeof inboxItems.$inferInsert): Promise<void> {
   await tx.insert(inboxItems).values(row);
+}
+
+/** An admin to e-mail about an endpoint's dead letter now: when the last such e-mail went, and how many since. */
+export interface FailureMailDue {
+  recipient: string;
+  /** Null for the first e-mail about this endpoint to this admin. */
+  previousSentAt: Date | null;
+  /** Dead letters of the endpoint since previousSentAt this admin was not e-mailed about. */
+  held: number;
+}
+
+/**
+ * For one dead letter of an endpoint: the recipients (lower-cased addresses) whose last e-mail about the endpoint
+ * is older than `windowMs` (or who never had one) are due: their send is recorded now. The others are not, and
+ * the dead letter is counted for their next e-mail. Rows are locked in address order, so concurrent dead letters of
+ * one endpoint wait for each other and only one of them mails.
+ */
+export async function claimFailureMails(
+  tx: Tx,
+  workspaceId: string,
+  endpointId: string,
+  recipients: string[],
+  windowMs: number,
+): Promise<FailureMailDue[]> {
+  const sorted = [...new Set(recipients)].sort();
+  if (sorted.length === 0) return [];
+  const list = sql`${textArray(sorted)}::text[]`;
+  await tx.execute(sql`
+    INSERT INTO webhook_failure_mails (workspace_id, endpoint_id, recipient)
+    SELECT ${workspaceId}, ${endpointId}, r FROM unnest(${list}) AS r ORDER BY r
+    ON CONFLICT DO NOTHING`);
+  const rows = await queryRows<{ recipient: string; previous_sent_at: Date | string | null; held: number }>(
+    tx,
+    sql`
+    WITH o AS (
+      SELECT recipient, last_sent_at, held,
+             last_sent_at IS NULL OR last_sent_at <= now() - make_interval(secs => ${windowMs / 1000}) AS due
+        FROM webhook_failure_mails
+       WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId} AND recipient = ANY(${list})
+       ORDER BY recipient
+         FOR UPDATE
+    ), recorded AS (
+      UPDATE webhook_failure_mails m
+         SET last_sent_at = CASE WHEN o.due THEN now() ELSE m.last_sent_at END,
+             held = CASE WHEN o.due THEN 0 ELSE m.held + 1 END
+        FROM o
+       WHERE m.workspace_id = ${workspaceId} AND m.endpoint_id = ${endpointId} AND m.recipient = o.recipient
+      RETURNING m.recipient
+    )
+    SELECT recipient, last_sent_at AS previous_sent_at, held FROM o WHERE due ORDER BY recipient`,
+  );
+  return rows.map((r) => ({
+    recipient: r.recipient,
+    previousSentAt: r.previous_sent_at === null ? null : new Date(r.previous_sent_at),
+    held: Number(r.held),
+  }));
 }

@@ -110,3 +110,23 @@ export const inboxItems = pgTable(
     index('inbox_items_open_idx').on(t.workspaceId, t.id).where(sql`state = 'open'`),
   ],
 );
+
+/**
+ * When each admin (by e-mail address) was last e-mailed about an endpoint's dead letters, and how many were held
+ * back since: at most one such e-mail per endpoint and admin per hour, the next one summing up the rest. In the
+ * database, so the window holds across restarts and instances (migration 0042).
+ */
+export const webhookFailureMails = pgTable(
+  'webhook_failure_mails',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    /** The admin's address, lower-cased. */
+    recipient: text('recipient').notNull(),
+    /** Null until the first e-mail. */
+    lastSentAt: ts('last_sent_at'),
+    /** Dead letters of this endpoint since lastSentAt that this admin was not e-mailed about. */
+    held: integer('held').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.endpointId, t.recipient] })],
+);

@@ -23,6 +23,7 @@ import type { Worker } from '../../../platform/worker.js';
 import { adminEmails } from '../../identity/index.js';
 import * as repo from '../repository.js';
 import { openSecret, postInboxNotice } from '../service.js';
+import { FAILURE_MAIL_WINDOW_MS, failureMail } from './failure-mail.js';
 
 export interface DeliveryJobOptions {
   webhooks: Config['webhooks'];
@@ -31,6 +32,10 @@ export interface DeliveryJobOptions {
   perEndpoint?: number;
   /** How long a claim lasts without a heartbeat; past it another worker may take the delivery again. */
   leaseMs?: number;
+  /** The web app's base URL, for the link to the endpoint in the dead-letter e-mail (the app's public URL). */
+  appUrl?: () => string;
+  /** At most one dead-letter e-mail per endpoint and admin within this time (default an hour). */
+  failureMailWindowMs?: number;
 }
 
 export interface WebhookWorkerOptions extends DeliveryJobOptions {
@@ -100,12 +105,13 @@ function describeFailure(err: unknown): string {
  * The delivery job type. A failed attempt is retried on the delivery's schedule
  * (`ATRIUM_WEBHOOK_RETRY_DELAYS`, counted on the delivery row, so a claim lost in a crash spends
  * no retry); after the last one the delivery is dead-lettered: an inbox item and an e-mail to the
- * workspace's admins, in the transaction that records it.
+ * workspace's admins (at most one per endpoint and admin per hour), in the transaction that records it.
  */
 export function webhookDeliveryJob(
   options: DeliveryJobOptions,
 ): JobDefinition<repo.DeliveryPayload, repo.ClaimedDelivery, repo.AttemptResult> {
   const { webhooks, keys } = options;
+  const failureMailWindowMs = options.failureMailWindowMs ?? FAILURE_MAIL_WINDOW_MS;
   const retryDelaysMs = webhooks.retryDelaysMs;
   // One attempt per delivery: the delivery schedule owns retries, and the per-endpoint cap bounds
   // what a failing endpoint costs, so no breaker (one endpoint's failures must never make another
@@ -234,17 +240,34 @@ export function webhookDeliveryJob(
         lastStatus: dead.last_status,
         message: dead.last_error ?? job.error,
       });
-      await enqueueMail(tx, key.workspaceId, {
-        to: await adminEmails(tx, key.workspaceId),
-        subject: `Webhook delivery failed: ${dead.event_type} to endpoint ${key.endpointId}`,
-        text: [
-          `Atrium gave up delivering event ${key.eventId} (${dead.event_type}) to webhook endpoint ${key.endpointId}`,
-          `after ${dead.attempts} attempts.`,
-          `Last result: ${dead.last_status ?? 'no HTTP response'}${dead.last_error ? ` — ${dead.last_error}` : ''}`,
-          '',
-          'The event is in the workspace inbox; fix the endpoint, then replay it from Admin → Webhooks.',
-        ].join('\n'),
-      });
+      // At most one e-mail per endpoint and admin in the window; the next one sums up the dead letters held back.
+      const endpoint = await repo.findEndpoint(tx, key.workspaceId, key.endpointId);
+      const recipients = (await adminEmails(tx, key.workspaceId)).map((e) => e.trim().toLowerCase());
+      const due = await repo.claimFailureMails(tx, key.workspaceId, key.endpointId, recipients, failureMailWindowMs);
+      const batches = new Map<string, repo.FailureMailDue[]>();
+      for (const d of due) {
+        const same = `${d.held}:${d.previousSentAt?.toISOString() ?? ''}`;
+        batches.set(same, [...(batches.get(same) ?? []), d]);
+      }
+      for (const batch of batches.values()) {
+        await enqueueMail(tx, key.workspaceId, {
+          to: batch.map((d) => d.recipient),
+          ...failureMail({
+            endpointId: key.endpointId,
+            url: endpoint?.url ?? null,
+            description: endpoint?.description ?? null,
+            eventId: key.eventId,
+            eventType: dead.event_type,
+            attempts: dead.attempts,
+            lastStatus: dead.last_status,
+            lastError: dead.last_error,
+            link: options.appUrl ? `${options.appUrl()}/admin/webhooks/${encodeURIComponent(key.endpointId)}` : null,
+            previousSentAt: batch[0].previousSentAt,
+            held: batch[0].held,
+            windowMs: failureMailWindowMs,
+          }),
+        });
+      }
     },
   });
 }
@@ -257,7 +280,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): Promise<Worke
   return startJobWorker({
     deps: options.deps,
     log: options.log,
-    jobs: [webhookDeliveryJob(options)],
+    jobs: [webhookDeliveryJob({ appUrl: () => options.deps.selfUrl(), ...options })],
     concurrency: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
     pollMs: options.pollMs,
     name: 'webhooks',
