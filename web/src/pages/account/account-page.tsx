@@ -219,8 +219,11 @@ function TokenItem({ token, onRevoke }: { token: ApiToken; onRevoke: () => void 
       </div>
       {/* As on the admin page: the end of its id and its last use tell apart tokens of one name. */}
       <span className="muted">
-        Created {formatDateTime(token.createdAt)} · <span title={token.id}>{tokenIdSuffix(token)}</span> ·{' '}
-        {lastUsedWords(token)}
+        Created {formatDateTime(token.createdAt)} ·{' '}
+        <span title={token.id} className="nowrap">
+          {tokenIdSuffix(token)}
+        </span>{' '}
+        · <span className="nowrap">{lastUsedWords(token)}</span>
       </span>
     </li>
   );

@@ -80,7 +80,10 @@ function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: () => void }
         {token.name}
         {/* The end of its id tells apart tokens of one name (the same id is in the audit log). */}
         <span className="muted cell-sub">
-          Created {formatDateTime(token.createdAt)} · <span title={token.id}>{tokenIdSuffix(token)}</span>
+          Created {formatDateTime(token.createdAt)} ·{' '}
+          <span title={token.id} className="nowrap">
+            {tokenIdSuffix(token)}
+          </span>
         </span>
       </th>
       <td data-label="Owner">{token.userName}</td>
