@@ -14,6 +14,15 @@ beforeAll(async () => {
   app.get('/limited-for-a-while', async () => {
     throw new AppError('rate_limited', 429, 'Slow down', {}, { 'retry-after': '42' });
   });
+  app.get('/database-gone', async () => {
+    throw new Error('Failed query: select 1', { cause: new Error('Connection terminated unexpectedly') });
+  });
+  app.get('/database-shutting-down', async () => {
+    throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+  });
+  app.get('/plain-bug', async () => {
+    throw Object.assign(new Error('relation "x" does not exist'), { code: '42P01' });
+  });
   await app.ready();
 });
 afterAll(async () => {
@@ -29,5 +38,18 @@ describe('problem responses', () => {
     expect(silent.headers['retry-after']).toBe('1');
     const named = await app.inject({ method: 'GET', url: '/limited-for-a-while' });
     expect(named.headers['retry-after']).toBe('42');
+  });
+
+  it('a database that went away under the request is 503 unavailable with Retry-After, a bug stays 500', async () => {
+    for (const url of ['/database-gone', '/database-shutting-down']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(503);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(res.json()).toMatchObject({ status: 503, code: 'unavailable' });
+      expect(res.headers['retry-after']).toBe('1');
+    }
+    const bug = await app.inject({ method: 'GET', url: '/plain-bug' });
+    expect(bug.statusCode).toBe(500);
+    expect(bug.json().code).toBe('internal_error');
   });
 });

@@ -101,6 +101,33 @@ function zodProblems(error: ZodError, prefix: string): FieldProblem[] {
   }));
 }
 
+/** SQLSTATE classes and codes that mean the database could not serve the query, not that the query was wrong. */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53400']);
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * The database went away under this request (a failover, a restart, `pg_terminate_backend`, too many connections,
+ * a network cut): node-postgres's connection errors and SQLSTATE class 08 / 57P0x / 53xxx, also when wrapped (an
+ * ORM's error keeps the driver's as `cause`). Such a request is answered 503 `unavailable` with Retry-After, not
+ * 500: nothing is wrong with it, and asking again shortly may well work.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code))) return true;
+    if (typeof code === 'string' && UNAVAILABLE_NODE_CODES.has(code) && depth > 0) return true;
+    if (
+      typeof message === 'string' &&
+      /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|timeout exceeded when trying to connect)$/.test(
+        message,
+      )
+    )
+      return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Maps every error (ours, Fastify's, zod's, unknown) to problem+json. 5xx never leak internals. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
@@ -142,6 +169,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
       const code = fe.statusCode === 429 ? 'rate_limited' : fe.statusCode === 404 ? 'not_found' : 'validation_failed';
       return sendProblem(request, reply, fe.statusCode, code, fe.message);
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.header('retry-after', '1');
+      return sendProblem(request, reply, 503, 'unavailable', 'The service is briefly unavailable: try again shortly');
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(request, reply, 500, 'internal_error', 'An unexpected error occurred');

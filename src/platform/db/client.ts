@@ -228,5 +228,10 @@ export function createAppPool(url: string, max: number): pg.Pool {
   enableScopedBegin(pool);
   // An idle connection that breaks is removed by the pool; the next query opens a new one.
   pool.on('error', () => undefined);
+  // One that breaks while a request holds it (a failover, pg_terminate_backend, a network cut, mostly between two
+  // statements of a transaction) emits 'error' on the client, where the pool listens only while it is idle: unheard,
+  // Node throws it and the whole process dies. Heard, the request's next query fails (a 5xx problem for that request
+  // alone) and the release puts the broken connection out of the pool.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
