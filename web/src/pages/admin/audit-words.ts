@@ -33,6 +33,7 @@ const ACTIONS: Record<string, string> = {
   'webhooks.rotate_secret': 'Rotated a webhook secret',
   'webhooks.replay': 'Replayed a webhook delivery',
   'webhooks.test': 'Sent a test event to a webhook endpoint',
+  'webhooks.inbox_resolve': 'Resolved a webhooks inbox item without a replay',
   'direct_messages.search': 'Searched messages',
   'channel.connected': 'Connected an inbox channel',
   'channel.disconnected': 'Disconnected an inbox channel',
@@ -139,6 +140,9 @@ const capitalized = (words: string) => (words ? words[0].toUpperCase() + words.s
 export const skillName = (slug: string) => SKILLS[slug] ?? capitalized(codeInWords(slug));
 const channelName = (channel: string | undefined) =>
   channel ? (CHANNELS[channel] ?? capitalized(codeInWords(channel))) : undefined;
+
+/** Whether an administrative action has its own words here (a test checks every action the server writes). */
+export const hasActionWords = (action: string) => action in ACTIONS;
 
 function adminAction(row: Row, action: string, people: Map<string, string>): string {
   const target = text(row.target);
