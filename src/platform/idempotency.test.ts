@@ -34,12 +34,17 @@ beforeAll(async () => {
   );
   app.post('/api/v1/test-stalls', { config: { idempotent: true } }, async (request, reply) => {
     const ctx = requireCtx(request);
-    const body = request.body as { write: boolean };
+    const body = request.body as { write: boolean; aside?: boolean };
     calls++;
-    await withTenant(app.atrium.db, ctx, async (tx) => {
-      if (body.write) await writeAudit(tx, ctx, 'admin_action', { action: 'test.stall' });
-      else await tx.execute(sql`SELECT 1`);
-    });
+    await withTenant(
+      app.atrium.db,
+      ctx,
+      async (tx) => {
+        if (body.write) await writeAudit(tx, ctx, 'admin_action', { action: 'test.stall' });
+        else await tx.execute(sql`SELECT 1`);
+      },
+      { outcome: !body.aside },
+    );
     await new Promise<void>((resolve) => stalled.push(resolve));
     return reply.status(201).send({ n: calls });
   });
@@ -178,6 +183,39 @@ describe('Idempotency-Key', () => {
     stall(false, 'key-read');
     await expect.poll(() => calls).toBe(before + 3);
     expect(me.statusCode).toBe(200);
+  });
+
+  it('a write that is not the outcome (withTenant {outcome: false}, e.g. a token audit row) leaves the claim to a retry', async () => {
+    const stall = () =>
+      void app.inject({
+        method: 'POST',
+        url: '/api/v1/test-stalls',
+        payload: { write: true, aside: true },
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'key-aside' },
+      });
+    const rows = () =>
+      withSystem(testDb.database.db, (tx) =>
+        queryRows<{ state: string }>(tx, sql`SELECT state FROM idempotency_keys WHERE key = 'key-aside'`),
+      );
+    const audited = async () =>
+      (
+        await withSystem(testDb.database.db, (tx) =>
+          queryRows<{ n: number }>(
+            tx,
+            sql`SELECT count(*)::int AS n FROM audit_log WHERE kind = 'admin_action' AND data->>'action' = 'test.stall'`,
+          ),
+        )
+      )[0].n;
+    const before = calls;
+    const auditedBefore = await audited();
+    stall();
+    await expect.poll(audited).toBe(auditedBefore + 1);
+    expect((await rows())[0].state).toBe('pending');
+    await withSystem(testDb.database.db, (tx) =>
+      tx.execute(sql`UPDATE idempotency_keys SET created_at = now() - interval '10 minutes' WHERE key = 'key-aside'`),
+    );
+    stall();
+    await expect.poll(() => calls).toBe(before + 2);
   });
 
   it('a 429 or 409 is not replayed: the same key may succeed later', async () => {

@@ -104,6 +104,8 @@ function toJson(request: FastifyRequest, e: Instance, type: string) {
     createdDateTime: e.created,
     lastModifiedDateTime: e.updated,
     iCalUId: `${e.recurringEventId ?? e.id}@microsoft.example`,
+    // Returned when the insert set it, on the event that insert made (a series' master, not its occurrences).
+    ...(e.transactionId && !e.recurringEventId ? { transactionId: e.transactionId } : {}),
     subject: e.title,
     bodyPreview: (e.description ?? '').slice(0, 255),
     body: { contentType: 'text', content: e.description ?? '' },

@@ -407,8 +407,11 @@ async function checkParticipants(
 
 const zoomNote = (url: string) => `Join Zoom meeting: ${url}`;
 
+/** An audit row of the Zoom account's use: never the outcome of the request (platform/db/tenant.ts). */
 async function auditZoom(deps: AppDeps, ctx: RequestContext, reason: string, outcome: string) {
-  await withTenant(deps.db, ctx, (tx) => writeAudit(tx, ctx, 'token_access', { provider: 'zoom', reason, outcome }));
+  await withTenant(deps.db, ctx, (tx) => writeAudit(tx, ctx, 'token_access', { provider: 'zoom', reason, outcome }), {
+    outcome: false,
+  });
 }
 
 async function createZoom(
@@ -461,27 +464,36 @@ async function earlierAttempt(
   return row;
 }
 
-/** Records the meeting made for a keyed create before the calendar write (and clears records over two days old). */
+/**
+ * Records the meeting made for a keyed create before the calendar write (and clears records over two days old).
+ * A record for the retry itself, not the create's outcome: a retry after a crash runs the create again and meets in
+ * it (platform/db/tenant.ts).
+ */
 async function recordAttempt(
   deps: AppDeps,
   ctx: RequestContext,
   clientKey: string,
   meeting: { meetingId: string; joinUrl: string },
 ) {
-  await withTenant(deps.db, ctx, async (tx) => {
-    await tx
-      .delete(calendarZoomAttempts)
-      .where(
-        and(
-          eq(calendarZoomAttempts.workspaceId, ctx.workspaceId),
-          lt(calendarZoomAttempts.createdAt, new Date(Date.now() - 2 * 86_400_000)),
-        ),
-      );
-    await tx
-      .insert(calendarZoomAttempts)
-      .values({ workspaceId: ctx.workspaceId, clientKey, ...meeting })
-      .onConflictDoNothing();
-  });
+  await withTenant(
+    deps.db,
+    ctx,
+    async (tx) => {
+      await tx
+        .delete(calendarZoomAttempts)
+        .where(
+          and(
+            eq(calendarZoomAttempts.workspaceId, ctx.workspaceId),
+            lt(calendarZoomAttempts.createdAt, new Date(Date.now() - 2 * 86_400_000)),
+          ),
+        );
+      await tx
+        .insert(calendarZoomAttempts)
+        .values({ workspaceId: ctx.workspaceId, clientKey, ...meeting })
+        .onConflictDoNothing();
+    },
+    { outcome: false },
+  );
 }
 
 const forgetAttempt = (tx: Tx, workspaceId: string, clientKey: string) =>
@@ -491,6 +503,43 @@ const forgetAttempt = (tx: Tx, workspaceId: string, clientKey: string) =>
 
 // ---------------------------------------------------------------------------------------------
 // Create
+
+/**
+ * The key a create with an Idempotency-Key gives the provider (SHA-256 of workspace, user, calendar and key), so the
+ * provider makes its event once however often the insert is sent; undefined without a key.
+ */
+export const createKeyOf = (ctx: RequestContext, calendarId: string): string | undefined =>
+  ctx.idempotencyKey ? sha256Hex(`${ctx.workspaceId}|${ctx.userId}|${calendarId}|${ctx.idempotencyKey}`) : undefined;
+
+/**
+ * For a keyed create: whether an event its slot clashes with is the one an earlier attempt of this same create made
+ * (the attempt was killed, or timed out, after the provider made it): the event itself or, for an occurrence, its
+ * series, asked of the provider by the key the insert carried. Not a conflict: the retry's insert answers it.
+ */
+function madeEarlierBy(
+  provider: NonNullable<ReturnType<typeof resolveProvider>>,
+  session: ProviderSession,
+  cal: Target,
+  clientKey: string | undefined,
+): ((e: CalendarEvent) => Promise<boolean>) | undefined {
+  if (!clientKey) return undefined;
+  const asked = new Map<string, Promise<boolean>>();
+  const madeWithKey = (providerEventId: string) => {
+    let answer = asked.get(providerEventId);
+    if (!answer) {
+      answer = provider.adapter.insertedWith(session, cal.providerCalendarId, providerEventId, clientKey);
+      asked.set(providerEventId, answer);
+    }
+    return answer;
+  };
+  return async (e) => {
+    if (e.calendar !== cal.id) return false;
+    for (const id of [e.recurringEventId, e.id]) {
+      if (id && (await madeWithKey(decodeEventId(id).providerEventId))) return true;
+    }
+    return false;
+  };
+}
 
 export async function createEvent(
   deps: AppDeps,
@@ -510,6 +559,10 @@ export async function createEvent(
   await checkParticipants(deps, ctx, draft, cal.hostUserId);
   const sessions = sessionCache(deps, ctx, 'calendar.events.create');
   const hostUserId = draft.hostUserId ?? cal.hostUserId;
+  // With an Idempotency-Key, the provider makes the event once: a retry after a timeout or a crash (whose insert
+  // may have gone through) gets the event the first insert made instead of a second one (and is not its own
+  // conflict), and meets in its Zoom meeting.
+  const clientKey = createKeyOf(ctx, cal.id);
   await checkConflicts(
     deps,
     ctx,
@@ -520,15 +573,11 @@ export async function createEvent(
       hostUserId,
       recurrence: draft.recurrence,
       timeZone,
+      madeEarlier: madeEarlierBy(provider, sessions(cal), cal, clientKey),
     },
     sessions,
   );
 
-  // With an Idempotency-Key, the provider makes the event once: a retry after a timeout (whose insert may have
-  // gone through) gets the event the first insert made instead of a second one, and meets in its Zoom meeting.
-  const clientKey = ctx.idempotencyKey
-    ? sha256Hex(`${ctx.workspaceId}|${ctx.userId}|${cal.id}|${ctx.idempotencyKey}`)
-    : undefined;
   let zoom: { meetingId: string; joinUrl: string } | undefined;
   let reused = false;
   if (product === 'zoom') {
@@ -566,7 +615,8 @@ export async function createEvent(
       await resolveZoom(deps)
         ?.deleteMeeting(zoom.meetingId)
         .catch(() => undefined);
-      if (clientKey) await withTenant(deps.db, ctx, (tx) => forgetAttempt(tx, ctx.workspaceId, clientKey));
+      if (clientKey)
+        await withTenant(deps.db, ctx, (tx) => forgetAttempt(tx, ctx.workspaceId, clientKey), { outcome: false });
     }
     throw err;
   }

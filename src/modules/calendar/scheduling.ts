@@ -28,6 +28,11 @@ export interface Slot {
   hostUserId: string;
   /** The event being moved (and, for a series, its instances) is not its own conflict. */
   exclude?: (e: CalendarEvent) => boolean;
+  /**
+   * A keyed create's retry: the event an earlier attempt of the same create made (its answer lost to a timeout or
+   * a crash) is not its own conflict. Asked only of the events the slot clashes with.
+   */
+  madeEarlier?: (e: CalendarEvent) => Promise<boolean>;
   /** A repeating appointment: its RRULE/EXDATE/RDATE lines, expanded in `timeZone`. */
   recurrence?: string[] | null;
   timeZone?: string;
@@ -113,10 +118,14 @@ export async function checkConflicts(deps: AppDeps, ctx: RequestContext, slot: S
   // that time (marked free or not), and by an all-day one marked busy.
   const holdsPatient = (e: CalendarEvent) =>
     e.patientId === slot.patientId && e.status !== 'cancelled' && (!e.allDay || busy(e));
-  const clashes = items
+  let clashes = items
     .filter((e) => !slot.exclude?.(e))
     .filter(overlaps)
     .filter((e) => holdsPatient(e) || (holdsHost(e) && e.hostUserId === slot.hostUserId));
+  if (clashes.length && slot.madeEarlier) {
+    const earlier = await Promise.all(clashes.map(slot.madeEarlier));
+    clashes = clashes.filter((_, i) => !earlier[i]);
+  }
   if (clashes.length) {
     const [only] = clashes;
     throw new AppError(

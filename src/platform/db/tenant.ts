@@ -5,16 +5,28 @@ import { runInScope, scopedBeginDatabases } from './scoped-begin.js';
 import { APP_ROLE, SYSTEM_ROLE } from './security.js';
 
 /**
- * A statement to run last in each of a request's tenant transactions, keyed by the request's context
- * object: the Idempotency-Key claim of the request marks itself "committed" in the same transaction
- * as the request's first write (platform/idempotency.ts), so a crash between that commit and the
- * recorded answer can never let a retry do the work a second time.
+ * A statement to run last in each of a request's tenant transactions that make its outcome, keyed by the
+ * request's context object: the Idempotency-Key claim of the request marks itself "committed" in the same
+ * transaction as the request's first such write (platform/idempotency.ts), so a crash between that commit and
+ * the recorded answer can never let a retry do the work a second time.
  */
 export const commitMarks = new WeakMap<object, SQL>();
 
-async function withMark<T>(tx: Tx, ctx: object, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export interface TenantOptions {
+  /**
+   * `false`: this transaction is not part of the request's outcome, so it does not mark the request's
+   * Idempotency-Key committed. Only for one that writes nothing but what the request may safely write again
+   * when a retry after a crash runs it a second time: an audit row of a read or of a token's use, a refreshed
+   * token or its lease, a record kept for that retry itself (a Zoom meeting made for a keyed create, a lease on
+   * reserved units). Default `true`: a write whose kind is not named here makes the outcome, and a retry of a
+   * request that made it is answered 409 `idempotency_outcome_unknown` instead of being run again.
+   */
+  outcome?: boolean;
+}
+
+async function withMark<T>(tx: Tx, ctx: object, options: TenantOptions, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const result = await fn(tx);
-  const mark = commitMarks.get(ctx);
+  const mark = options.outcome === false ? undefined : commitMarks.get(ctx);
   if (mark) await tx.execute(mark);
   return result;
 }
@@ -23,17 +35,22 @@ async function withMark<T>(tx: Tx, ctx: object, fn: (tx: Tx) => Promise<T>): Pro
  * The only way module code reaches tenant tables: one transaction, running as the RLS-bound
  * role with app.workspace_id set, so even a query that forgets its WHERE clause sees one tenant.
  */
-export function withTenant<T>(db: Db, ctx: { workspaceId: string }, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export function withTenant<T>(
+  db: Db,
+  ctx: { workspaceId: string },
+  fn: (tx: Tx) => Promise<T>,
+  options: TenantOptions = {},
+): Promise<T> {
   if (scopedBeginDatabases.has(db)) {
     return runInScope({ role: APP_ROLE, workspaceId: ctx.workspaceId }, () =>
-      db.transaction((tx) => withMark(tx as Tx, ctx, fn)),
+      db.transaction((tx) => withMark(tx as Tx, ctx, options, fn)),
     );
   }
   return db.transaction(async (tx) => {
     await tx.execute(
       sql`SELECT set_config('role', ${APP_ROLE}, true), set_config('app.workspace_id', ${ctx.workspaceId}, true)`,
     );
-    return withMark(tx as Tx, ctx, fn);
+    return withMark(tx as Tx, ctx, options, fn);
   });
 }
 

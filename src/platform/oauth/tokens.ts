@@ -28,6 +28,14 @@ import {
 /** A token this close to its expiry is refreshed first. */
 const EXPIRY_SKEW_SECS = 60;
 const REFRESH_LEASE_SECS = 30;
+/**
+ * Every transaction here writes only what a retry of the request may write again (a `token_access` row, a
+ * refreshed token, the refresh lease): none of them is the outcome of the request that needed the token, so
+ * none marks its Idempotency-Key committed (platform/db/tenant.ts). A request killed during its provider call
+ * has then saved nothing, and a retry with the same key runs it again.
+ */
+const tokenTx = <T>(deps: OAuthDeps, ctx: TokenUser, fn: (tx: Tx) => Promise<T>): Promise<T> =>
+  withTenant(deps.db, ctx, fn, { outcome: false });
 
 interface ConnectionRow {
   provider: string;
@@ -74,7 +82,7 @@ export async function getAccessToken(
                                    'outcome', CASE WHEN c.status = 'active' THEN 'ok' ELSE 'reauth_required' END)`,
     },
   );
-  const first = await withTenant(deps.db, ctx, async (tx) => {
+  const first = await tokenTx(deps, ctx, async (tx) => {
     // Prepared on the server: every provider call starts with this statement.
     const [row] = await preparedRows<ConnectionRow>(
       tx,
@@ -97,13 +105,11 @@ export async function getAccessToken(
     const token = await singleFlight(deps.db, `${ctx.workspaceId}:${connectionId}`, () =>
       refreshConnection(deps, ctx, connectionId, row, options.forceRefresh === true),
     );
-    await withTenant(deps.db, ctx, (tx) => auditTokenUse(tx, ctx, use, 'ok', { refreshed: true }));
+    await tokenTx(deps, ctx, (tx) => auditTokenUse(tx, ctx, use, 'ok', { refreshed: true }));
     return token;
   } catch (err) {
     const outcome: Outcome = err instanceof AppError && err.code === 'reauth_required' ? 'reauth_required' : 'error';
-    await withTenant(deps.db, ctx, (tx) => auditTokenUse(tx, ctx, use, outcome, { refreshed: true })).catch(
-      () => undefined,
-    );
+    await tokenTx(deps, ctx, (tx) => auditTokenUse(tx, ctx, use, outcome, { refreshed: true })).catch(() => undefined);
     throw err;
   }
 }
@@ -151,7 +157,7 @@ async function refreshConnection(
   const deadline = Date.now() + (REFRESH_LEASE_SECS + 5) * 1000;
 
   for (;;) {
-    const [claim] = await withTenant(deps.db, ctx, (tx) =>
+    const [claim] = await tokenTx(deps, ctx, (tx) =>
       queryRows<Claim>(
         tx,
         sql`UPDATE oauth_connections
@@ -170,7 +176,7 @@ async function refreshConnection(
       }
       return refreshHeld(deps, ctx, provider, connectionId, claim, holder, forced);
     }
-    const now = await withTenant(deps.db, ctx, (tx) => readConnection(tx, ctx.workspaceId, connectionId));
+    const now = await tokenTx(deps, ctx, (tx) => readConnection(tx, ctx.workspaceId, connectionId));
     if (!now) throw notFound('Connection');
     if (now.status !== 'active') throw reauthRequired(now.provider);
     if (now.token_version !== seen.token_version && !now.expiring) return openAccess(now.access_token_enc);
@@ -218,14 +224,14 @@ async function refreshHeld(
     }
     throw tokenEndpointError(provider, err);
   }
-  await withTenant(deps.db, ctx, (tx) =>
+  await tokenTx(deps, ctx, (tx) =>
     storeTokens(deps, tx, ctx.workspaceId, connectionId, tokens, provider.scopes, { holder }),
   );
   return tokens.accessToken;
 }
 
 const releaseLease = (deps: OAuthDeps, ctx: TokenUser, where: ReturnType<typeof sql>, holder: string) =>
-  withTenant(deps.db, ctx, (tx) =>
+  tokenTx(deps, ctx, (tx) =>
     tx.execute(
       sql`UPDATE oauth_connections SET refresh_lease_until = NULL, refresh_holder = NULL
            WHERE ${where} AND refresh_holder = ${holder}`,
@@ -233,7 +239,7 @@ const releaseLease = (deps: OAuthDeps, ctx: TokenUser, where: ReturnType<typeof 
   );
 
 const markReauth = (deps: OAuthDeps, ctx: TokenUser, where: ReturnType<typeof sql>, holder: string) =>
-  withTenant(deps.db, ctx, (tx) =>
+  tokenTx(deps, ctx, (tx) =>
     tx.execute(
       sql`UPDATE oauth_connections SET status = 'reauth_required', refresh_lease_until = NULL, refresh_holder = NULL,
                                       updated_at = now()

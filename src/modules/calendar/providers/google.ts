@@ -339,6 +339,11 @@ export const googleCalendar: CalendarProvider = {
     return eventOf(session, calendarId, answer, { timeZone: draft.timeZone ?? 'UTC' });
   },
 
+  // The key is the event's own id: nothing to ask.
+  async insertedWith(_session, _calendarId, eventId, clientKey) {
+    return eventId === clientKey;
+  },
+
   async patchEvent(session, calendarId, eventId, draft) {
     const { body } = await providerCall(
       'google',

@@ -193,6 +193,9 @@ const calendars = z.object({
 });
 const eventPage = z.object({ value: z.array(z.unknown()).default([]), '@odata.nextLink': z.string().optional() });
 
+/** Graph returns an event's `transactionId` when the insert that made it set one. */
+const transactionOf = z.object({ transactionId: z.string().nullish() });
+
 const UTC_PREFERENCE = { prefer: 'outlook.timezone="UTC"' };
 const MAX_PAGES = 20;
 
@@ -297,6 +300,25 @@ export const microsoftCalendar: CalendarProvider = {
       graphErrors,
     );
     return fromGraph(graphEvent.parse(body));
+  },
+
+  async insertedWith(session, _calendarId, eventId, clientKey) {
+    try {
+      const { body } = await providerCall(
+        'microsoft',
+        session,
+        {
+          method: 'GET',
+          path: `/me/events/${encodeURIComponent(eventId)}`,
+          query: { $select: 'transactionId' },
+        },
+        graphErrors,
+      );
+      return transactionOf.safeParse(body).data?.transactionId === clientKey;
+    } catch (err) {
+      if (err instanceof ProviderError && (err.reason === 'event_not_found' || err.reason === 'gone')) return false;
+      throw err;
+    }
   },
 
   async patchEvent(session, _calendarId, eventId, draft) {

@@ -96,6 +96,11 @@ export interface CalendarProvider {
   /** Events overlapping the window, recurring series expanded into instances, cancelled ones left out. */
   listEvents(session: ProviderSession, calendarId: string, window: TimeWindow): Promise<ProviderEvent[]>;
   insertEvent(session: ProviderSession, calendarId: string, draft: ProviderDraft): Promise<ProviderEvent>;
+  /**
+   * Whether the provider made this event (a single event or a series, by its own id) for an insert carrying
+   * `clientKey` (Google: it is the event's id; Graph: its `transactionId`). A missing event was not.
+   */
+  insertedWith(session: ProviderSession, calendarId: string, eventId: string, clientKey: string): Promise<boolean>;
   getEvent(session: ProviderSession, calendarId: string, eventId: string): Promise<ProviderEvent>;
   /** An instance id changes that occurrence only; a series id the whole series. */
   patchEvent(
