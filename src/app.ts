@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
@@ -64,6 +65,47 @@ function securityHeaders(app: FastifyInstance, config: Config): void {
   });
 }
 
+/** Resolves after the event loop has polled for I/O at least once (data already sent to us has been read). */
+const ioTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+
+/**
+ * Closing without hanging (docs/platform.md, "Shutdown"). Node's server.close() drops only the connections idle
+ * at that moment; a request in flight then was answered keep-alive, and its client (a browser, a load balancer,
+ * this server's own calls to its emulators over keep-alive pools) held the connection, so close() waited for it
+ * until the forced exit. Once closing, every answer says `Connection: close` (Node closes the connection after
+ * it), and a connection whose answer went out keep-alive before (an event stream ended by a preClose hook, a
+ * reply whose headers were already sent) is closed once it has nothing in flight. A request the client sent just
+ * before is read first (one turn of I/O), so it is answered (503 while closing) rather than cut off unread.
+ */
+function closeConnectionsWhenClosing(app: FastifyInstance): void {
+  let closing = false;
+  const inFlight = new WeakMap<Socket, number>();
+  const closeIfIdle = (socket: Socket) => {
+    const read = socket.bytesRead;
+    void ioTurn().then(() => {
+      if (!socket.destroyed && !inFlight.get(socket) && socket.bytesRead === read) socket.destroySoon();
+    });
+  };
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (inFlight.get(socket) ?? 1) - 1;
+      inFlight.set(socket, left);
+      if (closing && left === 0) closeIfIdle(socket);
+    });
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+    // server.close() comes next and drops the connections idle then: read what their clients already sent.
+    await ioTurn();
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
+    return payload;
+  });
+}
+
 export interface BuildOptions {
   config: Config;
   database: Database;
@@ -85,6 +127,7 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
       const sent = req.headers['x-request-id'];
       return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : newId('req');
     },
+    // Idle connections close with the server; the others once answered (closeConnectionsWhenClosing).
     forceCloseConnections: 'idle',
     // request.ip comes from X-Forwarded-For only when the peer is a trusted proxy (ATRIUM_TRUST_PROXY).
     trustProxy: trustProxyFunction(config.trustProxy),
@@ -95,6 +138,7 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
   // Errors of Node's HTTP parser (before there is a request) answer as problem+json too.
   app.server.removeAllListeners('clientError');
   app.server.on('clientError', clientErrorHandler(app.log));
+  closeConnectionsWhenClosing(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON (empty = no body); raw bytes and forms only for routes that opt in (config.rawBody / formBody).

@@ -82,8 +82,13 @@ async function main(): Promise<void> {
     // another instance, or this one restarted, runs it again.
     const jobsStopped = background.stop();
     await Promise.race([jobsStopped, wait(8_000)]);
-    await app.close(); // stops accepting, lets in-flight requests finish, ends event streams
-    await Promise.race([jobsStopped, wait(2_000)]);
+    // Stops accepting, ends event streams, lets in-flight requests finish (answered `Connection: close`) and
+    // closes every connection as soon as it has its answer.
+    await app.close();
+    // The outbound keep-alive pools (platform/upstream, loaded by the modules by now) go too, once their
+    // requests in flight are answered.
+    const { closeUpstreamPools } = await import('./platform/upstream/index.js');
+    await Promise.race([Promise.all([jobsStopped, closeUpstreamPools()]), wait(2_000)]);
     await database.close();
     process.exit(0);
   };
