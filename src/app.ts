@@ -75,7 +75,7 @@ const ioTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmedi
  * until the forced exit. Once closing, every answer says `Connection: close` (Node closes the connection after
  * it), and a connection whose answer went out keep-alive before (an event stream ended by a preClose hook, a
  * reply whose headers were already sent) is closed once it has nothing in flight. A request the client sent just
- * before is read first (one turn of I/O), so it is answered (503 while closing) rather than cut off unread.
+ * before is read first (one turn of I/O), so it is answered (503 `unavailable`) rather than cut off unread.
  */
 function closeConnectionsWhenClosing(app: FastifyInstance): void {
   let closing = false;
@@ -104,6 +104,13 @@ function closeConnectionsWhenClosing(app: FastifyInstance): void {
     if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
     return payload;
   });
+  // A request that begins once closing is refused like every other error (contract §1), not with Fastify's bare
+  // JSON (return503OnClosing is off): the first onRequest hook, before authentication does any work.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!closing) return;
+    reply.header('retry-after', '1');
+    return sendProblem(request, reply, 503, 'unavailable', 'The service is shutting down: try again shortly');
+  });
 }
 
 export interface BuildOptions {
@@ -129,6 +136,8 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
     },
     // Idle connections close with the server; the others once answered (closeConnectionsWhenClosing).
     forceCloseConnections: 'idle',
+    // Requests that begin while closing get a 503 problem from closeConnectionsWhenClosing.
+    return503OnClosing: false,
     // request.ip comes from X-Forwarded-For only when the peer is a trusted proxy (ATRIUM_TRUST_PROXY).
     trustProxy: trustProxyFunction(config.trustProxy),
     // One line per request, written by registerRequestHardening (route pattern, never the query string).

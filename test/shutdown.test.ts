@@ -151,4 +151,30 @@ describe('SIGTERM under load', () => {
     await connection.closed;
     expect(await stopped(server)).toBe(0);
   }, 180_000);
+
+  it('answers a request that arrives while closing with a 503 unavailable problem, Retry-After and its request id', async () => {
+    const server = await start();
+    const connection = await openConnection(server.port);
+    // The request begins before the signal (the server reads it: the connection is not idle) ...
+    connection.socket.write('GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    server.child.kill('SIGTERM');
+    await listenerClosed(server.port);
+    // ... and arrives whole once the server is closing.
+    connection.socket.write('X-Request-Id: req-during-shutdown\r\n\r\n');
+    const res = await connection.next();
+    expect(res.status, res.body).toBe(503);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(res.headers['x-request-id']).toBe('req-during-shutdown');
+    expect(res.headers.connection).toBe('close');
+    expect(JSON.parse(res.body)).toMatchObject({
+      status: 503,
+      code: 'unavailable',
+      title: 'Service Unavailable',
+      requestId: 'req-during-shutdown',
+      detail: expect.stringMatching(/shutting down/),
+    });
+    await connection.closed;
+    expect(await stopped(server)).toBe(0);
+  }, 180_000);
 });
