@@ -86,13 +86,18 @@ const listed = async (calendar: string, day: string, query = '') => {
  * The server stops inside the provider's insert: before sending it (`made: false`), or after the provider made
  * the event (`made: true`). The stopped call never returns, as in a killed process; the spy is gone after it.
  */
-function killDuringInsert(provider: string, made: boolean) {
+function killDuringInsert(provider: string, made: boolean, resumeWhen?: Promise<void>) {
   const adapter = adapters[provider];
   const real = adapter.insertEvent.bind(adapter);
   const state: { reached: boolean; event?: ProviderEvent } = { reached: false };
   const spy = vi.spyOn(adapter, 'insertEvent').mockImplementationOnce(async (...args) => {
     state.reached = true;
     if (made) state.event = await real(...args);
+    // `resumeWhen`: not killed, only slow (the call answers once it settles).
+    if (resumeWhen && state.event) {
+      const event = state.event;
+      return resumeWhen.then(() => event);
+    }
     return new Promise<ProviderEvent>(() => undefined);
   });
   return { state, restore: () => spy.mockRestore() };
@@ -130,5 +135,137 @@ describe.each(['google', 'microsoft'])('%s: a keyed create killed during its pro
     const again = await create(calendars[provider], draft, key);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json().eventId).toBe(eventId);
+  });
+});
+
+describe('sessions from authorized units, the server killed during the provider call', () => {
+  const authorize = async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v1/patients/${patient.id}/authorizations`,
+      token: ws.admin.token,
+      payload: {
+        service: 'physical-therapy',
+        units: 4,
+        unitMinutes: 45,
+        validFrom: '2027-01-01',
+        validTo: '2027-06-30',
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+  const book = (calendar: string, authorizationId: string, firstStart: string, key?: string) =>
+    t.request({
+      method: 'POST',
+      url: '/api/v1/calendar/sessions/from-authorization',
+      token: ws.admin.token,
+      headers: key ? { 'idempotency-key': key } : {},
+      payload: { patientId: patient.id, authorizationId, calendar, firstStart, timeZone: 'UTC' },
+    });
+  const usage = async (authorizationId: string) => {
+    const res = await t.request({
+      method: 'GET',
+      url: `/api/v1/calendar/sessions?patientId=${patient.id}`,
+      token: ws.admin.token,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const item = res.json().items.find((a: { authorizationId: string }) => a.authorizationId === authorizationId);
+    return { unitsBooked: item.unitsBooked, unitsRemaining: item.unitsRemaining, sessions: item.sessions.length };
+  };
+  const unitsUsed = async (authorizationId: string) =>
+    (await t.request({ method: 'GET', url: `/api/v1/patients/${patient.id}/authorizations`, token: ws.admin.token }))
+      .json()
+      .items.find((a: { id: string }) => a.id === authorizationId).unitsUsed;
+  /** The minutes after a crash: the dead request's reservation is older than its lease. */
+  const leaseOver = () =>
+    withSystem(t.app.atrium.db, (tx) =>
+      tx.execute(
+        sql`UPDATE calendar_sessions SET created_at = now() - interval '10 minutes'
+             WHERE workspace_id = ${ws.id} AND status = 'reserved'`,
+      ),
+    );
+  /** The series' occurrences at the provider in the four weeks from `first`. */
+  const occurrences = async (calendar: string, first: string) => {
+    const until = new Date(Date.parse(first) + 28 * 86_400_000).toISOString();
+    const res = await t.request({
+      method: 'GET',
+      url: `/api/v1/calendar/events?calendar=${calendar}&timeMin=${first}&timeMax=${until}`,
+      token: ws.admin.token,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().items as {
+      id: string;
+      start: string;
+      recurringEventId: string | null;
+      patientId: string | null;
+    }[];
+  };
+
+  describe.each(['google', 'microsoft'])('%s', (provider) => {
+    it.each([
+      ['before the provider made the series', false],
+      ['after the provider made the series', true],
+    ])('with an Idempotency-Key, killed %s: the same-key retry books it once', async (_, made) => {
+      const authorizationId = await authorize();
+      const first = `2027-02-0${(provider === 'google' ? 1 : 3) + (made ? 1 : 0)}T14:00:00.000Z`;
+      const key = `sessions-${provider}-${made}`;
+      const kill = killDuringInsert(provider, made);
+      void book(calendars[provider], authorizationId, first, key);
+      await expect.poll(() => (made ? kill.state.event !== undefined : kill.state.reached)).toBe(true);
+      kill.restore();
+      expect(await claimState(key)).toBe('pending');
+      await restartLater(key);
+
+      const retry = await book(calendars[provider], authorizationId, first, key);
+      expect(retry.statusCode, retry.body).toBe(201);
+      expect(retry.json()).toMatchObject({ unitsBooked: 4, unitsRemaining: 0 });
+      const { eventId } = retry.json();
+      if (kill.state.event) expect(decodeEventId(eventId).providerEventId).toBe(kill.state.event.providerEventId);
+      expect(await usage(authorizationId)).toEqual({ unitsBooked: 4, unitsRemaining: 0, sessions: 4 });
+      expect(await unitsUsed(authorizationId)).toBe(4);
+      // One series at the provider, its four sessions the patient's; appointment.created once.
+      const starts = retry.json().sessions.map((x: { start: string }) => x.start);
+      const listed = (await occurrences(calendars[provider], first)).filter((e) => starts.includes(e.start));
+      expect(listed.map((e) => [e.recurringEventId, e.patientId])).toEqual(Array(4).fill([eventId, patient.id]));
+      expect(await createdEvents(ws.id, eventId)).toBe(1);
+    });
+  });
+
+  it('without a key: the units come back once the dead request’s lease is over, and can be booked', async () => {
+    const authorizationId = await authorize();
+    const kill = killDuringInsert('google', false);
+    void book(calendars.google, authorizationId, '2027-03-01T14:00:00.000Z');
+    await expect.poll(() => kill.state.reached).toBe(true);
+    kill.restore();
+    // Held while the request may still be running.
+    expect(await usage(authorizationId)).toEqual({ unitsBooked: 4, unitsRemaining: 0, sessions: 0 });
+    expect((await book(calendars.google, authorizationId, '2027-04-05T14:00:00.000Z')).json().code).toBe(
+      'units_exhausted',
+    );
+    await leaseOver();
+    expect(await usage(authorizationId)).toEqual({ unitsBooked: 0, unitsRemaining: 4, sessions: 0 });
+    expect(await unitsUsed(authorizationId)).toBe(0);
+    const again = await book(calendars.google, authorizationId, '2027-04-05T14:00:00.000Z');
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json()).toMatchObject({ unitsBooked: 4, unitsRemaining: 0 });
+    expect(await usage(authorizationId)).toEqual({ unitsBooked: 4, unitsRemaining: 0, sessions: 4 });
+  });
+
+  it('a request that outran its lease books only units still free, else its series goes again', async () => {
+    const authorizationId = await authorize();
+    let resume: () => void = () => undefined;
+    const slow = killDuringInsert('microsoft', true, new Promise<void>((r) => (resume = r)));
+    const late = book(calendars.microsoft, authorizationId, '2027-03-02T14:00:00.000Z');
+    await expect.poll(() => slow.state.event !== undefined).toBe(true);
+    slow.restore();
+    await leaseOver();
+    const meanwhile = await book(calendars.microsoft, authorizationId, '2027-04-06T14:00:00.000Z');
+    expect(meanwhile.statusCode, meanwhile.body).toBe(201);
+    resume();
+    const answer = await late;
+    expect([answer.statusCode, answer.json().code]).toEqual([409, 'units_exhausted']);
+    expect(await occurrences(calendars.microsoft, '2027-03-02T00:00:00.000Z')).toEqual([]);
+    expect(await usage(authorizationId)).toEqual({ unitsBooked: 4, unitsRemaining: 0, sessions: 4 });
   });
 });

@@ -541,10 +541,16 @@ function madeEarlierBy(
   };
 }
 
+/**
+ * `saveWith`: the caller's own rows of the new event, written first in the transaction that saves its appointment
+ * (run even when there is nothing else to save), so they commit together or not at all. When it throws, nothing is
+ * saved and the event stays at the provider: the caller deletes it.
+ */
 export async function createEvent(
   deps: AppDeps,
   ctx: RequestContext,
   input: { provider?: string; calendar: string; draft: Draft },
+  options: { saveWith?: (tx: Tx, event: CalendarEvent) => Promise<void> } = {},
 ): Promise<{ ok: true; eventId: string; event: CalendarEvent }> {
   const timeZone = input.draft.timeZone ?? 'UTC';
   checkTimes(input.draft.start, input.draft.end, timeZone);
@@ -645,8 +651,9 @@ export async function createEvent(
     endAt: new Date(created.end),
   };
   const event = present(ctx, cal, created, row as AppointmentRow);
-  if (draft.patientId || zoom || draft.hostUserId || product || draft.attendees?.length) {
+  if (options.saveWith || draft.patientId || zoom || draft.hostUserId || product || draft.attendees?.length) {
     await withTenant(deps.db, ctx, async (tx) => {
+      await options.saveWith?.(tx, event);
       await saveAppointment(tx, row);
       if (zoom && clientKey) await forgetAttempt(tx, ctx.workspaceId, clientKey);
       await notifyGuests(

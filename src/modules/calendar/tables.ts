@@ -85,7 +85,8 @@ export const calendarZoomAttempts = pgTable(
 /**
  * Sessions booked from a patient's authorized units: one row per session of the series, so units
  * come back one session at a time when one is cancelled. Booking takes a per-authorization lock
- * and counts `reserved` + `booked` units, so concurrent requests cannot overbook.
+ * and counts `booked` units and `reserved` ones within their lease (sessions.ts), so concurrent
+ * requests cannot overbook and a request that died does not hold units for good.
  */
 export const calendarSessions = pgTable(
   'calendar_sessions',
@@ -95,7 +96,7 @@ export const calendarSessions = pgTable(
     authorizationId: text('authorization_id').notNull(),
     patientId: text('patient_id').notNull(),
     calendarId: text('calendar_id').notNull(),
-    /** The provider's id of the series; null while the booking is only reserved. */
+    /** The provider's id of the series; `pending:<key or uuid>` while the booking is only reserved. */
     seriesEventId: text('series_event_id'),
     startAt: ts('start_at').notNull(),
     endAt: ts('end_at').notNull(),
