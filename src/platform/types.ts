@@ -41,5 +41,10 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** Accepts an Idempotency-Key header (contract §1). */
     idempotent?: boolean;
+    /**
+     * The route acts on no workspace's data (switching workspace, signing out): a request naming another
+     * workspace than its credential's (`X-Atrium-Workspace`) is not refused (platform/auth/workspace-guard.ts).
+     */
+    anyWorkspace?: boolean;
   }
 }

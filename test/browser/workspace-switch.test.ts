@@ -1,5 +1,6 @@
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+import { axeProblems, type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
 
 describe('workspace switcher', () => {
   let harness: BrowserHarness;
@@ -16,6 +17,154 @@ describe('workspace switcher', () => {
 
   afterAll(async () => {
     await harness?.close();
+  });
+
+  const switchTo = async (page: Page, workspace: TestWorkspace) => {
+    await page.getByLabel('Switch workspace').selectOption(workspace.id);
+    await expect.poll(() => page.getByTestId('workspace-name').textContent()).toBe(workspace.name);
+  };
+  /** A list of one workspace, asked from `page` (its session moves there for the question, and back). */
+  const listIn = (page: Page, workspaceId: string, path: string) =>
+    page.evaluate(
+      async ([id, url]) => {
+        const post = (to: string, body: unknown) =>
+          fetch(to, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+            body: JSON.stringify(body),
+          });
+        const was = ((await (await fetch('/api/v1/me')).json()) as { workspace: { id: string } }).workspace.id;
+        await post('/api/v1/auth/switch-workspace', { workspaceId: id });
+        const list = (await (await fetch(url)).json()) as { items: Record<string, string>[] };
+        await post('/api/v1/auth/switch-workspace', { workspaceId: was });
+        return list.items;
+      },
+      [workspaceId, path] as const,
+    );
+  const memberIds = async (page: Page, workspaceId: string) =>
+    (await listIn(page, workspaceId, '/api/v1/members')).map((m) => m.userId);
+  const familyNames = async (page: Page, workspaceId: string) =>
+    (await listIn(page, workspaceId, '/api/v1/patients?limit=100')).map((p) => p.familyName);
+  /**
+   * The navigation's message badges are read every 5 s, and that read alone would bring up the notice once the
+   * session moved; answered here without the server, so the action under test is what meets the switch.
+   */
+  const holdBadgeRefresh = (page: Page) =>
+    page.route('**/api/v1/direct-messages?*', (route) =>
+      route.request().method() === 'GET'
+        ? route.fulfill({ status: 200, json: { items: [], nextCursor: null } })
+        : route.continue(),
+    );
+
+  describe('two tabs of one session: a switch in one, an action in the other', () => {
+    let riverside: TestWorkspace;
+    let harbor: TestWorkspace;
+    let pat: { userId: string };
+
+    beforeAll(async () => {
+      riverside = await harness.createWorkspace({ name: `Riverside Clinic ${uniqueSuffix()}`, tier: 'standard' });
+      harbor = await harness.createWorkspace({ name: `Harbor Therapy ${uniqueSuffix()}`, tier: 'standard' });
+      // Riverside's admin administers Harbor too; Pat works in both.
+      await harness.addMember(harbor.id, { email: riverside.admin.email, name: riverside.admin.name, role: 'admin' });
+      const email = `pat-${uniqueSuffix()}@example.test`;
+      pat = await harness.addMember(riverside.id, { email, name: 'Pat Doe', role: 'member' });
+      await harness.addMember(harbor.id, { email, name: 'Pat Doe', role: 'member' });
+    });
+
+    it("removing Pat on the old workspace's members page says the workspace changed, and removes no one", async () => {
+      const page = await harness.newPage();
+      await signIn(page, riverside.admin.email, riverside.admin.password);
+      await switchTo(page, riverside);
+      await holdBadgeRefresh(page);
+      await page.goto('/admin/members');
+      const patRow = page.locator(`[data-testid="member-row"][data-user-id="${pat.userId}"]`);
+      await patRow.waitFor();
+
+      // Another tab of the same browser switches to Harbor.
+      const other = await page.context().newPage();
+      await other.goto('/patients');
+      await switchTo(other, harbor);
+
+      // This tab still shows Riverside: Remove Pat. Opening the question reads the calendar accounts again, which
+      // already meets the switch; should it not, the removal itself does.
+      await patRow.getByTestId('member-remove').click();
+      const notice = page.getByTestId('workspace-changed');
+      const confirm = page.getByTestId('confirm-remove');
+      await confirm.or(notice).first().waitFor();
+      if (await confirm.isVisible()) await confirm.click();
+      await notice.waitFor();
+      expect(await notice.textContent()).toContain(
+        `This tab was showing ${riverside.name}; you have since switched to ${harbor.name} in another tab. Nothing was changed.`,
+      );
+      // The one notice, not an error of the page's own: no toast, no dialog, no members table of the old workspace.
+      expect(await page.getByText('was not removed').count()).toBe(0);
+      expect(await page.getByText('That did not work').count()).toBe(0);
+      expect(await page.getByRole('alertdialog').count()).toBe(0);
+      expect(await page.getByTestId('members-table').count()).toBe(0);
+      expect(await axeProblems(page, '[data-testid="workspace-changed"]')).toEqual([]);
+      // The focus is on the notice (the dialog that had it is gone).
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Workspace switched in another tab');
+
+      // Pat is still a member of both.
+      expect(await memberIds(other, harbor.id)).toContain(pat.userId);
+      expect(await memberIds(other, riverside.id)).toContain(pat.userId);
+
+      // Reload: this tab opens in Harbor, on its members page, with Pat there.
+      await page.getByTestId('workspace-changed-reload').click();
+      await expect.poll(() => page.getByTestId('workspace-name').textContent()).toBe(harbor.name);
+      expect(new URL(page.url()).pathname).toBe('/admin/members');
+      await patRow.waitFor();
+      expect(await notice.count()).toBe(0);
+
+      // Both tabs now show Harbor: the other tab acts as before.
+      await other.goto('/admin/members');
+      await other.locator(`[data-testid="member-row"][data-user-id="${pat.userId}"]`).waitFor();
+      await other.close();
+    });
+
+    it("a new patient from the old workspace's tab lands nowhere", async () => {
+      const page = await harness.newPage();
+      await signIn(page, riverside.admin.email, riverside.admin.password);
+      await switchTo(page, riverside);
+      await holdBadgeRefresh(page);
+      await page.goto('/patients/new');
+      await page.getByLabel('Given name').fill('Wren');
+      await page.getByLabel('Family name').fill('Stale-Tab');
+
+      const other = await page.context().newPage();
+      await other.goto('/patients');
+      await switchTo(other, harbor);
+
+      await page.getByRole('button', { name: 'Create patient' }).click();
+      await page.getByTestId('workspace-changed').waitFor();
+      expect(await familyNames(other, harbor.id)).not.toContain('Stale-Tab');
+      expect(await familyNames(other, riverside.id)).not.toContain('Stale-Tab');
+      await other.close();
+    });
+
+    it("the old workspace's live inbox stream ends with the switch, and its reconnect is refused", async () => {
+      const page = await harness.newPage();
+      await signIn(page, riverside.admin.email, riverside.admin.password);
+      await switchTo(page, riverside);
+      await holdBadgeRefresh(page);
+      await page.goto('/inbox');
+      // The stream is Riverside's, and named so.
+      const opened = await page.waitForRequest((r) => r.url().includes('/api/v1/channels/events'));
+      expect(new URL(opened.url()).searchParams.get('workspace')).toBe(riverside.id);
+      await expect.poll(() => page.getByTestId('inbox-stream').textContent()).toBe('Live');
+
+      const refused = page.waitForResponse((r) => r.url().includes('/api/v1/channels/events') && r.status() === 409, {
+        timeout: 20_000,
+      });
+      const other = await page.context().newPage();
+      await other.goto('/patients');
+      await switchTo(other, harbor);
+
+      // No click in this tab: the stream's end and refused reconnect bring up the notice.
+      await refused;
+      await page.getByTestId('workspace-changed').waitFor();
+      await other.close();
+    });
   });
 
   it('switches workspace and updates the header and the data', async () => {

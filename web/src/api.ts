@@ -48,6 +48,89 @@ export class ApiError extends Error {
 
 type QueryValue = string | number | boolean | null | undefined;
 
+/** A workspace as the tab names it: its id (sent) and name (said). */
+export interface NamedWorkspace {
+  id: string;
+  name: string;
+}
+
+/**
+ * The workspace this tab shows (from the signed-in `/me`), named on every request as `X-Atrium-Workspace`. A
+ * browser session has one current workspace on the server, which a switch in any tab changes: a tab still showing
+ * the old one is then answered 409 `workspace_changed` and nothing is done, instead of acting on the new one.
+ */
+export const WORKSPACE_HEADER = 'X-Atrium-Workspace';
+let shown: NamedWorkspace | null = null;
+/** Moves of the session this tab started (a switch, sign-in, leaving): their in-flight neighbours are not "elsewhere". */
+let movesStarted = 0;
+let movesInFlight = 0;
+
+/** The session was moved under this tab (in another tab or window): what it showed, and where the session is now. */
+export interface WorkspaceChange {
+  shown: NamedWorkspace;
+  current: NamedWorkspace | null;
+}
+let change: WorkspaceChange | null = null;
+const changeListeners = new Set<() => void>();
+
+/** Sets the workspace this tab shows (null: none, e.g. signed out; the next `/me` decides). */
+export function showWorkspace(workspace: NamedWorkspace | null): void {
+  shown = workspace ? { id: workspace.id, name: workspace.name } : null;
+}
+
+const namedWorkspaceIn = (value: unknown): NamedWorkspace | null => {
+  const w = value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  return typeof w.id === 'string' && typeof w.name === 'string' ? { id: w.id, name: w.name } : null;
+};
+
+/**
+ * Runs a request that moves this browser's session to another workspace (switch, sign-in, accepting an
+ * invitation, leaving a workspace). Answers meanwhile to requests made for the old workspace are this tab's own
+ * doing, not a switch elsewhere; afterwards the tab shows the workspace the answer names, else none until `/me`
+ * says which.
+ */
+export async function moveSession<T>(move: () => Promise<T>): Promise<T> {
+  movesStarted += 1;
+  movesInFlight += 1;
+  const from = shown;
+  try {
+    const answer = await move();
+    showWorkspace(namedWorkspaceIn((answer as { workspace?: unknown } | undefined)?.workspace));
+    return answer;
+  } catch (error) {
+    // The move itself was made for a workspace the session had left elsewhere (leaving it from a stale tab).
+    if (error instanceof ApiError && isWorkspaceChanged(error)) raiseWorkspaceChange(error, from);
+    throw error;
+  } finally {
+    movesInFlight -= 1;
+  }
+}
+
+/** The session's move elsewhere this tab was told of (409 `workspace_changed`), if any; for useSyncExternalStore. */
+export const workspaceChange = {
+  get: (): WorkspaceChange | null => change,
+  subscribe(listener: () => void): () => void {
+    changeListeners.add(listener);
+    return () => changeListeners.delete(listener);
+  },
+};
+
+/** Whether an error is the API's 409 `workspace_changed` (the page shows the one notice for it, no error of its own). */
+export const isWorkspaceChanged = (error: unknown): boolean =>
+  error instanceof ApiError && error.code === 'workspace_changed';
+
+function raiseWorkspaceChange(error: ApiError, sentFor: NamedWorkspace | null): void {
+  if (change || !sentFor || shown?.id !== sentFor.id) return;
+  change = { shown: sentFor, current: namedWorkspaceIn(error.problem.workspace) };
+  for (const listener of changeListeners) listener();
+}
+
+function noteWorkspaceChange(error: ApiError, sentFor: NamedWorkspace | null, moves: number): void {
+  // Not while (or after) this tab itself moved the session: then the request was made before the move.
+  if (movesInFlight > 0 || moves !== movesStarted) return;
+  raiseWorkspaceChange(error, sentFor);
+}
+
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
@@ -107,10 +190,13 @@ function toApiError(response: Response, body: unknown): ApiError {
 
 /** Calls `/api/v1{path}`; resolves with the parsed JSON body (undefined for 204), rejects with ApiError. */
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const sentFor = shown;
+  const moves = movesStarted;
   const headers: Record<string, string> = {
     Accept: 'application/json, application/problem+json',
     // The server's CSRF check for cookie sessions accepts this header on unsafe methods.
     'X-Requested-With': 'fetch',
+    ...(sentFor ? { [WORKSPACE_HEADER]: sentFor.id } : {}),
     ...options.headers,
   };
   const init: RequestInit = {
@@ -131,8 +217,29 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     throw new ApiError(0, 'network_error', 'Could not reach the server. Check your connection and try again.');
   }
   const body = response.status === 204 ? undefined : await readJson(response);
-  if (!response.ok) throw toApiError(response, body);
+  if (!response.ok) {
+    const error = toApiError(response, body);
+    if (isWorkspaceChanged(error)) noteWorkspaceChange(error, sentFor, moves);
+    throw error;
+  }
   return body as T;
+}
+
+/**
+ * Opens an event stream of `/api/v1{path}` for the workspace this tab shows. EventSource sends no headers of
+ * its own, so the workspace goes as the `workspace` query parameter: after a switch in another tab the server
+ * ends the stream and refuses its reconnect (409); EventSource then gives up without saying why, so `/me` is
+ * asked, which brings up the notice (a refusal for another reason changes nothing).
+ */
+export function openEventStream(path: string): EventSource {
+  const url = `${API_BASE}${path}`;
+  const source = new EventSource(
+    shown ? `${url}${url.includes('?') ? '&' : '?'}workspace=${encodeURIComponent(shown.id)}` : url,
+  );
+  source.addEventListener('error', () => {
+    if (source.readyState === EventSource.CLOSED) void apiRequest('/me').catch(() => undefined);
+  });
+  return source;
 }
 
 /** A fresh key for `Idempotency-Key`: a retried create is then applied once. */
@@ -159,6 +266,7 @@ function formatWait(seconds: number): string {
 /** A sentence for people: the problem's detail, plus a retry hint when rate limited. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
+    if (isWorkspaceChanged(error) && change) return workspaceChangeSentence(change);
     if (error.status === 429 && error.retryAfterSeconds !== undefined) {
       return `${error.detail.replace(/[.\s]+$/, '')}. Retry after ${formatWait(error.retryAfterSeconds)}.`;
     }
@@ -166,6 +274,15 @@ export function describeError(error: unknown): string {
   }
   if (error instanceof Error && error.message) return error.message;
   return 'Something went wrong.';
+}
+
+/**
+ * The words for a session moved under this tab: "This tab was showing Riverside Clinic; you have since switched to
+ * Harbor Therapy in another tab. Nothing was changed."
+ */
+export function workspaceChangeSentence(seen: WorkspaceChange): string {
+  const now = seen.current?.name ?? 'another workspace';
+  return `This tab was showing ${seen.shown.name}; you have since switched to ${now} in another tab. Nothing was changed.`;
 }
 
 /** The top-level field a problem path names: `body.givenName` and `givenName` both give `givenName`. */

@@ -1,6 +1,6 @@
 /** The signed-in session: who am I, sign in/out, switch workspace. */
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api } from './api.js';
+import { ApiError, api, moveSession, showWorkspace } from './api.js';
 
 export type Tier = 'free' | 'standard' | 'advanced' | 'enterprise';
 export type Role = 'admin' | 'member';
@@ -23,12 +23,20 @@ export const meQueryKey = ['me'] as const;
 
 const isMeQuery = (query: { queryKey: readonly unknown[] }) => query.queryKey[0] === meQueryKey[0];
 
-/** `/me`, or null when there is no session (401). */
+/**
+ * `/me`, or null when there is no session (401). The workspace it names is the one this tab shows from then on
+ * (sent with every request, so a switch in another tab is noticed instead of acted on).
+ */
 async function fetchMe(signal: AbortSignal): Promise<Me | null> {
   try {
-    return await api.get<Me>('/me', undefined, signal);
+    const me = await api.get<Me>('/me', undefined, signal);
+    showWorkspace(me.workspace);
+    return me;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return null;
+    if (error instanceof ApiError && error.status === 401) {
+      showWorkspace(null);
+      return null;
+    }
     throw error;
   }
 }
@@ -39,6 +47,7 @@ export function useMe() {
 
 /** Forget everything cached for the previous session and show the sign-in page. */
 export function markSignedOut(queryClient: QueryClient): void {
+  showWorkspace(null);
   queryClient.setQueryData(meQueryKey, null);
   queryClient.removeQueries({ predicate: (query) => !isMeQuery(query) });
 }
@@ -49,7 +58,7 @@ export function useSignIn() {
     mutationKey: ['sign-in'],
     // A 401 here means wrong credentials, not an expired session.
     meta: { expectsUnauthenticated: true },
-    mutationFn: (input: SignInInput) => api.post<unknown>('/auth/sign-in', input),
+    mutationFn: (input: SignInInput) => moveSession(() => api.post<unknown>('/auth/sign-in', input)),
     onSuccess: async () => {
       queryClient.removeQueries({ predicate: (query) => !isMeQuery(query) });
       await queryClient.refetchQueries({ queryKey: meQueryKey });
@@ -69,7 +78,8 @@ export function useSignOut() {
 export function useSwitchWorkspace(beforeReload?: () => void) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (workspaceId: string) => api.post<unknown>('/auth/switch-workspace', { workspaceId }),
+    mutationFn: (workspaceId: string) =>
+      moveSession(() => api.post<unknown>('/auth/switch-workspace', { workspaceId })),
     // Every cached answer belongs to the old workspace: reset it all (no stale rows shown), then reload.
     onSuccess: () => {
       beforeReload?.();

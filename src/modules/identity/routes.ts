@@ -206,7 +206,11 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/auth/sign-out',
-    { schema: { tags: ['auth'], summary: 'End the session', response: { 204: noContent, ...problemResponses } } },
+    {
+      // A tab showing a workspace the session has left may still sign out.
+      config: { anyWorkspace: true },
+      schema: { tags: ['auth'], summary: 'End the session', response: { 204: noContent, ...problemResponses } },
+    },
     async (request, reply) => {
       if (request.sessionId) await service.signOut(deps, request.sessionId);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
@@ -217,6 +221,8 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/auth/switch-workspace',
     {
+      // The target is named in the body: a tab showing a workspace the session has left may switch.
+      config: { anyWorkspace: true },
       schema: {
         tags: ['auth'],
         summary: "Move the session to another of the user's workspaces",
@@ -262,7 +268,7 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'The tier is changed by the operator only. Audited as `admin_action` `workspace.update`. With ' +
           '`workspaceId` (the workspace the name was typed for), 409 `workspace_changed` when the session is ' +
-          'now in another one (switched in another tab).',
+          'now in another one (switched in another tab), as with the `X-Atrium-Workspace` header on any request.',
         body: renameWorkspaceBody,
         response: { 200: workspaceSchema, ...problemResponses },
       },

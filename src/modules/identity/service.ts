@@ -13,6 +13,7 @@ import {
   resetCount,
   takeBackoffSlot,
 } from '../../platform/auth/rate-limit.js';
+import { currentWorkspace, workspaceChanged } from '../../platform/auth/workspace-guard.js';
 import type { RequestContext } from '../../platform/context.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
 import type { Tx } from '../../platform/db/client.js';
@@ -551,11 +552,8 @@ export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput
  */
 export async function renameWorkspace(deps: AppDeps, ctx: RequestContext, name: string, typedFor?: string) {
   if (typedFor !== undefined && typedFor !== ctx.workspaceId) {
-    throw new AppError(
-      'workspace_changed',
-      409,
-      'This session has moved to another workspace since the page was opened; nothing was renamed',
-    );
+    // The same answer as a request naming its workspace in X-Atrium-Workspace (platform/auth/workspace-guard.ts).
+    throw workspaceChanged(ctx.via, await currentWorkspace(deps, ctx.workspaceId));
   }
   return patchWorkspace(deps, ctx.workspaceId, { name }, ctx);
 }

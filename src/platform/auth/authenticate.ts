@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import { routedPath } from '../http/hardening.js';
 import type { AppDeps, AuthMode } from '../types.js';
 import { type Principal, principalResolver } from './principals.js';
+import { checkNamedWorkspace } from './workspace-guard.js';
 
 export const SESSION_COOKIE = 'atrium_session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -110,6 +111,8 @@ export function registerAuthentication(app: FastifyInstance): void {
     const resolved = await resolvePrincipal(app, request);
     if (!resolved) throw unauthenticated();
     if (resolved.via === 'session') checkCsrf(app, request);
+    // Made for the workspace the credential is in now (a tab may show one its session has since left)?
+    await checkNamedWorkspace(app.atrium, request, resolved.principal.workspaceId, resolved.via);
     request.ctx = contextFor(request, resolved.principal, resolved.via);
     request.sessionId = resolved.principal.sessionId;
     request.credential = { hash: resolved.hash, via: resolved.via };

@@ -17,6 +17,8 @@ export interface Principal {
 export interface PrincipalResolver {
   byTokenHash(tx: Tx, hash: string): Promise<Principal | undefined>;
   bySessionHash(tx: Tx, hash: string): Promise<(Principal & { sessionExpiresAt: Date }) | undefined>;
+  /** A workspace's name (409 `workspace_changed` names the workspace the caller is in now). */
+  workspaceName(tx: Tx, workspaceId: string): Promise<string | undefined>;
 }
 
 let registered: PrincipalResolver | undefined;

@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectChannel, deliver, senderId } from '../../../test/helpers/channels.js';
 import { createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { assertMatchesOpenApi } from '../../../test/helpers/openapi-check.js';
+import { authModeOf } from '../auth/authenticate.js';
 import { honoursIdempotencyKey } from '../idempotency.js';
 
 interface Header {
@@ -21,13 +22,24 @@ interface Response {
   content?: Record<string, { schema?: object }>;
 }
 interface Operation {
-  parameters?: { name: string; in: string; required?: boolean; description?: string; schema?: { pattern?: string } }[];
+  parameters?: {
+    $ref?: string;
+    name: string;
+    in: string;
+    required?: boolean;
+    description?: string;
+    schema?: { pattern?: string };
+  }[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { type?: string } }> };
   responses?: Record<string, Response>;
 }
 interface Doc {
   paths: Record<string, Record<string, Operation>>;
-  components: { headers?: Record<string, Header>; schemas?: Record<string, object> };
+  components: {
+    headers?: Record<string, Header>;
+    schemas?: Record<string, object>;
+    parameters?: Record<string, { name: string; in: string; required?: boolean; description?: string }>;
+  };
 }
 
 let t: TestApp;
@@ -104,6 +116,45 @@ describe('Idempotency-Key', () => {
     // An operation without the parameter does not read the header at all.
     expect(idempotencyParameter(doc.paths['/api/v1/auth/tokens'].post)).toBeUndefined();
     expect((await post('/api/v1/auth/tokens', { name: 'doc' }, 'not a key')).statusCode).toBe(201);
+  });
+});
+
+describe('X-Atrium-Workspace', () => {
+  const refs = (op: Operation) => (op.parameters ?? []).flatMap((p) => (p.$ref ? [p.$ref] : []));
+
+  it('is one shared parameter, on every operation whose authentication compares it', () => {
+    const shared = doc.components.parameters?.Workspace;
+    expect(shared).toMatchObject({ name: 'X-Atrium-Workspace', in: 'header', required: false });
+    expect(shared?.description).toMatch(/409 `workspace_changed`/);
+    expect(shared?.description).toMatch(/Without it a request acts on the current workspace/);
+    const documented = operations()
+      .filter(({ op }) => refs(op).includes('#/components/parameters/Workspace'))
+      .map(({ key }) => key)
+      .sort();
+    // Every signed-in route of the route table, but switching workspace and signing out (they act on none).
+    const inDocument = new Set(operations().map(({ key }) => key));
+    const checked = t.app.atrium.routes
+      .filter((r) => ['user', 'admin'].includes(authModeOf(r.auth, r.url)))
+      .map((r) => `${r.method.toLowerCase()} ${r.url.replace(/:(\w+)/g, '{$1}')}`)
+      .filter((key) => inDocument.has(key))
+      .filter((key) => !['post /api/v1/auth/switch-workspace', 'post /api/v1/auth/sign-out'].includes(key))
+      .sort();
+    expect(documented).toEqual(checked);
+    expect(documented.length).toBeGreaterThan(100);
+    expect(documented).not.toContain('post /api/v1/auth/sign-in');
+    // Not a header an operation declares by itself as well.
+    for (const { key, op } of operations()) {
+      expect(op.parameters?.some((p) => p.name?.toLowerCase() === 'x-atrium-workspace') ?? false, key).toBe(false);
+    }
+  });
+
+  it('event streams take it as the query parameter `workspace` too (EventSource sends no headers)', () => {
+    expect(doc.components.parameters?.WorkspaceQuery).toMatchObject({ name: 'workspace', in: 'query' });
+    const streams = operations()
+      .filter(({ op }) => refs(op).includes('#/components/parameters/WorkspaceQuery'))
+      .map(({ key }) => key)
+      .sort();
+    expect(streams).toEqual(['get /api/v1/channels/events', 'get /api/v1/direct-messages/{threadId}/events']);
   });
 });
 

@@ -1,10 +1,13 @@
 // The OpenAPI document's headers and raw request bodies, derived from what the service really does
 // (clients are generated from the document): `Idempotency-Key` on exactly the operations whose route
-// honours it (the same predicate the runtime asks), `X-Request-Id` on every response (set by a hook on
+// honours it (the same predicate the runtime asks), `X-Atrium-Workspace` (one shared parameter) on every
+// operation whose authentication compares it, `X-Request-Id` on every response (set by a hook on
 // every reply, streams included), `Retry-After` where the error handling sends it, and the request
 // bodies of routes that read their bytes themselves (`readsBody`). Runs after `documentMediaTypes`.
 import type { SwaggerTransform } from '@fastify/swagger';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { authModeOf } from '../auth/authenticate.js';
+import { WORKSPACE_HEADER, WORKSPACE_QUERY_PARAMETER } from '../auth/workspace-guard.js';
 import {
   honoursIdempotencyKey,
   IDEMPOTENCY_KEY_PATTERN,
@@ -12,10 +15,12 @@ import {
   REPLAYED_HEADER,
 } from '../idempotency.js';
 import { REQUEST_ID_PATTERN } from './hardening.js';
-import { PROBLEM_MEDIA_TYPE, READS_BODY, type ReadBodyMedia } from './openapi-media.js';
+import { EVENT_STREAM_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, READS_BODY, type ReadBodyMedia } from './openapi-media.js';
 
 /** Operation member marking a route that honours Idempotency-Key (replaced by the header parameter). */
 const IDEMPOTENT = 'x-idempotent';
+/** Operation member marking a route whose authentication compares X-Atrium-Workspace (replaced by the parameter). */
+const NAMES_WORKSPACE = 'x-names-workspace';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -37,11 +42,15 @@ interface OperationObject {
   requestBody?: Record<string, unknown>;
   responses?: Record<string, ResponseObject>;
   [IDEMPOTENT]?: boolean;
+  [NAMES_WORKSPACE]?: boolean;
   [READS_BODY]?: Record<string, ReadBodyMedia>;
 }
 interface Document {
   paths?: Record<string, Record<string, unknown>>;
-  components?: Record<string, unknown> & { headers?: Record<string, HeaderObject> };
+  components?: Record<string, unknown> & {
+    headers?: Record<string, HeaderObject>;
+    parameters?: Record<string, Record<string, unknown>>;
+  };
 }
 
 /**
@@ -51,8 +60,19 @@ interface Document {
 export const routeTransform: SwaggerTransform = (input) => {
   const out = jsonSchemaTransform(input as Parameters<typeof jsonSchemaTransform>[0]);
   const { route } = input;
-  if (out.schema?.hide || !honoursIdempotencyKey(route.config, route.url)) return out;
-  return { ...out, schema: { ...(out.schema ?? {}), [IDEMPOTENT]: true } };
+  if (out.schema?.hide) return out;
+  const idempotent = honoursIdempotencyKey(route.config, route.url);
+  const mode = authModeOf(route.config?.auth, route.url);
+  const namesWorkspace = (mode === 'user' || mode === 'admin') && !route.config?.anyWorkspace;
+  if (!idempotent && !namesWorkspace) return out;
+  return {
+    ...out,
+    schema: {
+      ...(out.schema ?? {}),
+      ...(idempotent ? { [IDEMPOTENT]: true } : {}),
+      ...(namesWorkspace ? { [NAMES_WORKSPACE]: true } : {}),
+    },
+  };
 };
 
 /** Reusable response headers (`#/components/headers/<name>`). */
@@ -107,6 +127,41 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
 };
 
+/** Reusable parameters (`#/components/parameters/<name>`): the workspace a request is made for. */
+const PARAMETERS: Record<string, Record<string, unknown>> = {
+  Workspace: {
+    name: WORKSPACE_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      'The workspace this request is made for (the one the page sending it shows). A browser session has one ' +
+      'current workspace, which `POST /auth/switch-workspace` in any tab or window changes; when this names ' +
+      'another one than the credential is in now (a session switched elsewhere, or an API token, which is bound ' +
+      'to one workspace), the answer is 409 `workspace_changed` and nothing is done. The problem names only the ' +
+      'workspace the credential is in now (`workspace: {id, name}`). Without it a request acts on the current ' +
+      'workspace, as always. Checked before the route runs, after authentication (401) and the CSRF check (403). ' +
+      'The web app sends it on every request.',
+    schema: { type: 'string', minLength: 1 },
+  },
+  WorkspaceQuery: {
+    name: WORKSPACE_QUERY_PARAMETER,
+    in: 'query',
+    required: false,
+    description:
+      `As the \`${WORKSPACE_HEADER}\` header, for an event stream opened by EventSource (which sends no headers ` +
+      'of its own): a reconnect after a switch elsewhere is then 409 `workspace_changed` instead of the other ' +
+      "workspace's stream. Read only on requests with `Accept: text/event-stream`.",
+    schema: { type: 'string', minLength: 1 },
+  },
+};
+const parameterRef = (name: keyof typeof PARAMETERS) => ({ $ref: `#/components/parameters/${name}` });
+
+/** Whether an operation answers an event stream (the document's 200 is text/event-stream; on a GET, what EventSource opens). */
+const isEventStream = (operation: OperationObject) =>
+  Object.keys((operation.responses?.['200'] as ResponseObject | undefined)?.content ?? {}).includes(
+    EVENT_STREAM_MEDIA_TYPE,
+  );
+
 /** Whether an answer with this status may be a replay (the statuses whose answers are stored). */
 const mayBeReplayed = (status: string) => !/^5/.test(status) && !['408', '409', '429'].includes(status);
 
@@ -120,15 +175,28 @@ const isProblem = (response: ResponseObject) =>
 
 /** Adds the headers, the Idempotency-Key parameter and the raw request bodies in place; returns the document. */
 export function documentHeadersAndBodies<T extends Document>(document: T): T {
-  document.components = { ...document.components, headers: { ...document.components?.headers, ...HEADERS } };
+  document.components = {
+    ...document.components,
+    headers: { ...document.components?.headers, ...HEADERS },
+    parameters: { ...document.components?.parameters, ...PARAMETERS },
+  };
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     // An emulator answers as the provider it stands in for: its own Retry-After, if any.
     const ours = !path.startsWith('/_emulators/');
-    for (const operation of Object.values(item) as OperationObject[]) {
+    for (const [method, operation] of Object.entries(item) as [string, OperationObject][]) {
       if (!operation || typeof operation !== 'object' || !operation.responses) continue;
       const idempotent = operation[IDEMPOTENT] === true;
       delete operation[IDEMPOTENT];
       if (idempotent) operation.parameters = [...(operation.parameters ?? []), { ...IDEMPOTENCY_KEY_PARAMETER }];
+      const namesWorkspace = operation[NAMES_WORKSPACE] === true;
+      delete operation[NAMES_WORKSPACE];
+      if (namesWorkspace) {
+        operation.parameters = [
+          ...(operation.parameters ?? []),
+          parameterRef('Workspace'),
+          ...(method === 'get' && isEventStream(operation) ? [parameterRef('WorkspaceQuery')] : []),
+        ];
+      }
       const reads = operation[READS_BODY];
       delete operation[READS_BODY];
       if (reads) {

@@ -13,6 +13,7 @@ import { Shell } from './shell.js';
 import { FullPageError, FullPageLoading } from './status.js';
 import { useTitleUnread, withUnread } from './unread.js';
 import { usePhone } from './use-phone.js';
+import { useWorkspaceChange, WorkspaceChangedNotice } from './workspace-changed.js';
 
 export function RootLayout() {
   const matches = useMatches();
@@ -21,6 +22,8 @@ export function RootLayout() {
   const isPublic = matches.some((m) => m.staticData?.public);
   const title = leaf?.staticData?.title ?? 'Not found';
   const me = useMe();
+  // The session moved to another workspace under this tab (a switch in another tab): nothing of the old one stays.
+  const workspaceChange = useWorkspaceChange();
   // Unread patient and staff messages, counted by the signed-in shell, lead the title of a background tab.
   const unread = useTitleUnread();
 
@@ -37,6 +40,8 @@ export function RootLayout() {
         <Outlet />
       </MeContext.Provider>
     );
+  } else if (workspaceChange) {
+    content = <WorkspaceChangedNotice change={workspaceChange} />;
   } else if (me.data) {
     content = (
       <MeContext.Provider value={me.data}>

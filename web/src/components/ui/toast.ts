@@ -1,6 +1,6 @@
 /** Background outcomes ("Invitation sent", "Delivery queued") as toasts; the Toaster is in the root layout. */
 import { toast } from 'sonner';
-import { describeError } from '../../api.js';
+import { describeError, isWorkspaceChanged } from '../../api.js';
 
 export function notifySuccess(message: string, description?: string): void {
   toast.success(message, { description });
@@ -11,6 +11,8 @@ export function notifyError(
   title = 'That did not work',
   describe: (error: unknown) => string = describeError,
 ): void {
+  // The page has given way to the one notice saying the workspace changed in another tab.
+  if (isWorkspaceChanged(error)) return;
   toast.error(title, { description: describe(error) });
 }
 

@@ -4,7 +4,7 @@ import { useNavigate } from '@tanstack/react-router';
 import { type RefObject, useEffect, useRef, useState } from 'react';
 import { Switch } from 'react-aria-components';
 import { z } from 'zod';
-import { ApiError, api, describeError } from '../../api.js';
+import { ApiError, api, describeError, moveSession } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
@@ -370,7 +370,8 @@ function useLeaveWorkspace() {
   const navigate = useNavigate();
   const me = useCurrentMe();
   return useMutation({
-    mutationFn: (userId: string) => api.delete(`/members/${encodeURIComponent(userId)}`),
+    // The session moves on to another workspace (or ends): this tab follows it, not a switch elsewhere.
+    mutationFn: (userId: string) => moveSession(() => api.delete(`/members/${encodeURIComponent(userId)}`)),
     onSuccess: async () => {
       const left = me.workspace.name;
       // Off the admin page first: the next workspace may not be one where you are an admin.

@@ -4,7 +4,7 @@ import { useEffect, useSyncExternalStore } from 'react';
 import { explainFailure as explainProviderFailure } from '../../../../src/modules/channels/providers/content.js';
 // The server's own list and names (types.ts imports nothing at run time).
 import { CHANNEL_LABEL, CHANNELS, type ChannelName } from '../../../../src/modules/channels/providers/types.js';
-import { API_BASE, ApiError, api, apiRequest, type Page } from '../../api.js';
+import { ApiError, api, apiRequest, openEventStream, type Page } from '../../api.js';
 import { formatPhone } from '../../phone.js';
 
 export type Channel = ChannelName;
@@ -277,7 +277,8 @@ class InboxStream {
   private open(workspaceId: string) {
     this.close();
     this.workspaceId = workspaceId;
-    const source = new EventSource(`${API_BASE}/channels/events`);
+    // For this workspace: a switch in another tab ends it, and its reconnect is refused (not the other's stream).
+    const source = openEventStream('/channels/events');
     this.source = source;
     source.onopen = () => {
       // Back after a break: what changed meanwhile was not announced.

@@ -1,7 +1,7 @@
 /** Direct-messages API calls, TanStack Query hooks, and the live event stream of an open thread. */
 import { type InfiniteData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { API_BASE, api, type Page } from '../../api.js';
+import { api, openEventStream, type Page } from '../../api.js';
 
 export interface Mention {
   type: 'patient';
@@ -208,7 +208,7 @@ export function useThreadEvents(threadId: string, onMessage: (message: Message) 
   const onMessageRef = useRef(onMessage);
   onMessageRef.current = onMessage;
   useEffect(() => {
-    const source = new EventSource(`${API_BASE}/direct-messages/${enc(threadId)}/events`);
+    const source = openEventStream(`/direct-messages/${enc(threadId)}/events`);
     setState('connecting');
     source.onopen = () => setState('live');
     source.onerror = () => setState('reconnecting');

@@ -7,7 +7,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { z } from 'zod';
-import { ApiError, api } from '../../api.js';
+import { ApiError, api, moveSession } from '../../api.js';
 import { Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
@@ -119,8 +119,8 @@ function NewAccountForm({
   const signedIn = useSignedIn();
   const f = useZodForm(newAccountForm, { defaultValues: { password: '', confirm: '' } });
   const onSubmit = f.handleSubmit((values) =>
-    api
-      .post('/auth/accept-invitation', { token, password: values.password })
+    // Signed in to the invitation's workspace: this tab follows the session there.
+    moveSession(() => api.post('/auth/accept-invitation', { token, password: values.password }))
       .then(signedIn)
       .catch((error) => {
         const words = endedWords(error);
@@ -153,8 +153,8 @@ function ExistingAccountForm({
   const signedIn = useSignedIn();
   const f = useZodForm(existingAccountForm, { defaultValues: { password: '' } });
   const onSubmit = f.handleSubmit((values) =>
-    api
-      .post('/auth/accept-invitation', { token, password: values.password })
+    // Signed in to the invitation's workspace: this tab follows the session there.
+    moveSession(() => api.post('/auth/accept-invitation', { token, password: values.password }))
       .then(signedIn)
       .catch((error) => {
         const words = endedWords(error);
