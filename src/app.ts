@@ -65,6 +65,9 @@ function securityHeaders(app: FastifyInstance, config: Config): void {
   });
 }
 
+/** While closing, how often connections are looked at (one at rest at two looks in a row is closed). */
+const CLOSING_SWEEP_MS = 250;
+
 /** Resolves after the event loop has polled for I/O at least once (data already sent to us has been read). */
 const ioTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
@@ -75,13 +78,25 @@ const ioTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmedi
  * until the forced exit. Once closing, every answer says `Connection: close` (Node closes the connection after
  * it), and a connection whose answer went out keep-alive before (an event stream ended by a preClose hook, a
  * reply whose headers were already sent) is closed once it has nothing in flight. A request that begins once
- * closing is answered 503 `unavailable`. (Waiting one turn of I/O in preClose, so that bytes already sent on an
- * idle connection are read before server.close() drops it, made close() wait for the keep-alive timeout when a
- * request to this server's own emulators was still running: a provider-timeout test hung 70 s. Not done.)
+ * closing is answered 503 `unavailable`. And while closing, a connection at rest (nothing in flight, nothing of a
+ * next request sent) at two looks in a row is closed: Node's close() keeps a connection that has sent no request
+ * yet (a browser's preconnect, a pool's new connection) as busy, and stops the headers timeout that would end it,
+ * so one such connection held close() to the forced exit. (Waiting one turn of I/O in preClose, so that bytes
+ * already sent on an idle connection are read before server.close() drops it, once let such a connection in
+ * before the sweep existed, and a provider-timeout test hung 70 s: it is not done.)
  */
 function closeConnectionsWhenClosing(app: FastifyInstance): void {
   let closing = false;
+  let sweep: NodeJS.Timeout | undefined;
+  const sockets = new Set<Socket>();
   const inFlight = new WeakMap<Socket, number>();
+  // What a connection had sent when it last had nothing in flight: more since is the start of its next request.
+  const readAtRest = new WeakMap<Socket, number>();
+  app.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    readAtRest.set(socket, 0);
+    socket.once('close', () => sockets.delete(socket));
+  });
   const closeIfIdle = (socket: Socket) => {
     const read = socket.bytesRead;
     void ioTurn().then(() => {
@@ -94,12 +109,24 @@ function closeConnectionsWhenClosing(app: FastifyInstance): void {
     res.once('close', () => {
       const left = (inFlight.get(socket) ?? 1) - 1;
       inFlight.set(socket, left);
+      if (left === 0) readAtRest.set(socket, socket.bytesRead);
       if (closing && left === 0) closeIfIdle(socket);
     });
   });
   app.addHook('preClose', async () => {
     closing = true;
+    // Closed at the second look that finds it at rest (nothing in flight, nothing of a next request read).
+    const atRest = new WeakSet<Socket>();
+    sweep = setInterval(() => {
+      for (const socket of sockets) {
+        if (inFlight.get(socket) || socket.bytesRead !== readAtRest.get(socket)) atRest.delete(socket);
+        else if (atRest.has(socket)) socket.destroySoon();
+        else atRest.add(socket);
+      }
+    }, CLOSING_SWEEP_MS);
+    sweep.unref();
   });
+  app.addHook('onClose', async () => clearInterval(sweep));
   app.addHook('onSend', async (request, reply, payload) => {
     if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
     return payload;

@@ -152,6 +152,19 @@ describe('SIGTERM under load', () => {
     expect(await stopped(server)).toBe(0);
   }, 180_000);
 
+  it('closes a connection that never sends a request (a browser preconnects) and exits 0', async () => {
+    const server = await start();
+    const connection = await openConnection(server.port);
+    // A request on another connection opened after it is answered: the server has accepted the first one.
+    const later = await openConnection(server.port);
+    later.socket.write('GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    expect((await later.next()).status).toBe(200);
+
+    server.child.kill('SIGTERM');
+    await connection.closed;
+    expect(await stopped(server)).toBe(0);
+  }, 180_000);
+
   it('answers a request that arrives while closing with a 503 unavailable problem, Retry-After and its request id', async () => {
     const server = await start();
     const connection = await openConnection(server.port);
