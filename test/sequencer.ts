@@ -6,8 +6,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** The longest files, longest first (seconds on a 2-core machine, for orientation only). */
 export const LONGEST_FILES = [
+  'test/demo-seed-recovery.test.ts', // ~40 s: starts the service as a process (tsx) several times
   'src/modules/webhooks/delivery.test.ts', // ~14 s: real retry and lease waits
   'test/first-start.test.ts', // ~12 s: builds and runs `npm start` twice
+  'test/shutdown.test.ts', // ~15 s: starts the service as a process and stops it under load
   'src/modules/webhooks/delivery-migration.test.ts', // ~8 s: migrates from an empty cluster
   'test/api-fuzz.test.ts', // ~8 s: ~3,000 hostile requests over every operation
   'src/modules/identity/identity.test.ts', // ~6 s: sign-in throttle and backoff waits
