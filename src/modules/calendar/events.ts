@@ -957,24 +957,11 @@ async function deleteResolved(
     if (!current?.recurringEventId) {
       closing.push(...(await cancelRooms(tx, ctx.workspaceId, [encodeEventId(t.cal.id, t.providerEventId)])));
     }
-    if (current && !current.recurringEventId) {
-      await notifyGuests(
-        tx,
-        ctx.workspaceId,
-        present(ctx, t.cal, current),
-        t.cal.accountEmail,
-        'cancelled',
-        inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId),
-      );
-    } else if (current) {
-      await notifyOccurrence(
-        tx,
-        ctx.workspaceId,
-        present(ctx, t.cal, current),
-        t.cal.accountEmail,
-        'cancelled',
-        inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId),
-      );
+    if (current) {
+      // The whole event's guests hear of a cancelled event; a series' guests of one cancelled occurrence.
+      const notify = current.recurringEventId ? notifyOccurrence : notifyGuests;
+      const replyTo = inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId);
+      await notify(tx, ctx.workspaceId, present(ctx, t.cal, current), t.cal.accountEmail, 'cancelled', replyTo);
     }
     await releaseSessions(
       tx,
