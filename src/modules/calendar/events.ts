@@ -893,24 +893,12 @@ export async function patchEvent(
       'timeZone',
       'allDay',
     ].some((k) => (draft as Record<string, unknown>)[k] !== undefined);
-    if (guestsCare && !updated.recurringEventId)
-      await notifyGuests(
-        tx,
-        ctx.workspaceId,
-        event,
-        cal.accountEmail,
-        'updated',
-        inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId),
-      );
-    else if (guestsCare)
-      await notifyOccurrence(
-        tx,
-        ctx.workspaceId,
-        event,
-        cal.accountEmail,
-        'updated',
-        inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId),
-      );
+    if (guestsCare) {
+      // The whole event's guests hear of a changed event; a series' guests of one changed occurrence.
+      const notify = updated.recurringEventId ? notifyOccurrence : notifyGuests;
+      const replyTo = inboundAddress(deps.config.inboundMailDomain, ctx.workspaceId);
+      await notify(tx, ctx.workspaceId, event, cal.accountEmail, 'updated', replyTo);
+    }
     if (patientId && draft.status === 'completed' && before?.status !== 'completed') {
       await emitAppointment(tx, ctx.workspaceId, 'appointment.completed', {
         eventId: event.id,
