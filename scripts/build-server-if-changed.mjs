@@ -6,9 +6,21 @@
 // web/, package.json, node_modules/). Plain Node then loads the service without a TypeScript loader
 // (about 2 s less to start and no launcher process). Only transpiling: `npm run check` type-checks.
 // Rebuilds only when a source, package-lock.json or this script changed (hash in .run/.build-hash);
-// `--force` rebuilds anyway.
+// `--force` rebuilds anyway. A build is made in a directory of its own (.run.building-<pid>) and put in
+// place by renaming, so two builds at once (two `npm start` from one checkout, two test files) never write
+// into each other's files: the last to finish wins, and either one's .run/ is whole.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -46,12 +58,27 @@ const hash = hashOf(files);
 const built = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
 if (!process.argv.includes('--force') && built === hash) process.exit(0);
 
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+};
+// What a build killed halfway left behind (its process is gone).
+for (const entry of readdirSync(root)) {
+  const left = /^\.run\.(building|old)-(\d+)$/.exec(entry);
+  if (left && !alive(Number(left[2]))) rmSync(join(root, entry), { recursive: true, force: true });
+}
+
 const started = Date.now();
-rmSync(out, { recursive: true, force: true });
+const building = `${out}.building-${process.pid}`;
+rmSync(building, { recursive: true, force: true });
 const { build } = await import('esbuild');
 await build({
   entryPoints: files.filter((f) => f.endsWith('.ts')).map((f) => join(root, f)),
-  outdir: out,
+  outdir: building,
   outbase: root,
   format: 'esm',
   platform: 'node',
@@ -59,10 +86,27 @@ await build({
   logLevel: 'warning',
 });
 for (const file of files.filter((f) => !f.endsWith('.ts'))) {
-  mkdirSync(dirname(join(out, file)), { recursive: true });
-  cpSync(join(root, file), join(out, file));
+  mkdirSync(dirname(join(building, file)), { recursive: true });
+  cpSync(join(root, file), join(building, file));
 }
-for (const link of LINKS) symlinkSync(join('..', link), join(out, link));
-writeFileSync(stampFile, `${hash}\n`);
+for (const link of LINKS) symlinkSync(join('..', link), join(building, link));
+writeFileSync(join(building, '.build-hash'), `${hash}\n`);
+
+// Put it in place: the previous build aside, this one in its place, the previous one deleted. Another
+// build finishing between the two renames puts its own in place first; it is as new as this one, so
+// this one is dropped.
+const old = `${out}.old-${process.pid}`;
+try {
+  renameSync(out, old);
+} catch (error) {
+  if (error.code !== 'ENOENT') throw error;
+}
+try {
+  renameSync(building, out);
+} catch (error) {
+  if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+  rmSync(building, { recursive: true, force: true });
+}
+rmSync(old, { recursive: true, force: true });
 const seconds = (Date.now() - started) / 1000;
 if (seconds >= 1) console.log(`  Server built in ${seconds.toFixed(1)} s`);

@@ -1,7 +1,7 @@
 // The service's main.ts as a process of its own (as `npm run dev` runs it: Node with tsx's loader), for tests of
 // what only a whole process shows: start-up, signals, exit codes. Not the build in .run/ that `npm start` runs:
-// scripts/build-server-if-changed.mjs deletes and rewrites .run/, so two test files building it at once (after
-// any change to a source) break each other, as would a rebuild under a running child.
+// scripts/build-server-if-changed.mjs replaces .run/ whenever a source changed, which would pull the files from
+// under a child running from it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { unusedPort } from './ports.js';
