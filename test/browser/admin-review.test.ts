@@ -1,11 +1,35 @@
 /**
  * The admin area's review findings: a workspace switch under the settings form, token revokes that fail, leaving a
  * workspace yourself, cancelling and repeating an invitation, plain length errors, telling tokens apart, the
- * provider switch's contrast and the invite dialog's first focus.
+ * provider switch's and checkboxes' contrast and the invite dialog's first focus.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+
+/** WCAG contrast ratio of two computed CSS colours (`rgb(…)`/`rgba(…)`, alpha ignored). */
+function contrast(a: string, b: string): number {
+  const luminance = (color: string) => {
+    const [r = 0, g = 0, bl = 0] = (color.match(/[\d.]+/g) ?? []).map(Number);
+    const lin = (v: number) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(bl);
+  };
+  const [hi = 0, lo = 0] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** An element's computed background and border colours, and the background it sits on (its nearest ancestor's). */
+async function coloursOf(locator: Locator) {
+  const { background, border, ancestors } = await locator.evaluate((element) => {
+    const ancestors: string[] = [];
+    for (let up = element.parentElement; up; up = up.parentElement)
+      ancestors.push(getComputedStyle(up).backgroundColor);
+    const style = getComputedStyle(element);
+    return { background: style.backgroundColor, border: style.borderTopColor, ancestors };
+  });
+  const transparent = (color: string) => color === 'transparent' || /^rgba\(.*,\s*0\)$/.test(color);
+  return { background, border, behind: ancestors.find((color) => !transparent(color)) ?? 'rgb(255, 255, 255)' };
+}
 
 describe('admin area review', () => {
   let harness: BrowserHarness;
@@ -335,28 +359,34 @@ describe('admin area review', () => {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.mouse.move(0, 0); // no row hovered
-      const ratios = await row.locator('.switch-track').evaluate((track) => {
-        const rgb = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
-        const luminance = ([r, g, b]: number[]) => {
-          const lin = (v: number) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
-          return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
-        };
-        const ratio = (a: number[], b: number[]) => {
-          const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-          return (hi + 0.05) / (lo + 0.05);
-        };
-        // What the track sits on: the nearest ancestor with a background of its own.
-        let behind: Element | null = track.parentElement;
-        while (behind && (rgb(getComputedStyle(behind).backgroundColor)[3] ?? 1) === 0) behind = behind.parentElement;
-        const trackColor = rgb(getComputedStyle(track).backgroundColor);
-        const thumb = track.querySelector('.switch-thumb') as Element;
-        return {
-          page: ratio(trackColor, rgb(getComputedStyle(behind ?? document.body).backgroundColor)),
-          thumb: ratio(trackColor, rgb(getComputedStyle(thumb).backgroundColor)),
-        };
-      });
+      const track = await coloursOf(row.locator('.switch-track'));
+      const thumb = await coloursOf(row.locator('.switch-thumb'));
+      const ratios = {
+        page: contrast(track.background, track.behind),
+        thumb: contrast(track.background, thumb.background),
+      };
       expect(ratios.page, `${scheme}: track against its background`).toBeGreaterThanOrEqual(3);
       expect(ratios.thumb, `${scheme}: track against its thumb`).toBeGreaterThanOrEqual(3);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it("draws an unticked checkbox's border at 3:1 or more against what it sits on, light and dark", async () => {
+    const page = await harness.newPage();
+    await signIn(page, riverside.admin.email, riverside.admin.password);
+    await switchTo(page, riverside);
+    await page.goto('/admin/members');
+    await page.getByTestId('invite-member').click();
+    // The invite dialog's Admin and Provider choices start unticked.
+    const box = page.getByTestId('invite-dialog').locator('.ui-checkbox:not([data-selected]) .checkbox-box').first();
+    await box.waitFor();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const colours = await coloursOf(box);
+      expect(contrast(colours.border, colours.behind), `${scheme}: border against the page`).toBeGreaterThanOrEqual(3);
+      expect(contrast(colours.border, colours.background), `${scheme}: border against the box`).toBeGreaterThanOrEqual(
+        3,
+      );
     }
     await page.emulateMedia({ colorScheme: 'light' });
   });
