@@ -7,7 +7,8 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { webhookDeliveryJob } from './jobs/delivery-worker.js';
-import { displayUrl, failureMail } from './jobs/failure-mail.js';
+import { displayUrl, failureMail, heldFailureMail } from './jobs/failure-mail.js';
+import { sendHeldFailureMails } from './jobs/failure-mail-digest.js';
 import { secretKeys } from './service.js';
 
 let t: TestApp;
@@ -56,6 +57,25 @@ describe('failureMail', () => {
     expect(failureMail({ ...input, windowMs: 600_000 }).text).toContain('per 10 minutes;');
     expect(mail.text).not.toContain('s3cret');
     expect(mail.text).not.toContain('fix the endpoint');
+  });
+});
+
+describe('heldFailureMail', () => {
+  it('says how many more failed since the last e-mail, and what to do', () => {
+    const mail = heldFailureMail({
+      endpointId: 'whk_1',
+      url: 'https://hooks.example.com/atrium',
+      description: null,
+      link: 'https://atrium.example/admin/webhooks/whk_1',
+      previousSentAt: new Date('2026-11-27T09:15:00Z'),
+      held: 3,
+      windowMs: 3_600_000,
+    });
+    expect(mail.subject).toBe('Webhook deliveries failed: 3 more events to hooks.example.com');
+    expect(mail.text).toContain('(2026-11-27 09:15 UTC)');
+    expect(mail.text).toContain('gave up delivering 3 more events');
+    expect(mail.text).toContain('Replay');
+    expect(mail.text).toContain('https://atrium.example/admin/webhooks/whk_1');
   });
 });
 
@@ -172,6 +192,55 @@ describe('dead-letter e-mails', () => {
         .items.map((i: { eventId: string }) => i.eventId)
         .sort(),
     ).toEqual([...events].sort());
+  });
+
+  it('at the end of the hour, mails what was held back when no later dead letter came, once', async () => {
+    // After the last test each admin holds one dead letter back (events[4]); a fourth admin, no longer an admin,
+    // held some back too.
+    const gone = await addMember(t, ws, { role: 'admin' });
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`INSERT INTO webhook_failure_mails (workspace_id, endpoint_id, recipient, last_sent_at, held)
+                     VALUES (${ws.id}, ${endpointId}, ${gone.email.toLowerCase()}, now(), 1)`),
+    );
+    const demoted = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/members/${gone.userId}`,
+      token: ws.admin.token,
+      payload: { role: 'member' },
+    });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+    const before = (await mails()).length;
+    // Within the hour: nothing yet.
+    expect(await sendHeldFailureMails(t.app.atrium)).toBe(0);
+    expect(await mails()).toHaveLength(before);
+
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE webhook_failure_mails SET last_sent_at = last_sent_at - interval '61 minutes'
+                      WHERE endpoint_id = ${endpointId}`),
+    );
+    expect(await sendHeldFailureMails(t.app.atrium)).toBeGreaterThan(0);
+    const sent = (await mails()).slice(before);
+    const recipients = sent.flatMap((m) => m.to).sort();
+    // Every current admin once (they held back the same count since the same e-mail, or not: one e-mail each
+    // group); the demoted one not at all.
+    expect(new Set(recipients).size).toBe(recipients.length);
+    expect(recipients).toContain(ws.admin.email.toLowerCase());
+    expect(recipients).toContain(second.email.toLowerCase());
+    expect(recipients).not.toContain(gone.email.toLowerCase());
+    for (const mail of sent) {
+      expect(mail.subject).toBe('Webhook deliveries failed: 1 more event to 93.184.216.34');
+      expect(mail.text).toContain('93.184.216.34/hooks/atrium?… ("Billing system")');
+      expect(mail.text).toContain(`${t.app.atrium.selfUrl()}/admin/webhooks/${endpointId}`);
+      expect(mail.text).not.toContain('s3cret');
+    }
+    // Recorded as sent: a second sweep sends nothing, and the next dead letter waits for the next hour.
+    expect(await sendHeldFailureMails(t.app.atrium)).toBe(0);
+    const held = await withSystem(t.database.db, (tx) =>
+      queryRows<{ held: number }>(tx, sql`SELECT held FROM webhook_failure_mails WHERE endpoint_id = ${endpointId}`),
+    );
+    expect(held.map((r) => Number(r.held))).toEqual(held.map(() => 0));
+    await deadLetter(events[0]);
+    expect(await mails()).toHaveLength(before + sent.length);
   });
 
   it("forgets an endpoint's e-mail window when the endpoint is deleted", async () => {

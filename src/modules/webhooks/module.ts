@@ -2,6 +2,7 @@ import { registerEventFanout } from '../../platform/events/events.js';
 import { registerMailDeadLetterInbox } from '../../platform/mail/mailer.js';
 import { defineModule } from '../../platform/module.js';
 import { startWebhookWorker } from './jobs/delivery-worker.js';
+import { sendHeldFailureMails } from './jobs/failure-mail-digest.js';
 import { webhookRoutes } from './routes.js';
 import { fanOutToWebhooks, postInboxNotice, secretKeys } from './service.js';
 import * as tables from './tables.js';
@@ -30,6 +31,15 @@ export const webhooksModule = defineModule({
           webhooks: app.atrium.config.webhooks,
           keys: secretKeys(app.atrium),
         }),
+    },
+  ],
+  schedules: [
+    {
+      // Dead letters held back from an admin's e-mail within the hour after one are mailed at its end
+      // (docs/webhooks.md, Dead letters).
+      name: 'webhooks.failure-mail-digest',
+      intervalMs: 60_000,
+      run: async (deps) => void (await sendHeldFailureMails(deps)),
     },
   ],
 });

@@ -533,3 +533,52 @@ export async function claimFailureMails(
     held: Number(r.held),
   }));
 }
+
+/** Dead letters held back from an admin's e-mail about an endpoint, now that the window after that e-mail ended. */
+export interface HeldFailureMail extends FailureMailDue {
+  workspaceId: string;
+  endpointId: string;
+  previousSentAt: Date;
+}
+
+/**
+ * Every recipient whose window after an e-mail about an endpoint has ended with dead letters held back: their send
+ * is recorded now (held back nothing, window starting again), in this transaction, so the caller's e-mails and the
+ * record commit together. Rows another transaction holds (a dead letter being mailed) are skipped: that one mails
+ * them. At most `limit` rows a call, oldest windows first.
+ */
+export async function claimHeldFailureMails(tx: Tx, windowMs: number, limit: number): Promise<HeldFailureMail[]> {
+  const rows = await queryRows<{
+    workspace_id: string;
+    endpoint_id: string;
+    recipient: string;
+    previous_sent_at: Date | string;
+    held: number;
+  }>(
+    tx,
+    sql`
+    WITH due AS (
+      SELECT workspace_id, endpoint_id, recipient, last_sent_at, held
+        FROM webhook_failure_mails
+       WHERE held > 0 AND last_sent_at <= now() - make_interval(secs => ${windowMs / 1000})
+       ORDER BY last_sent_at, workspace_id, endpoint_id, recipient
+       LIMIT ${limit}
+         FOR UPDATE SKIP LOCKED
+    ), recorded AS (
+      UPDATE webhook_failure_mails m
+         SET last_sent_at = now(), held = 0
+        FROM due
+       WHERE m.workspace_id = due.workspace_id AND m.endpoint_id = due.endpoint_id AND m.recipient = due.recipient
+      RETURNING m.recipient
+    )
+    SELECT workspace_id, endpoint_id, recipient, last_sent_at AS previous_sent_at, held FROM due
+     ORDER BY workspace_id, endpoint_id, recipient`,
+  );
+  return rows.map((r) => ({
+    workspaceId: r.workspace_id,
+    endpointId: r.endpoint_id,
+    recipient: r.recipient,
+    previousSentAt: new Date(r.previous_sent_at),
+    held: Number(r.held),
+  }));
+}

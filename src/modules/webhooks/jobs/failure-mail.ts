@@ -1,6 +1,7 @@
 // The e-mail admins get when a webhook event is dead-lettered: which endpoint (its URL and description, not only
 // its id), what failed, what to do, and a link to the endpoint's page. At most one per endpoint and admin per
-// hour (repository claimFailureMails); the next one says how many more failed since.
+// hour (repository claimFailureMails); the dead letters held back meanwhile are summed up in the next one, or at
+// the hour's end when none comes (heldFailureMail, sent by the webhooks.failure-mail-digest schedule).
 
 /** How long after an e-mail about an endpoint's dead letters the next one to the same admin waits. */
 export const FAILURE_MAIL_WINDOW_MS = 60 * 60 * 1000;
@@ -38,17 +39,40 @@ export interface FailureMailInput {
   windowMs: number;
 }
 
-export function failureMail(m: FailureMailInput): { subject: string; text: string } {
-  const where = m.url ? displayUrl(m.url) : `endpoint ${m.endpointId}`;
-  const host = m.url ? displayUrl(m.url).split('/')[0] : `endpoint ${m.endpointId}`;
-  const named = m.description ? ` ("${m.description.replace(/\s+/g, ' ').trim()}")` : '';
-  const hours = m.windowMs / 3_600_000;
+/** How an endpoint is named in a mail: its URL (host and path), its host alone, and its description. */
+function endpointWords(endpointId: string, url: string | null, description: string | null) {
+  return {
+    where: url ? displayUrl(url) : `endpoint ${endpointId}`,
+    host: url ? displayUrl(url).split('/')[0] : `endpoint ${endpointId}`,
+    named: description ? ` ("${description.replace(/\s+/g, ' ').trim()}")` : '',
+  };
+}
+
+/** What to do, the link, and how often such e-mails come: the end of every dead-letter e-mail. */
+function closingLines(where: string, link: string | null, windowMs: number): string[] {
+  const hours = windowMs / 3_600_000;
   const per =
     hours === 1
       ? 'hour'
       : Number.isInteger(hours)
         ? `${hours} hours`
-        : `${Math.max(1, Math.round(m.windowMs / 60_000))} minutes`;
+        : `${Math.max(1, Math.round(windowMs / 60_000))} minutes`;
+  return [
+    '',
+    'What to do:',
+    `1. Check that the receiver at ${where} is up and answers with a 2xx status within 10 seconds. The endpoint's ` +
+      "delivery log shows each attempt's status and the receiver's answer.",
+    `2. If the receiver has moved, change the endpoint's URL with Edit on the Webhooks page. Its secret stays.`,
+    '3. Then press Replay on the failed events in the inbox on that page, or Resolve the ones that need nothing more.',
+    ...(link ? ['', `The endpoint: ${link}`] : []),
+    '',
+    `You get at most one such e-mail about an endpoint per ${per}; events that fail meanwhile are counted in the ` +
+      'next one, or in one at the end of that time.',
+  ];
+}
+
+export function failureMail(m: FailureMailInput): { subject: string; text: string } {
+  const { where, host, named } = endpointWords(m.endpointId, m.url, m.description);
   const subject =
     m.held > 0
       ? `Webhook deliveries failed: ${m.eventType} and ${m.held} more to ${host}`
@@ -66,18 +90,30 @@ export function failureMail(m: FailureMailInput): { subject: string; text: strin
         `failed every retry. They are in the inbox too.`,
     );
   }
-  lines.push(
-    '',
-    'What to do:',
-    `1. Check that the receiver at ${where} is up and answers with a 2xx status within 10 seconds. The endpoint's ` +
-      "delivery log shows each attempt's status and the receiver's answer.",
-    `2. If the receiver has moved, change the endpoint's URL with Edit on the Webhooks page. Its secret stays.`,
-    '3. Then press Replay on the failed events in the inbox on that page, or Resolve the ones that need nothing more.',
-  );
-  if (m.link) lines.push('', `The endpoint: ${m.link}`);
-  lines.push(
-    '',
-    `You get at most one such e-mail about an endpoint per ${per}; the next one says how many more failed meanwhile.`,
-  );
+  lines.push(...closingLines(where, m.link, m.windowMs));
   return { subject, text: lines.join('\n') };
+}
+
+export interface HeldFailureMailInput {
+  endpointId: string;
+  url: string | null;
+  description: string | null;
+  link: string | null;
+  /** The last e-mail about this endpoint to these admins, and how many of its events failed since. */
+  previousSentAt: Date;
+  held: number;
+  windowMs: number;
+}
+
+/** The e-mail at the end of a window in which an endpoint's dead letters were held back (no later one came). */
+export function heldFailureMail(m: HeldFailureMailInput): { subject: string; text: string } {
+  const { where, host, named } = endpointWords(m.endpointId, m.url, m.description);
+  const events = m.held === 1 ? '1 more event' : `${m.held} more events`;
+  const lines = [
+    `Since the last e-mail about your webhook endpoint ${where}${named} (${minute(m.previousSentAt)}), Atrium gave ` +
+      `up delivering ${events} to it after every retry. ${m.held === 1 ? 'It is' : 'They are'} in the inbox on ` +
+      "the endpoint's page.",
+    ...closingLines(where, m.link, m.windowMs),
+  ];
+  return { subject: `Webhook deliveries failed: ${events} to ${host}`, text: lines.join('\n') };
 }
