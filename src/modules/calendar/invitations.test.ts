@@ -12,7 +12,7 @@ import { createWorkspace, type TestWorkspace } from '../../../test/helpers/facto
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { sendMailJob } from '../../platform/mail/mailer.js';
-import { buildIcs } from './invitations.js';
+import { buildIcs, describeWhen } from './invitations.js';
 import type { CalendarEvent } from './schema.js';
 
 let t: TestApp;
@@ -24,6 +24,7 @@ const req = (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown
 
 interface Sent {
   subject: string;
+  text: string;
   attachments: { filename: string; contentType: string; content: string }[];
 }
 
@@ -89,6 +90,49 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => t?.close());
 
+describe('describeWhen', () => {
+  const base = { recurrence: null, allDay: false };
+  it.each([
+    [
+      { start: '2026-10-20T13:00:00Z', end: '2026-10-20T14:00:00Z', timeZone: 'America/New_York' },
+      'Tuesday, October 20, 2026, 9:00 – 10:00 AM EDT (America/New_York)',
+    ],
+    // Across the end of summer time: the wall clock of each end in its own offset.
+    [
+      { start: '2026-10-24T22:30:00Z', end: '2026-10-25T01:30:00Z', timeZone: 'Europe/Berlin' },
+      'Sunday, October 25, 2026, 12:30 – 2:30 AM GMT+1 (Europe/Berlin)',
+    ],
+    [
+      { start: '2026-10-20T13:00:00Z', end: '2026-10-20T13:30:00Z', timeZone: 'UTC' },
+      'Tuesday, October 20, 2026, 1:00 – 1:30 PM UTC',
+    ],
+    // An unknown zone reads as UTC rather than failing the mail.
+    [
+      { start: '2026-10-20T13:00:00Z', end: '2026-10-20T13:30:00Z', timeZone: 'Mars/Olympus' },
+      'Tuesday, October 20, 2026, 1:00 – 1:30 PM UTC',
+    ],
+    [
+      { start: '2026-10-20T00:00:00Z', end: '2026-10-21T00:00:00Z', timeZone: 'America/New_York', allDay: true },
+      'Tuesday, October 20, 2026 (all day)',
+    ],
+    [
+      { start: '2026-10-20T00:00:00Z', end: '2026-10-23T00:00:00Z', timeZone: 'UTC', allDay: true },
+      'Tuesday, October 20 – Thursday, October 22, 2026 (all day)',
+    ],
+    [
+      {
+        start: '2026-10-20T13:00:00Z',
+        end: '2026-10-20T14:00:00Z',
+        timeZone: 'America/New_York',
+        recurrence: ['RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;UNTIL=20261201T000000Z'],
+      },
+      'Tuesday, October 20, 2026, 9:00 – 10:00 AM EDT (America/New_York), repeating every 2 weeks on Tuesday until December 1, 2026',
+    ],
+  ])('%j → %s', (event, text) => {
+    expect(describeWhen({ ...base, ...event })).toBe(text);
+  });
+});
+
 describe('iMIP invitations', () => {
   it('REQUEST on create, a higher SEQUENCE on change, CANCEL to removed guests and on delete; UID stable', async () => {
     const ann = `ann-${ws.id}@example.test`;
@@ -109,6 +153,11 @@ describe('iMIP invitations', () => {
 
     const [first] = await inbox(ann);
     expect(first.subject).toBe('Invitation: Family meeting');
+    // The text says when in the event's own zone and the rule in words, not a UTC timestamp.
+    expect(first.text).toContain(
+      'When: Tuesday, October 20, 2026, 9:00 – 10:00 AM EDT (America/New_York), repeating every week for 3 times',
+    );
+    expect(first.text).not.toContain('GMT');
     const ics = icsOf(first);
     for (const required of ['VERSION', 'PRODID', 'METHOD', 'UID', 'DTSTAMP', 'DTSTART', 'ORGANIZER', 'SEQUENCE']) {
       expect(prop(ics, required), `${required} in\n${ics}`).toBeDefined();
@@ -148,6 +197,7 @@ describe('iMIP invitations', () => {
     expect((await req('DELETE', `/calendar/events?event=${encodeURIComponent(eventId)}`)).statusCode).toBe(200);
     const cancel = (await inbox(ann)).find((m) => m.subject === 'Cancelled: Family meeting (new room)');
     expect(cancel).toBeTruthy();
+    expect(cancel!.text).toContain('"Family meeting (new room)" was cancelled.\nIt was: Tuesday, October 20, 2026');
     expect(prop(icsOf(cancel!), 'METHOD')).toBe('CANCEL');
     expect(prop(icsOf(cancel!), 'SEQUENCE')).toBe('2');
     expect(prop(icsOf(cancel!), 'UID')).toBe(uid);

@@ -17,6 +17,7 @@ import ical, {
   ICalAttendeeStatus,
   ICalCalendarMethod,
 } from 'ical-generator';
+import { RRule } from 'rrule';
 import type { Tx } from '../../platform/db/client.js';
 import { inList } from '../../platform/db/lists.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
@@ -111,6 +112,57 @@ export function buildIcs(
   return text;
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * When the event is, as a guest reads it in the e-mail's text: in the event's own zone, named ("Tuesday, October
+ * 20, 2026, 9:00 – 10:00 AM EDT (America/New_York)"), an all-day event by its dates, and a series' rule in words
+ * ("every week for 3 times"). The attached invitation carries the exact times for the guest's calendar; this is
+ * for the person reading the mail, who was shown a UTC timestamp before.
+ */
+export function describeWhen(
+  event: Pick<CalendarEvent, 'start' | 'end' | 'allDay' | 'timeZone' | 'recurrence'>,
+  withRule = true,
+): string {
+  const start = new Date(event.start);
+  const end = new Date(event.end);
+  let when: string;
+  if (event.allDay) {
+    // All-day times are dates at 00:00Z; the end is the day after the last one.
+    const dates = new Intl.DateTimeFormat('en-US', {
+      timeZone: 'UTC',
+      weekday: 'long',
+      year: 'numeric',
+      month: 'long',
+      day: 'numeric',
+    });
+    const last = new Date(Math.max(start.getTime(), end.getTime() - DAY_MS));
+    when = `${dates.formatRange(start, last)} (all day)`;
+  } else {
+    const zone = event.timeZone && isTimeZone(event.timeZone) ? event.timeZone : 'UTC';
+    const times = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      weekday: 'long',
+      year: 'numeric',
+      month: 'long',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    });
+    when = `${times.formatRange(start, end)}${zone === 'UTC' ? '' : ` (${zone})`}`;
+  }
+  // ICU puts thin and narrow no-break spaces around the dash and before AM/PM: plain ones read the same everywhere.
+  when = when.replace(/[\u2009\u202f]/g, ' ');
+  const rule = withRule ? event.recurrence?.find((line) => line.startsWith('RRULE:')) : undefined;
+  if (!rule) return when;
+  try {
+    return `${when}, repeating ${RRule.fromString(rule).toText()}`;
+  } catch {
+    return `${when}, repeating`;
+  }
+}
+
 function mailFor(
   event: CalendarEvent,
   method: Method,
@@ -121,17 +173,19 @@ function mailFor(
   exceptions: Exceptions = NO_EXCEPTIONS,
 ) {
   const ics = buildIcs(event, method, sequence, all, organizer, exceptions);
-  const when = new Date(event.start).toUTCString();
+  // An occurrence's subject names its date and time; a series' text its rule too.
+  const at = describeWhen(event, false);
+  const when = describeWhen(event);
   return {
     to,
     subject:
       method === 'REQUEST'
-        ? `${sequence === 0 ? 'Invitation' : 'Updated invitation'}: ${event.title}${event.originalStart ? ` (${when})` : ''}`
-        : `Cancelled: ${event.title}${event.originalStart ? ` (${when})` : ''}`,
+        ? `${sequence === 0 ? 'Invitation' : 'Updated invitation'}: ${event.title}${event.originalStart ? ` (${at})` : ''}`
+        : `Cancelled: ${event.title}${event.originalStart ? ` (${at})` : ''}`,
     text:
       method === 'REQUEST'
-        ? `You are invited to "${event.title}" (${when}).${event.location ? `\nWhere: ${event.location}` : ''}${event.conference ? `\nJoin: ${event.conference.joinUrl}` : ''}\n\nOpen the attached invitation to add it to your calendar and reply.`
-        : `"${event.title}" (${when}) was cancelled.`,
+        ? `You are invited to "${event.title}".\nWhen: ${when}${event.location ? `\nWhere: ${event.location}` : ''}${event.conference ? `\nJoin: ${event.conference.joinUrl}` : ''}\n\nOpen the attached invitation to add it to your calendar and reply.`
+        : `"${event.title}" was cancelled.\nIt was: ${event.originalStart ? at : when}`,
     // nodemailer's icalEvent writes both parts RFC 6047 asks for: the `text/calendar; method=…`
     // alternative and an invite.ics attachment (application/ics). Adding our own would send it twice more.
     icalEvent: { method, content: ics },
