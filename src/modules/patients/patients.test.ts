@@ -236,7 +236,7 @@ describe('patients', () => {
 
   it('break-glass writes an audit row, emits break_glass.invoked and e-mails every admin', async () => {
     const secondAdmin = await addMember(t, ws, { role: 'admin' });
-    const nurse = await addMember(t, ws);
+    const nurse = { ...(await addMember(t, ws, { name: 'Nina Nurse' })), name: 'Nina Nurse' };
     const patient = await createPatient(t, ws.admin.token, { givenName: 'Urgent' });
     const res = await t.request({
       method: 'POST',
@@ -258,8 +258,16 @@ describe('patients', () => {
     });
     for (const to of [ws.admin.email, secondAdmin.email]) {
       const mail = await waitForMail(t, to);
-      expect(mail[0].subject).toContain('Break-glass');
+      // Who in the subject, never the patient; the record, the reason and a link to it in the audit log inside.
+      expect(mail[0].subject).toBe(`Break-glass access to a patient record by ${nurse.name}`);
+      expect(mail[0].subject).not.toContain('Urgent');
+      expect(mail[0].text).toContain(`Patient: Urgent `);
+      expect(mail[0].text).toContain(`By: ${nurse.name} (${nurse.userId})`);
+      expect(mail[0].text).toMatch(/When: \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
       expect(mail[0].text).toContain('Unconscious patient in ER');
+      expect(mail[0].text).toContain(
+        `${t.app.atrium.selfUrl()}/admin/audit?kind=break_glass&patientId=${encodeURIComponent(patient.id)}`,
+      );
     }
     const short = await t.request({
       method: 'POST',

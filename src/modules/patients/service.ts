@@ -9,7 +9,7 @@ import { newId } from '../../platform/ids.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import { decodeCursor, toPage } from '../../platform/pagination.js';
 import type { AppDeps } from '../../platform/types.js';
-import { adminEmails, isMember } from '../identity/index.js';
+import { adminEmails, isMember, userNames } from '../identity/index.js';
 import * as repo from './repository.js';
 import type {
   AuthorizationInput,
@@ -216,17 +216,23 @@ export async function breakGlass(deps: AppDeps, ctx: RequestContext, patientId: 
     const auditId = await writeAudit(tx, ctx, 'break_glass', { patientId, reason });
     const invokedAt = new Date().toISOString();
     await publishEvent(tx, ctx, 'break_glass.invoked', { patientId, reason, invokedBy: ctx.userId, invokedAt });
+    // The subject names who, never the patient (subjects show in notifications and lists); the text says which
+    // record, when in words, and links to exactly this in the audit log.
+    const who = ctx.userId ? (await userNames(tx, [ctx.userId])).get(ctx.userId) : undefined;
+    const by = who ?? 'Someone';
+    const review = new URLSearchParams({ kind: 'break_glass', patientId });
     await enqueueMail(tx, ctx.workspaceId, {
       to: await adminEmails(tx, ctx.workspaceId),
-      subject: `Break-glass access to patient ${patient.givenName} ${patient.familyName}`,
+      subject: `Break-glass access to a patient record by ${by}`,
       text: [
-        'Emergency (break-glass) access was invoked.',
+        `${by} used emergency (break-glass) access to a patient's record.`,
+        '',
         `Patient: ${patient.givenName} ${patient.familyName} (${patient.id})`,
-        `By user: ${ctx.userId}`,
-        `At: ${invokedAt}`,
+        `By: ${by}${ctx.userId ? ` (${ctx.userId})` : ''}`,
+        `When: ${invokedAt.slice(0, 16).replace('T', ' ')} UTC`,
         `Reason: ${reason}`,
         '',
-        'Review this access in the audit log.',
+        `Review this access in the audit log: ${deps.selfUrl()}/admin/audit?${review}`,
       ].join('\n'),
     });
     return { id: auditId, patientId, reason, invokedBy: ctx.userId, invokedAt, patient };
