@@ -67,6 +67,10 @@ describe('invitations', () => {
       lastSignInAt: null,
     });
 
+    const [mail] = await waitForMail(t, email);
+    // Who invited them, to what and as what.
+    expect(mail.subject).toBe(`Test Admin invited you to ${ws.name} on Atrium`);
+    expect(mail.text).toContain(`Test Admin invited you to join ${ws.name} on Atrium as a member (provider).`);
     const token = await linkToken(email, 'accept-invitation');
     // Only a hash is stored.
     const stored = await runSql(sql`SELECT token_hash FROM invitations WHERE user_id = ${userId}`);

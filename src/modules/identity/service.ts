@@ -25,6 +25,7 @@ import { defineJob, enqueueJob } from '../../platform/jobs/jobs.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import type { AppDeps } from '../../platform/types.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './demo-accounts.js';
+import { userNames } from './directory.js';
 import { meCacheFor } from './me-cache.js';
 import * as repo from './repository.js';
 import type { CreateWorkspaceInput, InvitationLookup, MemberInput } from './schema.js';
@@ -676,11 +677,15 @@ export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: In
       expiresAt: invitationExpires,
     });
     const link = `${deps.selfUrl()}/accept-invitation?token=${encodeURIComponent(token)}`;
+    // Who invited them, so the invitee can tell a colleague's invitation from a stranger's.
+    const inviter = ctx.userId ? (await userNames(tx, [ctx.userId])).get(ctx.userId) : undefined;
+    const place = workspace?.name ?? 'a workspace';
     await enqueueMail(tx, ctx.workspaceId, {
       to: [input.email],
-      subject: `You are invited to ${workspace?.name ?? 'a workspace'} on Atrium`,
+      subject: inviter ? `${inviter} invited you to ${place} on Atrium` : `You are invited to ${place} on Atrium`,
       text:
-        `Hello ${input.name},\n\nYou have been invited to join ${workspace?.name ?? 'a workspace'} on Atrium.\n` +
+        `Hello ${input.name},\n\n${inviter ? `${inviter} invited you` : 'You have been invited'} to join ${place} on ` +
+        `Atrium as ${input.role === 'admin' ? 'an admin' : 'a member'}${input.isProvider ? ' (provider)' : ''}.\n` +
         `Accept the invitation (the link works once, for 7 days):\n\n${link}\n`,
       notAfter: invitationExpires.toISOString(),
     });
