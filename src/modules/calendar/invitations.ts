@@ -17,7 +17,7 @@ import ical, {
   ICalAttendeeStatus,
   ICalCalendarMethod,
 } from 'ical-generator';
-import { RRule } from 'rrule';
+import rrulePkg from 'rrule';
 import type { Tx } from '../../platform/db/client.js';
 import { inList } from '../../platform/db/lists.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
@@ -112,6 +112,8 @@ export function buildIcs(
   return text;
 }
 
+// rrule is CommonJS: under Node's own ESM loader (npm start) only its default export exists.
+const { RRule } = rrulePkg;
 const DAY_MS = 86_400_000;
 
 /**
