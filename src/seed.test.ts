@@ -154,6 +154,28 @@ describe('seedDemo', () => {
     ]);
     for (const { e } of allDay) expect(e.start, e.title).toMatch(/T00:00:00\.000Z$/);
   });
+  it("gives the demo visits' tasks their visit's end as due time, so one left undone is carried to Today", async () => {
+    const cookie = await demoAdminCookie();
+    const now = Date.now();
+    const query = new URLSearchParams({
+      timeMin: new Date(now - 8 * 86_400_000).toISOString(),
+      timeMax: new Date(now + 8 * 86_400_000).toISOString(),
+    });
+    const listed = await t.request({ method: 'GET', url: `/api/v1/calendar/events?${query}`, headers: { cookie } });
+    const events = listed.json().items as { id: string; end: string; title: string }[];
+    const res = await t.request({ method: 'GET', url: '/api/v1/tasks', headers: { cookie } });
+    expect(res.statusCode, res.body).toBe(200);
+    const tasks = res.json().items as { title: string; eventId: string | null; dueAt: string | null }[];
+    expect(tasks.map((task) => task.title).sort()).toEqual([
+      'Bring discharge summaries',
+      'Send the telehealth link by text',
+    ]);
+    for (const task of tasks) {
+      const event = events.find((e) => e.id === task.eventId);
+      expect(event, task.title).toBeDefined();
+      expect(task.dueAt, task.title).toBe(event?.end);
+    }
+  });
   it('in production, locks demo accounts with the published password: sign-in refused, sessions and tokens revoked', async () => {
     const cookie = await demoAdminCookie();
     expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).statusCode).toBe(200);

@@ -298,6 +298,9 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
             id: newId('tsk'),
             title,
             eventId,
+            // Due when the visit ends, as the web app files a task for an event: one left undone after its
+            // visit is carried to Today's list, overdue.
+            dueAt: created.allDay ? null : new Date(created.end),
             assigneeUserId: account.userId,
             createdBy: ctx.userId,
           });
