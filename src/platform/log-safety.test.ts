@@ -24,6 +24,18 @@ describe('log-safe errors', () => {
     expect(scrubPersonalData(plain)).toBe(plain);
   });
 
+  it("drops a failed statement's parameters however they are written", () => {
+    // Drizzle's message with the list written otherwise than String() writes it (here JSON): cut to the stack.
+    const err = Object.assign(
+      new Error('Failed query: insert into users values ($1, $2)\nparams: ["Zelda Quux","zelda@example.com"]'),
+      { params: ['Zelda Quux', 'zelda@example.com'], query: 'insert into users values ($1, $2)' },
+    );
+    const logged = safeError(err);
+    expect(logged.message).toBe('Failed query: insert into users values ($1, $2)\nparams: [not logged]');
+    expect(logged.stack).toContain('params: [not logged]\n    at ');
+    expect(JSON.stringify(logged)).not.toMatch(/Zelda|Quux/);
+  });
+
   it('scrubs the causes too', () => {
     const err = new Error('delivery failed', { cause: new Error('rejected <a@b.example>') });
     expect((safeError(err).cause as { message: string }).message).toBe('rejected <[e-mail]>');

@@ -23,15 +23,21 @@ export function scrubPersonalData(text: string): string {
 }
 
 function scrubText(text: string, err: object): string {
+  // Drizzle writes `Failed query: <sql>\nparams: <params>`: the statement stays, its values go. First, while the
+  // text still holds the parameters as written: scrubbing an address among them first left the line unmatched,
+  // and every other parameter (a name, a password hash, a message) was logged.
+  if ('params' in err) {
+    const quoted = `params: ${String((err as { params?: unknown }).params)}`;
+    text = text.split(quoted).join('params: [not logged]');
+    // Should the list be written otherwise than String() writes it: from `params:` to the stack's first frame.
+    text = text.replace(/\nparams: (?!\[not logged\])[\s\S]*?(?=\n {4}at |$)/, '\nparams: [not logged]');
+  }
   text = scrubPersonalData(text);
   const code = (err as { code?: unknown; severity?: unknown }).code;
   if (typeof code === 'string' && 'severity' in err && QUOTES_VALUES.test(code)) {
     text = text.replace(/"(?:[^"\\]|\\.)*"/g, '"…"');
   }
-  if (!('params' in err)) return text;
-  // Drizzle writes `Failed query: <sql>\nparams: <params>`: the statement stays, its values go.
-  const quoted = `params: ${String((err as { params?: unknown }).params)}`;
-  return text.split(quoted).join('params: [not logged]');
+  return text;
 }
 
 export interface LoggedError {

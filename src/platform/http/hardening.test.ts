@@ -157,6 +157,27 @@ describe('caching and logs', () => {
     expect(logged).not.toMatch(/Zelda|Quartermaine|not a number/);
   });
 
+  it('never logs the parameters when one of them is an address, a number or a URL with a query', async () => {
+    // The scrub of addresses ran first and changed the "params: …" line, which then no longer matched the
+    // parameters to drop: the name, a password hash and the text beside the address were all logged.
+    let failure: unknown;
+    try {
+      await testDb.database.db.execute(
+        sql`SELECT ${'zelda@example.com'}::text, ${'Zelda Quux'}::text, ${'scrypt$16384$8$1$secrethash'}::text,
+                   ${'+15551234567'}::text, ${'line one\nZebulon on line two'}::text, ${'https://x.example/?q=Quux'}::text,
+                   ${'not a number'}::int`,
+      );
+    } catch (err) {
+      failure = err;
+    }
+    lines.length = 0;
+    app.log.error({ err: failure }, 'unhandled error');
+    const logged = lines.join('\n');
+    expect(logged).toContain('Failed query: SELECT');
+    expect(logged).toContain('params: [not logged]');
+    expect(logged).not.toMatch(/Zelda|Quux|secrethash|5551234567|Zebulon|not a number/);
+  });
+
   it('pathOnly drops the query', () => {
     expect(pathOnly('/a/b?q=Maria')).toBe('/a/b');
     expect(pathOnly('/a')).toBe('/a');
