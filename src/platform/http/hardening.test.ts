@@ -61,6 +61,47 @@ describe('errors raised before a route runs', () => {
     expectProblem(await get('/api/v1/patients/%E0%A4%A'), 400, 'validation_failed');
     expectProblem(await get('/nowhere/%zz'), 400, 'validation_failed');
   });
+
+  it('bad percent-encoding in the query string is the same 400 problem, on every route', async () => {
+    const path = (await get('/api/v1/patients/%zz')).json().detail;
+    // '%' without two hex digits, and sequences that are not UTF-8 (decodeURIComponent refuses all of these).
+    for (const url of [
+      '/api/v1/patients?q=%zz',
+      '/api/v1/patients?%zz=1',
+      '/api/v1/patients?q=%',
+      '/api/v1/patients?q=%4',
+      '/api/v1/patients?q=ok&limit=5%',
+      '/api/v1/patients?q=%C3%28',
+      '/api/v1/patients?q=%ED%A0%80',
+      '/api/v1/patients?q=%C0%AF',
+      '/api/v1/patients?q=%E0%A4%A',
+      '/api/v1/tasks?eventId=%zz',
+      '/api/v1/status?x=%zz',
+      '/api/v1/nonexistent?x=%zz',
+      '/livez?x=%zz',
+      '/nowhere?x=%zz',
+      '/_emulators/video/stun?x=%zz',
+    ]) {
+      const res = await get(url);
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.json().detail, url).toBe(path);
+    }
+    // One log line, by route pattern, without the query.
+    lines.length = 0;
+    await get('/api/v1/patients?q=Zebulon%zz', { 'x-request-id': 'req-bad-query-1' });
+    expect(lines.filter((l) => l.includes('req-bad-query-1'))).toHaveLength(1);
+    expect(JSON.parse(lines.find((l) => l.includes('req-bad-query-1')) ?? '{}')).toMatchObject({
+      route: '/api/v1/patients',
+      status: 400,
+    });
+    expect(lines.join('\n')).not.toMatch(/Zebulon/);
+    // Unauthenticated too: refused before authentication does any work.
+    expectProblem(await app.inject({ method: 'GET', url: '/api/v1/patients?q=%zz' }), 400, 'validation_failed');
+    // Well-formed encodings (UTF-8, '+' for a space, encoded '%') still work.
+    for (const url of ['/api/v1/patients?q=Ren%C3%A9e', '/api/v1/patients?q=a+b%25', '/api/v1/patients?q=']) {
+      expect((await get(url)).statusCode, url).toBe(200);
+    }
+  });
 });
 
 describe('hostile text', () => {

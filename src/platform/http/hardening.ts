@@ -2,13 +2,14 @@
 // refusal of hostile text, no caching of API responses, one log line and one metric per request.
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type {
-  FastifyBaseLogger,
-  FastifyError,
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  FastifyServerOptions,
+import {
+  errorCodes,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
 } from 'fastify';
 import { problemBody, sendProblem, validationFailed } from '../errors.js';
 import { newId } from '../ids.js';
@@ -127,7 +128,9 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
 
 /**
  * Fastify's `frameworkErrors`: the router's own refusals (bad percent-encoding, an over-long path
- * parameter) become problem+json with a request id like every other error.
+ * parameter) become problem+json with a request id like every other error. The router checks only the
+ * path's percent-encoding; the first onRequest hook sends a query string's through here too
+ * (`hasBadQueryEncoding`).
  */
 export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, request, reply) => {
   const code = (error as FastifyError).code;
@@ -141,6 +144,23 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
   }
   sendEarlyProblem(request, reply, 400, 'validation_failed', 'The request could not be routed');
 };
+
+/**
+ * True when the URL's query string has a `%` not followed by two hex digits, or escapes that do not decode to
+ * UTF-8 (what decodeURIComponent refuses). Fastify's query parser keeps such text as sent (`%zz`, `%C3%28`), so
+ * `?q=%zz` would search for the literal text and `?%zz=1` pass as an unknown key; the router refuses the same
+ * bytes in the path.
+ */
+export function hasBadQueryEncoding(url: string): boolean {
+  const q = url.indexOf('?');
+  if (q === -1 || url.indexOf('%', q) === -1) return false;
+  try {
+    decodeURIComponent(url.slice(q + 1));
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 /** The static words of every route the app has (`api`, `v1`, `patients`, …), for logging paths no route matched. */
 const ROUTE_WORDS = new Set<string>();
@@ -202,6 +222,14 @@ export function registerRequestHardening(app: FastifyInstance): void {
     for (const segment of route.url.split('/')) {
       if (segment && !/[:*?()]/.test(segment)) ROUTE_WORDS.add(segment);
     }
+  });
+
+  // Bad percent-encoding in the query string is refused as the router refuses it in the path (contract §1),
+  // on every route and before authentication or any other hook does work.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!hasBadQueryEncoding(request.url)) return;
+    frameworkErrors(new errorCodes.FST_ERR_BAD_URL(pathOnly(request.url)), request, reply);
+    return reply;
   });
 
   // Hostile text anywhere in the parsed request is refused before any handler or schema sees it.
