@@ -390,6 +390,47 @@ describe('operator API', () => {
     const res = await t.request({ method: 'GET', url: '/api/v1/members', token: ws.admin.token });
     expect(res.json().items.some((m: { email: string }) => m.email === 'boss@example.test')).toBe(true);
   });
+
+  it('adding one new e-mail many times at once creates one user, as adding it one after another does', async () => {
+    const add = (workspaceId: string, email: string) =>
+      t.request({
+        method: 'POST',
+        url: `/api/v1/operator/workspaces/${workspaceId}/members`,
+        token: t.config.operatorToken,
+        payload: { email, name: 'Racing Member', role: 'member', password: TEST_PASSWORD },
+      });
+    const target = await createWorkspace(t, { tier: 'free' });
+    const second = await createWorkspace(t, { tier: 'free' });
+    const email = `racer-${Math.random().toString(36).slice(2)}@example.test`;
+    // The same workspace 8 times: a second call one after another answers 201 with the same user, so all do.
+    const same = await Promise.all(Array.from({ length: 8 }, () => add(target.id, email)));
+    expect(same.map((r) => r.statusCode)).toEqual(Array(8).fill(201));
+    expect(new Set(same.map((r) => r.json().userId)).size).toBe(1);
+    const userId = same[0].json().userId;
+    // Two workspaces at once, with another new address.
+    const otherEmail = `racer2-${Math.random().toString(36).slice(2)}@example.test`;
+    const both = await Promise.all(
+      [target.id, second.id, target.id, second.id, target.id, second.id].map((id) => add(id, otherEmail)),
+    );
+    expect(both.map((r) => r.statusCode)).toEqual(Array(6).fill(201));
+    expect(new Set(both.map((r) => r.json().userId)).size).toBe(1);
+    const list = (await t.request({ method: 'GET', url: '/api/v1/members', token: target.admin.token })).json();
+    expect(list.items.filter((m: { email: string }) => m.email === email)).toHaveLength(1);
+    expect(list.items.filter((m: { email: string }) => m.email === otherEmail)).toHaveLength(1);
+    const me = await t.request({ method: 'GET', url: '/api/v1/me', token: both[0].json().token });
+    expect(
+      me
+        .json()
+        .workspaces.map((w: { id: string }) => w.id)
+        .sort(),
+    ).toEqual([target.id, second.id].sort());
+    // Every answer's token works, and the password set at creation signs in.
+    for (const r of same) {
+      const asThem = await t.request({ method: 'GET', url: '/api/v1/me', token: r.json().token });
+      expect(asThem.json().user.id).toBe(userId);
+    }
+    expect((await signIn(email, TEST_PASSWORD, {}, '10.88.0.2')).statusCode).toBe(200);
+  });
 });
 
 describe('credential cache', () => {

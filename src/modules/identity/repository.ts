@@ -80,11 +80,11 @@ export async function findUser(tx: Tx, id: string): Promise<UserRow | undefined>
   return row;
 }
 
-export async function insertUser(tx: Tx, row: typeof users.$inferInsert): Promise<void> {
-  await tx.insert(users).values({ ...row, email: row.email.toLowerCase() });
-}
-
-/** Creates the user unless the e-mail is taken (two invitations of a new address at once); returns the row. */
+/**
+ * Creates the user unless the e-mail is taken; returns the row (the existing one then: compare ids). Safe
+ * when two requests add or invite the same new address at once: the second insert waits for the first to
+ * commit, does nothing, and the read (a new statement, READ COMMITTED) sees the first one's user.
+ */
 export async function ensureUser(tx: Tx, row: typeof users.$inferInsert): Promise<UserRow> {
   await tx
     .insert(users)

@@ -491,33 +491,29 @@ async function hashIfGiven(
 /** Adds a member (creating the user when the e-mail is new) and issues them an API token. */
 
 async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput, passwordHash: string | null) {
-  let user = await repo.findUserByEmail(tx, input.email);
-  if (!user) {
-    const id = newId('usr');
-    await repo.insertUser(tx, {
-      id,
-      email: input.email,
-      name: input.name,
-      passwordHash,
-    });
-    user = await repo.findUser(tx, id);
-  } else if (passwordHash && !user.passwordHash) {
+  // Creates the user unless the e-mail is taken, also by a request adding the same new address at this
+  // moment: that one's insert is waited for and its user taken as existing, as a later call would (was a
+  // 500 on the unique e-mail).
+  const id = newId('usr');
+  const user = await repo.ensureUser(tx, { id, email: input.email, name: input.name, passwordHash });
+  const created = user.id === id;
+  if (!created && passwordHash && !user.passwordHash) {
     await repo.setUserPassword(tx, user.id, passwordHash);
   }
   await repo.upsertMembership(tx, {
     workspaceId,
-    userId: user!.id,
+    userId: user.id,
     role: input.role,
     isProvider: input.isProvider ?? false,
   });
-  const token = await issueApiToken(tx, workspaceId, user!.id, 'Issued by operator');
+  const token = await issueApiToken(tx, workspaceId, user.id, 'Issued by operator');
   await writeAudit(tx, { workspaceId }, 'admin_action', {
     action: 'members.add',
-    target: user!.id,
+    target: user.id,
     role: input.role,
     by: 'operator',
   });
-  return { userId: user!.id, token: token.token };
+  return { member: { userId: user.id, token: token.token }, created };
 }
 
 export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput, trusted: TrustedPassword = {}) {
@@ -534,15 +530,14 @@ export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput
       tier: input.tier,
       organizationId: input.organizationId ?? null,
     });
-    const existing = await repo.findUserByEmail(tx, input.admin.email);
-    const admin = await addMemberIn(
+    const { member: admin, created } = await addMemberIn(
       tx,
       workspace.id,
       { ...input.admin, role: 'admin', isProvider: false },
       passwordHash,
     );
     // An existing user's workspace list (GET /me, cached beside their credentials) just grew.
-    if (existing) await invalidateCredential(tx, deps.principals, '*');
+    if (!created) await invalidateCredential(tx, deps.principals, '*');
     return { workspace: present(workspace), admin };
   });
 }
@@ -593,7 +588,7 @@ export async function addMember(deps: AppDeps, workspaceId: string, input: Membe
   let delivered: Promise<void> | undefined;
   const added = await withSystem(deps.db, async (tx) => {
     if (!(await repo.findWorkspace(tx, workspaceId))) throw notFound('Workspace');
-    const member = await addMemberIn(tx, workspaceId, input, passwordHash);
+    const { member } = await addMemberIn(tx, workspaceId, input, passwordHash);
     // An existing member's role or provider flag may have changed.
     await invalidateCredential(tx, deps.principals, '*');
     delivered = deps.principals.echo('*');
