@@ -229,6 +229,7 @@ export async function buildApp({ config, database, logStream }: BuildOptions): P
         version: PRODUCT_VERSION,
         description:
           'Workspace platform for care teams. Errors are RFC 9457 problem+json with a stable `code`. ' +
+          'Request bodies are JSON in UTF-8: a `charset` other than utf-8 is 415 `unsupported_media_type`. ' +
           'Authenticate with `Authorization: Bearer <API token>` or the session cookie from /auth/sign-in ' +
           '(cookie requests that change state need `X-Requested-With`). The operator API takes only ATRIUM_OPERATOR_TOKEN.',
       },

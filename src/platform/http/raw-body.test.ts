@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { createWorkspace } from '../../../test/helpers/factories.js';
 import { installErrorHandling } from '../errors.js';
 import { parseFormBody, registerBodyParsers } from './raw-body.js';
 
@@ -82,6 +83,53 @@ describe('raw request bodies', () => {
     expect(poisoned.statusCode).toBe(400);
   });
 
+  it('refuses JSON declared in a charset other than UTF-8 (415), raw-body routes included', async () => {
+    for (const type of [
+      'application/json; charset=latin1',
+      'application/json; charset=ISO-8859-1',
+      'application/json;charset="ebcdic"',
+      'application/json; charset=utf-16',
+      'application/json; charset=utf-8; charset=latin1',
+    ]) {
+      for (const url of ['/plain', '/signed']) {
+        // Bytes that are UTF-8 too: the declared charset alone decides (a Latin-1 'é' would be read as 'Ã©').
+        const res = await app.inject({
+          method: 'POST',
+          url,
+          payload: '{"a":"\u00c3\u00a9"}',
+          headers: { 'content-type': type },
+        });
+        expect(res.statusCode, `${url} ${type}`).toBe(415);
+        expect(res.headers['content-type']).toContain('application/problem+json');
+        expect(res.json()).toMatchObject({ code: 'unsupported_media_type', detail: expect.stringMatching(/UTF-8/) });
+      }
+    }
+    // A Latin-1 body (not UTF-8 bytes) is the same 415, not a 400 about its bytes.
+    const latin1 = await app.inject({
+      method: 'POST',
+      url: '/plain',
+      payload: Buffer.from('{"a":"Ren\u00e9e"}', 'latin1'),
+      headers: { 'content-type': 'application/json; charset=latin1' },
+    });
+    expect(latin1.statusCode).toBe(415);
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json; charset=UTF-8',
+      'application/json;charset="utf-8"',
+      'application/json; charset=utf8',
+    ]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/plain',
+        payload: '{"a":"é"}',
+        headers: { 'content-type': type },
+      });
+      expect(res.statusCode, type).toBe(200);
+      expect(res.json().body).toEqual({ a: 'é' });
+    }
+  });
+
   it('applies the body limit to raw and form bodies (413 problem)', async () => {
     const big = Buffer.alloc(1024 * 1024 + 1, 'a');
     for (const [url, type] of [
@@ -148,6 +196,33 @@ describe('the built app', () => {
   });
   afterAll(async () => {
     await t?.close();
+  });
+
+  it('refuses JSON in another charset with 415 and stores nothing', async () => {
+    const ws = await createWorkspace(t, { tier: 'standard' });
+    const list = async () =>
+      (await t.request({ method: 'GET', url: '/api/v1/patients', token: ws.admin.token })).json().items.length;
+    const before = await list();
+    for (const charset of ['latin1', 'ebcdic']) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/patients',
+        token: ws.admin.token,
+        payload: '{"givenName":"Ann","familyName":"Lee"}',
+        headers: { 'content-type': `application/json; charset=${charset}` },
+      });
+      expect(res.statusCode, charset).toBe(415);
+      expect(res.json()).toMatchObject({ code: 'unsupported_media_type', requestId: expect.any(String) });
+    }
+    expect(await list()).toBe(before);
+    const ok = await t.request({
+      method: 'POST',
+      url: '/api/v1/patients',
+      token: ws.admin.token,
+      payload: '{"givenName":"Ann","familyName":"Lee"}',
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+    });
+    expect(ok.statusCode).toBe(201);
   });
 
   it('uses these parsers: forms are 415 on JSON routes, an empty JSON body is no body', async () => {

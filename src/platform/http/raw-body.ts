@@ -4,7 +4,7 @@
 // (`config: { formBody: true }`; other routes answer 415). The app's body limit applies to all.
 import { isUtf8 } from 'node:buffer';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { validationFailed } from '../errors.js';
+import { AppError, validationFailed } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,8 +40,30 @@ const keepRaw = (request: FastifyRequest, body: Buffer) => {
   if (request.routeOptions.config.rawBody) request.rawBody = body;
 };
 
-/** Replaces Fastify's body parsers: call once, right after creating the app. */
 const NOT_UTF8 = 'The body is not valid UTF-8';
+const NOT_UTF8_CHARSET = 'JSON must be UTF-8 (RFC 8259 §8.1): send no charset or charset=utf-8';
+
+/**
+ * False when a `charset` parameter of the content type names anything but UTF-8 (`utf-8`, `utf8`, any case,
+ * quoted or not). JSON exchanged between systems is UTF-8 (RFC 8259 §8.1): a body declared Latin-1 or EBCDIC
+ * would otherwise be read as UTF-8, silently changing what the sender meant.
+ */
+export function declaresUtf8OrNothing(contentType: string | undefined): boolean {
+  if (!contentType) return true;
+  for (const parameter of contentType.split(';').slice(1)) {
+    const eq = parameter.indexOf('=');
+    if (eq === -1 || parameter.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    const value = parameter
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    if (value !== 'utf-8' && value !== 'utf8') return false;
+  }
+  return true;
+}
+
+/** Replaces Fastify's body parsers: call once, right after creating the app. */
 
 export function registerBodyParsers(app: FastifyInstance): void {
   // JSON only by default: anything else is 415 (emulators that speak other formats add their own parsers).
@@ -49,6 +71,9 @@ export function registerBodyParsers(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (!declaresUtf8OrNothing(request.headers['content-type'])) {
+      return done(new AppError('unsupported_media_type', 415, NOT_UTF8_CHARSET), undefined);
+    }
     const bytes = body as Buffer;
     keepRaw(request, bytes);
     // JSON is UTF-8 (RFC 8259): other bytes would be stored as U+FFFD, silently changing what was sent.
