@@ -33,6 +33,10 @@ export function LinkPatientDialog({ conversation, onClose }: { conversation: Con
   const link = useLinkContact();
   const create = useCreatePatient();
   const registerRow = useRef<HTMLDivElement>(null);
+  // The dialog opens on its patient field (as New event opens on its title): typing goes there at once, and the
+  // first Tab does not land on Close, where Space or Enter would shut the dialog.
+  const pickerInput = useRef<HTMLInputElement>(null);
+  useEffect(() => pickerInput.current?.focus(), []);
   const who = `${contactName(contact)} on ${CHANNEL_LABEL[conversation.channel]}`;
 
   // Back from the form (Cancel), the focus returns to the button that opened it.
@@ -123,6 +127,7 @@ export function LinkPatientDialog({ conversation, onClose }: { conversation: Con
               onChange={setPatientId}
               testId="link-patient-picker"
               optionTestId="link-patient-option"
+              inputRef={pickerInput}
             />
           </div>
           {link.isError ? (

@@ -1,5 +1,5 @@
 /** New 1:1 or group conversation: pick colleagues, optionally name the group, write the first message. */
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { ErrorNotice, Loading } from '../../components/status.js';
 import { AppDialog } from '../../components/ui/dialog.js';
 import { Check } from '../../components/ui/form.js';
@@ -22,6 +22,19 @@ export function NewThreadDialog({
   const [selected, setSelected] = useState<string[]>([]);
   const [title, setTitle] = useState('');
   const others = (members.data?.items ?? []).filter((m) => m.userId !== me.user.id && m.status === 'active');
+  // The dialog opens on its first colleague (as New event opens on its title), once the colleagues are there:
+  // Space chooses them, and the first Tab does not land on Close, where Space or Enter would shut the dialog.
+  // Not if the focus has moved on meanwhile (the colleagues were still loading).
+  const recipients = useRef<HTMLFieldSetElement>(null);
+  const listed = others.length > 0;
+  useEffect(() => {
+    const dialog = recipients.current?.closest('[role="dialog"]');
+    if (!listed || !dialog) return;
+    const active = document.activeElement;
+    if (active === dialog || active === document.body || active === null) {
+      recipients.current?.querySelector('input')?.focus();
+    }
+  }, [listed]);
 
   const toggle = (userId: string) =>
     setSelected((s) => (s.includes(userId) ? s.filter((id) => id !== userId) : [...s, userId]));
@@ -29,7 +42,7 @@ export function NewThreadDialog({
   return (
     <AppDialog title="New message" isOpen onOpenChange={(open) => !open && onClose()} testId="new-thread-dialog">
       <div className="new-thread-body">
-        <fieldset className="recipient-picker">
+        <fieldset className="recipient-picker" ref={recipients}>
           <legend>To</legend>
           {members.isPending ? <Loading label="Loading colleagues…" /> : null}
           {members.isError ? <ErrorNotice error={members.error} /> : null}

@@ -101,6 +101,11 @@ function NoteDialog({
   testId: string;
   onSave: (values: NoteSections) => Promise<void>;
 }) {
+  // The dialog opens on its first section (as New event opens on its title): typing goes there at once, and the
+  // first Tab does not land on Close, where Space or Enter would shut the dialog.
+  useEffect(() => {
+    if (isOpen) form.setFocus(SECTIONS[0][0]);
+  }, [isOpen, form]);
   const onSubmit = form.handleSubmit((values) =>
     onSave(values)
       .then(() => onOpenChange(false))
