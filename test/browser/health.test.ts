@@ -1,6 +1,6 @@
 // Health as users meet it: while Google's token endpoint fails, a workspace using Google Calendar
 // sees a banner on every page (dismissible for the session, gone on recovery), and its admin sees
-// the failing component and the open incident on the Health page.
+// the failing component and the open incident on the Health page, whose sparklines draw a flat series whole.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
@@ -74,6 +74,34 @@ describe('Health banners and dashboard', () => {
     expect(await page.getByTestId('health-banner').count()).toBe(0);
     await page.goto('/admin/health');
     await page.getByTestId('incident-log').getByText('Resolved').waitFor();
+  });
+
+  it('a flat sparkline (replica delay, always 0 here) is drawn inside its chart, not on the bottom edge', async () => {
+    await page.goto('/admin/health');
+    const canvas = page.locator(
+      '[data-testid="health-card"][data-component="database:replication-lag"] .sparkline canvas',
+    );
+    await canvas.waitFor();
+    // The rows of the canvas that uPlot painted (line and dots): none at the top or bottom edge.
+    const painted = () =>
+      canvas.evaluate((el: HTMLCanvasElement) => {
+        const { width, height } = el;
+        const data = el.getContext('2d')?.getImageData(0, 0, width, height).data ?? new Uint8ClampedArray();
+        const rows: number[] = [];
+        for (let y = 0; y < height; y++) {
+          for (let x = 0; x < width; x++) {
+            if (data[(y * width + x) * 4 + 3] > 0) {
+              rows.push(y);
+              break;
+            }
+          }
+        }
+        return { height, top: rows[0] ?? -1, bottom: rows[rows.length - 1] ?? -1 };
+      });
+    await expect.poll(async () => (await painted()).top).toBeGreaterThanOrEqual(0);
+    const { height, top, bottom } = await painted();
+    expect(top).toBeGreaterThan(height / 4);
+    expect(bottom).toBeLessThan((height * 3) / 4);
   });
 
   it('the public status page says over how many days its uptime was measured', async () => {

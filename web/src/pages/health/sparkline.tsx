@@ -2,6 +2,7 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { sparklineRange } from './sparkline-range.js';
 
 export function Sparkline({
   points,
@@ -28,7 +29,11 @@ export function Sparkline({
         legend: { show: false },
         cursor: { show: false },
         axes: [{ show: false }, { show: false }],
-        scales: { x: { time: true } },
+        // Room for the first and last dots, which sit on the left and right edges.
+        padding: [0, 4, 0, 4],
+        // Every point inside the canvas, a flat series across the middle (uPlot's own range put a constant 0 on
+        // the bottom edge, half cut off).
+        scales: { x: { time: true }, y: { range: (_u, min, max) => sparklineRange(min, max) } },
         series: [{}, { stroke, width: 1.5, label: unit }],
       },
       [xs, ys],
