@@ -101,6 +101,43 @@ describe('patient coverage', () => {
     expect(rows).toHaveLength(2);
   });
 
+  it('PUTs at once leave what PUTs one after another leave: one open coverage (and the earlier one ended once)', async () => {
+    const fresh = await createPatient(t, ws.admin.token);
+    const earlier = await createPatient(t, ws.admin.token);
+    await withTenant(t.database.db, { workspaceId: ws.id }, (tx) =>
+      tx.insert(patientCoverages).values({
+        workspaceId: ws.id,
+        id: `cov_old_race_${earlier.id}`,
+        patientId: earlier.id,
+        payerName: 'Old Payer',
+        payerId: 'OLD1',
+        memberId: 'M-OLD',
+        effectiveFrom: '2025-01-01',
+        createdBy: ws.admin.userId,
+      }),
+    );
+    for (const patient of [fresh, earlier]) {
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          put(patient.id, { payerName: 'R1', payerId: '60054', memberId: `M${i + 1}` }),
+        ),
+      );
+      expect(answers.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+      const rows = await coverageRows(patient.id);
+      const open = rows.filter((r) => r.effective_to === null);
+      expect(open, JSON.stringify(rows)).toHaveLength(1);
+      expect(open[0].effective_from).toBe(today());
+      // The last PUT to commit is on file, and it is one of the answers.
+      const current = (await get(patient.id)).json();
+      expect(current).toMatchObject({ id: open[0].id, memberId: open[0].member_id, effectiveTo: null });
+      expect(answers.some((r) => r.json().memberId === current.memberId)).toBe(true);
+      expect(rows).toHaveLength(patient === earlier ? 2 : 1);
+      if (patient === earlier) {
+        expect(rows.find((r) => r.id === `cov_old_race_${earlier.id}`)?.effective_to).toBe(yesterday());
+      }
+    }
+  });
+
   it("starts on the caller's own date when sent (a US evening is already tomorrow in UTC), within a day of UTC", async () => {
     const utc = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
     // 7:37 PM in New York on the 26th is the 27th in UTC: the web app sends the 26th, its own date.

@@ -32,6 +32,20 @@ export async function findPatient(tx: Tx, workspaceId: string, id: string): Prom
   return row;
 }
 
+/**
+ * The patient, its row locked until the transaction ends (FOR NO KEY UPDATE: rows referencing the patient can
+ * still be added meanwhile), so changes of the patient's coverage run one after another: each reads what the
+ * one before it wrote.
+ */
+export async function lockPatient(tx: Tx, workspaceId: string, id: string): Promise<PatientRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(patients)
+    .where(and(eq(patients.workspaceId, workspaceId), eq(patients.id, id)))
+    .for('no key update');
+  return row;
+}
+
 export async function findPatientsByIds(tx: Tx, workspaceId: string, ids: string[]): Promise<PatientRow[]> {
   if (ids.length === 0) return [];
   return tx

@@ -99,6 +99,13 @@ export async function requirePatient(tx: Tx, ctx: Pick<RequestContext, 'workspac
   return patient;
 }
 
+/** `requirePatient`, the row locked until commit: the patient's coverage changes run one after another. */
+async function lockCoverageOf(tx: Tx, ctx: Pick<RequestContext, 'workspaceId'>, id: string) {
+  const patient = await repo.lockPatient(tx, ctx.workspaceId, id);
+  if (!patient) throw notFound('Patient');
+  return patient;
+}
+
 export async function createPatient(deps: AppDeps, ctx: RequestContext, input: CreatePatientInput): Promise<Patient> {
   return mapMrnTaken(() =>
     withTenant(deps.db, ctx, async (tx) => {
@@ -282,7 +289,7 @@ export async function addCoverage(
   input: CoverageInput & { effectiveFrom: string; effectiveTo?: string },
 ): Promise<Coverage> {
   return withTenant(deps.db, ctx, async (tx) => {
-    await requirePatient(tx, ctx, patientId);
+    await lockCoverageOf(tx, ctx, patientId);
     if (input.effectiveTo && input.effectiveTo < input.effectiveFrom) {
       throw new AppError('unprocessable', 422, 'effectiveTo is before effectiveFrom');
     }
@@ -336,7 +343,9 @@ export async function putCoverage(
   input: CoverageInput,
 ): Promise<Coverage> {
   return withTenant(deps.db, ctx, async (tx) => {
-    const patient = presentPatient(await requirePatient(tx, ctx, patientId));
+    // Locked first, so PUTs at once run one after another (else each read the same rows and 2-4 of 8 left an
+    // open coverage, or one updated a row another had just removed).
+    const patient = presentPatient(await lockCoverageOf(tx, ctx, patientId));
     const day = input.today ?? utcDay();
     const rows = await repo.listCoverages(tx, ctx.workspaceId, patientId);
     // Coverage from `day` on replaces whatever is on file from then: one that started earlier ends the day before;
