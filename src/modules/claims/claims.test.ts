@@ -118,4 +118,40 @@ describe('claims', () => {
     expect(badOutcome.statusCode).toBe(400);
     expect((await eventTypes(ws.id)).length).toBe(before);
   });
+
+  it('refuses a paid amount above the billed amount (422 invalid_amount), storing nothing', async () => {
+    const patient = await createPatient(t, ws.admin.token);
+    const claim = (await submit(ws.admin.token, { patientId: patient.id, payer: 'Acme', amountCents: 10_000 })).json();
+    const before = (await eventTypes(ws.id)).length;
+    const over = await t.request({
+      method: 'POST',
+      url: `/api/v1/claims/${claim.id}/adjudicate`,
+      token: ws.admin.token,
+      payload: { outcome: 'paid', paidAmountCents: 99_999_999 },
+    });
+    expect(over.statusCode, over.body).toBe(422);
+    expect(over.json()).toMatchObject({
+      code: 'invalid_amount',
+      errors: [{ path: 'body.paidAmountCents', message: expect.stringMatching(/10000|100\.00/) }],
+    });
+    const oneCentOver = await t.request({
+      method: 'POST',
+      url: `/api/v1/claims/${claim.id}/adjudicate`,
+      token: ws.admin.token,
+      payload: { outcome: 'paid', paidAmountCents: 10_001 },
+    });
+    expect(oneCentOver.json().code).toBe('invalid_amount');
+    // Nothing stored or emitted: the claim is still open.
+    const got = await t.request({ method: 'GET', url: `/api/v1/claims/${claim.id}`, token: ws.admin.token });
+    expect(got.json()).toMatchObject({ status: 'submitted', paidAmountCents: null, adjudicatedAt: null });
+    expect((await eventTypes(ws.id)).length).toBe(before);
+    // Paid in full is still fine.
+    const full = await t.request({
+      method: 'POST',
+      url: `/api/v1/claims/${claim.id}/adjudicate`,
+      token: ws.admin.token,
+      payload: { outcome: 'paid', paidAmountCents: 10_000 },
+    });
+    expect(full.json()).toMatchObject({ status: 'paid', paidAmountCents: 10_000 });
+  });
 });

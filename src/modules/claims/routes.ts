@@ -53,6 +53,10 @@ export async function claimRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "Record the payer's decision once (admins; emits claim.paid or claim.denied)",
+        description:
+          '`paid` with `paidAmountCents` (default: the billed `amountCents`), which may be less than billed but ' +
+          'never more (422 `invalid_amount`, nothing stored); `denied` with an optional `reason`. A claim already ' +
+          'adjudicated is 409 `conflict`.',
         params: idParams,
         body: adjudicateBody,
         response: { 200: claimSchema, ...problemResponses },

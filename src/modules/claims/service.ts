@@ -105,6 +105,13 @@ export async function adjudicateClaim(
   return withTenant(deps.db, ctx, async (tx) => {
     const existing = await requireClaim(tx, ctx, id);
     const paid = input.outcome === 'paid';
+    // A payer pays at most what was billed; more is a typo (cents for dollars), not a remittance.
+    if (paid && input.paidAmountCents !== undefined && input.paidAmountCents > existing.amountCents) {
+      const detail = `paidAmountCents (${input.paidAmountCents}) is more than the claim's billed amountCents (${existing.amountCents})`;
+      throw unprocessable('invalid_amount', detail, {
+        errors: [{ path: 'body.paidAmountCents', message: `At most the billed amount, ${existing.amountCents} cents` }],
+      });
+    }
     const row = await repo.adjudicateClaim(tx, ctx.workspaceId, id, {
       status: input.outcome,
       paidAmountCents: paid ? (input.paidAmountCents ?? existing.amountCents) : null,
