@@ -653,6 +653,54 @@ describe('Calendar page', () => {
     expect(await task.evaluate((el) => el.contains(document.activeElement))).toBe(true);
   });
 
+  it("the week holding today lists today's tasks beside it, ticked there as in the day view", async () => {
+    const today = new Date();
+    today.setHours(17, 0, 0, 0);
+    await page.evaluate(async (dueAt) => {
+      await fetch('/api/v1/tasks', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ title: 'Order gloves', dueAt }),
+      });
+    }, today.toISOString());
+    const date = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+    await page.goto(`/calendar?date=${date}`);
+    await expect.poll(() => page.getByTestId('view-week').getAttribute('aria-current')).toBe('page');
+    const sidebar = page.getByTestId('tasks-sidebar');
+    await sidebar.getByRole('heading', { name: 'Tasks for today' }).waitFor();
+    const task = sidebar.getByTestId('task').filter({ hasText: 'Order gloves' });
+    await task.getByText('Order gloves').click();
+    await expect.poll(() => task.locator('[data-selected]').count()).toBe(1);
+    await page.reload();
+    await expect.poll(() => task.locator('[data-selected]').count()).toBe(1);
+    // A week without today has no day to list.
+    await page.goto('/calendar?date=2027-03-01');
+    await page.getByTestId('calendar-range').filter({ hasText: 'Mar 1' }).waitFor();
+    expect(await page.getByTestId('tasks-sidebar').count()).toBe(0);
+  });
+
+  it("the menu's Calendar opens in the view last chosen, on today", async () => {
+    await page.goto('/calendar?date=2027-03-01');
+    await page.getByTestId('view-day').click();
+    await expect.poll(() => page.getByTestId('view-day').getAttribute('aria-current')).toBe('page');
+    await page.getByTestId('nav-patients').click();
+    await page.waitForURL(/\/patients/);
+    await page.getByTestId('nav-calendar').click();
+    await page.waitForURL((url) => url.pathname === '/calendar');
+    await expect.poll(() => page.getByTestId('view-day').getAttribute('aria-current')).toBe('page');
+    // Today, not the day last looked at.
+    await page.getByTestId('tasks-sidebar').getByRole('heading', { name: 'Tasks for the day' }).waitFor();
+    expect(await page.getByTestId('calendar-range').textContent()).not.toContain('March 1');
+    // Back to the week: the menu opens the week again.
+    await page.getByTestId('view-week').click();
+    await expect.poll(() => page.getByTestId('view-week').getAttribute('aria-current')).toBe('page');
+    await page.getByTestId('nav-patients').click();
+    await page.waitForURL(/\/patients/);
+    await page.getByTestId('nav-calendar').click();
+    await page.waitForURL((url) => url.pathname === '/calendar');
+    await expect.poll(() => page.getByTestId('view-week').getAttribute('aria-current')).toBe('page');
+  });
+
   it('new appointment: picking a patient shows which providers are free, and the chosen one hosts it', async () => {
     const colleague = await harness.addMember(workspace.id, {
       email: `dr-okafor-${workspace.id}@example.test`,

@@ -104,6 +104,23 @@ describe('sign in', () => {
     expect(await page.getByTestId('workspace-name').textContent()).toBe(workspace.name);
   });
 
+  it("lands a provider on today's schedule (the day view), everyone else on Patients", async () => {
+    const email = `provider-${uniqueSuffix()}@example.test`;
+    const password = `Provider-${uniqueSuffix()}-pass-phrase`;
+    await harness.addMember(workspace.id, {
+      email,
+      name: 'Dr. Pia Provider',
+      role: 'member',
+      password,
+      isProvider: true,
+    });
+    const page = await harness.newPage();
+    await signIn(page, email, password);
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/calendar');
+    expect(new URL(page.url()).searchParams.get('view')).toBe('day');
+    await expect.poll(() => page.getByTestId('view-day').getAttribute('aria-current')).toBe('page');
+  });
+
   it('signs in, shows the workspace and user, and signs out', async () => {
     const page = await harness.newPage();
     await signIn(page, workspace.admin.email, workspace.admin.password);

@@ -13,7 +13,7 @@ import {
 } from '@tanstack/react-router';
 import { z } from 'zod';
 import { RootLayout } from './components/root-layout.js';
-import { useCurrentMe } from './me-context.js';
+import { useCurrentMe, useOptionalMe } from './me-context.js';
 import { AccountPage } from './pages/account/account-page.js';
 import { AuditPage } from './pages/admin/audit-page.js';
 import { MembersPage } from './pages/admin/members-page.js';
@@ -54,7 +54,7 @@ const CalendarPage = lazyRouteComponent(() => import('./pages/calendar/calendar-
 const HealthPage = lazyRouteComponent(() => import('./pages/health/health-page.js'), 'HealthPage');
 const StatusPage = lazyRouteComponent(() => import('./pages/health/status-page.js'), 'StatusPage');
 
-/** Where `/` and sign-in land. */
+/** Where `/` and sign-in land (a provider lands on today's schedule instead: see indexRoute). */
 export const HOME_PATH = '/patients';
 
 export const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({
@@ -65,7 +65,15 @@ export const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }
 const indexRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/',
-  component: () => <Navigate to={HOME_PATH} replace />,
+  // A provider's day starts with their schedule: today in the day view. Everyone else starts at Patients.
+  component: function Home() {
+    const me = useOptionalMe();
+    return me?.isProvider ? (
+      <Navigate to="/calendar" search={{ view: 'day' }} replace />
+    ) : (
+      <Navigate to={HOME_PATH} replace />
+    );
+  },
 });
 
 const calendarSearch = z.object({

@@ -177,10 +177,32 @@ export interface CalendarSearch {
 
 const WORKSPACE_COLORS = ['#2557d6', '#b54708', '#1a7f4b', '#7a2bb5', '#0e7490', '#be123c'];
 
-export function CalendarPage({ date, view, scope, patient, connected }: CalendarSearch) {
+/** The view last chosen (Week or Day), kept in this browser: the calendar opens in it from the menu. */
+const VIEW_KEY = 'atrium.calendar.view';
+const rememberedView = (): 'day' | undefined => {
+  try {
+    return localStorage.getItem(VIEW_KEY) === 'day' ? 'day' : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+export function CalendarPage({ date, view: asked, scope, patient, connected }: CalendarSearch) {
   const navigate = useNavigate();
   const me = useCurrentMe();
   const phone = usePhone();
+  // A link naming a date names its view too (no view is the week); the bare /calendar of the menu opens the view
+  // last chosen, on today.
+  const view = asked ?? (date ? undefined : rememberedView());
+  useEffect(() => {
+    // A phone always shows the day: nothing was chosen there.
+    if (!date || phone) return;
+    try {
+      localStorage.setItem(VIEW_KEY, asked === 'day' ? 'day' : 'week');
+    } catch {
+      // Storage refused (private mode, full): the calendar opens in the week, as before.
+    }
+  }, [date, asked, phone]);
   const dayMode = phone || view === 'day';
   const anchor = parseDateParam(date);
   const from = dayMode ? new Date(anchor.getFullYear(), anchor.getMonth(), anchor.getDate()) : mondayOf(anchor);
@@ -199,6 +221,10 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
     poll: roomWatched,
   });
   const day = useDay(dateInput(from), zone, dayMode, roomWatched);
+  // The week holding today lists today's tasks beside it (ticked and added there as in the day view).
+  const today = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  const weekHasToday = !dayMode && !hq && today >= from && today < to;
+  const todays = useDay(dateInput(today), zone, weekHasToday);
   const events = dayMode
     ? { ...day, data: day.data ? { items: day.data.events, warnings: day.data.warnings } : undefined }
     : week;
@@ -553,6 +579,9 @@ export function CalendarPage({ date, view, scope, patient, connected }: Calendar
         </div>
         <aside className="calendar-side">
           {dayMode && day.data ? <TasksSidebar day={from} tasks={day.data.tasks} events={day.data.events} /> : null}
+          {weekHasToday && todays.data ? (
+            <TasksSidebar day={today} tasks={todays.data.tasks} events={todays.data.events} heading="Tasks for today" />
+          ) : null}
           <section className="card" aria-labelledby="legend-title">
             <h2 id="legend-title">{hq ? 'Locations' : 'Calendars'}</h2>
             <ul className="legend" data-testid="calendar-legend">

@@ -1,4 +1,7 @@
-/** The day view's sidebar: that day's tasks (tick to complete) and a way to add one, for an event or the day. */
+/**
+ * The day view's sidebar (and, beside the week holding today, today's): that day's tasks (tick to complete) and a
+ * way to add one, for an event or the day.
+ */
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
@@ -11,7 +14,19 @@ const formatDueDay = (iso: string) =>
   new Intl.DateTimeFormat(undefined, { weekday: 'short', month: 'short', day: 'numeric' }).format(new Date(iso));
 
 /** Today's list also holds the open tasks whose day has passed (the API carries them), marked overdue. */
-export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[]; events: CalendarEvent[] }) {
+export function TasksSidebar({
+  day,
+  tasks,
+  events,
+  heading = 'Tasks for the day',
+}: {
+  day: Date;
+  tasks: Task[];
+  events: CalendarEvent[];
+  /** "Tasks for today" beside the week. */
+  heading?: string;
+}) {
+  const headingId = useId();
   const titleId = useId();
   const eventId = useId();
   const problemId = useId();
@@ -68,8 +83,8 @@ export function TasksSidebar({ day, tasks, events }: { day: Date; tasks: Task[];
   };
 
   return (
-    <section className="card" aria-labelledby="tasks-title" data-testid="tasks-sidebar">
-      <h2 id="tasks-title">Tasks for the day</h2>
+    <section className="card" aria-labelledby={headingId} data-testid="tasks-sidebar">
+      <h2 id={headingId}>{heading}</h2>
       {shown.length === 0 ? <p className="muted">Nothing to do yet.</p> : null}
       <ul className="task-list">
         {shown.map((task) => (
