@@ -154,4 +154,29 @@ describe('claims', () => {
     });
     expect(full.json()).toMatchObject({ status: 'paid', paidAmountCents: 10_000 });
   });
+
+  it('refuses a service date in the future (400 validation_failed), storing nothing', async () => {
+    const patient = await createPatient(t, ws.admin.token);
+    // The date at UTC+14 (the zone furthest ahead) that many days from now.
+    const day = (offsetDays: number) =>
+      new Date(Date.now() + 14 * 3_600_000 + offsetDays * 86_400_000).toISOString().slice(0, 10);
+    const count = async () =>
+      (await t.request({ method: 'GET', url: `/api/v1/claims?patientId=${patient.id}`, token: ws.admin.token })).json()
+        .items.length;
+    const claims = await count();
+    for (const serviceDate of [day(1), day(365 * 100), '9999-12-31']) {
+      const res = await submit(ws.admin.token, { patientId: patient.id, payer: 'Acme', amountCents: 1, serviceDate });
+      expect(res.statusCode, serviceDate).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'validation_failed',
+        errors: [{ path: 'body.serviceDate', message: expect.stringMatching(/future/) }],
+      });
+    }
+    expect(await count()).toBe(claims);
+    // Today anywhere on Earth (UTC+14 is up to a day ahead of UTC), today in UTC and the past are accepted.
+    for (const serviceDate of [day(0), new Date().toISOString().slice(0, 10), day(-30)]) {
+      const res = await submit(ws.admin.token, { patientId: patient.id, payer: 'Acme', amountCents: 1, serviceDate });
+      expect(res.statusCode, serviceDate).toBe(201);
+    }
+  });
 });

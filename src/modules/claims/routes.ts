@@ -18,6 +18,10 @@ export async function claimRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: 'Submit a claim (emits claim.submitted)',
+        description:
+          'A claim bills a service already given: `serviceDate` (`YYYY-MM-DD`, optional) may not be after today in ' +
+          'the timezone furthest ahead (UTC+14), else 400 `validation_failed`. An unknown patient is 422 ' +
+          '`unknown_patient`; a `noteId` not of this patient 422 `unknown_note`.',
         body: createClaimBody,
         response: { 201: claimSchema, ...problemResponses },
       },

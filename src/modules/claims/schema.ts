@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { daySchema } from '../../platform/http-schemas.js';
 
+/** Today in the timezone furthest ahead (UTC+14), so a service given today is accepted everywhere. */
+const latestToday = () => new Date(Date.now() + 14 * 3_600_000).toISOString().slice(0, 10);
+
+/** A claim bills a service already given: its date is not after today (in any timezone). */
+const serviceDate = daySchema.refine((d) => !/^\d{4}-\d{2}-\d{2}$/.test(d) || d <= latestToday(), {
+  error: 'The service date cannot be in the future (a claim bills a service already given)',
+});
+
 export const createClaimBody = z.object({
   patientId: z.string().min(1).max(100),
   payer: z.string().trim().min(1).max(200),
@@ -14,7 +22,7 @@ export const createClaimBody = z.object({
     )
     .max(50)
     .default([]),
-  serviceDate: daySchema.optional(),
+  serviceDate: serviceDate.optional(),
   noteId: z.string().min(1).max(100).optional(),
 });
 export type CreateClaimInput = z.infer<typeof createClaimBody>;
