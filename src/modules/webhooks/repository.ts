@@ -79,6 +79,19 @@ export async function findEndpoint(tx: Tx, workspaceId: string, id: string): Pro
   return row;
 }
 
+/**
+ * The endpoint, its row locked until the transaction ends (FOR NO KEY UPDATE: deliveries of it can still be
+ * added meanwhile), so a read-then-write of it (a secret rotation) runs after any other one in progress.
+ */
+export async function lockEndpoint(tx: Tx, workspaceId: string, id: string): Promise<EndpointRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, id)))
+    .for('no key update');
+  return row;
+}
+
 export async function updateEndpoint(
   tx: Tx,
   workspaceId: string,

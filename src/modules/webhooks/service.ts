@@ -190,12 +190,17 @@ export async function deleteEndpoint(deps: AppDeps, ctx: RequestContext, id: str
   });
 }
 
-/** New secret now; the old one keeps signing for 24 h so receivers can switch without a gap. */
+/**
+ * New secret now; the old one keeps signing for 24 h so receivers can switch without a gap. Rotations at once
+ * run one after another (the row is locked before it is read): each one's previous secret is the one before it,
+ * so every secret handed out was in effect, and the last two sign (before, each kept the secret all had read).
+ */
 export async function rotateSecret(deps: AppDeps, ctx: RequestContext, id: string) {
   gate(ctx);
   const secret = generateSigningSecret();
   return withTenant(deps.db, ctx, async (tx) => {
-    const row = await requireEndpoint(tx, ctx, id);
+    const row = await repo.lockEndpoint(tx, ctx.workspaceId, id);
+    if (!row) throw notFound('Webhook endpoint');
     const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
     await repo.updateEndpoint(tx, ctx.workspaceId, id, {
       secretEnc: encryptSecret(secretKeys(deps)[0], secret, secretAad(ctx.workspaceId, id)),

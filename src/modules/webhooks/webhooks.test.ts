@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { addMember, createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
+import { openSecret, secretKeys } from './service.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -145,6 +146,56 @@ describe('webhook endpoint administration', () => {
     expect(hours).toBeLessThanOrEqual(24);
     const got = await t.request({ method: 'GET', url: `/api/v1/admin/webhooks/${created.id}`, token: ws.admin.token });
     expect(got.json().previousSecretExpiresAt).toBe(rotated.previousSecretExpiresAt);
+  });
+
+  it('rotations at once run one after another: the last two secrets handed out are the current and previous', async () => {
+    const created = (await create(ws.admin.token, { url: 'https://127.0.0.1:9/race' })).json();
+    // All rotations arrive while the endpoint row is held (by this test, like by a rotation still committing),
+    // so each reads it before any of them has written. 4: the PostgreSQL test pool has 5 connections, one is the holder.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const holder = withSystem(t.database.db, async (tx) => {
+      await tx.execute(sql`SELECT id FROM webhook_endpoints WHERE id = ${created.id} FOR UPDATE`);
+      held();
+      await released;
+    });
+    await holding;
+    const pending = Promise.all(
+      Array.from({ length: 4 }, () =>
+        t.request({
+          method: 'POST',
+          url: `/api/v1/admin/webhooks/${created.id}/rotate-secret`,
+          token: ws.admin.token,
+        }),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    await holder;
+    const answers = await pending;
+    expect(answers.map((r) => r.statusCode)).toEqual(Array(4).fill(200));
+    const handedOut = answers.map((r) => r.json().secret as string);
+    expect(new Set(handedOut).size).toBe(4);
+    const [row] = await withSystem(t.database.db, (tx) =>
+      queryRows<{ secret_enc: string; previous_secret_enc: string }>(
+        tx,
+        sql`SELECT secret_enc, previous_secret_enc FROM webhook_endpoints WHERE id = ${created.id}`,
+      ),
+    );
+    const open = (blob: string) => openSecret(secretKeys(t.app.atrium), blob, ws.id, created.id);
+    const current = open(row.secret_enc);
+    const previous = open(row.previous_secret_enc);
+    // The last rotation to commit replaced the secret of the one before it, not the one all had read at once.
+    expect(handedOut).toContain(current);
+    expect(previous).not.toBe(created.secret);
+    expect(handedOut).toContain(previous);
+    expect(previous).not.toBe(current);
   });
 
   it('deletes an endpoint and cancels its pending deliveries', async () => {
