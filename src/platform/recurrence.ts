@@ -18,6 +18,63 @@ function parseStamp(value: string, timeZone: string): number | undefined {
 
 export class RecurrenceError extends Error {}
 
+const DAY_MS = 24 * 3600_000;
+type RuleOptions = ReturnType<typeof RRule.parseString> & { dtstart: Date };
+
+/**
+ * The rule with its start moved forward by whole periods (INTERVAL days, weeks, months or years) to a few periods
+ * before `floatingFrom`, with what the rule took from its start (the day of the month, the month) written out, so
+ * that it has the same occurrences from there on. The rrule library steps through every occurrence from the start
+ * to reach a window: a daily series asked about a day in the year 9999 took seconds and held the process (the
+ * calendar emulators expand in the API's process). A rule with COUNT keeps its start (its occurrences are counted
+ * from it; at most 999). Exported for its tests.
+ */
+export function advanced(options: RuleOptions, floatingFrom: number): RuleOptions {
+  const start = options.dtstart;
+  if (options.count != null || options.freq === undefined || floatingFrom - start.getTime() < 400 * DAY_MS) {
+    return options;
+  }
+  const interval = Math.max(1, options.interval ?? 1);
+  // rrule takes these from the start when the rule names none of them (RFC 5545 §3.3.10): kept as they were.
+  const derives = !(options.byweekno || options.byyearday || options.bymonthday || options.byweekday);
+  const { Frequency } = rrulePkg;
+  const atTime = (year: number, month: number) =>
+    new Date(Date.UTC(year, month, 1, start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds()));
+  switch (options.freq) {
+    case Frequency.DAILY:
+    case Frequency.WEEKLY: {
+      // Whole periods keep the weekday and a week's place in an INTERVAL of weeks (WKST included).
+      const period = (options.freq === Frequency.DAILY ? 1 : 7) * interval * DAY_MS;
+      const periods = Math.floor((floatingFrom - start.getTime()) / period) - 2;
+      return periods > 0 ? { ...options, dtstart: new Date(start.getTime() + periods * period) } : options;
+    }
+    case Frequency.MONTHLY: {
+      const months =
+        (new Date(floatingFrom).getUTCFullYear() - start.getUTCFullYear()) * 12 +
+        new Date(floatingFrom).getUTCMonth() -
+        start.getUTCMonth();
+      const periods = Math.floor(months / interval) - 2;
+      if (periods <= 0) return options;
+      return {
+        ...options,
+        ...(derives ? { bymonthday: [start.getUTCDate()] } : {}),
+        dtstart: atTime(start.getUTCFullYear(), start.getUTCMonth() + periods * interval),
+      };
+    }
+    case Frequency.YEARLY: {
+      const periods = Math.floor((new Date(floatingFrom).getUTCFullYear() - start.getUTCFullYear()) / interval) - 2;
+      if (periods <= 0) return options;
+      return {
+        ...options,
+        ...(derives ? { bymonthday: [start.getUTCDate()], bymonth: options.bymonth ?? [start.getUTCMonth() + 1] } : {}),
+        dtstart: atTime(start.getUTCFullYear() + periods * interval, 0),
+      };
+    }
+    default:
+      return options;
+  }
+}
+
 /**
  * Original starts (epoch ms instants) of a series' occurrences whose start lies in [fromMs, toMs),
  * for a series starting at `startMs` in `timeZone` with RRULE/EXDATE/RDATE `lines`.
@@ -48,7 +105,8 @@ export function occurrences(
       }
       if (options.freq === undefined) throw new RecurrenceError(`Invalid recurrence rule: ${line}`);
       if (options.until) options.until = new Date(toFloating(options.until.getTime(), timeZone));
-      set.rrule(new RRule({ ...options, dtstart }));
+      const floatingFrom = toFloating(fromMs, timeZone) - 2 * DAY_MS;
+      set.rrule(new RRule(advanced({ ...options, dtstart }, floatingFrom)));
     } else if (name === 'EXDATE' || name === 'RDATE') {
       for (const v of value.split(',')) {
         const at = parseStamp(v, zone);
@@ -62,9 +120,8 @@ export function occurrences(
       throw new RecurrenceError(`Unsupported recurrence line: ${line}`);
     }
   }
-  const day = 24 * 3600_000;
-  const floatingFrom = new Date(toFloating(fromMs, timeZone) - 2 * day);
-  const floatingTo = new Date(toFloating(toMs, timeZone) + 2 * day);
+  const floatingFrom = new Date(toFloating(fromMs, timeZone) - 2 * DAY_MS);
+  const floatingTo = new Date(toFloating(toMs, timeZone) + 2 * DAY_MS);
   return set
     .between(floatingFrom, floatingTo, true)
     .map((d) => fromFloating(d.getTime(), timeZone))
