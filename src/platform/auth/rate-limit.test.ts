@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.js';
 import { queryRows, withSystem } from '../db/tenant.js';
 import { incrementCount, pruneRateLimits, takeBackoffSlot } from './rate-limit.js';
@@ -36,6 +36,24 @@ describe('takeBackoffSlot', () => {
     await age('b1', 21);
     expect((await takeBackoffSlot(db(), 'b1', rule)).allowed).toBe(true);
     expect((await takeBackoffSlot(db(), 'b1', rule)).retryAfterMs).toBeGreaterThan(39_000); // 40 s
+  });
+
+  it('refuses an attempt made in the same millisecond as the last counted one', async () => {
+    // The embedded database's clock moves in milliseconds: back-to-back attempts often share now(). The third of
+    // each burst must be refused however fast it comes (it read as counted when its time equalled the second's).
+    // With the clock held still (the embedded database reads it from the process; the server's moves on its own,
+    // in microseconds), the attempts of a burst share one now() for sure.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      for (let burst = 0; burst < 5; burst++) {
+        const key = `burst-${burst}-${Math.random()}`;
+        await takeBackoffSlot(db(), key, rule);
+        await takeBackoffSlot(db(), key, rule);
+        expect((await takeBackoffSlot(db(), key, rule)).allowed, `burst ${burst}`).toBe(false);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('caps the wait at the window and starts over after a quiet window', async () => {

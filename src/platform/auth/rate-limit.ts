@@ -72,9 +72,8 @@ export interface BackoffRule {
 /**
  * Exponential backoff per key: the first `threshold` attempts go through; after that each attempt
  * must wait `baseDelayMs · 2^(count − threshold)` (capped at the window) since the previous one.
- * Check-and-count in one statement (parallel attempts each see the previous one's count). A row's
- * `window_start` is the time of its last counted attempt; a refused attempt changes nothing, so
- * `window_start = now()` in the result tells that this attempt was counted.
+ * Check-and-count on the locked row (parallel attempts each see the previous one's count). A row's
+ * `window_start` is the time of its last counted attempt; a refused attempt changes nothing.
  */
 export async function takeBackoffSlot(
   db: Db,
@@ -86,27 +85,35 @@ export async function takeBackoffSlot(
   // The wait a row with `count` failures imposes (exponent capped: power() overflows past ~1000).
   const waitFor = (count: SQL) => sql`make_interval(secs => LEAST(${windowSecs}::float8,
     ${baseSecs}::float8 * power(2, LEAST(30, GREATEST(0, ${count} - ${rule.threshold})))))`;
-  const wait = waitFor(sql`rate_limits.count`);
-  const rows = await withSystem(db, (tx) =>
-    queryRows<{ counted: boolean; retry_ms: number }>(
+  // The row first (a new key starts at 0 failures), then one statement that locks it, decides, writes, and says
+  // what it decided. Said outright rather than read back as "window_start = now()": the embedded database's clock
+  // has millisecond steps, so a refused attempt in the same millisecond as the last counted one read as counted.
+  const rows = await withSystem(db, async (tx) => {
+    await tx.execute(sql`
+      INSERT INTO rate_limits (key, window_start, count) VALUES (${key}, now(), 0) ON CONFLICT (key) DO NOTHING`);
+    return queryRows<{ counted: boolean; retry_ms: number }>(
       tx,
       sql`
-      INSERT INTO rate_limits AS rate_limits (key, window_start, count) VALUES (${key}, now(), 1)
-      ON CONFLICT (key) DO UPDATE SET
-        count = CASE
-          WHEN rate_limits.window_start <= now() - make_interval(secs => ${windowSecs}) THEN 1
-          WHEN rate_limits.count >= ${rule.threshold} AND now() < rate_limits.window_start + ${wait}
-            THEN rate_limits.count
-          ELSE rate_limits.count + 1 END,
-        window_start = CASE
-          WHEN rate_limits.window_start <= now() - make_interval(secs => ${windowSecs}) THEN now()
-          WHEN rate_limits.count >= ${rule.threshold} AND now() < rate_limits.window_start + ${wait}
-            THEN rate_limits.window_start
-          ELSE now() END
-      RETURNING window_start = now() AS counted,
-        GREATEST(0, EXTRACT(EPOCH FROM (window_start + ${waitFor(sql`count`)} - now())) * 1000)::float8 AS retry_ms`,
-    ),
-  );
+      WITH cur AS (
+        SELECT key, count, window_start FROM rate_limits WHERE key = ${key} FOR UPDATE
+      ), decided AS (
+        SELECT key, CASE
+          WHEN window_start <= now() - make_interval(secs => ${windowSecs}) THEN 'reset'
+          WHEN count >= ${rule.threshold} AND now() < window_start + ${waitFor(sql`count`)} THEN 'refused'
+          ELSE 'counted' END AS outcome
+        FROM cur
+      )
+      UPDATE rate_limits SET
+        count = CASE decided.outcome WHEN 'reset' THEN 1 WHEN 'refused' THEN rate_limits.count
+                ELSE rate_limits.count + 1 END,
+        window_start = CASE decided.outcome WHEN 'refused' THEN rate_limits.window_start ELSE now() END
+      FROM decided
+      WHERE rate_limits.key = decided.key
+      RETURNING decided.outcome <> 'refused' AS counted,
+        GREATEST(0, EXTRACT(EPOCH FROM (rate_limits.window_start + ${waitFor(sql`rate_limits.count`)} - now())) * 1000)::float8
+          AS retry_ms`,
+    );
+  });
   const row = rows[0];
   return { allowed: Boolean(row.counted), retryAfterMs: row.counted ? 0 : Number(row.retry_ms) };
 }
