@@ -378,6 +378,17 @@ describe('Admin → Webhooks page', () => {
     await resolved.waitFor();
     await page.reload();
     await page.getByText('Nothing needs attention').waitFor();
+    // Resolved by mistake: Reopen puts it back among the open items.
+    await page.getByTestId('inbox-filter').selectOption('handled');
+    await resolved.getByTestId('inbox-reopen').click();
+    await page.getByText('is open again').waitFor();
+    await page.getByTestId('inbox-filter').selectOption('open');
+    const reopened = page.locator('[data-testid="inbox-row"][data-state="open"]').filter({
+      hasText: 'relay answered 503',
+    });
+    await reopened.waitFor();
+    expect(await reopened.getByTestId('inbox-resolve').count()).toBe(1);
+    await page.reload();
     expect(await page.getByTestId('inbox-filter').inputValue()).toBe('open');
     await page.close();
   });

@@ -30,7 +30,7 @@ export const webhookCases: CrossTenantCase[] = [
           VALUES (${owner.id}, ${attempt}, ${endpoint}, ${delivery.event_id}, 'patient.created', 1, 'success', 200, 5, now(),
              'https://93.184.216.34/tenant-a', '{"webhook-id":"x"}'::jsonb, '{}'::jsonb, 'ok')`),
       );
-      // An inbox item of A's, for the resolve route to refuse.
+      // An inbox item of A's, for the resolve and reopen routes to refuse.
       const item = 'inb_01crosstenantinboxitem00a';
       await withSystem(t.database.db, (tx) =>
         tx.execute(sql`INSERT INTO inbox_items (workspace_id, id, kind, endpoint_id, event_id, event_type, last_status)
@@ -61,6 +61,7 @@ export const webhookCases: CrossTenantCase[] = [
       { method: 'GET', url: `/api/v1/admin/webhooks/${endpoint}/deliveries` },
       { method: 'POST', url: `/api/v1/admin/webhooks/${endpoint}/replay/${event}` },
       { method: 'POST', url: `/api/v1/inbox/${item}/resolve` },
+      { method: 'POST', url: `/api/v1/inbox/${item}/reopen` },
     ],
     lists: () => [
       { method: 'GET', url: '/api/v1/admin/webhooks' },

@@ -154,6 +154,48 @@ describe('inbox handled state', () => {
     );
   });
 
+  it('reopens a resolved item, audited; an open or replayed one is 409 and changes nothing', async () => {
+    const { ws } = await deadLetterCase();
+    const mail = (await inbox(ws)).find((i) => i.kind === 'mail.undeliverable')!;
+    const dead = (await inbox(ws)).find((i) => i.kind === 'webhook.dead_lettered')!;
+    const reopen = (id: string) =>
+      t.request({ method: 'POST', url: `/api/v1/inbox/${id}/reopen`, token: ws.admin.token });
+
+    // Open already: 409, nothing audited.
+    const open = await reopen(mail.id);
+    expect(open.statusCode).toBe(409);
+    expect(open.json()).toMatchObject({ code: 'conflict', state: 'open' });
+
+    expect((await resolve(ws, mail.id)).statusCode).toBe(200);
+    const res = await reopen(mail.id);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ id: mail.id, state: 'open', handledAt: null, handledBy: null });
+    expect((await inbox(ws, '?state=open')).map((i) => i.id).sort()).toEqual([mail.id, dead.id].sort());
+    const audit = await t.request({ method: 'GET', url: '/api/v1/audit?kind=admin_action', token: ws.admin.token });
+    expect(audit.json().items[0]).toMatchObject({ action: 'webhooks.inbox_reopen', target: mail.id });
+    // Resolved again, it is handled again.
+    expect((await resolve(ws, mail.id)).statusCode).toBe(200);
+
+    // A replayed one stays replayed.
+    await t.request({
+      method: 'POST',
+      url: `/api/v1/admin/webhooks/${dead.endpointId}/replay/${dead.eventId}`,
+      token: ws.admin.token,
+    });
+    const replayed = await reopen(dead.id);
+    expect(replayed.statusCode).toBe(409);
+    expect(replayed.json()).toMatchObject({ state: 'replayed' });
+    // Another workspace's item, or none: 404.
+    const other = await createWorkspace(t, { tier: 'advanced' });
+    const foreign = await t.request({
+      method: 'POST',
+      url: `/api/v1/inbox/${mail.id}/reopen`,
+      token: other.admin.token,
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect((await inbox(ws, '?state=handled')).map((i) => i.id)).toContain(mail.id);
+  });
+
   it('pages a filtered list with its cursor', async () => {
     const { ws } = await deadLetterCase();
     await withSystem(t.database.db, async (tx) => {

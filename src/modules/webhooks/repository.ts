@@ -271,6 +271,16 @@ export async function handleInboxItems(
     .returning();
 }
 
+/** A resolved item back to open (its handling forgotten); none when it is not resolved. */
+export async function reopenInboxItem(tx: Tx, workspaceId: string, id: string): Promise<InboxRow | undefined> {
+  const [row] = await tx
+    .update(inboxItems)
+    .set({ state: 'open', handledAt: null, handledBy: null })
+    .where(and(eq(inboxItems.workspaceId, workspaceId), eq(inboxItems.id, id), sql`${inboxItems.state} = 'resolved'`))
+    .returning();
+  return row;
+}
+
 // ---- fan-out (inside the publishing transaction) ----
 
 /**

@@ -220,4 +220,21 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) => service.resolveInboxItem(deps, requireCtx(request), request.params.id),
   );
+
+  app.post(
+    '/inbox/:id/reopen',
+    {
+      config: admin,
+      schema: {
+        tags: ['inbox'],
+        summary: 'Open a resolved inbox item again (its handling cleared; audited)',
+        description:
+          'For an item resolved by mistake, or whose trouble came back. 409 `conflict` (with its `state`) when it is ' +
+          'open already or was replayed (a replayed event that fails again brings a new item); nothing changes then.',
+        params: inboxItemParams,
+        response: { 200: inboxItemSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.reopenInboxItem(deps, requireCtx(request), request.params.id),
+  );
 }

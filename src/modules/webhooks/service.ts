@@ -333,6 +333,27 @@ export async function resolveInboxItem(deps: AppDeps, ctx: RequestContext, id: s
   });
 }
 
+/**
+ * A resolved item opened again (resolved by mistake, or the trouble came back): open, its handling forgotten,
+ * audited. A replayed one is not reopened (its event went again; a new failure brings a new item).
+ */
+export async function reopenInboxItem(deps: AppDeps, ctx: RequestContext, id: string): Promise<InboxItem> {
+  gate(ctx);
+  return withTenant(deps.db, ctx, async (tx) => {
+    const row = await repo.reopenInboxItem(tx, ctx.workspaceId, id);
+    if (!row) {
+      const existing = await repo.findInboxItem(tx, ctx.workspaceId, id);
+      if (!existing) throw notFound('Inbox item');
+      throw conflict(
+        existing.state === 'open' ? 'This item is open already' : `This item was ${existing.state}, not resolved`,
+        { state: existing.state },
+      );
+    }
+    await writeAudit(tx, ctx, 'admin_action', { action: 'webhooks.inbox_reopen', target: id, kind: row.kind });
+    return presentInbox(row, await handlerNames(tx, ctx.workspaceId, [row]));
+  });
+}
+
 /** The outbox fan-out hook: runs inside the transaction that publishes the event. */
 export async function fanOutToWebhooks(tx: Tx, events: DomainEvent[]): Promise<void> {
   await repo.insertDeliveriesFor(tx, events);

@@ -34,6 +34,7 @@ const ACTIONS: Record<string, string> = {
   'webhooks.replay': 'Replayed a webhook delivery',
   'webhooks.test': 'Sent a test event to a webhook endpoint',
   'webhooks.inbox_resolve': 'Resolved a webhooks inbox item without a replay',
+  'webhooks.inbox_reopen': 'Opened a resolved webhooks inbox item again',
   'direct_messages.search': 'Searched messages',
   'channel.connected': 'Connected an inbox channel',
   'channel.disconnected': 'Disconnected an inbox channel',

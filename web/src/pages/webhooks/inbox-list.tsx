@@ -13,6 +13,7 @@ import {
   type InboxFilter,
   type InboxItem,
   useInbox,
+  useReopenInboxItem,
   useReplay,
   useResolveInboxItem,
 } from './webhooks-api.js';
@@ -55,12 +56,14 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
   const inbox = useInbox(filter);
   const replay = useReplay();
   const resolve = useResolveInboxItem();
-  const [done, setDone] = useState<{ action: 'replayed' | 'resolved'; item: InboxItem } | null>(null);
+  const reopen = useReopenInboxItem();
+  const [done, setDone] = useState<{ action: 'replayed' | 'resolved' | 'reopened'; item: InboxItem } | null>(null);
   const items = inbox.data?.pages.flatMap((p) => p.items) ?? [];
   const urlOf = (id: string | null) => endpoints.find((e) => e.id === id)?.url;
   const busy = (item: InboxItem) =>
     (replay.isPending && replay.variables?.eventId === item.eventId) ||
-    (resolve.isPending && resolve.variables === item.id);
+    (resolve.isPending && resolve.variables === item.id) ||
+    (reopen.isPending && reopen.variables === item.id);
   const empty = EMPTY[filter];
 
   return (
@@ -83,8 +86,8 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
       </div>
       <p className="muted card-intro">
         What failed every retry: events to your endpoints, mail the relay would not take, video rooms that could not be
-        made, and health incidents. Replay sends an event again; Resolve closes an item that needs nothing more. Both
-        move it to Handled.
+        made, and health incidents. Replay sends an event again; Resolve closes an item that needs nothing more (Reopen
+        undoes it). Both move it to Handled.
       </p>
       {done ? (
         <SuccessNotice onDismiss={() => setDone(null)}>
@@ -92,15 +95,20 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
             <>
               Event <code>{done.item.eventId}</code> is queued again; its item moved to Handled.
             </>
-          ) : (
+          ) : done.action === 'resolved' ? (
             <>
               <code>{done.item.eventType}</code> is resolved; it moved to Handled.
+            </>
+          ) : (
+            <>
+              <code>{done.item.eventType}</code> is open again.
             </>
           )}
         </SuccessNotice>
       ) : null}
       {replay.error ? <ErrorNotice error={replay.error} title="Could not replay" /> : null}
       {resolve.error ? <ErrorNotice error={resolve.error} title="Could not resolve" /> : null}
+      {reopen.error ? <ErrorNotice error={reopen.error} title="Could not reopen" /> : null}
       {inbox.isPending ? <Loading label="Loading inbox…" /> : null}
       {inbox.isError ? <ErrorNotice error={inbox.error} onRetry={() => inbox.refetch()} /> : null}
       {inbox.isSuccess && items.length === 0 ? <EmptyState title={empty.title}>{empty.text}</EmptyState> : null}
@@ -153,7 +161,23 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                     </td>
                     <td className="cell-actions" data-label="State">
                       {item.state !== 'open' ? (
-                        <Handled item={item} />
+                        <div className="row-actions">
+                          <Handled item={item} />
+                          {item.state === 'resolved' ? (
+                            <Button
+                              variant="secondary"
+                              size="small"
+                              isDisabled={busy(item)}
+                              onPress={() =>
+                                reopen.mutate(item.id, { onSuccess: () => setDone({ action: 'reopened', item }) })
+                              }
+                              data-testid="inbox-reopen"
+                              aria-label={`Reopen ${item.eventType ?? 'this item'} of ${formatDateTime(item.createdAt)}`}
+                            >
+                              Reopen
+                            </Button>
+                          ) : null}
+                        </div>
                       ) : (
                         <div className="row-actions">
                           {url && item.endpointId && item.eventId ? (

@@ -108,6 +108,14 @@ export function useResolveInboxItem() {
   });
 }
 
+export function useReopenInboxItem() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => api.post<InboxItem>(`/inbox/${encodeURIComponent(id)}/reopen`),
+    onSettled: invalidate,
+  });
+}
+
 /** randomUUID needs a secure context; plain-http deployments still get a unique enough key. */
 
 function useInvalidate() {
