@@ -633,18 +633,40 @@ describe('Calendar page', () => {
   it("today's tasks hold yesterday's unfinished one, marked overdue", async () => {
     const yesterday = new Date(Date.now() - 86_400_000);
     yesterday.setHours(17, 0, 0, 0);
-    await page.evaluate(async (dueAt) => {
-      await fetch('/api/v1/tasks', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
-        body: JSON.stringify({ title: 'Fax insurance forms', dueAt }),
-      });
-    }, yesterday.toISOString());
+    const earlier = new Date(yesterday.getTime() - 3600_000);
+    await page.evaluate(
+      async ([fax, pharmacy]) => {
+        for (const [title, dueAt] of [
+          ['Fax insurance forms', fax],
+          ['Call the pharmacy', pharmacy],
+        ]) {
+          await fetch('/api/v1/tasks', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+            body: JSON.stringify({ title, dueAt }),
+          });
+        }
+      },
+      [yesterday.toISOString(), earlier.toISOString()],
+    );
     await page.goto('/calendar?view=day');
     const task = page.getByTestId('task').filter({ hasText: 'Fax insurance forms' });
     await task.waitFor();
     expect(await task.textContent()).toContain('Overdue: was due');
-    // Ticked done from the keyboard, it stays in view, done, and the focus stays on it.
+    const titles = () => page.getByTestId('task').locator('.ui-checkbox-label').allTextContents();
+    const before = await titles();
+    expect(before.indexOf('Call the pharmacy')).toBeLessThan(before.indexOf('Fax insurance forms'));
+    // Ticked done from the keyboard, it stays in view, done, in its place (the next one does not slide under the
+    // finger), with its own day, and the focus stays on it.
+    const pharmacy = page.getByTestId('task').filter({ hasText: 'Call the pharmacy' });
+    await pharmacy.getByRole('checkbox').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => pharmacy.locator('[data-selected]').count()).toBe(1);
+    await page.waitForTimeout(500); // the list is read again after the change
+    expect(await titles()).toEqual(before);
+    expect(await pharmacy.textContent()).toContain('Was due');
+    expect(await pharmacy.textContent()).not.toContain('Due 4');
+    expect(await pharmacy.evaluate((el) => el.contains(document.activeElement))).toBe(true);
     await task.getByRole('checkbox').focus();
     await page.keyboard.press('Space');
     await expect.poll(() => task.locator('[data-selected]').count()).toBe(1);

@@ -142,11 +142,22 @@ function EventChip({ arg, where }: { arg: EventContentArg; where?: string }) {
 /** The banner while booking for a patient: whom for, and a way back to the plain calendar or their record. */
 function BookingFor({ patientId, onDone }: { patientId: string; onDone: () => void }) {
   const { name } = usePatientName(patientId);
+  // A phone's day is a list without time slots: there, New event is the way.
+  const phone = usePhone();
   return (
     <div className="notice notice-info calendar-banner" role="status" data-testid="booking-for">
       <p>
-        Booking for <strong>{name ?? 'a patient'}</strong>: choose a free time (or <em>New event</em>); the visit is
-        linked to their record.
+        Booking for <strong>{name ?? 'a patient'}</strong>:{' '}
+        {phone ? (
+          <>
+            press <em>New event</em>
+          </>
+        ) : (
+          <>
+            choose a free time (or <em>New event</em>)
+          </>
+        )}
+        ; the visit is linked to their record.
       </p>
       <div className="inline-actions">
         <Link

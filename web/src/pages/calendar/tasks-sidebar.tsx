@@ -42,7 +42,14 @@ export function TasksSidebar({
   // it stays shown, done, until the day changes, so it does not vanish under the hand that ticked it.
   const [kept, setKept] = useState<{ day: number; tasks: Task[] }>({ day: day.getTime(), tasks: [] });
   const keptToday = kept.day === day.getTime() ? kept.tasks : [];
-  const shown = [...tasks, ...keptToday.filter((k) => !tasks.some((t) => t.id === k.id))];
+  const listed = [...tasks, ...keptToday.filter((k) => !tasks.some((t) => t.id === k.id))];
+  // Each task keeps the place it first had on this day: ticking one (which the server sorts after the open ones)
+  // must not slide the next one under the finger that ticked it. A reload or another day sorts afresh.
+  const order = useRef<{ day: number; ids: string[] }>({ day: day.getTime(), ids: [] });
+  if (order.current.day !== day.getTime()) order.current = { day: day.getTime(), ids: [] };
+  for (const task of listed) if (!order.current.ids.includes(task.id)) order.current.ids.push(task.id);
+  const place = (task: Task) => order.current.ids.indexOf(task.id);
+  const shown = [...listed].sort((a, b) => place(a) - place(b));
   const tick = (task: Task, done: boolean) => {
     if (done) setKept({ day: day.getTime(), tasks: [...keptToday.filter((k) => k.id !== task.id), { ...task, done }] });
     else setKept({ day: day.getTime(), tasks: keptToday.filter((k) => k.id !== task.id) });
@@ -92,8 +99,13 @@ export function TasksSidebar({
             <Check isSelected={task.done} onChange={(done) => tick(task, done)}>
               {task.title}
             </Check>
-            {!task.done && task.dueAt && new Date(task.dueAt) < day ? (
-              <span className="task-meta task-overdue">Overdue: was due {formatDueDay(task.dueAt)}</span>
+            {task.dueAt && new Date(task.dueAt) < day ? (
+              // From an earlier day: its own day, done or not (a time alone would read as today's).
+              task.done ? (
+                <span className="muted task-meta">Was due {formatDueDay(task.dueAt)}</span>
+              ) : (
+                <span className="task-meta task-overdue">Overdue: was due {formatDueDay(task.dueAt)}</span>
+              )
             ) : (
               <span className="muted task-meta">
                 {task.eventId ? (titleOf(task.eventId) ?? 'Event') : task.dueAt ? `Due ${formatTime(task.dueAt)}` : ''}
