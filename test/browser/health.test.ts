@@ -55,6 +55,17 @@ describe('Health banners and dashboard', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
       0,
     );
+    // The incidents come after every check's card, far down on a phone: the top of the page says how many are open
+    // and goes straight there.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const jump = page.getByTestId('jump-incidents');
+    expect(await jump.textContent()).toBe('Incidents: 1 open');
+    await jump.click();
+    await expect
+      .poll(() =>
+        page.getByTestId('incident-log').evaluate((el) => el.getBoundingClientRect().top < window.innerHeight),
+      )
+      .toBe(true);
     await page.setViewportSize({ width: 1280, height: 800 });
     await banner.getByTestId('dismiss-banner').click();
     await expect.poll(() => banner.count()).toBe(0);

@@ -56,6 +56,15 @@ export function HealthPage() {
       {dashboard.isError ? <ErrorNotice error={dashboard.error} onRetry={() => dashboard.refetch()} /> : null}
       {dashboard.data ? (
         <>
+          {/* The incidents come after every check's card (a dozen screens down on a phone): a way straight there. */}
+          <p className="health-jump">
+            <a href="#incidents" data-testid="jump-incidents">
+              {(() => {
+                const open = dashboard.data.incidents.filter((i) => i.status === 'open').length;
+                return open === 0 ? 'Incidents: none open' : `Incidents: ${open} open`;
+              })()}
+            </a>
+          </p>
           <div className="health-grid" data-testid="health-components">
             {dashboard.data.components.map((c) => (
               <article key={c.name} className="card health-card" data-testid="health-card" data-component={c.name}>
@@ -98,7 +107,9 @@ export function HealthPage() {
               </article>
             ))}
           </div>
-          <h2 className="health-section-title">Incidents</h2>
+          <h2 className="health-section-title" id="incidents" tabIndex={-1}>
+            Incidents
+          </h2>
           {dashboard.data.incidents.length === 0 ? (
             <p className="muted" data-testid="no-incidents">
               No incidents. An incident opens after 3 failing runs in a row and closes after 2 passing runs.
