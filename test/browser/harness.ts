@@ -44,8 +44,11 @@ export interface BrowserHarness {
   operatorToken: string;
   browser: Browser;
   /** A fresh browser context (own cookies) and page; closed by `close()`. */
-  /** A page in a fresh browser context (signed out), in UTC unless another `timezoneId` is asked for. */
-  newPage(options?: { timezoneId?: string }): Promise<Page>;
+  /**
+   * A page in a fresh browser context (signed out), in UTC unless another `timezoneId` is asked for. `phone`: a
+   * 390 x 844 touch screen (a phone's: `isMobile`, `hasTouch`, so `(pointer: coarse)` holds and taps are touches).
+   */
+  newPage(options?: { timezoneId?: string; phone?: boolean }): Promise<Page>;
   createWorkspace(options?: { name?: string; tier?: Tier }): Promise<TestWorkspace>;
   addMember(
     workspaceId: string,
@@ -136,6 +139,7 @@ export async function startHarness(): Promise<BrowserHarness> {
         baseURL: server.baseUrl,
         locale: 'en-US',
         timezoneId: options.timezoneId ?? 'UTC',
+        ...(options.phone ? { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } : {}),
       });
       contexts.push(context);
       context.setDefaultTimeout(15_000);

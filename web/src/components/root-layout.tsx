@@ -15,9 +15,38 @@ import { useTitleUnread, withUnread } from './unread.js';
 import { usePhone } from './use-phone.js';
 import { useWorkspaceChange, WorkspaceChangedNotice } from './workspace-changed.js';
 
+/**
+ * Sonner holds a toast (its timer paused) while the pointer is over it, and a touch screen sends the mouse events of
+ * a tap (mouseover, mouseout, mousemove) with no mouseleave after them: a toast once tapped stayed until something
+ * else was tapped. Those mouse events are kept from the toasts when the last pointer was a finger or a pen (a real
+ * mouse moves as a "mouse" pointer first), so a tap holds a toast only while the finger is down.
+ */
+function useTouchDoesNotHoldToasts() {
+  useEffect(() => {
+    let pointerType = 'mouse';
+    const notePointer = (event: PointerEvent) => {
+      pointerType = event.pointerType;
+    };
+    const inToasts = (node: EventTarget | null) => node instanceof Element && node.closest('[data-sonner-toaster]');
+    // React makes its mouseenter of the element the mouse came to out of the mouseout of the one it left.
+    const fromTouch = (event: MouseEvent) => {
+      if (pointerType !== 'mouse' && (inToasts(event.target) || inToasts(event.relatedTarget))) event.stopPropagation();
+    };
+    const pointerEvents = ['pointerover', 'pointermove', 'pointerdown'] as const;
+    const mouseEvents = ['mouseover', 'mouseout', 'mousemove'] as const;
+    for (const type of pointerEvents) window.addEventListener(type, notePointer, true);
+    for (const type of mouseEvents) window.addEventListener(type, fromTouch, true);
+    return () => {
+      for (const type of pointerEvents) window.removeEventListener(type, notePointer, true);
+      for (const type of mouseEvents) window.removeEventListener(type, fromTouch, true);
+    };
+  }, []);
+}
+
 export function RootLayout() {
   const matches = useMatches();
   const phone = usePhone();
+  useTouchDoesNotHoldToasts();
   const leaf = matches[matches.length - 1];
   const isPublic = matches.some((m) => m.staticData?.public);
   const title = leaf?.staticData?.title ?? 'Not found';
@@ -59,9 +88,11 @@ export function RootLayout() {
     <>
       {content}
       {/* Bottom left on a wide screen: clear of the reply boxes and Send buttons at the bottom right and of the
-          page's own actions at the top; on a phone at the top, clear of the composer at the bottom. */}
+          page's own actions at the top. On a phone at the bottom, 16 px up: at the top it lay over the top bar (a tap
+          on Menu or Search met the toast, its close button right on Menu) and would lie over the menu drawer's
+          first items; nothing is fixed at the bottom of a phone's page (the message boxes scroll with the page). */}
       <Toaster
-        position={phone ? 'top-center' : 'bottom-left'}
+        position={phone ? 'bottom-center' : 'bottom-left'}
         richColors
         closeButton
         toastOptions={{ className: 'toast' }}
