@@ -408,6 +408,20 @@ function afterLookup(
   return toolCall(callSeq, picked.tool, args);
 }
 
+/**
+ * Up to three distinct phrases to suggest: each offered tool's first one (the tools of one skill share their
+ * phrases, so this is one a skill), then, with fewer skills than that, their other phrases.
+ */
+function exampleTriggers(triggers: Map<string, string[]>, tools: EmuTool[]): string[] {
+  const lists = [...triggers.entries()]
+    .filter(([fn]) => tools.some((t) => t.function.name === fn))
+    .map(([, phrases]) => phrases);
+  const examples = new Set<string>();
+  for (const phrases of lists) if (phrases[0]) examples.add(phrases[0]);
+  for (const phrases of lists) for (const p of phrases) examples.add(p);
+  return [...examples].slice(0, 3);
+}
+
 /** One deterministic completion. */
 export function complete(messages: EmuMessage[], tools: EmuTool[], callSeq: () => string): Completion {
   const last = messages[messages.length - 1];
@@ -441,11 +455,7 @@ export function complete(messages: EmuMessage[], tools: EmuTool[], callSeq: () =
         };
       }
     }
-    const examples = [...triggers.entries()]
-      .filter(([fn]) => skillTools.some((t) => t.function.name === fn))
-      .map(([, phrases]) => phrases[0])
-      .filter(Boolean)
-      .slice(0, 3);
+    const examples = exampleTriggers(triggers, skillTools);
     return {
       content: skillTools.length
         ? `I'm the offline model and could not tell which skill fits.${examples.length ? ` Try a request with ${examples.map((e) => `“${e}”`).join(', ')} in it.` : ''}`
