@@ -1,5 +1,6 @@
 // On a phone (390 x 844, a touch screen): toasts keep clear of the top bar (Menu, Search, Account) and go away by
-// themselves after a tap; Enter in a message box makes a new line and Send sends.
+// themselves after a tap; Enter in a message box (Messages, New message, the Inbox's reply) makes a new line and Send
+// sends (a phone's keyboard has no Shift+Enter).
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
@@ -77,5 +78,87 @@ describe('on a phone', () => {
     await settledBox(tapped);
     await tapped.locator('[data-title]').tap();
     await tapped.waitFor({ state: 'detached', timeout: 9_000 });
+  });
+
+  /** Types "line one", Enter, "line two" into `box` as a phone's keyboard would. */
+  async function twoLines(box: Locator, first: string, second: string) {
+    await box.tap();
+    await page.keyboard.type(first);
+    await page.keyboard.press('Enter');
+    await page.keyboard.type(second);
+    expect(await box.inputValue()).toBe(`${first}\n${second}`);
+  }
+
+  it('Messages and New message: Enter makes a new line, Send sends both lines', async () => {
+    const suffix = uniqueSuffix();
+    const colleague = `Nurse ${suffix}`;
+    await harness.addMember(workspace.id, {
+      email: `nurse-${suffix}@example.test`,
+      name: colleague,
+      role: 'member',
+      password: `pw-${suffix}-secret`,
+    });
+    await page.goto('/messages');
+    await page.getByTestId('new-message').tap();
+    const dialog = page.getByTestId('new-thread-dialog');
+    await dialog.getByText(colleague).tap();
+    const first = dialog.getByTestId('composer-input');
+    expect(await first.getAttribute('placeholder')).not.toMatch(/Enter/);
+    await twoLines(first, 'line one', 'line two');
+    // Nothing went: the dialog and the draft are still there.
+    await page.waitForTimeout(500);
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await first.inputValue()).toBe('line one\nline two');
+    await dialog.getByTestId('send-message').tap();
+    const thread = page.getByTestId('thread-view');
+    await thread.waitFor();
+    const messages = thread.getByTestId('message');
+    await expect.poll(() => messages.count()).toBe(1);
+    expect(await messages.first().innerText()).toMatch(/line one\nline two/);
+
+    // The thread's own box likewise.
+    const box = thread.getByTestId('composer-input');
+    expect(await box.getAttribute('placeholder')).not.toMatch(/Enter/);
+    await twoLines(box, 'line three', 'line four');
+    await page.waitForTimeout(500);
+    expect(await messages.count()).toBe(1);
+    await thread.getByTestId('send-message').tap();
+    await expect.poll(() => messages.count()).toBe(2);
+    expect(await messages.last().innerText()).toMatch(/line three\nline four/);
+    expect(await box.inputValue()).toBe('');
+  });
+
+  it('Inbox: Enter in the reply box makes a new line, Send sends both lines, and the hint does not say Enter sends', async () => {
+    const botToken = `${Date.now() % 1e9}:AAbrowserPhoneBot01`;
+    const connected = await page.request.post('/api/v1/channels', {
+      data: { channel: 'telegram', name: 'Telegram', credentials: { botToken, secretToken: 'phone-secret-token-1' } },
+      headers: { 'x-requested-with': 'fetch' },
+    });
+    expect(connected.status()).toBe(201);
+    await page.goto('/inbox');
+    const simulated = await page.evaluate(
+      async (botToken) =>
+        (
+          await fetch('/_emulators/telegram/simulate', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ botToken, chatId: 778001, firstName: 'Ada', lastName: 'Lovelace', text: 'Hello?' }),
+          })
+        ).json(),
+      botToken,
+    );
+    expect(simulated.delivered).toBe(true);
+    await page.getByTestId('conversation-item').filter({ hasText: 'Ada Lovelace' }).tap();
+    const reply = page.getByTestId('inbox-reply');
+    await reply.waitFor();
+    expect(await page.getByTestId('inbox-send-status').textContent()).not.toMatch(/Enter/);
+    await twoLines(reply, 'Yes, we are open.', 'Come by at 9.');
+    await page.waitForTimeout(500);
+    const sent = async () =>
+      page.evaluate(async () => (await (await fetch('/_emulators/telegram/sent?to=778001')).json()).items);
+    expect(await sent()).toEqual([]);
+    await page.getByTestId('inbox-send').tap();
+    await expect.poll(async () => (await sent()).length).toBe(1);
+    expect((await sent())[0].text).toBe('Yes, we are open.\nCome by at 9.');
   });
 });

@@ -10,6 +10,7 @@ import { ApiError, describeError } from '../../api.js';
 import { focusLost } from '../../components/focus.js';
 import { EmptyState, ErrorNotice, Loading, LoadMore } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { useTouchFirst } from '../../components/use-phone.js';
 import type { Me } from '../../session.js';
 import { formatTime } from '../messages/messages-api.js';
 import { formatDate, fullName, patientNameQuery } from '../patients/patients-api.js';
@@ -195,6 +196,7 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
   const field = useRef<HTMLTextAreaElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const fieldId = useId();
+  const touchFirst = useTouchFirst();
   // Opened where the list gives way to the thread (a phone), the focus would be lost with the hidden list
   // item: it goes to the conversation's heading, from where the thread and its actions follow.
   useEffect(() => {
@@ -343,7 +345,8 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
             if (notice && !notice.problem) setNotice(null);
           }}
           onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey) send(e);
+            // A phone's keyboard has no Shift+Enter: there Enter makes a new line and the Send button sends.
+            if (e.key === 'Enter' && !e.shiftKey && !touchFirst) send(e);
           }}
           placeholder={`Reply on ${CHANNEL_LABEL[conversation.channel]}…`}
           data-testid="inbox-reply"
@@ -354,7 +357,9 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
             role="status"
             data-testid="inbox-send-status"
           >
-            {reply.isError ? describeError(reply.error) : (notice?.text ?? 'Enter sends · Shift+Enter for a new line')}
+            {reply.isError
+              ? describeError(reply.error)
+              : (notice?.text ?? (touchFirst ? '' : 'Enter sends · Shift+Enter for a new line'))}
           </span>
           <Button type="submit" isDisabled={!text.trim() || reply.isPending} data-testid="inbox-send">
             {reply.isPending ? 'Sending…' : 'Send'}

@@ -8,6 +8,7 @@ import { Autocomplete, Dialog, Input, Menu, MenuItem, Popover, SearchField } fro
 import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { plainMessage } from '../../components/ui/form.js';
+import { useTouchFirst } from '../../components/use-phone.js';
 import { PatientOption, usePatientSearchAsTyped } from '../patients/patient-picker.js';
 import { PatientChip } from './message-body.js';
 
@@ -130,8 +131,10 @@ export function Composer({
     }
   };
 
+  // A phone's keyboard has no Shift+Enter: there Enter makes a new line and the Send button sends.
+  const touchFirst = useTouchFirst();
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === 'Enter' && !event.shiftKey) {
+    if (event.key === 'Enter' && !event.shiftKey && !touchFirst) {
       event.preventDefault();
       void submit();
     }
@@ -147,7 +150,11 @@ export function Composer({
         ref={textarea}
         rows={3}
         maxLength={10_000}
-        placeholder="Write a message; type @ to mention a patient (Enter sends, Shift+Enter: new line)"
+        placeholder={
+          touchFirst
+            ? 'Write a message; type @ to mention a patient'
+            : 'Write a message; type @ to mention a patient (Enter sends, Shift+Enter: new line)'
+        }
         value={body}
         onChange={(e) => {
           const value = e.target.value;
