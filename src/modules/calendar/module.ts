@@ -2,8 +2,10 @@ import { googleEmulator, microsoftEmulator, zoomEmulator } from '../../emulators
 import { defineModule } from '../../platform/module.js';
 import { onMemberRemoved } from '../identity/index.js';
 import { registerAuthorizationUsage } from '../patients/index.js';
+import { registerAppointmentSource } from '../skills/index.js';
 import { disconnectRemovedMember } from './connections.js';
 import { calendarMonitors } from './monitors.js';
+import { nextAppointment } from './next-appointment.js';
 import { calendarRoutes } from './routes.js';
 import { seedCalendar } from './seed.js';
 import { unitsHeld } from './sessions.js';
@@ -26,5 +28,7 @@ export const calendarModule = defineModule({
     registerAuthorizationUsage(unitsHeld);
     // A removed member's calendar accounts are disconnected in the removal's transaction.
     onMemberRemoved(disconnectRemovedMember);
+    // The skills' pre-call brief names the patient's next appointment from the calendars.
+    registerAppointmentSource(nextAppointment);
   },
 });

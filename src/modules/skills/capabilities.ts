@@ -51,6 +51,8 @@ export interface Appointment {
   title: string;
   start: string;
   end: string;
+  /** The event's own IANA zone, for saying when in words. */
+  timeZone?: string;
   joinUrl?: string | null;
 }
 
@@ -155,14 +157,25 @@ function patientsReader(deps: AppDeps, ctx: RequestContext, skill: string): Pati
       return presentNote(note);
     },
     recentNotes: async (patientId, limit) => (await notes.recentNotes(deps, ctx, patientId, limit)).map(presentNote),
-    recentMentions: async (patientId, limit) =>
-      (await directMessages.recentMentions(deps, ctx, patientId, limit)).map((m) => ({
-        id: m.id,
-        threadId: m.threadId,
-        senderId: m.senderId,
-        excerpt: m.body.length > 200 ? `${m.body.slice(0, 197)}…` : m.body,
-        createdAt: m.createdAt,
-      })),
+    recentMentions: async (patientId, limit) => {
+      const mentions = await directMessages.recentMentions(deps, ctx, patientId, limit);
+      // A mention reads as the patient's name, as the message shows it, never as its `@patient:<id>` token.
+      const ids = [...new Set(mentions.flatMap((m) => directMessages.parsePatientMentions(m.body)))];
+      const names = await tenant((tx) => patientsService.patientNames(tx, ctx.workspaceId, ids));
+      return mentions.map((m) => {
+        const text = directMessages
+          .splitMentions(m.body)
+          .map((part) => ('text' in part ? part.text : (names.get(part.patientId) ?? 'a patient')))
+          .join('');
+        return {
+          id: m.id,
+          threadId: m.threadId,
+          senderId: m.senderId,
+          excerpt: text.length > 200 ? `${text.slice(0, 197)}…` : text,
+          createdAt: m.createdAt,
+        };
+      });
+    },
     nextAppointment: (patientId) =>
       appointmentSource ? appointmentSource(deps, ctx, patientId, new Date()) : Promise.resolve(null),
   };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { addMember, createPatient, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 
 let t: TestApp;
@@ -311,6 +312,73 @@ describe('built-in skills on workspace data', () => {
       patientId: 'pat_00000000000000000000000000',
     });
     expect(missing.statusCode).toBe(404);
+  });
+
+  it("telehealth brief names the patient's next appointment from the calendars, when in words, and reads cleanly", async () => {
+    const ws = await createWorkspace(t, { tier: 'enterprise' });
+    const colleague = await addMember(t, ws);
+    const patient = await createPatient(t, ws.admin.token, { givenName: 'Grace', familyName: 'Hopper' });
+    await install(ws, 'telehealth-brief', ['patients:read']);
+    // No calendar yet: nothing upcoming (the calendars are the source; there is always one).
+    const before = await invoke(ws.admin.token, 'telehealth-brief', 'precall_brief', { patientId: patient.id });
+    expect(before.json().result.summary).toContain('No upcoming appointment.');
+    expect(before.json().result.summary).not.toContain('No appointment source');
+
+    const { calendarId } = await connectCalendar(t, ws.admin.token, 'google', `brief-${ws.id}@google.example`);
+    const start = new Date(Date.now() + 3 * 86_400_000);
+    start.setUTCHours(15, 0, 0, 0);
+    const visit = (title: string, at: Date) =>
+      t.request({
+        method: 'POST',
+        url: '/api/v1/calendar/events',
+        token: ws.admin.token,
+        payload: {
+          calendar: calendarId,
+          draft: {
+            title,
+            start: at.toISOString(),
+            end: new Date(at.getTime() + 30 * 60_000).toISOString(),
+            timeZone: 'America/New_York',
+            patientId: patient.id,
+          },
+        },
+      });
+    expect((await visit('Follow-up: Grace Hopper', start)).statusCode).toBe(201);
+    expect((await visit('Later visit', new Date(start.getTime() + 7 * 86_400_000))).statusCode).toBe(201);
+    await t.request({
+      method: 'POST',
+      url: '/api/v1/notes',
+      token: ws.admin.token,
+      payload: { patientId: patient.id, assessment: 'Stable angina.' },
+    });
+    await t.request({
+      method: 'POST',
+      url: '/api/v1/direct-messages',
+      token: ws.admin.token,
+      payload: { recipients: [colleague.userId], body: `Please review @patient:${patient.id} chart before the call` },
+    });
+
+    const brief = await invoke(ws.admin.token, 'telehealth-brief', 'precall_brief', { patientId: patient.id });
+    expect(brief.statusCode, brief.body).toBe(200);
+    const r = brief.json().result;
+    expect(r.upcomingAppointment).toMatchObject({ title: 'Follow-up: Grace Hopper', start: start.toISOString() });
+    const when = new Intl.DateTimeFormat('en-US', {
+      timeZone: 'America/New_York',
+      weekday: 'short',
+      month: 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    })
+      .format(start)
+      .replace(/[\u2009\u202f]/g, ' ');
+    expect(r.summary).toContain(`Next appointment: Follow-up: Grace Hopper, ${when}.`);
+    // The assessment's own full stop, not a second one; the mention as the patient's name, not its token.
+    expect(r.summary).toContain('latest assessment: Stable angina. ');
+    expect(r.summary).not.toContain('..');
+    expect(r.recentMentions[0].excerpt).toBe('Please review Grace Hopper chart before the call');
+    expect(r.summary).not.toContain('@patient:');
   });
 });
 

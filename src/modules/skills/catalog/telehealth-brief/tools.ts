@@ -9,6 +9,30 @@ const age = (dob: string | null, now: Date) => {
   return years;
 };
 
+/** "Mon, Nov 30, 2:00 PM EST": when, in the appointment's own zone (UTC when it has none or an unknown one). */
+function whenInWords(iso: string, timeZone: string | undefined): string {
+  const format = (zone: string) =>
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      weekday: 'short',
+      month: 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    })
+      .format(new Date(iso))
+      .replace(/[\u2009\u202f]/g, ' ');
+  try {
+    return format(timeZone || 'UTC');
+  } catch {
+    return format('UTC');
+  }
+}
+
+/** A sentence's end: its own full stop (or ? !) kept, one added otherwise. */
+const sentence = (text: string) => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
 const precallBrief: ToolImpl = async (input, caps) => {
   const patients = need(caps.patients, 'patients:read');
   const patientId = String(input.patientId);
@@ -37,7 +61,7 @@ const precallBrief: ToolImpl = async (input, caps) => {
   const lines = [
     `${name}${years !== null ? `, ${years}` : ''}${patient.mrn ? ` (MRN ${patient.mrn})` : ''}.`,
     appointment
-      ? `Next appointment: ${appointment.title} at ${appointment.start}.`
+      ? `Next appointment: ${appointment.title}, ${whenInWords(appointment.start, appointment.timeZone)}.`
       : hasAppointmentSource()
         ? 'No upcoming appointment.'
         : 'No appointment source is connected.',
@@ -45,7 +69,7 @@ const precallBrief: ToolImpl = async (input, caps) => {
       ? `Active authorizations: ${active.map((a) => `${a.service} ${a.units}×${a.unitMinutes} min until ${a.validTo}`).join('; ')}.`
       : 'No active authorizations.',
     notes.length
-      ? `${notes.length} recent note(s); latest assessment: ${notes[0].assessment || '—'}.`
+      ? `${notes.length} recent note(s); latest assessment: ${sentence(notes[0].assessment || '—')}`
       : 'No notes yet.',
     mentions.length
       ? `${mentions.length} recent mention(s) by the team; latest: "${mentions[0].excerpt}".`
