@@ -180,6 +180,16 @@ describe('workspace administration', () => {
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByTestId('token-item').filter({ hasText: 'Billing export' }).waitFor();
     expect(await page.content()).not.toContain(secret as string);
+    // From the keyboard (Enter in the field, Escape on the secret): the field is empty again and says nothing
+    // is wrong with it.
+    await page.getByLabel('New token name').fill('Lab sync');
+    await page.getByLabel('New token name').press('Enter');
+    await page.getByTestId('token-secret').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('token-item').filter({ hasText: 'Lab sync' }).waitFor();
+    expect(await page.getByLabel('New token name').inputValue()).toBe('');
+    await page.waitForTimeout(200);
+    expect(await page.getByTestId('field-error-name').count()).toBe(0);
 
     // Admins see every token of the workspace and can revoke it.
     await page.goto('/admin/tokens');

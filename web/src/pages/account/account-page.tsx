@@ -106,13 +106,16 @@ function TokensCard() {
   const heading = useRef<HTMLHeadingElement>(null);
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const form = useZodForm(tokenForm, { defaultValues: { name: '' } });
+  const closeSecret = () => {
+    setSecret(null);
+    form.reset();
+  };
   const onSubmit = form.handleSubmit((values) =>
     create
       .mutateAsync(values.name)
-      .then((created) => {
-        form.reset();
-        setSecret({ name: created.name, token: created.token });
-      })
+      // The field is emptied when the dialog closes, not now: emptied while it still had the focus, the dialog's
+      // taking the focus read as leaving an empty field, and the form said "Name the token…" after a success.
+      .then((created) => setSecret({ name: created.name, token: created.token }))
       .catch((error) => applyProblem(form, error)),
   );
   return (
@@ -137,12 +140,12 @@ function TokensCard() {
         title="Copy your new token now"
         description="This is the only time it is shown. Store it in your password manager or secret store."
         isOpen={secret !== null}
-        onOpenChange={(open) => !open && setSecret(null)}
+        onOpenChange={(open) => !open && closeSecret()}
         testId="token-secret-dialog"
       >
         {secret ? <SecretValue label={secret.name} value={secret.token} /> : null}
         <div className="form-actions">
-          <Button onPress={() => setSecret(null)}>I have copied it</Button>
+          <Button onPress={closeSecret}>I have copied it</Button>
         </div>
       </AppDialog>
       {tokens.isPending ? <Loading label="Loading tokens…" /> : null}
