@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeProblems, type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+import { axeProblems, type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
 
 describe('marketplace page', () => {
   let harness: BrowserHarness;
@@ -143,5 +143,47 @@ describe('marketplace page', () => {
     await page.getByTestId('skill-tile').first().click();
     await page.getByTestId('tier-hint').waitFor();
     expect(await page.getByTestId('open-install').count()).toBe(0);
+  });
+});
+
+describe('marketplace review findings', () => {
+  let harness: BrowserHarness;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('a workspace switch starts a new conversation in the new workspace', async () => {
+    const riverside = await harness.createWorkspace({ name: `Riverside ${uniqueSuffix()}`, tier: 'standard' });
+    const harbor = await harness.createWorkspace({ name: `Harbor ${uniqueSuffix()}`, tier: 'standard' });
+    await harness.addMember(harbor.id, { email: riverside.admin.email, name: riverside.admin.name, role: 'admin' });
+    const page = await harness.newPage();
+    await signIn(page, riverside.admin.email, riverside.admin.password);
+    await page.getByLabel('Switch workspace').selectOption(riverside.id);
+    await expect.poll(() => page.getByTestId('workspace-name').textContent()).toBe(riverside.name);
+    await page.goto('/marketplace');
+    await page.getByTestId('chat-input').fill('hello from Riverside');
+    await page.getByTestId('chat-send').click();
+    await expect.poll(() => page.getByTestId('chat-assistant').count()).toBe(1);
+    // A past conversation picked from the list (a fresh load, as the reviewer did).
+    await page.reload();
+    await page.getByTestId('chat-history').selectOption({ label: 'hello from Riverside' });
+    await expect.poll(() => page.getByTestId('chat-assistant').count()).toBe(1);
+
+    await page.getByLabel('Switch workspace').selectOption(harbor.id);
+    await expect.poll(() => page.getByTestId('workspace-name').textContent()).toBe(harbor.name);
+    await expect.poll(() => page.getByTestId('chat-user').count()).toBe(0);
+    await page.getByTestId('chat-input').fill('Check Eleanor Vance insurance eligibility');
+    await page.getByTestId('chat-send').click();
+    // Answered in a conversation of Harbor's (it used to post to Riverside's: "Conversation not found").
+    await expect.poll(() => page.getByTestId('chat-assistant').count()).toBe(1);
+    expect(await page.getByTestId('chat-panel').textContent()).not.toContain('could not answer');
+    expect(await page.getByTestId('chat-user').allTextContents()).toEqual([
+      'Check Eleanor Vance insurance eligibility',
+    ]);
   });
 });

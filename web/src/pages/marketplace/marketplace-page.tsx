@@ -111,7 +111,8 @@ export function MarketplacePage({ me }: { me: Me }) {
             </div>
           )}
           <InstalledList isAdmin={isAdmin} onNotice={setNotice} />
-          <ChatPanel />
+          {/* Made afresh in another workspace: a conversation of the old one is not found in the new one. */}
+          <ChatPanel key={me.workspace.id} />
         </div>
       </div>
     </section>
