@@ -1,5 +1,20 @@
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeProblems, type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
+
+/** Installs skills through the API as the signed-in admin. */
+async function installSkills(page: Page, installs: { slug: string; scopes: string[] }[]) {
+  await page.evaluate(async (list) => {
+    for (const install of list) {
+      const response = await fetch('/api/v1/marketplace/install', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify(install),
+      });
+      if (!response.ok) throw new Error(`install ${install.slug}: ${response.status}`);
+    }
+  }, installs);
+}
 
 describe('marketplace page', () => {
   let harness: BrowserHarness;
@@ -185,5 +200,41 @@ describe('marketplace review findings', () => {
     expect(await page.getByTestId('chat-user').allTextContents()).toEqual([
       'Check Eleanor Vance insurance eligibility',
     ]);
+  });
+
+  it('the keyboard focus stays in the installed list after an uninstall', async () => {
+    const clinic = await harness.createWorkspace({ tier: 'standard' });
+    const page = await harness.newPage();
+    await signIn(page, clinic.admin.email, clinic.admin.password);
+    await installSkills(page, [
+      { slug: 'billing-codes', scopes: ['patients:read'] },
+      { slug: 'soap-structurer', scopes: [] },
+    ]);
+    await page.goto('/marketplace');
+    const list = page.getByTestId('installed-list');
+    await expect.poll(() => list.getByTestId('uninstall').count()).toBe(2);
+    const [first, second] = await list
+      .getByTestId('uninstall')
+      .evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? ''));
+
+    // Keyboard: the first item's Uninstall, Enter, then Enter on the dialog's Uninstall.
+    await list.getByRole('button', { name: first }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('confirm-uninstall').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => list.getByTestId('uninstall').count()).toBe(1);
+    // Onto the next item's button (it used to fall to the page).
+    await expect
+      .poll(() =>
+        page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName),
+      )
+      .toBe(second);
+
+    // The last one: the list's heading.
+    await page.keyboard.press('Enter');
+    await page.getByTestId('confirm-uninstall').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => list.getByTestId('uninstall').count()).toBe(0);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Installed');
   });
 });

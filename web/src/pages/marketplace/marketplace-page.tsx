@@ -5,6 +5,7 @@ import { Button } from '../../components/ui/button.js';
 import { ConfirmDialog } from '../../components/ui/dialog.js';
 import { useDebounced } from '../../components/use-debounced.js';
 import type { Me } from '../../session.js';
+import { refocusIfLost } from '../admin/revoke-token-dialog.js';
 import { ChatPanel } from './chat-panel.js';
 import { InstallDialog } from './install-dialog.js';
 import { type CatalogItem, useCatalog, useInstalled, useModule, useUninstall } from './marketplace-api.js';
@@ -214,12 +215,30 @@ function InstalledList({ isAdmin, onNotice }: { isAdmin: boolean; onNotice: (m: 
   const catalog = useCatalog('', '');
   const nameOf = (slug: string) => catalog.data?.items.find((c) => c.slug === slug)?.name ?? slug;
   const [removing, setRemoving] = useState<string | null>(null);
+  const list = useRef<HTMLUListElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  /** Where the removed item stood, so the focus can go to the item now in its place. */
+  const removedAt = useRef(0);
+  // When the dialog closes with its opener gone (the item was uninstalled): the next item's Uninstall (the one
+  // before it for the last), or the list's heading once none is left, rather than the page.
+  const afterRemoval = {
+    get current(): HTMLElement | null {
+      const buttons = [...(list.current?.querySelectorAll<HTMLElement>('[data-testid="uninstall"]') ?? [])];
+      return buttons[removedAt.current] ?? buttons.at(-1) ?? heading.current;
+    },
+  };
+  const close = () => {
+    setRemoving(null);
+    refocusIfLost(afterRemoval);
+  };
   return (
     <section className="card" aria-label="Installed skills" data-testid="installed-list">
-      <h2>Installed</h2>
+      <h2 tabIndex={-1} ref={heading}>
+        Installed
+      </h2>
       {installed.data?.items.length === 0 ? <p className="muted">No skills installed yet.</p> : null}
-      <ul className="mk-list">
-        {installed.data?.items.map((i) => (
+      <ul className="mk-list" ref={list}>
+        {installed.data?.items.map((i, n) => (
           <li key={i.slug} data-testid="installed-item" data-slug={i.slug} className="mk-installed">
             <div>
               <strong>{nameOf(i.slug)}</strong> <span className="muted">v{i.version}</span>
@@ -229,7 +248,10 @@ function InstalledList({ isAdmin, onNotice }: { isAdmin: boolean; onNotice: (m: 
               <Button
                 size="small"
                 variant="ghost"
-                onPress={() => setRemoving(i.slug)}
+                onPress={() => {
+                  removedAt.current = n;
+                  setRemoving(i.slug);
+                }}
                 isDisabled={uninstall.isPending}
                 aria-label={`Uninstall ${nameOf(i.slug)}`}
                 data-testid="uninstall"
@@ -247,7 +269,7 @@ function InstalledList({ isAdmin, onNotice }: { isAdmin: boolean; onNotice: (m: 
         confirmLabel="Uninstall"
         isOpen={removing !== null}
         onOpenChange={(open) => {
-          if (!open) setRemoving(null);
+          if (!open) close();
         }}
         pending={uninstall.isPending}
         confirmTestId="confirm-uninstall"
@@ -256,7 +278,7 @@ function InstalledList({ isAdmin, onNotice }: { isAdmin: boolean; onNotice: (m: 
           const name = nameOf(removing);
           uninstall.mutate(removing, {
             onSuccess: () => {
-              setRemoving(null);
+              close();
               onNotice(`Uninstalled ${name}.`);
             },
           });
