@@ -237,4 +237,33 @@ describe('marketplace review findings', () => {
     await expect.poll(() => list.getByTestId('uninstall').count()).toBe(0);
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Installed');
   });
+
+  it('a message over the limit says so in plain words before it is sent', async () => {
+    const clinic = await harness.createWorkspace({ tier: 'standard' });
+    const page = await harness.newPage();
+    await signIn(page, clinic.admin.email, clinic.admin.password);
+    await page.goto('/marketplace');
+    let posted = 0;
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/chat/')) posted++;
+    });
+    const input = page.getByTestId('chat-input');
+    await input.fill('x'.repeat(21_000));
+    const problem = page.getByTestId('chat-too-long');
+    await expect
+      .poll(() => problem.textContent())
+      .toBe('This message is too long. Keep it to 10000 characters or fewer.');
+    expect(await input.getAttribute('aria-invalid')).toBe('true');
+    expect(await input.getAttribute('aria-describedby')).toBe(await problem.getAttribute('id'));
+    // Send keeps it here (nothing is posted) with the focus in the box.
+    await page.getByTestId('chat-send').click();
+    expect(posted).toBe(0);
+    expect(await input.inputValue()).toHaveLength(21_000);
+    expect(await input.evaluate((el) => el === document.activeElement)).toBe(true);
+    // Cut to the limit, the words go and it is sent.
+    await input.fill('Hello there '.padEnd(10_000, '.'));
+    await expect.poll(() => problem.count()).toBe(0);
+    await page.getByTestId('chat-send').click();
+    await expect.poll(() => page.getByTestId('chat-assistant').count()).toBe(1);
+  });
 });

@@ -6,9 +6,13 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ErrorNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { tooLongWords } from '../../zod-config.js';
 import { type ConversationTurn, useConversation, useConversations, useSendToAssistant } from './marketplace-api.js';
 
 const OUTCOME_LABEL = { ok: 'Done', denied: 'Not allowed', error: 'Failed' } as const;
+
+/** The server's limit on one message (`conversationBody` in src/modules/skills/schema.ts), counted trimmed. */
+const MAX_MESSAGE = 10_000;
 
 export function ChatPanel() {
   const inputId = useId();
@@ -20,6 +24,9 @@ export function ChatPanel() {
   const [pendingText, setPendingText] = useState<string | null>(null);
   const [offline, setOffline] = useState(false);
   const endRef = useRef<HTMLLIElement>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+  // Said as soon as the draft is over the limit (a paste, say), not cut short silently nor refused after sending.
+  const tooLong = draft.trim().length > MAX_MESSAGE;
   const turns: ConversationTurn[] = currentId ? (current.data?.messages ?? []) : [];
 
   // Scroll to the newest message whenever one arrives (or the "working" line appears).
@@ -31,6 +38,10 @@ export function ChatPanel() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const content = draft.trim();
+    if (tooLong) {
+      inputRef.current?.focus();
+      return;
+    }
     if (!content || send.isPending) return;
     setDraft('');
     setPendingText(content);
@@ -132,6 +143,9 @@ export function ChatPanel() {
         </label>
         <input
           id={inputId}
+          ref={inputRef}
+          aria-invalid={tooLong || undefined}
+          aria-describedby={tooLong ? `${inputId}-too-long` : undefined}
           className="search-input"
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
@@ -142,6 +156,11 @@ export function ChatPanel() {
           Send
         </Button>
       </form>
+      {tooLong ? (
+        <p className="field-error" id={`${inputId}-too-long`} role="alert" data-testid="chat-too-long">
+          This message is too long. {tooLongWords(MAX_MESSAGE)}
+        </p>
+      ) : null}
     </section>
   );
 }
