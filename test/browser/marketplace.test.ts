@@ -266,4 +266,29 @@ describe('marketplace review findings', () => {
     await page.getByTestId('chat-send').click();
     await expect.poll(() => page.getByTestId('chat-assistant').count()).toBe(1);
   });
+
+  it('a member reads that an installed skill is installed, and the install hint only for others', async () => {
+    const clinic = await harness.createWorkspace({ tier: 'standard' });
+    const admin = await harness.newPage();
+    await signIn(admin, clinic.admin.email, clinic.admin.password);
+    await installSkills(admin, [{ slug: 'billing-codes', scopes: ['patients:read'] }]);
+    const member = { email: `sam-${uniqueSuffix()}@example.test`, password: `pw-${uniqueSuffix()}-member` };
+    await harness.addMember(clinic.id, { ...member, name: 'Sam Front', role: 'member' });
+    const page = await harness.newPage();
+    await signIn(page, member.email, member.password);
+    await page.goto('/marketplace');
+    const detail = page.getByTestId('skill-detail');
+
+    await page.locator('[data-testid="skill-tile"][data-slug="billing-codes"]').click();
+    await expect
+      .poll(() => detail.getByTestId('member-hint').textContent())
+      .toBe('Installed in this workspace. Workspace admins manage its access.');
+    expect(await detail.textContent()).not.toContain('install skills');
+
+    await page.locator('[data-testid="skill-tile"][data-slug="soap-structurer"]').click();
+    await expect.poll(() => detail.locator('h2').textContent()).not.toBe('Billing code suggestions');
+    await expect
+      .poll(() => detail.getByTestId('member-hint').textContent())
+      .toBe('Ask a workspace admin to install this skill.');
+  });
 });

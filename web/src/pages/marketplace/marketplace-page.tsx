@@ -191,8 +191,14 @@ function SkillDetail({
             Upgrade to {skill.minTier === 'free' ? 'standard' : skill.minTier} to install this skill.
           </p>
         )
+      ) : skill.install ? (
+        <p className="muted" data-testid="member-hint">
+          Installed in this workspace. Workspace admins manage its access.
+        </p>
       ) : (
-        <p className="muted">Ask a workspace admin to install skills.</p>
+        <p className="muted" data-testid="member-hint">
+          Ask a workspace admin to install this skill.
+        </p>
       )}
       {dialog ? (
         <InstallDialog
