@@ -2,9 +2,10 @@
 // keyboard, the focus is in that field (not on the dialog itself, from where the first Tab went to Close and a
 // Space there shut the dialog), and what is typed goes into it. Inbox → Link to patient (the patient picker),
 // Messages → New message (the first colleague), a record's Notes → Write a note (Subjective).
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboundPayload, providerId, signatureHeaders } from '../helpers/channels.js';
 import { type BrowserHarness, signIn, startHarness, type TestWorkspace, uniqueSuffix } from './harness.js';
 
 /** Is the focus on this element? */
@@ -55,39 +56,16 @@ describe('dialogs open on their first field', () => {
     });
     expect(connected.status(), await connected.text()).toBe(201);
     const connectionId = ((await connected.json()) as { id: string }).id;
-    const body = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: '102290129340398',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
-                contacts: [{ profile: { name: 'Rosa Parks' }, wa_id: '4915112345678' }],
-                messages: [
-                  {
-                    from: '4915112345678',
-                    id: `wamid.${randomBytes(12).toString('hex')}`,
-                    timestamp: String(Math.floor(Date.now() / 1000)),
-                    type: 'text',
-                    text: { body: 'Can I move my appointment?' },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    });
-    const res = await fetch(`${harness.baseUrl}/api/v1/whatsapp/webhook?connection=${connectionId}`, {
+    const credentials = { appSecret, phoneNumberId };
+    const { body, contentType } = inboundPayload(
+      'whatsapp',
+      { id: providerId('whatsapp'), from: '4915112345678', name: 'Rosa Parks', text: 'Can I move my appointment?' },
+      credentials,
+    );
+    const url = `${harness.baseUrl}/api/v1/whatsapp/webhook?connection=${connectionId}`;
+    const res = await fetch(url, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-hub-signature-256': `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`,
-      },
+      headers: { 'content-type': contentType, ...signatureHeaders('whatsapp', url, body, credentials) },
       body,
     });
     expect(res.status, await res.text()).toBe(200);
