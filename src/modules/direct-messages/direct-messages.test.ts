@@ -553,6 +553,65 @@ describe('search', () => {
     expect(stop.json().items).toEqual([]);
   });
 
+  it("reads a mention as the patient's name: found by the name, never by the token or the id", async () => {
+    type Hit = { message: { id: string; body: string }; snippet: string };
+    const search = async (token: string, q: string) => {
+      const res = await t.request({
+        method: 'GET',
+        url: `/api/v1/direct-messages/search?q=${encodeURIComponent(q)}&limit=100`,
+        token,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().items as Hit[];
+    };
+    const ids = (hits: Hit[]) => hits.map((h) => h.message.id).sort();
+    const eleanor = await createPatient(t, admin.token, { givenName: 'Eleanor', familyName: 'Vance' });
+    const send = async (token: string, to: string, body: string) => {
+      const res = await sendDm(t, token, { recipients: [to], body });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().message.id as string;
+    };
+    const whatsapp = await send(
+      bob.token,
+      carol.userId,
+      `Morning! @patient:${eleanor.id} asked on WhatsApp for a refill`,
+    );
+    const callBack = await send(carol.token, dave.userId, `Can you call @patient:${eleanor.id} back today?`);
+    const portal = await send(bob.token, dave.userId, 'The new patient portal goes live on Monday');
+    // Another workspace's patient of the same name, mentioned there.
+    const theirs = await createPatient(t, other.admin.token, { givenName: 'Eleanor', familyName: 'Vance' });
+    const otherBob = await addMember(t, other, { name: 'Otto Other' });
+    const elsewhere = await send(other.admin.token, otherBob.userId, `Chart for @patient:${theirs.id} is ready`);
+
+    // The snippet reads the mention as the name, as the thread does.
+    const [hit] = await search(admin.token, 'WhatsApp');
+    expect(hit.message.id).toBe(whatsapp);
+    expect(hit.snippet).toBe('Morning! @Eleanor Vance asked on <mark>WhatsApp</mark> for a refill');
+    // The API's message keeps the wire form; its mentions name the patient.
+    expect(hit.message.body).toContain(`@patient:${eleanor.id}`);
+
+    // The name finds the messages mentioning the patient, in this workspace only.
+    for (const q of ['Vance', 'Eleanor', 'eleanor vance', '"Eleanor Vance"']) {
+      expect(ids(await search(admin.token, q)), q).toEqual([whatsapp, callBack].sort());
+    }
+    const byName = await search(admin.token, 'Vance');
+    expect(byName.find((h) => h.message.id === callBack)?.snippet).toContain('call @Eleanor <mark>Vance</mark> back');
+    expect(ids(await search(other.admin.token, 'Vance'))).toEqual([elsewhere]);
+    // The name and the text together; the name excluded.
+    expect(ids(await search(admin.token, 'Vance WhatsApp'))).toEqual([whatsapp]);
+    expect(ids(await search(admin.token, 'refill -Vance'))).toEqual([]);
+    expect(ids(await search(admin.token, 'refill -Smith'))).toEqual([whatsapp]);
+
+    // The token's text matches nothing: "patient" finds the word, not every mention; the id finds nothing.
+    const patientHits = await search(admin.token, 'patient');
+    expect(patientHits.map((h) => h.message.id)).toContain(portal);
+    expect(patientHits.map((h) => h.message.id)).not.toContain(whatsapp);
+    for (const h of patientHits) expect(h.message.body.replace(/@patient:[\w-]+/g, '')).toMatch(/patient/i);
+    for (const q of ['pat_', eleanor.id, `@patient:${eleanor.id}`]) {
+      expect(await search(admin.token, q), q).toEqual([]);
+    }
+  });
+
   it('pages the same ranked set when a matching message arrives meanwhile, and says when older matches were left out', async () => {
     const search = (query: string) =>
       t.request({ method: 'GET', url: `/api/v1/direct-messages/search?${query}`, token: admin.token });

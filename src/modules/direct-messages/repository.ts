@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db/client.js';
+import { textArray } from '../../platform/db/lists.js';
 import { preparedRows, queryRows } from '../../platform/db/tenant.js';
 import { exactTime, olderThanCursor, type TimeIdCursor } from '../../platform/pagination.js';
 import { userNames } from '../identity/index.js';
@@ -334,7 +335,6 @@ export interface SearchRow {
   mentions: string[];
   created_at: string | Date;
   rank: number;
-  snippet: string;
   /** The newest candidate's id (the ceiling later pages keep to) and how many matched, up to one past those ranked. */
   ceiling: string;
   candidates: string | number;
@@ -343,13 +343,18 @@ export interface SearchRow {
 /** How many of the newest matches are ranked; bounds the cost of very common terms. */
 export const SEARCH_CANDIDATES = 300;
 
+const searchQuery = (q: string) => sql`websearch_to_tsquery('english', ${q})`;
+
 /**
  * Full-text search over the workspace's messages: stemmed English, `websearch_to_tsquery`
- * syntax, GIN index on the stored tsvector. The newest SEARCH_CANDIDATES matches are ranked
- * with ts_rank (the query stays a plan-time constant so PostgreSQL picks the GIN index for rare
- * terms and a backward primary-key walk for common ones). The headline is computed only for the
- * page returned; `snippet` comes back with & < > of the body as entities and the matches between
- * `startSel` and `stopSel`.
+ * syntax, GIN index on the stored tsvector (the body's words, mention tokens left out: migration 0043).
+ * A message is also found by the name of a patient it mentions: `named` holds the workspace's patients
+ * whose name shares a word with the query (the caller looks them up); a message mentioning one of them
+ * (GIN index on `mentions`) is a candidate, and every candidate is checked against its words and the
+ * names of the named patients it mentions, so "Vance WhatsApp" finds a message saying WhatsApp that
+ * mentions Eleanor Vance, and "WhatsApp -Vance" leaves it out. The newest SEARCH_CANDIDATES matches are
+ * ranked with ts_rank (the query stays a plan-time constant so PostgreSQL picks the GIN index for rare
+ * terms and a backward primary-key walk for common ones). Snippets: `headlines`, for the page returned.
  */
 export async function searchMessages(
   tx: Tx,
@@ -362,22 +367,28 @@ export async function searchMessages(
     offset: number;
     /** Later pages rank the same candidates as the first: none newer than its newest. */
     ceiling?: string;
-    startSel: string;
-    stopSel: string;
+    /** Patients (id → display name) whose name has a word of `q`. */
+    named: Map<string, string>;
   },
 ): Promise<SearchRow[]> {
-  const options = `StartSel=${query.startSel}, StopSel=${query.stopSel}, MaxWords=30, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "`;
-  const tsquery = sql`websearch_to_tsquery('english', ${query.q})`;
-  // ts_headline's parser takes `<…>` for markup and drops it, so the body goes in with & < > as entities
-  // (which it copies through untouched) and without our marker characters.
-  const escapedBody = sql`replace(replace(replace(translate(hits.body, ${query.startSel + query.stopSel}, ''), '&', '&amp;'), '<', '&lt;'), '>', '&gt;')`;
+  const tsquery = searchQuery(query.q);
+  const ids = sql`${textArray([...query.named.keys()])}::text[]`;
+  const names = sql`${textArray([...query.named.values()])}::text[]`;
+  const byName = query.named.size > 0;
+  // The words a message is found by: its own, and the names of the named patients it mentions.
+  const words = byName
+    ? sql`m.search || to_tsvector('english'::regconfig, coalesce(
+          (SELECT string_agg(n.name, ' ' ORDER BY n.id) FROM unnest(${ids}, ${names}) AS n(id, name)
+            WHERE m.mentions ? n.id), ''))`
+    : sql`m.search`;
   return queryRows<SearchRow>(
     tx,
     sql`WITH candidates AS (
-        SELECT m.id, m.thread_id, m.seq, m.sender_id, m.body, m.mentions, m.created_at, m.search
+        SELECT m.id, m.thread_id, m.seq, m.sender_id, m.body, m.mentions, m.created_at, w.words
           FROM dm_messages m
+          CROSS JOIN LATERAL (SELECT ${words} AS words) w
          WHERE m.workspace_id = ${workspaceId}
-           AND m.search @@ ${tsquery}
+           AND ${byName ? sql`(m.search @@ ${tsquery} OR m.mentions ?| ${ids}) AND w.words @@ ${tsquery}` : sql`m.search @@ ${tsquery}`}
            ${query.ceiling ? sql`AND m.id <= ${query.ceiling}` : sql``}
            ${query.senderId ? sql`AND m.sender_id = ${query.senderId}` : sql``}
            ${
@@ -392,18 +403,43 @@ export async function searchMessages(
       ranked AS (SELECT * FROM candidates ORDER BY id DESC LIMIT ${SEARCH_CANDIDATES}),
       hits AS (
         SELECT c.id, c.thread_id, c.seq, c.sender_id, c.body, c.mentions, c.created_at,
-               ts_rank(c.search, ${tsquery}) AS rank
+               ts_rank(c.words, ${tsquery}) AS rank
           FROM ranked c
          ORDER BY rank DESC, c.id DESC
          LIMIT ${query.limit + 1} OFFSET ${query.offset}
       )
       SELECT hits.*,
-             ts_headline('english', ${escapedBody}, ${tsquery}, ${options}) AS snippet,
              (SELECT max(id) FROM candidates) AS ceiling,
              (SELECT count(*) FROM candidates) AS candidates
         FROM hits
        ORDER BY hits.rank DESC, hits.id DESC`,
   );
+}
+
+/**
+ * The search's snippet of each text (a hit's body as read, mentions as names), in order: `ts_headline`,
+ * up to two excerpts around the matches of `q`, the text's & < > as entities and the matches between
+ * `startSel` and `stopSel`.
+ */
+export async function headlines(
+  tx: Tx,
+  q: string,
+  texts: string[],
+  startSel: string,
+  stopSel: string,
+): Promise<string[]> {
+  if (texts.length === 0) return [];
+  const options = `StartSel=${startSel}, StopSel=${stopSel}, MaxWords=30, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "`;
+  // ts_headline's parser takes `<…>` for markup and drops it, so the text goes in with & < > as entities
+  // (which it copies through untouched) and without our marker characters.
+  const escaped = sql`replace(replace(replace(translate(u.text, ${startSel + stopSel}, ''), '&', '&amp;'), '<', '&lt;'), '>', '&gt;')`;
+  const rows = await queryRows<{ snippet: string }>(
+    tx,
+    sql`SELECT ts_headline('english', ${escaped}, ${searchQuery(q)}, ${options}) AS snippet
+          FROM jsonb_array_elements_text(${JSON.stringify(texts)}::jsonb) WITH ORDINALITY AS u(text, i)
+         ORDER BY u.i`,
+  );
+  return rows.map((r) => r.snippet);
 }
 
 /** Messages mentioning the patient in threads the user takes part in (never other people's threads). */

@@ -79,8 +79,12 @@ export async function directMessageRoutes(fastify: FastifyInstance): Promise<voi
         summary: 'Full-text search over every message of the workspace (admins; audited)',
         description:
           '`q` uses web-search syntax (`"exact phrase"`, `or`, `-exclude`), English stemming. Ranked by relevance. ' +
+          "A patient mention (`@patient:<id>` in a body) is searched as the patient's name: `Vance` finds the messages " +
+          "mentioning Eleanor Vance (a patient of this workspace), and the token's own text (`patient`, the id) matches " +
+          'nothing. ' +
           '`userId` limits to threads that user takes part in; `senderId` to messages that user sent. ' +
-          'Each hit has a `snippet`: excerpts of the body, HTML-escaped (`&amp;` `&lt;` `&gt;` `&quot;` `&#39;`), with ' +
+          "Each hit has a `snippet`: excerpts of the body as people read it (a mention as `@` and the patient's name), " +
+          'HTML-escaped (`&amp;` `&lt;` `&gt;` `&quot;` `&#39;`), with ' +
           'the matches in `<mark>…</mark>` and no other markup; text that looks like markup in a message is kept, escaped. ' +
           'Each search writes an `admin_action` audit row.',
         querystring: searchQuery,

@@ -137,7 +137,8 @@ export const searchHit = z.object({
   snippet: z
     .string()
     .describe(
-      'Up to two excerpts of the body (joined by " … ") with every character of the text kept: `&`, `<`, `>`, `"` ' +
+      'Up to two excerpts of the body (joined by " … "), each patient mention written as `@` and the patient\'s ' +
+        'name, with every character of the text kept: `&`, `<`, `>`, `"` ' +
         "and `'` as `&amp;` `&lt;` `&gt;` `&quot;` `&#39;`, and the matches wrapped in `<mark>…</mark>`, the only markup. " +
         'Undo those five entities to get the text back; never insert it as HTML.',
     ),

@@ -12,7 +12,7 @@ import { requireFeature } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { memberNames, membershipStarts, userNames } from '../identity/index.js';
 import * as patients from '../patients/index.js';
-import { parsePatientMentions } from './mentions.js';
+import { parsePatientMentions, splitMentions } from './mentions.js';
 import * as repo from './repository.js';
 import type { Message, Receipt, SearchQuery, SendInput, Thread, ThreadListItem } from './schema.js';
 import { dmMessages, dmParticipants } from './tables.js';
@@ -545,6 +545,16 @@ function snippetHtml(raw: string): string {
     .replaceAll(STOP_SEL, '</mark>');
 }
 
+/** At most this many patients named by a word of a search are looked for in the messages' mentions. */
+const NAMED_PATIENTS = 1000;
+
+/** A body as people read it: each `@patient:<id>` as `@` and the patient's name (as the web app shows it). */
+function readableBody(body: string, names: PatientNames): string {
+  return splitMentions(body)
+    .map((part) => ('text' in part ? part.text : `@${names.get(part.patientId) ?? 'Unknown patient'}`))
+    .join('');
+}
+
 export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
   // The cursor keeps the first page's newest candidate: a message that matches and arrives while the admin pages
   // on does not push the ranked set along (which repeated or skipped hits across pages).
@@ -554,6 +564,9 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
   );
   const offset = cursor?.o ?? 0;
   const found = await withTenant(deps.db, ctx, async (tx) => {
+    // A mention is found by the patient's name (never by its `@patient:<id>` token): the workspace's patients
+    // named by a word of the query, whose mentions the search also looks for.
+    const named = await patients.patientsNamedByWords(tx, ctx.workspaceId, query.q, NAMED_PATIENTS);
     const rows = await repo.searchMessages(tx, ctx.workspaceId, {
       q: query.q,
       participantId: query.userId,
@@ -561,10 +574,9 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
       limit: query.limit,
       offset,
       ceiling: cursor?.c,
-      startSel: START_SEL,
-      stopSel: STOP_SEL,
+      named,
     });
-    const page = rows.slice(0, query.limit).map((r): repo.MessageRow & { rank: number; snippet: string } => ({
+    const page = rows.slice(0, query.limit).map((r): repo.MessageRow & { rank: number } => ({
       workspaceId: ctx.workspaceId,
       id: r.id,
       threadId: r.thread_id,
@@ -574,12 +586,18 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
       mentions: r.mentions,
       createdAt: new Date(r.created_at),
       rank: Number(r.rank),
-      snippet: r.snippet,
     }));
     const threadIds = [...new Set(page.map((r) => r.threadId))];
     const threads = new Map((await repo.findThreads(tx, ctx.workspaceId, threadIds)).map((t) => [t.id, t]));
     const participants = groupBy(await repo.participantsOf(tx, ctx.workspaceId, threadIds), (p) => p.threadId);
     const names = await patientNames(tx, ctx, page);
+    const snippets = await repo.headlines(
+      tx,
+      query.q,
+      page.map((r) => readableBody(r.body, names)),
+      START_SEL,
+      STOP_SEL,
+    );
     await writeAudit(tx, ctx, 'admin_action', {
       action: 'direct_messages.search',
       target: MODULE,
@@ -590,10 +608,10 @@ export async function search(deps: AppDeps, ctx: Ctx, query: SearchQuery) {
     });
     await recordPhiReads(tx, ctx, page);
     return {
-      items: page.map((r) => ({
+      items: page.map((r, i) => ({
         message: presentMessage(r, names),
         thread: presentThread(threads.get(r.threadId)!, participants.get(r.threadId) ?? [], ctx.userId),
-        snippet: snippetHtml(r.snippet),
+        snippet: snippetHtml(snippets[i]),
         rank: r.rank,
       })),
       nextCursor:

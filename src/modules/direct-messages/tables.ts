@@ -59,13 +59,21 @@ export const dmMessages = pgTable(
     /** Patient ids mentioned with `@patient:<id>`, in order of first appearance. */
     mentions: jsonb('mentions').$type<string[]>().notNull().default([]),
     createdAt: ts('created_at').notNull().defaultNow(),
-    search: tsvector('search').notNull().generatedAlwaysAs(sql`to_tsvector('english'::regconfig, body)`),
+    // The body's words without its mention tokens (migration 0043): a mentioned patient is found by name, through
+    // `mentions`, never by `@patient:` or the id.
+    search: tsvector('search')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`to_tsvector('english'::regconfig, regexp_replace(body, '@patient:[A-Za-z0-9_-]{1,100}', ' ', 'g'))`,
+      ),
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.id] }),
     uniqueIndex('dm_messages_thread_seq_idx').on(t.workspaceId, t.threadId, t.seq),
     // Updated in place, no pending list: no insert pays for merging it (migration 0028).
     index('dm_messages_search_idx').using('gin', t.search).with({ fastupdate: false }),
+    // Messages mentioning given patients (`mentions ?| ids`: search by a patient's name; `@>`).
+    index('dm_messages_mentions_idx').using('gin', t.mentions).with({ fastupdate: false }),
   ],
 );
 

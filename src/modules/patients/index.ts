@@ -13,6 +13,7 @@ export {
   listPatients,
   patientExists,
   patientNames,
+  patientsNamedByWords,
   registerAuthorizationUsage,
   requirePatient,
 } from './service.js';

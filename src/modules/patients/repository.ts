@@ -55,6 +55,32 @@ export async function findPatientsByIds(tx: Tx, workspaceId: string, ids: string
 }
 
 /**
+ * Up to `limit` of the workspace's patients whose name ("given family") has a word of `text` as full-text
+ * search reads words: `to_tsvector('english', …)` on both sides (stemmed, stop words dropped, case ignored,
+ * accents kept). Other modules' full-text searches use it to find a patient by name (direct-message search).
+ * A scan of the workspace's patients, as the name search above is.
+ */
+export async function findPatientsByNameWords(
+  tx: Tx,
+  workspaceId: string,
+  text: string,
+  limit: number,
+): Promise<PatientRow[]> {
+  const words = sql`tsvector_to_array(to_tsvector('english', ${text}::text))`;
+  return tx
+    .select()
+    .from(patients)
+    .where(
+      and(
+        eq(patients.workspaceId, workspaceId),
+        sql`tsvector_to_array(to_tsvector('english'::regconfig, ${patients.givenName} || ' ' || ${patients.familyName})) && ${words}`,
+      ),
+    )
+    .orderBy(desc(patients.id))
+    .limit(limit);
+}
+
+/**
  * `YYYY-MM-DD` naming a real day PostgreSQL can hold (2026-02-30 is not one, nor is 0000-01-01:
  * neither may reach a date comparison).
  */

@@ -257,6 +257,21 @@ export async function patientNames(tx: Tx, workspaceId: string, ids: string[]): 
   return new Map(patients.map((p) => [p.id, `${p.givenName} ${p.familyName}`]));
 }
 
+/**
+ * Display names of up to `limit` of the workspace's patients whose name has a word of `text` as PostgreSQL's
+ * English full-text search reads it ("vance" finds Eleanor Vance; stemmed, stop words dropped): for modules
+ * whose full-text search should find a patient by name. Newest patients first when more match.
+ */
+export async function patientsNamedByWords(
+  tx: Tx,
+  workspaceId: string,
+  text: string,
+  limit: number,
+): Promise<Map<string, string>> {
+  const patients = await repo.findPatientsByNameWords(tx, workspaceId, text, limit);
+  return new Map(patients.map((p) => [p.id, `${p.givenName} ${p.familyName}`]));
+}
+
 const presentCoverage = (c: repo.CoverageRow): Coverage => ({
   id: c.id,
   patientId: c.patientId,
