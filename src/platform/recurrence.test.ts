@@ -3,7 +3,8 @@
 // library stepping from the series' start) for each kind of rule, in zones with daylight-saving changes.
 import rrulePkg from 'rrule';
 import { describe, expect, it } from 'vitest';
-import { advanced, occurrences } from './recurrence.js';
+import { advanced, neverOccurs, occurrences, RecurrenceError } from './recurrence.js';
+import { rruleProblem } from './rrule-check.js';
 import { fromFloating, toFloating } from './zoned-time.js';
 
 const { RRule } = rrulePkg;
@@ -102,5 +103,50 @@ describe('occurrences far after the series starts', () => {
         fromMs + DAY,
       ),
     ).toEqual([]);
+  });
+});
+
+describe('rules that never occur', () => {
+  const start = Date.parse('2026-05-04T13:00:00Z'); // a Monday, 09:00 in New York
+  const week = (rule: string) => () =>
+    occurrences([`RRULE:${rule}`], start, 'America/New_York', start, start + 7 * DAY);
+
+  // Each of these stepped to the year 9999 looking for a date (8–12 s each, the process held): now refused at once.
+  it.each([
+    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30',
+    'FREQ=MONTHLY;BYMONTH=2;BYMONTHDAY=30',
+    'FREQ=YEARLY;BYMONTH=4;BYMONTHDAY=31',
+    'FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1',
+    'FREQ=DAILY;INTERVAL=7;BYDAY=TU', // every 7th day from a Monday is always a Monday
+    'FREQ=MONTHLY;BYMONTHDAY=1;BYSETPOS=2',
+    'FREQ=MONTHLY;BYDAY=-1MO;BYMONTHDAY=1',
+  ])('%s is refused as never occurring', (rule) => {
+    expect(week(rule)).toThrow(RecurrenceError);
+    expect(week(rule)).toThrow(/no date ever matches/);
+  });
+
+  it.each([
+    'FREQ=YEARLY;BYDAY=5MO;BYMONTH=2', // a fifth Monday in February: 2044
+    'FREQ=MONTHLY;BYDAY=-2MO;BYMONTHDAY=15', // February of a year starting on a Thursday
+    'FREQ=DAILY;INTERVAL=7;BYDAY=MO',
+    'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29',
+    'FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;BYSETPOS=2',
+  ])('%s occurs, rarely or not', (rule) => {
+    const dtstart = new Date(toFloating(start, 'America/New_York'));
+    expect(neverOccurs({ ...RRule.parseString(rule), dtstart })).toBe(false);
+  });
+
+  it('refuses parts RFC 5545 gives only to some frequencies, and a BYSETPOS that can pick nothing', () => {
+    expect(rruleProblem('FREQ=WEEKLY;BYDAY=2TU')).toMatch(/monthly and yearly/);
+    expect(rruleProblem('FREQ=MONTHLY;BYWEEKNO=20')).toMatch(/BYWEEKNO is for yearly/);
+    expect(rruleProblem('FREQ=DAILY;BYYEARDAY=100')).toMatch(/BYYEARDAY is for yearly/);
+    expect(rruleProblem('FREQ=WEEKLY;BYMONTHDAY=3')).toMatch(/not for weekly/);
+    expect(rruleProblem('FREQ=DAILY;BYDAY=MO;BYSETPOS=2')).toMatch(/not for daily/);
+    expect(rruleProblem('FREQ=WEEKLY;BYDAY=MO;BYSETPOS=2')).toMatch(/more dates than a week/);
+    expect(rruleProblem('FREQ=MONTHLY;BYSETPOS=1')).toMatch(/has none/);
+    // Still taken.
+    expect(rruleProblem('FREQ=MONTHLY;BYDAY=2TU')).toBeUndefined();
+    expect(rruleProblem('FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=-1')).toBeUndefined();
+    expect(rruleProblem('FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1')).toBeUndefined();
   });
 });

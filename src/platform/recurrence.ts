@@ -21,6 +21,50 @@ export class RecurrenceError extends Error {}
 const DAY_MS = 24 * 3600_000;
 type RuleOptions = ReturnType<typeof RRule.parseString> & { dtstart: Date };
 
+/** The first day of a 400-year cycle of the Gregorian calendar, which repeats after it (weekdays and ISO weeks too). */
+const CYCLE_START = Date.UTC(9600, 0, 1);
+const verdicts = new Map<string, boolean>();
+
+/**
+ * Whether a rule has no occurrence at all (its parts never meet: 30 February, the 366th day of January, every 7th
+ * day when that is never one of its weekdays). The rrule library would step through every period to the year 9999
+ * looking for one: seconds for a daily rule, with the process held. Asked over one 400-year cycle, the last one
+ * rrule can reach, so no answer takes more than its 400 years: first the parts alone as a yearly rule (a few ms),
+ * then the rule itself with its INTERVAL and BYSETPOS, its start moved by whole periods into the cycle. Verdicts
+ * are kept per rule and start.
+ */
+export function neverOccurs(options: RuleOptions): boolean {
+  const key = JSON.stringify({ ...options, dtstart: options.dtstart.getTime() });
+  const known = verdicts.get(key);
+  if (known !== undefined) return known;
+  const { Frequency } = rrulePkg;
+  const start = options.dtstart;
+  const timeOfDay = start.getTime() - Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate());
+  const cycle = new Date(CYCLE_START);
+  const { count: _count, until: _until, ...unbounded } = options;
+  let never = false;
+  const ordinals = (options.byweekday as { n?: number }[] | undefined)?.some((d) => typeof d === 'object' && d.n);
+  const filtered = options.byweekno || options.byyearday || options.bymonthday || options.byweekday;
+  // The parts alone (without ordinals, which mean "of the month" in a monthly rule and "of the year" here).
+  if (filtered && !ordinals) {
+    const parts = new RRule({
+      freq: Frequency.YEARLY,
+      dtstart: new Date(CYCLE_START + timeOfDay),
+      bymonth: options.bymonth,
+      bymonthday: options.bymonthday,
+      byyearday: options.byyearday,
+      byweekno: options.byweekno,
+      byweekday: options.byweekday,
+      wkst: options.wkst,
+    });
+    never = parts.after(cycle, true) === null;
+  }
+  if (!never) never = new RRule(advanced(unbounded, CYCLE_START)).after(cycle, true) === null;
+  if (verdicts.size >= 1000) verdicts.clear();
+  verdicts.set(key, never);
+  return never;
+}
+
 /**
  * The rule with its start moved forward by whole periods (INTERVAL days, weeks, months or years) to a few periods
  * before `floatingFrom`, with what the rule took from its start (the day of the month, the month) written out, so
@@ -105,6 +149,8 @@ export function occurrences(
       }
       if (options.freq === undefined) throw new RecurrenceError(`Invalid recurrence rule: ${line}`);
       if (options.until) options.until = new Date(toFloating(options.until.getTime(), timeZone));
+      if (neverOccurs({ ...options, dtstart }))
+        throw new RecurrenceError('Invalid recurrence rule: no date ever matches all of its parts');
       const floatingFrom = toFloating(fromMs, timeZone) - 2 * DAY_MS;
       set.rrule(new RRule(advanced({ ...options, dtstart }, floatingFrom)));
     } else if (name === 'EXDATE' || name === 'RDATE') {

@@ -49,6 +49,7 @@ const PARTS: Record<string, (value: string) => boolean> = {
  */
 export function rruleProblem(value: string): string | undefined {
   const seen = new Set<string>();
+  const values = new Map<string, string>();
   for (const part of value.trim().split(';')) {
     const at = part.indexOf('=');
     const name = (at > 0 ? part.slice(0, at) : part).toUpperCase();
@@ -59,6 +60,7 @@ export function rruleProblem(value: string): string | undefined {
     if (!check) return `${name.slice(0, 20) || 'An empty part'} is not part of a repeat rule`;
     if (seen.has(name)) return `${name} is given twice`;
     seen.add(name);
+    values.set(name, v);
     if (!check(v)) {
       if (name === 'FREQ') return 'An event repeats daily, weekly, monthly or yearly (FREQ)';
       if (name === 'COUNT') return `COUNT is from 1 to ${MAX_COUNT}`;
@@ -68,5 +70,30 @@ export function rruleProblem(value: string): string | undefined {
   }
   if (!seen.has('FREQ')) return 'A repeat rule needs FREQ';
   if (seen.has('COUNT') && seen.has('UNTIL')) return 'A repeat rule ends by COUNT or by UNTIL, not both';
+  return combinationProblem(values.get('FREQ') ?? '', values);
+}
+
+/**
+ * Parts that RFC 5545 §3.3.10 allows only with some frequencies, and BYSETPOS where it could never pick a date:
+ * the rrule library steps through every period to the year 9999 looking for a date such a rule never has, which
+ * held the process for seconds (a weekly rule picking the 2nd of one weekday; a daily one picking a 2nd date).
+ */
+function combinationProblem(freq: string, parts: Map<string, string>): string | undefined {
+  const byDay = parts.get('BYDAY')?.split(',') ?? [];
+  if (freq !== 'MONTHLY' && freq !== 'YEARLY' && byDay.some((d) => /\d/.test(d)))
+    return 'BYDAY with a number (such as 2TU, the second Tuesday) is for monthly and yearly rules';
+  if (parts.has('BYWEEKNO') && freq !== 'YEARLY') return 'BYWEEKNO is for yearly rules';
+  if (parts.has('BYYEARDAY') && freq !== 'YEARLY') return 'BYYEARDAY is for yearly rules';
+  if (parts.has('BYMONTHDAY') && freq === 'WEEKLY') return 'BYMONTHDAY is not for weekly rules';
+  const setPos = parts.get('BYSETPOS');
+  if (setPos === undefined) return undefined;
+  if (!['BYDAY', 'BYMONTHDAY', 'BYYEARDAY', 'BYWEEKNO', 'BYMONTH'].some((p) => parts.has(p)))
+    return 'BYSETPOS picks among the dates the other BY parts give, and this rule has none';
+  if (freq === 'DAILY') return 'BYSETPOS is not for daily rules (each day is one date)';
+  if (freq === 'WEEKLY') {
+    const most = Math.max(1, new Set(byDay).size);
+    if (setPos.split(',').every((n) => Math.abs(Number(n)) > most))
+      return `BYSETPOS=${setPos.slice(0, 40)} asks for more dates than a week of this rule holds (${most})`;
+  }
   return undefined;
 }
