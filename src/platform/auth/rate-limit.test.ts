@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.js';
+import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from '../../../test/helpers/db.js';
 import { queryRows, withSystem } from '../db/tenant.js';
 import { incrementCount, pruneRateLimits, takeBackoffSlot } from './rate-limit.js';
 
@@ -55,6 +56,27 @@ describe('takeBackoffSlot', () => {
       vi.useRealTimers();
     }
   });
+
+  it.skipIf(!TEST_SERVER_URL)(
+    'an attempt whose row is deleted while it waits for it (a sign-in succeeding in another tab) starts it anew',
+    async () => {
+      const key = `deleted-${Math.random()}`;
+      await takeBackoffSlot(db(), key, rule);
+      const other = new pg.Client({ connectionString: testDb.url });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('SELECT 1 FROM rate_limits WHERE key = $1 FOR UPDATE', [key]);
+        const attempt = takeBackoffSlot(db(), key, rule);
+        await new Promise((resolve) => setTimeout(resolve, 300)); // the attempt now waits for the row
+        await other.query('DELETE FROM rate_limits WHERE key = $1', [key]);
+        await other.query('COMMIT');
+        expect(await attempt).toEqual({ allowed: true, retryAfterMs: 0 });
+      } finally {
+        await other.end();
+      }
+    },
+  );
 
   it('caps the wait at the window and starts over after a quiet window', async () => {
     for (let i = 0; i < 2; i++) await takeBackoffSlot(db(), 'b2', rule);

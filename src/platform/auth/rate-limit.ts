@@ -89,8 +89,12 @@ export async function takeBackoffSlot(
   // what it decided. Said outright rather than read back as "window_start = now()": the embedded database's clock
   // has millisecond steps, so a refused attempt in the same millisecond as the last counted one read as counted.
   const rows = await withSystem(db, async (tx) => {
+    // DO UPDATE (a no-op) rather than DO NOTHING: it locks the row until commit, so a delete meanwhile (a sign-in
+    // succeeding in another tab resets the pair's counter; the prune schedule) waits, or went first and the row is
+    // inserted anew. With DO NOTHING the locking read below could find the row gone.
     await tx.execute(sql`
-      INSERT INTO rate_limits (key, window_start, count) VALUES (${key}, now(), 0) ON CONFLICT (key) DO NOTHING`);
+      INSERT INTO rate_limits AS rate_limits (key, window_start, count) VALUES (${key}, now(), 0)
+      ON CONFLICT (key) DO UPDATE SET count = rate_limits.count`);
     return queryRows<{ counted: boolean; retry_ms: number }>(
       tx,
       sql`
