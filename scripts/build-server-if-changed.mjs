@@ -96,6 +96,13 @@ writeFileSync(join(building, '.build-hash'), `${hash}\n`);
 // build finishing between the two renames puts its own in place first; it is as new as this one, so
 // this one is dropped.
 const old = `${out}.old-${process.pid}`;
+// Another build of the same sources is in place already (it finished first): keep it, it may be running.
+// (`--force` replaces it anyway: that is what it is for.)
+const current = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
+if (current === hash && !process.argv.includes('--force')) {
+  rmSync(building, { recursive: true, force: true });
+  process.exit(0);
+}
 try {
   renameSync(out, old);
 } catch (error) {

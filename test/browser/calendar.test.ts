@@ -705,6 +705,9 @@ describe('Calendar page', () => {
     await page.goto('/calendar?date=2027-03-01');
     await page.getByTestId('view-day').click();
     await expect.poll(() => page.getByTestId('view-day').getAttribute('aria-current')).toBe('page');
+    // A dated link (here a week's) is not a choice of view: it does not change the one kept.
+    await page.goto('/calendar?date=2027-03-08');
+    await expect.poll(() => page.getByTestId('view-week').getAttribute('aria-current')).toBe('page');
     await page.getByTestId('nav-patients').click();
     await page.waitForURL(/\/patients/);
     await page.getByTestId('nav-calendar').click();

@@ -205,15 +205,14 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
   // A link naming a date names its view too (no view is the week); the bare /calendar of the menu opens the view
   // last chosen, on today.
   const view = asked ?? (date ? undefined : rememberedView());
-  useEffect(() => {
-    // A phone always shows the day: nothing was chosen there.
-    if (!date || phone) return;
+  /** Kept only when chosen with Week / Day (not from a dated link, All locations or the phone's day list). */
+  const rememberView = (chosen: 'day' | 'week') => {
     try {
-      localStorage.setItem(VIEW_KEY, asked === 'day' ? 'day' : 'week');
+      localStorage.setItem(VIEW_KEY, chosen);
     } catch {
       // Storage refused (private mode, full): the calendar opens in the week, as before.
     }
-  }, [date, asked, phone]);
+  };
   const dayMode = phone || view === 'day';
   const anchor = parseDateParam(date);
   const from = dayMode ? new Date(anchor.getFullYear(), anchor.getMonth(), anchor.getDate()) : mondayOf(anchor);
@@ -430,6 +429,7 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
                 // Exact: in the day view (same path, more search) the week is not the current view.
                 activeOptions={{ exact: true }}
                 aria-current={dayMode ? undefined : 'page'}
+                onClick={() => rememberView('week')}
                 data-testid="view-week"
               >
                 Week
@@ -439,6 +439,7 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
                 // Today when it is in the week shown, else the week's first day.
                 search={{ date: dateInput(dayOfWeekShown), view: 'day', patient }}
                 aria-current={dayMode ? 'page' : undefined}
+                onClick={() => rememberView('day')}
                 data-testid="view-day"
               >
                 Day
