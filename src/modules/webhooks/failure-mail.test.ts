@@ -243,6 +243,42 @@ describe('dead-letter e-mails', () => {
     expect(await mails()).toHaveLength(before + sent.length);
   });
 
+  it('one sweep over two workspaces mails each its own admins about its own endpoint', async () => {
+    const other = await createWorkspace(t, { tier: 'advanced' });
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/v1/admin/webhooks',
+      token: other.admin.token,
+      payload: { url: 'https://93.184.216.35/other-hooks', description: 'Other clinic' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const otherEndpoint = created.json().id;
+    await withSystem(t.database.db, async (tx) => {
+      for (const [workspace, endpoint, recipient] of [
+        [ws.id, endpointId, ws.admin.email.toLowerCase()],
+        [other.id, otherEndpoint, other.admin.email.toLowerCase()],
+      ]) {
+        await tx.execute(sql`INSERT INTO webhook_failure_mails (workspace_id, endpoint_id, recipient, last_sent_at, held)
+          VALUES (${workspace}, ${endpoint}, ${recipient}, now() - interval '2 hours', 2)
+          ON CONFLICT (workspace_id, endpoint_id, recipient) DO UPDATE SET last_sent_at = EXCLUDED.last_sent_at, held = 2`);
+      }
+    });
+    const before = (await mails()).length;
+    await sendHeldFailureMails(t.app.atrium);
+    const mine = (await mails()).slice(before);
+    expect(mine.map((m) => m.to)).toEqual([[ws.admin.email.toLowerCase()]]);
+    expect(mine[0].text).toContain('93.184.216.34/hooks/atrium');
+    const theirs = await withSystem(t.database.db, (tx) =>
+      queryRows<{ payload: { to: string[]; text: string } }>(
+        tx,
+        sql`SELECT payload FROM jobs WHERE type = 'mail.send' AND workspace_id = ${other.id} ORDER BY id`,
+      ),
+    );
+    expect(theirs.map((r) => r.payload.to)).toEqual([[other.admin.email.toLowerCase()]]);
+    expect(theirs[0].payload.text).toContain('93.184.216.35/other-hooks');
+    expect(theirs[0].payload.text).not.toContain('93.184.216.34');
+  });
+
   it("forgets an endpoint's e-mail window when the endpoint is deleted", async () => {
     const res = await t.request({
       method: 'DELETE',
