@@ -220,6 +220,92 @@ describe('messages page', () => {
     await admin.close();
   });
 
+  it('an opened search hit keeps the search: the next hit is one click away, and Back shows the same results', async () => {
+    const suffix = uniqueSuffix();
+    const word = `kestrel${suffix}`;
+    const admin = await harness.newPage();
+    await signIn(admin, workspace.admin.email, workspace.admin.password);
+    const headers = { 'x-requested-with': 'fetch' };
+    const created = await admin.request.post('/api/v1/patients', {
+      data: { givenName: 'Eleanor', familyName: `Vance${suffix}` },
+      headers,
+    });
+    expect(created.status()).toBe(201);
+    const patient = (await created.json()) as { id: string };
+    const other = await harness.addMember(workspace.id, {
+      email: `desk-${suffix}@example.test`,
+      name: `Desk ${suffix}`,
+      password: `pw-${suffix}-secret`,
+      role: 'member',
+    });
+    // Two hits, in two conversations.
+    for (const [to, body] of [
+      [colleague.userId, `First ${word}: @patient:${patient.id} asked for a call`],
+      [other.userId, `Second ${word} for the front desk`],
+    ]) {
+      const sent = await admin.request.post('/api/v1/direct-messages', { data: { recipients: [to], body }, headers });
+      expect(sent.status()).toBe(201);
+    }
+    await admin.goto('/messages');
+    const box = admin.getByTestId('message-search');
+    await box.fill(word);
+    const hits = admin.getByTestId('search-hit');
+    await expect.poll(() => hits.count()).toBe(2);
+    // The mention reads as the patient's name in the snippet.
+    const first = hits.filter({ hasText: 'First' });
+    expect(await first.textContent()).toContain(`@Eleanor Vance${suffix} asked`);
+    expect(await first.textContent()).not.toContain('@patient:');
+
+    // Open one: the search and its results stay, beside the thread.
+    await first.click();
+    await admin.waitForURL(/\/messages\/thr_/);
+    await admin
+      .getByTestId('message')
+      .filter({ hasText: `First ${word}` })
+      .waitFor();
+    expect(await box.inputValue()).toBe(word);
+    expect(new URL(admin.url()).searchParams.get('q')).toBe(word);
+    await expect.poll(() => hits.count()).toBe(2);
+    // …so the next one opens from there.
+    const firstThread = admin.url();
+    await hits.filter({ hasText: 'Second' }).click();
+    await expect.poll(() => admin.url()).not.toBe(firstThread);
+    await admin
+      .getByTestId('message')
+      .filter({ hasText: `Second ${word}` })
+      .waitFor();
+    expect(await box.inputValue()).toBe(word);
+    await expect.poll(() => hits.count()).toBe(2);
+
+    // Back: the first thread, then the list, each with the same search and results.
+    await admin.goBack();
+    await admin
+      .getByTestId('message')
+      .filter({ hasText: `First ${word}` })
+      .waitFor();
+    expect(await box.inputValue()).toBe(word);
+    await expect.poll(() => hits.count()).toBe(2);
+    await admin.goBack();
+    await admin.waitForURL((url) => url.pathname === '/messages');
+    expect(await box.inputValue()).toBe(word);
+    await expect.poll(() => hits.count()).toBe(2);
+
+    // Emptying the box takes the search out of the URL: the conversations are back.
+    await box.fill('');
+    await admin.getByTestId('thread-list').waitFor();
+    await expect.poll(() => new URL(admin.url()).searchParams.has('q')).toBe(false);
+    // The Messages link leaves a search behind, and it stays gone (the box follows the URL, not the reverse).
+    await box.fill(word);
+    await expect.poll(() => new URL(admin.url()).searchParams.get('q')).toBe(word);
+    await admin.getByTestId('nav-messages').click();
+    await admin.getByTestId('thread-list').waitFor();
+    expect(await box.inputValue()).toBe('');
+    await admin.waitForTimeout(800);
+    expect(new URL(admin.url()).searchParams.has('q')).toBe(false);
+    expect(await box.inputValue()).toBe('');
+    await admin.close();
+  });
+
   it('a thread with a colleague who was removed keeps their name, says they left, and offers no composer', async () => {
     const suffix = uniqueSuffix();
     const sam = { email: `sam-${suffix}@example.test`, name: 'Sam Rivera', password: `pw-${suffix}-sam-secret` };

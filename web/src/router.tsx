@@ -109,12 +109,17 @@ const mailRoute = createRoute({
   component: MailPage,
 });
 
+/** An admin's message search (`?q=`): kept in the URL, so opening a hit (another route) and Back keep it. */
+const messagesSearch = (search: Record<string, unknown>): { q?: string } =>
+  typeof search.q === 'string' && search.q.trim() ? { q: search.q.slice(0, 200) } : {};
+
 const messagesRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/messages',
   staticData: { title: 'Messages' },
+  validateSearch: messagesSearch,
   component: function MessagesRoute() {
-    return <MessagesPage me={useCurrentMe()} />;
+    return <MessagesPage me={useCurrentMe()} searchText={messagesRoute.useSearch().q} />;
   },
 });
 
@@ -122,9 +127,11 @@ export const messageThreadRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/messages/$threadId',
   staticData: { title: 'Messages' },
+  validateSearch: messagesSearch,
   component: function MessageThreadRoute() {
     const { threadId } = messageThreadRoute.useParams();
-    return <MessagesPage me={useCurrentMe()} threadId={threadId} />;
+    const { q } = messageThreadRoute.useSearch();
+    return <MessagesPage me={useCurrentMe()} threadId={threadId} searchText={q} />;
   },
 });
 

@@ -1,7 +1,7 @@
 /** Messages: thread list with unread badges beside the open thread (`/messages/:threadId`), live over SSE. */
 
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { useDebounced } from '../../components/use-debounced.js';
@@ -91,6 +91,7 @@ function SearchResults({ q, activeId, me }: { q: string; activeId?: string; me: 
               <Link
                 to="/messages/$threadId"
                 params={{ threadId: hit.thread.id }}
+                search={{ q }}
                 className={`thread-item ${hit.thread.id === activeId ? 'active' : ''}`}
                 data-testid="search-hit"
               >
@@ -119,9 +120,31 @@ function SearchResults({ q, activeId, me }: { q: string; activeId?: string; me: 
  */
 let handOver: { threadId: string; at: number } | null = null;
 
-export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
-  const [search, setSearch] = useState('');
+/**
+ * `searchText`: the admin's search, from the URL (`?q=`). The page is a new one on each route (/messages,
+ * /messages/:threadId), so the search lives in the URL: opening a hit, and Back, keep it and its results.
+ */
+export function MessagesPage({ me, threadId, searchText }: { me: Me; threadId?: string; searchText?: string }) {
+  const [search, setSearch] = useState(searchText ?? '');
   const q = useDebounced(search.trim(), 300);
+  // Each pause in typing goes into the URL, replacing the entry (typing adds no history). Only a new pause:
+  // when the URL changes from outside, the box follows it (below), not the other way round.
+  const written = useRef<string | null>(null);
+  const paused = useRef(q);
+  const navigate = useNavigate();
+  useEffect(() => {
+    if (q === paused.current) return;
+    paused.current = q;
+    if (q === (searchText ?? '')) return;
+    written.current = q;
+    const search = q ? { q } : {};
+    if (threadId) void navigate({ to: '/messages/$threadId', params: { threadId }, search, replace: true });
+    else void navigate({ to: '/messages', search, replace: true });
+  }, [q, searchText, threadId, navigate]);
+  // The URL changed from outside (Back, the Messages link): the box follows it (not when we wrote it).
+  useEffect(() => {
+    if ((searchText ?? '') !== written.current) setSearch(searchText ?? '');
+  }, [searchText]);
   const searchId = useId();
   const [composing, setComposing] = useState(false);
   // The thread New message just sent into: its composer takes the focus and says Sent once it is on the page.
@@ -133,7 +156,6 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
     handOver = null;
     setArrival(null);
   }, []);
-  const navigate = useNavigate();
   const canSend = me.workspace.tier !== 'free';
   return (
     <section className="page messages-page" aria-labelledby="page-title">
@@ -172,7 +194,12 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
         </aside>
         <div className="messages-main">
           {threadId ? (
-            <Link to="/messages" className="button button-ghost button-small thread-back" data-testid="thread-back">
+            <Link
+              to="/messages"
+              search={q ? { q } : {}}
+              className="button button-ghost button-small thread-back"
+              data-testid="thread-back"
+            >
               ← All conversations
             </Link>
           ) : null}
@@ -198,7 +225,7 @@ export function MessagesPage({ me, threadId }: { me: Me; threadId?: string }) {
             handOver = { threadId: id, at: Date.now() };
             setArrival(handOver);
             setComposing(false);
-            void navigate({ to: '/messages/$threadId', params: { threadId: id } });
+            void navigate({ to: '/messages/$threadId', params: { threadId: id }, search: q ? { q } : {} });
           }}
         />
       ) : null}
