@@ -121,5 +121,13 @@ describe('Health banners and dashboard', () => {
     await summary.waitFor();
     // A fresh install has measured one day, not ninety.
     expect(await summary.textContent()).toMatch(/uptime over the (one day|\d+ days) measured/);
+    // The day Google failed (the outage above) is said in words, not only in a bar's hover title.
+    const google = page.getByTestId('status-feature').filter({ hasText: 'Google Calendar' });
+    const today = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(
+      new Date(),
+    );
+    expect(await google.getByTestId('uptime-low-days').textContent()).toMatch(
+      new RegExp(`^Below 99 %: ${today} \\(\\d+(\\.\\d+)? %\\)\\.$`),
+    );
   });
 });

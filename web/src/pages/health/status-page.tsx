@@ -42,7 +42,25 @@ function UptimeBar({ uptime }: { uptime: { day: string; percent: number }[] }) {
         </span>
         <span>Today</span>
       </p>
+      {/* Each bar's figure is only a hover title, which a phone or a screen reader never shows: the days that
+          were not fine are said in words. */}
+      <LowDays uptime={uptime} />
     </>
+  );
+}
+
+const dayWords = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+function LowDays({ uptime }: { uptime: { day: string; percent: number }[] }) {
+  const low = uptime.filter((u) => u.percent < 99).sort((a, b) => b.day.localeCompare(a.day));
+  if (uptime.length === 0) return null;
+  const shown = low.slice(0, 5).map((u) => `${dayWords.format(new Date(`${u.day}T00:00:00Z`))} (${u.percent} %)`);
+  return (
+    <p className="muted uptime-low" data-testid="uptime-low-days">
+      {low.length === 0
+        ? 'Every day at 99 % or more.'
+        : `Below 99 %: ${shown.join(', ')}${low.length > shown.length ? ` and ${low.length - shown.length} more` : ''}.`}
+    </p>
   );
 }
 
