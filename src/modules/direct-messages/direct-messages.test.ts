@@ -610,6 +610,13 @@ describe('search', () => {
     for (const q of ['pat_', eleanor.id, `@patient:${eleanor.id}`]) {
       expect(await search(admin.token, q), q).toEqual([]);
     }
+    // A phrase does not run across a mention ("call back" is not in "call @Eleanor Vance back"), nor from one
+    // mentioned name into the next; the phrase with the name in it does.
+    const john = await createPatient(t, admin.token, { givenName: 'John', familyName: 'Smith' });
+    const both = await send(bob.token, carol.userId, `Seen @patient:${eleanor.id} @patient:${john.id} today`);
+    expect(ids(await search(admin.token, '"call back"'))).toEqual([]);
+    expect(ids(await search(admin.token, '"Vance John"'))).toEqual([]);
+    expect(ids(await search(admin.token, '"John Smith"'))).toEqual([both]);
   });
 
   it('pages the same ranked set when a matching message arrives meanwhile, and says when older matches were left out', async () => {

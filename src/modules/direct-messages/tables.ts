@@ -64,7 +64,7 @@ export const dmMessages = pgTable(
     search: tsvector('search')
       .notNull()
       .generatedAlwaysAs(
-        sql`to_tsvector('english'::regconfig, regexp_replace(body, '@patient:[A-Za-z0-9_-]{1,100}', ' ', 'g'))`,
+        sql`to_tsvector('english'::regconfig, regexp_replace(body, '@patient:[A-Za-z0-9_-]{1,100}', ' the ', 'g'))`,
       ),
   },
   (t) => [
