@@ -141,7 +141,8 @@ describe('rules that never occur', () => {
     expect(rruleProblem('FREQ=MONTHLY;BYWEEKNO=20')).toMatch(/BYWEEKNO is for yearly/);
     expect(rruleProblem('FREQ=DAILY;BYYEARDAY=100')).toMatch(/BYYEARDAY is for yearly/);
     expect(rruleProblem('FREQ=WEEKLY;BYMONTHDAY=3')).toMatch(/not for weekly/);
-    expect(rruleProblem('FREQ=DAILY;BYDAY=MO;BYSETPOS=2')).toMatch(/not for daily/);
+    expect(rruleProblem('FREQ=DAILY;BYDAY=MO;BYSETPOS=2')).toMatch(/daily rule can only be 1 or -1/);
+    expect(rruleProblem('FREQ=DAILY;BYDAY=MO;BYSETPOS=1')).toBeUndefined();
     expect(rruleProblem('FREQ=WEEKLY;BYDAY=MO;BYSETPOS=2')).toMatch(/more dates than a week/);
     expect(rruleProblem('FREQ=MONTHLY;BYSETPOS=1')).toMatch(/has none/);
     // Still taken.

@@ -89,7 +89,9 @@ function combinationProblem(freq: string, parts: Map<string, string>): string | 
   if (setPos === undefined) return undefined;
   if (!['BYDAY', 'BYMONTHDAY', 'BYYEARDAY', 'BYWEEKNO', 'BYMONTH'].some((p) => parts.has(p)))
     return 'BYSETPOS picks among the dates the other BY parts give, and this rule has none';
-  if (freq === 'DAILY') return 'BYSETPOS is not for daily rules (each day is one date)';
+  // A daily rule's period is one day: only its first or last date (±1, that day itself) can be picked.
+  if (freq === 'DAILY' && setPos.split(',').every((n) => Math.abs(Number(n)) !== 1))
+    return 'BYSETPOS in a daily rule can only be 1 or -1 (each day is one date)';
   if (freq === 'WEEKLY') {
     const most = Math.max(1, new Set(byDay).size);
     if (setPos.split(',').every((n) => Math.abs(Number(n)) > most))

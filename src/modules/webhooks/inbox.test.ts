@@ -185,6 +185,22 @@ describe('inbox handled state', () => {
     const replayed = await reopen(dead.id);
     expect(replayed.statusCode).toBe(409);
     expect(replayed.json()).toMatchObject({ state: 'replayed' });
+    // Resolved first and its event replayed afterwards: the replay takes it too, so it is not reopened as waiting.
+    const { ws: second } = await deadLetterCase();
+    const item = (await inbox(second)).find((i) => i.kind === 'webhook.dead_lettered')!;
+    expect((await resolve(second, item.id)).statusCode).toBe(200);
+    await t.request({
+      method: 'POST',
+      url: `/api/v1/admin/webhooks/${item.endpointId}/replay/${item.eventId}`,
+      token: second.admin.token,
+    });
+    expect((await inbox(second, '?state=handled')).find((i) => i.id === item.id)).toMatchObject({ state: 'replayed' });
+    const late = await t.request({
+      method: 'POST',
+      url: `/api/v1/inbox/${item.id}/reopen`,
+      token: second.admin.token,
+    });
+    expect(late.statusCode).toBe(409);
     // Another workspace's item, or none: 404.
     const other = await createWorkspace(t, { tier: 'advanced' });
     const foreign = await t.request({

@@ -258,7 +258,11 @@ export async function handleInboxItems(
     .where(
       and(
         eq(inboxItems.workspaceId, workspaceId),
-        sql`${inboxItems.state} = 'open'`,
+        // A replay of the event also takes its resolved items (they could otherwise be reopened as if the event
+        // still waited); an item is resolved only while open.
+        'id' in which || state !== 'replayed'
+          ? sql`${inboxItems.state} = 'open'`
+          : sql`${inboxItems.state} IN ('open', 'resolved')`,
         'id' in which
           ? eq(inboxItems.id, which.id)
           : and(
