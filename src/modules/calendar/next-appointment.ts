@@ -6,7 +6,7 @@ import type { AppointmentSource } from '../skills/index.js';
 import { listEvents, MAX_WINDOW_MS } from './events.js';
 
 export const nextAppointment: AppointmentSource = async (deps, ctx, patientId, now) => {
-  const { items } = await listEvents(deps, ctx, {
+  const { items, warnings } = await listEvents(deps, ctx, {
     timeMin: now.toISOString(),
     timeMax: new Date(now.getTime() + MAX_WINDOW_MS).toISOString(),
     patientId,
@@ -15,7 +15,8 @@ export const nextAppointment: AppointmentSource = async (deps, ctx, patientId, n
   const next = items
     .filter((e) => e.status !== 'cancelled' && Date.parse(e.end) > now.getTime())
     .sort((a, b) => Date.parse(a.start) - Date.parse(b.start))[0];
-  if (!next) return null;
+  // None found while a calendar could not be read (an outage, a connection to renew): not known, rather than none.
+  if (!next) return warnings.length > 0 ? 'unavailable' : null;
   return {
     id: next.id,
     title: next.title,

@@ -68,7 +68,8 @@ export interface PatientsReader {
     patientId: string,
     limit: number,
   ): Promise<{ id: string; threadId: string; senderId: string; excerpt: string; createdAt: string }[]>;
-  nextAppointment(patientId: string): Promise<Appointment | null>;
+  /** The soonest upcoming appointment; null when there is none, `unavailable` when the calendars could not say. */
+  nextAppointment(patientId: string): Promise<Appointment | null | 'unavailable'>;
 }
 
 /** `patients:write` */
@@ -121,7 +122,7 @@ export type AppointmentSource = (
   ctx: RequestContext,
   patientId: string,
   now: Date,
-) => Promise<Appointment | null>;
+) => Promise<Appointment | null | 'unavailable'>;
 let appointmentSource: AppointmentSource | undefined;
 export function registerAppointmentSource(source: AppointmentSource): void {
   appointmentSource = source;

@@ -379,6 +379,22 @@ describe('built-in skills on workspace data', () => {
     expect(r.summary).not.toContain('..');
     expect(r.recentMentions[0].excerpt).toBe('Please review Grace Hopper chart before the call');
     expect(r.summary).not.toContain('@patient:');
+
+    // Google not answering: the next appointment is not known, which is not "none".
+    await fetch(`${t.baseUrl}/_emulators/google/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'events.list', status: 503, times: 20 }),
+    });
+    try {
+      const outage = await invoke(ws.admin.token, 'telehealth-brief', 'precall_brief', { patientId: patient.id });
+      expect(outage.statusCode, outage.body).toBe(200);
+      expect(outage.json().result).toMatchObject({ upcomingAppointment: null, appointmentUnknown: true });
+      expect(outage.json().result.summary).toContain('The calendars could not be read just now');
+      expect(outage.json().result.summary).not.toContain('No upcoming appointment');
+    } finally {
+      await fetch(`${t.baseUrl}/_emulators/google/faults`, { method: 'DELETE' });
+    }
   });
 });
 

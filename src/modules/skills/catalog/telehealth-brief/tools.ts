@@ -38,12 +38,13 @@ const precallBrief: ToolImpl = async (input, caps) => {
   const patientId = String(input.patientId);
   const patient = await patients.get(patientId);
   const date = today(caps.now);
-  const [authorizations, appointment, notes, mentions] = await Promise.all([
+  const [authorizations, next, notes, mentions] = await Promise.all([
     patients.authorizations(patientId),
     patients.nextAppointment(patientId),
     patients.recentNotes(patientId, 3),
     patients.recentMentions(patientId, 5),
   ]);
+  const appointment = next === 'unavailable' ? null : next;
   const active = authorizations.filter((a) => a.validFrom <= date && a.validTo >= date);
   const withheld: { section: string; scope: string }[] = [];
   // Coverage and claims are billing data: only with billing:read, else named as withheld.
@@ -62,9 +63,11 @@ const precallBrief: ToolImpl = async (input, caps) => {
     `${name}${years !== null ? `, ${years}` : ''}${patient.mrn ? ` (MRN ${patient.mrn})` : ''}.`,
     appointment
       ? `Next appointment: ${appointment.title}, ${whenInWords(appointment.start, appointment.timeZone)}.`
-      : hasAppointmentSource()
-        ? 'No upcoming appointment.'
-        : 'No appointment source is connected.',
+      : next === 'unavailable'
+        ? 'The calendars could not be read just now, so the next appointment is not known.'
+        : hasAppointmentSource()
+          ? 'No upcoming appointment.'
+          : 'No appointment source is connected.',
     active.length
       ? `Active authorizations: ${active.map((a) => `${a.service} ${a.units}×${a.unitMinutes} min until ${a.validTo}`).join('; ')}.`
       : 'No active authorizations.',
@@ -79,6 +82,8 @@ const precallBrief: ToolImpl = async (input, caps) => {
   return {
     patient: { ...patient, age: years },
     upcomingAppointment: appointment,
+    /** True when the calendars could not be read, so `upcomingAppointment: null` means "not known", not "none". */
+    appointmentUnknown: next === 'unavailable',
     activeAuthorizations: active,
     recentNotes: notes.map((n) => ({
       id: n.id,
