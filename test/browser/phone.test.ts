@@ -135,7 +135,11 @@ describe('on a phone', () => {
       headers: { 'x-requested-with': 'fetch' },
     });
     expect(connected.status()).toBe(201);
+    // The message is simulated once the inbox stream is open, so it arrives live (as inbox.test.ts does): sent
+    // before, the new conversation was missed and the list never showed it (a CI failure).
+    const stream = page.waitForResponse((r) => r.url().includes('/api/v1/channels/events'));
     await page.goto('/inbox');
+    await stream;
     const simulated = await page.evaluate(
       async (botToken) =>
         (
