@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows, withSystem } from '../src/platform/db/tenant.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { createWorkspace } from './helpers/factories.js';
 
 let t: TestApp;
 
@@ -65,5 +66,26 @@ describe('indexes for the daily lists', () => {
         sql`SELECT id, unread_count FROM channel_conversations WHERE workspace_id = 'ws_x' AND unread_count > 0 ORDER BY updated_at DESC, id DESC LIMIT 200`,
       ),
     ).toContain('channel_conversations_unread_idx');
+  });
+
+  it('patients by the words of their name (messages search finds a mentioned patient by name)', async () => {
+    // A workspace of 4,000 patients (statistics gathered), asked the shape of findPatientsByNameWords: any of
+    // the words, on the expression the GIN index is built on, newest first. Before migration 0044 the words were
+    // compared on an array built from every row's name, which reads all of the workspace's patients.
+    const ws = await createWorkspace(t);
+    await withSystem(t.app.atrium.db, async (tx) => {
+      await tx.execute(sql`INSERT INTO patients (workspace_id, id, given_name, family_name)
+        SELECT ${ws.id}, 'pat_' || lpad(i::text, 6, '0'), 'Given' || i, 'Family' || (i % 1000)
+          FROM generate_series(1, 4000) i`);
+      await tx.execute(sql`ANALYZE patients`);
+    });
+    expect(
+      await plan(
+        sql`SELECT * FROM patients WHERE workspace_id = ${ws.id}
+             AND to_tsvector('english'::regconfig, given_name || ' ' || family_name)
+                 @@ replace(plainto_tsquery('english'::regconfig, 'family17 vance'::text)::text, ' & ', ' | ')::tsquery
+             ORDER BY id DESC LIMIT 20`,
+      ),
+    ).toContain('patients_name_words_idx');
   });
 });

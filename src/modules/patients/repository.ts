@@ -66,14 +66,17 @@ export async function findPatientsByNameWords(
   text: string,
   limit: number,
 ): Promise<PatientRow[]> {
-  const words = sql`tsvector_to_array(to_tsvector('english', ${text}::text))`;
+  // Any of the words: plainto_tsquery joins the lexemes with '&', turned into '|'. Lexemes are quoted in the
+  // query's text form, and the parser never keeps ' & ' inside one. The name expression is the one the GIN index
+  // patients_name_words_idx (migration 0044) is built on, so the search does not read every patient.
+  const anyWord = sql`replace(plainto_tsquery('english'::regconfig, ${text}::text)::text, ' & ', ' | ')::tsquery`;
   return tx
     .select()
     .from(patients)
     .where(
       and(
         eq(patients.workspaceId, workspaceId),
-        sql`tsvector_to_array(to_tsvector('english'::regconfig, ${patients.givenName} || ' ' || ${patients.familyName})) && ${words}`,
+        sql`to_tsvector('english'::regconfig, ${patients.givenName} || ' ' || ${patients.familyName}) @@ ${anyWord}`,
       ),
     )
     .orderBy(desc(patients.id))

@@ -27,6 +27,10 @@ export const patients = pgTable(
       t.familyNameKey.op('text_pattern_ops'),
       t.givenNameKey.op('text_pattern_ops'),
     ),
+    // Finding patients by the words of their name (findPatientsByNameWords; migration 0044).
+    index('patients_name_words_idx')
+      .using('gin', sql`to_tsvector('english'::regconfig, ${t.givenName} || ' ' || ${t.familyName})`)
+      .with({ fastupdate: false }),
     // An MRN names one patient in a workspace; the index (not a prior SELECT) decides races.
     uniqueIndex('patients_mrn_unique').on(t.workspaceId, t.mrn).where(sql`mrn IS NOT NULL`),
   ],
