@@ -68,6 +68,9 @@ export const conversationDetail = conversationSummary.extend({
       role: z.enum(['user', 'assistant']),
       content: z.string(),
       toolCalls: z.array(toolCard).describe('The cards of an assistant turn: what was done and the outcome'),
+      offline: z
+        .boolean()
+        .describe("An assistant turn answered by the emulators' offline model (always false on a person's turn)"),
       createdAt: z.string(),
     }),
   ),

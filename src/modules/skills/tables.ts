@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /** One assistant conversation of one user in one workspace (only that user reads it). */
@@ -28,6 +28,8 @@ export const assistantMessages = pgTable(
     role: text('role', { enum: ['user', 'assistant'] }).notNull(),
     content: text('content').notNull(),
     toolCalls: jsonb('tool_calls').$type<{ label: string; summary: string; outcome: string }[]>().notNull().default([]),
+    // An assistant turn answered by the offline model (migration 0045).
+    offlineModel: boolean('offline_model').notNull().default(false),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [

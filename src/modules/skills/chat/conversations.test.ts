@@ -77,6 +77,8 @@ describe('assistant conversations', () => {
     ).json();
     expect(detail.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(detail.messages[1].toolCalls[1]).toMatchObject({ label: 'Suggest codes for note', outcome: 'ok' });
+    // Which model answered is kept with each turn (the web app labels the offline model's answers after a reload).
+    expect(detail.messages.map((m: { offline: boolean }) => m.offline)).toEqual([false, true, false, true]);
     expect(JSON.stringify(detail.messages.filter((m: { role: string }) => m.role === 'assistant'))).not.toMatch(
       /\bpat_[0-9a-z]{20,}/,
     );

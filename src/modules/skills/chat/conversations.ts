@@ -77,6 +77,7 @@ export async function getConversation(deps: AppDeps, ctx: RequestContext, id: st
       role: m.role,
       content: m.content,
       toolCalls: m.toolCalls,
+      offline: m.offlineModel,
       createdAt: iso(m.createdAt),
     })),
   };
@@ -119,6 +120,7 @@ async function turn(
         role: 'assistant',
         content: answer.message.content,
         toolCalls: cards,
+        offlineModel: answer.model.offline,
       },
     ]);
     await tx

@@ -22,7 +22,6 @@ export function ChatPanel() {
   const send = useSendToAssistant();
   const [draft, setDraft] = useState('');
   const [pendingText, setPendingText] = useState<string | null>(null);
-  const [offline, setOffline] = useState(false);
   const endRef = useRef<HTMLLIElement>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   // Said as soon as the draft is over the limit (a paste, say), not cut short silently nor refused after sending.
@@ -48,10 +47,7 @@ export function ChatPanel() {
     send.mutate(
       { conversationId: currentId, content },
       {
-        onSuccess: (answer) => {
-          setOffline(answer.model.offline);
-          setCurrentId(answer.conversation.id);
-        },
+        onSuccess: (answer) => setCurrentId(answer.conversation.id),
         onError: () => setDraft(content),
         onSettled: () => setPendingText(null),
       },
@@ -96,9 +92,9 @@ export function ChatPanel() {
             for her last note”.
           </li>
         ) : null}
-        {turns.map((turn, n) => (
+        {turns.map((turn) => (
           <li key={turn.id} className={`mk-turn mk-turn-${turn.role}`} data-testid={`chat-${turn.role}`}>
-            {turn.role === 'assistant' && offline && n === turns.length - 1 ? (
+            {turn.role === 'assistant' && turn.offline ? (
               <span className="mk-badge" data-testid="offline-model">
                 Offline model
               </span>

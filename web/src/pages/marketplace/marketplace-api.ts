@@ -119,6 +119,8 @@ export interface ConversationTurn {
   role: 'user' | 'assistant';
   content: string;
   toolCalls: { label: string; summary: string; outcome: 'ok' | 'denied' | 'error' }[];
+  /** Answered by the emulators' offline model (an assistant turn). */
+  offline: boolean;
   createdAt: string;
 }
 
