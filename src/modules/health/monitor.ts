@@ -1,8 +1,8 @@
 // Health monitoring (contract §9): runs every module's dependency probes (each with its own timeout,
 // so one hanging dependency never stalls the others), writes each result to service_health_checks,
 // and keeps incidents per component with hysteresis: 3 consecutive failing runs of any measurement
-// open one, 2 consecutive passing runs of all of them close it; each opening and closing e-mails
-// ATRIUM_ADMIN_ALERT_EMAILS once.
+// open one, 2 consecutive runs with none of them failing (a warning is no failure) close it; each opening
+// and closing e-mails ATRIUM_ADMIN_ALERT_EMAILS once.
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
@@ -111,8 +111,11 @@ export async function recordRun(deps: AppDeps, runs: ProbeRun[]): Promise<void> 
       const failing = [...history].filter(
         ([, s]) => s.length >= OPEN_AFTER && s.slice(0, OPEN_AFTER).every((x) => x === 'fail'),
       );
+      // Recovered: no measurement failed in the last 2 runs. A warning is no failure (health+json: "healthy,
+      // with some concerns"): some measurements warn for good (ai:fallback with one provider, tts:fallback
+      // without a fallback voice, a disabled provider, slow but answering), and would hold it open for ever.
       const recovered = [...history].every(
-        ([, s]) => s.length >= CLOSE_AFTER && s.slice(0, CLOSE_AFTER).every((x) => x === 'pass'),
+        ([, s]) => s.length >= CLOSE_AFTER && s.slice(0, CLOSE_AFTER).every((x) => x !== 'fail'),
       );
       if (!open && failing.length) {
         const latest = runs.filter((r) => r.component === component && r.status === 'fail');
@@ -153,7 +156,7 @@ async function alert(
     text:
       what === 'opened'
         ? `${component} failed ${OPEN_AFTER} probe runs in a row.\n\n${summary}\n\nYou will get one more e-mail when it recovers.`
-        : `${component} passed ${CLOSE_AFTER} probe runs in a row; the incident is closed.\n\nIt was: ${summary}`,
+        : `${component} has not failed for ${CLOSE_AFTER} probe runs in a row; the incident is closed.\n\nIt was: ${summary}`,
   });
 }
 

@@ -1,8 +1,8 @@
 // Health monitoring (contract §9): the cron endpoints run every probe and answer health+json;
-// probes see faults in their emulators; 3 failing runs open an incident and 2 passing runs close it,
+// probes see faults in their emulators; 3 failing runs open an incident and 2 runs without a failure close it,
 // with exactly one e-mail each way; the RLS probe names a tenant table without RLS. (What counts against an
 // acceptance rate: acceptance.test.ts.)
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
@@ -12,6 +12,8 @@ import { countAccepted, countRefused, flushAcceptance, measureAcceptance } from 
 import { withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { sendMailJob } from '../../platform/mail/mailer.js';
+import { recordRun } from './monitor.js';
+import { healthIncidents } from './tables.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -358,5 +360,55 @@ describe('incidents', () => {
     // The fallback is its own endpoint: the primary's fault does not fail it.
     expect(body.checks['ai:fallback'][0]).toMatchObject({ status: 'pass' });
     expect((await cron()).json().checks['ai:latency'][0].status).toBe('pass');
+  });
+});
+
+describe('incident rule (recordRun)', () => {
+  // Runs of a component no module declares (no banner, no notice), written the way the scheduler writes them.
+  let clock = Date.now();
+  const run = (component: string, statuses: Record<string, 'pass' | 'warn' | 'fail'>) => {
+    clock += 1000;
+    return recordRun(
+      t.app.atrium,
+      Object.entries(statuses).map(([measurement, status]) => ({
+        id: `${component}:${measurement}`,
+        component,
+        measurement,
+        status,
+        observedValue: status === 'fail' ? 503 : 1,
+        observedUnit: status === 'fail' ? 'http status' : 'ms',
+        time: new Date(clock).toISOString(),
+      })),
+    );
+  };
+  const incidentOf = async (component: string) =>
+    withSystem(t.app.atrium.db, (tx) =>
+      tx.select().from(healthIncidents).where(eq(healthIncidents.component, component)),
+    );
+
+  it('closes once no measurement has failed for 2 runs, a sibling that only warns included', async () => {
+    // ai:fallback warns for good with a single provider; tts:fallback without a fallback voice likewise.
+    for (let i = 0; i < 3; i++) await run('rule-warn', { latency: 'fail', fallback: 'warn' });
+    expect((await incidentOf('rule-warn')).map((i) => i.status)).toEqual(['open']);
+    await run('rule-warn', { latency: 'pass', fallback: 'warn' });
+    expect((await incidentOf('rule-warn')).map((i) => i.status)).toEqual(['open']);
+    await run('rule-warn', { latency: 'pass', fallback: 'warn' });
+    expect((await incidentOf('rule-warn')).map((i) => i.status)).toEqual(['closed']);
+    const subjects = (await alerts()).map((m) => m.subject).filter((s) => s.includes('rule-warn'));
+    expect(subjects.sort()).toEqual(
+      ['[Atrium] Incident: rule-warn is failing', '[Atrium] Resolved: rule-warn recovered'].sort(),
+    );
+  });
+
+  it('a failing measurement keeps it open; a warning one alone never opens one', async () => {
+    for (let i = 0; i < 3; i++) await run('rule-mixed', { a: 'fail', b: 'pass' });
+    // `a` recovers, `b` now fails now and then: no 2 runs in a row without a failure.
+    await run('rule-mixed', { a: 'pass', b: 'fail' });
+    await run('rule-mixed', { a: 'warn', b: 'pass' });
+    expect((await incidentOf('rule-mixed')).map((i) => i.status)).toEqual(['open']);
+    await run('rule-mixed', { a: 'warn', b: 'pass' });
+    expect((await incidentOf('rule-mixed')).map((i) => i.status)).toEqual(['closed']);
+    for (let i = 0; i < 5; i++) await run('rule-warn-only', { a: 'warn' });
+    expect(await incidentOf('rule-warn-only')).toEqual([]);
   });
 });

@@ -21,7 +21,7 @@ export const serviceHealthChecks = pgTable(
   ],
 );
 
-/** An incident of one component: opened after 3 failing runs, closed after 2 passing runs. */
+/** An incident of one component: opened after 3 failing runs, closed after 2 runs without a failure. */
 export const healthIncidents = pgTable(
   'health_incidents',
   {
