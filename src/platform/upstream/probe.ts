@@ -43,14 +43,24 @@ export async function probeFetch(
   };
 }
 
-/** A probe's view of an upstream's real calls: failure share and breaker over a window (default 5 min). */
+/**
+ * A probe's view of an upstream's real calls: failure share and breaker over a window (default 5 min).
+ * An open breaker fails it only while there were calls in the window (failed or refused by the breaker):
+ * cockatiel reports Open until a real call after the cool-down half-opens it, so with no traffic an
+ * upstream that has recovered would read Open, and fail, for ever. With no call in the window (longer
+ * than the 30 s cool-down) the breaker would let the next call through: a warning, not a failure.
+ */
 export function upstreamErrorRate(upstream: string, windowMs = 5 * 60_000): ProbeResult {
   const stats = upstreamStats(upstream, windowMs);
   const rate = Math.round(stats.errorRate * 1000) / 10;
+  const quiet = stats.count === 0 && stats.rejected === 0;
+  const byRate = rate < 5 ? 'pass' : rate < 25 ? 'warn' : 'fail';
   return {
-    status: stats.breaker === 'open' ? 'fail' : rate < 5 ? 'pass' : rate < 25 ? 'warn' : 'fail',
+    status: stats.breaker === 'open' ? (quiet ? 'warn' : 'fail') : byRate,
     observedValue: rate,
     observedUnit: '%',
-    output: `${stats.errors} of ${stats.count} calls failed; breaker ${stats.breaker}`,
+    output: `${stats.errors} of ${stats.count} calls failed; breaker ${stats.breaker}${
+      stats.breaker === 'open' && quiet ? ' (no call in the window: the next one tests the upstream)' : ''
+    }`,
   };
 }

@@ -10,6 +10,7 @@ import {
   parseRetryAfterMs,
   UpstreamError,
   upstreamAppError,
+  upstreamErrorRate,
   upstreamStats,
 } from './index.js';
 
@@ -436,6 +437,27 @@ describe('circuit breaker', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('the error-rate probe: an open breaker with no calls in the window does not fail it', async () => {
+    server.handle((_req, res) => res.writeHead(503).end('down'));
+    const name = uniqueName();
+    const api = createUpstream({ name, baseUrl: server.url, breaker, retries: 0 });
+    for (let i = 0; i < 3; i++) await api.request({ path: '/e' });
+    // While the failures are in the window, and while the breaker refuses calls, the probe fails.
+    expect(upstreamErrorRate(name, 60_000)).toMatchObject({ status: 'fail', observedValue: 100 });
+    expect((await failureOf(api.request({ path: '/e' }))).kind).toBe('breaker_open');
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    // The upstream has recovered; nobody has called since the cool-down, so cockatiel still says Open
+    // (it half-opens on the next call only). Over a window holding no call, that alone is no failure.
+    server.handle((_req, res) => res.end('ok'));
+    expect(upstreamStats(name).breaker).toBe('open');
+    const quiet = upstreamErrorRate(name, 200);
+    expect(quiet.status, quiet.output).toBe('warn');
+    expect(quiet).toMatchObject({ observedValue: 0, output: expect.stringContaining('0 of 0 calls failed') });
+    // The next real call half-opens and closes it: the probe passes.
+    expect((await api.request({ path: '/e' })).status).toBe(200);
+    expect(upstreamErrorRate(name, 200)).toMatchObject({ status: 'pass' });
   });
 
   it('can be turned off', async () => {
