@@ -385,7 +385,8 @@ export async function publicStatus(deps: AppDeps) {
       passing: number;
     }>(
       tx,
-      sql`SELECT component, measurement, to_char(date_trunc('day', checked_at), 'YYYY-MM-DD') AS day,
+      // Days in UTC: date_trunc on a timestamptz would cut them in the session's TimeZone (the server's setting).
+      sql`SELECT component, measurement, to_char(checked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
                  count(*)::int AS runs, count(*) FILTER (WHERE status <> 'fail')::int AS passing
             FROM service_health_checks WHERE checked_at >= ${since}
            GROUP BY 1, 2, 3 ORDER BY 3`,

@@ -412,3 +412,63 @@ describe('incident rule (recordRun)', () => {
     expect(await incidentOf('rule-warn-only')).toEqual([]);
   });
 });
+
+describe('the public status page', () => {
+  const storageRun = (at: Date, status: 'pass' | 'fail') =>
+    recordRun(t.app.atrium, [
+      {
+        id: 'storage:write',
+        component: 'storage',
+        measurement: 'write',
+        status,
+        observedValue: 3,
+        observedUnit: 'ms',
+        time: at.toISOString(),
+      },
+    ]);
+  type Status = { features: { feature: string; uptime: { day: string; percent: number }[] }[] };
+  const uptimeOf = (body: Status, feature: string) => body.features.find((f) => f.feature === feature)?.uptime ?? [];
+
+  /** GET /api/v1/status answered by an app whose database sessions run in this time zone. */
+  async function statusInTimeZone(timeZone: string): Promise<Status> {
+    if (!t.testDb.url) {
+      // PGlite: one session, shared by the whole app.
+      await t.app.atrium.db.execute(sql.raw(`SET timezone = '${timeZone}'`));
+      try {
+        return (await t.request({ method: 'GET', url: '/api/v1/status' })).json();
+      } finally {
+        await t.app.atrium.db.execute(sql`RESET timezone`);
+      }
+    }
+    // The server: the database's default, which new sessions (another instance's pool) take.
+    const owner = async (statement: string) => {
+      const client = new pg.Client({ connectionString: t.testDb.url });
+      await client.connect();
+      await client.query(statement).finally(() => client.end());
+    };
+    const name = new URL(t.testDb.url).pathname.slice(1);
+    await owner(`ALTER DATABASE "${name}" SET timezone = '${timeZone}'`);
+    const instance = await t.startInstance();
+    try {
+      return (await (await fetch(`${instance.baseUrl}/api/v1/status`)).json()) as Status;
+    } finally {
+      await instance.close();
+      await owner(`ALTER DATABASE "${name}" RESET timezone`);
+    }
+  }
+
+  it('counts days in UTC, whatever the time zone of the database sessions', async () => {
+    const day = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
+    const next = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+    await storageRun(new Date(`${day}T12:00:00Z`), 'pass');
+    // 00:30 the next day in Berlin: still `day` in UTC.
+    await storageRun(new Date(`${day}T23:30:00Z`), 'fail');
+    for (const timeZone of ['UTC', 'Europe/Berlin', 'America/Los_Angeles']) {
+      const uptime = uptimeOf(await statusInTimeZone(timeZone), 'storage');
+      expect(
+        uptime.filter((u) => u.day === day || u.day === next),
+        timeZone,
+      ).toEqual([{ day, percent: 50 }]);
+    }
+  });
+});
