@@ -68,7 +68,11 @@ export async function storeTokens(
   connectionId: string,
   tokens: TokenSet,
   requestedScopes: string[],
-  options: { userId?: string; holder?: string },
+  /**
+   * `sinceVersion` (a refresh): stores only when no tokens were stored since the row had that `token_version`
+   * (the refresher's claim), and keeps the refresh token a non-rotating provider did not send again.
+   */
+  options: { userId?: string; sinceVersion?: number },
 ): Promise<number> {
   const key = keys(deps)[0];
   const access = encryptSecret(key, tokens.accessToken, aad(workspaceId, connectionId, 'access'));
@@ -83,12 +87,12 @@ export async function storeTokens(
     tx,
     sql`UPDATE oauth_connections
            SET access_token_enc = ${access},
-               refresh_token_enc = ${options.holder ? sql`coalesce(${refresh}, refresh_token_enc)` : sql`${refresh}`},
+               refresh_token_enc = ${options.sinceVersion !== undefined ? sql`coalesce(${refresh}, refresh_token_enc)` : sql`${refresh}`},
                expires_at = ${expiresAt}, scopes = ${scopes}::jsonb, status = 'active',
                token_version = token_version + 1, refresh_lease_until = NULL, refresh_holder = NULL,
                user_id = coalesce(${options.userId ?? null}, user_id), updated_at = now()
          WHERE workspace_id = ${workspaceId} AND id = ${connectionId}
-           ${options.holder ? sql`AND refresh_holder = ${options.holder}` : sql``}
+           ${options.sinceVersion !== undefined ? sql`AND token_version = ${options.sinceVersion}` : sql``}
         RETURNING id`,
   );
   return rows.length;

@@ -32,6 +32,10 @@ interface TokenServer {
   expiresIn: number;
   /** Held before answering a refresh, so concurrent callers overlap. */
   refreshDelayMs: number;
+  /** Delays of the next refreshes, in order (then `refreshDelayMs`). */
+  refreshDelays: number[];
+  /** The refresh tokens issued, in order. */
+  issuedRefreshTokens: string[];
   /** Makes every refresh token issued so far invalid (the user revoked access at the provider). */
   revokeAllRefreshTokens(): void;
   close(): Promise<void>;
@@ -68,6 +72,7 @@ async function startTokenServer(): Promise<TokenServer> {
     const issue = (email: string) => {
       const refresh = token('rt');
       refreshTokens.set(refresh, { email, valid: true });
+      self.issuedRefreshTokens.push(refresh);
       json(200, {
         access_token: token('at'),
         token_type: 'Bearer',
@@ -126,10 +131,12 @@ async function startTokenServer(): Promise<TokenServer> {
         return issue(entry.email);
       }
       if (grant === 'refresh_token') {
-        await new Promise((r) => setTimeout(r, self.refreshDelayMs));
+        // The provider rotates at once (the refresh token presented is spent); its answer may come late.
         const entry = refreshTokens.get(form.get('refresh_token') ?? '');
-        if (!entry?.valid) return json(400, { error: 'invalid_grant' });
-        entry.valid = false; // rotation: each refresh token works once
+        const valid = entry?.valid === true;
+        if (entry) entry.valid = false; // rotation: each refresh token works once
+        await new Promise((r) => setTimeout(r, self.refreshDelays.shift() ?? self.refreshDelayMs));
+        if (!entry || !valid) return json(400, { error: 'invalid_grant' });
         return issue(entry.email);
       }
       return json(400, { error: 'unsupported_grant_type' });
@@ -145,6 +152,8 @@ async function startTokenServer(): Promise<TokenServer> {
     revoked,
     expiresIn: 3600,
     refreshDelayMs: 0,
+    refreshDelays: [],
+    issuedRefreshTokens: [],
     revokeAllRefreshTokens() {
       for (const entry of refreshTokens.values()) entry.valid = false;
     },
@@ -191,6 +200,7 @@ afterAll(async () => {
 beforeEach(() => {
   server.expiresIn = 3600;
   server.refreshDelayMs = 0;
+  server.refreshDelays = [];
 });
 
 /** The browser's round trip: open the authorize URL, follow nothing, read the callback's query. */
@@ -467,6 +477,83 @@ describe('getAccessToken', () => {
     ]);
     expect(a).toBe(b);
     expect(server.refreshCalls()).toBe(calls + 1);
+  });
+
+  it('the refresh lease outlasts the token call: it is held past the token endpoint timeout', async () => {
+    const { connectionId } = await connect(ws, 'slow-endpoint@provider.example');
+    await expire(connectionId);
+    const configured = provider.timeoutMs;
+    provider.timeoutMs = 90_000;
+    server.refreshDelayMs = 400;
+    try {
+      const calls = server.refreshCalls();
+      const pending = getAccessToken(deps(), ctxOf(ws), connectionId, 'calendar.events.list');
+      while (server.refreshCalls() === calls) await new Promise((r) => setTimeout(r, 20));
+      const [lease] = await withSystem(t.database.db, (tx) =>
+        queryRows<{ secs: number }>(
+          tx,
+          sql`SELECT extract(epoch FROM refresh_lease_until - now())::float8 AS secs
+                FROM oauth_connections WHERE id = ${connectionId}`,
+        ),
+      );
+      // While the call may still be running (up to 90 s), no other instance may take the lease.
+      expect(lease.secs).toBeGreaterThan(90);
+      expect(await pending).toMatch(/^at_/);
+    } finally {
+      provider.timeoutMs = configured;
+    }
+  });
+
+  it('a refresh that outlasted its lease still stores the rotated token another instance could not get', async () => {
+    // A second instance: on the server a pool of its own; on PGlite another Db object over the one connection
+    // (so the in-process single flight does not join the two: they meet at the row only).
+    const secondDb = TEST_SERVER_URL ? (await t.startInstance()).app.atrium.db : new Proxy(t.database.db, {});
+    const { connectionId } = await connect(ws, 'outlasted@provider.example');
+    await expire(connectionId);
+    server.refreshDelays = [800, 0];
+    const calls = server.refreshCalls();
+    const slow = getAccessToken(deps(), ctxOf(ws), connectionId, 'calendar.events.list');
+    while (server.refreshCalls() === calls) await new Promise((r) => setTimeout(r, 20));
+    // The provider has spent the refresh token and is slow to answer: the lease runs out meanwhile.
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE oauth_connections SET refresh_lease_until = now() - interval '1 second'
+                      WHERE id = ${connectionId}`),
+    );
+    // Another instance takes the lease and presents the same, now spent, refresh token: refused.
+    await expectAppError(
+      getAccessToken(depsFor(secondDb), ctxOf(ws), connectionId, 'calendar.events.list'),
+      409,
+      'reauth_required',
+    );
+    const token = await slow;
+    expect(server.refreshCalls()).toBe(calls + 2);
+    // The token the provider issued to the first call is the only valid one: it is kept, the connection works.
+    const row = await raw(connectionId);
+    expect(row?.status).toBe('active');
+    const refresh = decryptSecret(keys(), row?.refresh_token_enc ?? '', `oauth:${ws.id}:${connectionId}:refresh`);
+    expect(refresh).toBe(server.issuedRefreshTokens.at(-1));
+    expect(await getAccessToken(deps(), ctxOf(ws), connectionId, 'calendar.events.list')).toBe(token);
+  });
+
+  it('a refresh that outlasted its lease and finds newer tokens stored keeps those, and says so in the error log', async () => {
+    const { connectionId } = await connect(ws, 'overtaken@provider.example');
+    await expire(connectionId);
+    server.refreshDelays = [500];
+    const errors: unknown[] = [];
+    const log = { error: (o: unknown) => void errors.push(o), warn: () => undefined } as never;
+    const calls = server.refreshCalls();
+    const slow = getAccessToken(deps(), { ...ctxOf(ws), log }, connectionId, 'calendar.events.list');
+    while (server.refreshCalls() === calls) await new Promise((r) => setTimeout(r, 20));
+    // Meanwhile another instance (its lease taken after ours ran out) stored tokens of its own.
+    const theirs = encryptSecret(keys()[0], 'at_stored_meanwhile', `oauth:${ws.id}:${connectionId}:access`);
+    await withSystem(t.database.db, (tx) =>
+      tx.execute(sql`UPDATE oauth_connections SET access_token_enc = ${theirs}, token_version = token_version + 1,
+                            expires_at = now() + interval '1 hour', refresh_lease_until = NULL, refresh_holder = NULL
+                      WHERE id = ${connectionId}`),
+    );
+    expect(await slow).toBe('at_stored_meanwhile');
+    expect(errors).toEqual([expect.objectContaining({ connectionId, provider: 'testprov' })]);
+    expect(await getAccessToken(deps(), ctxOf(ws), connectionId, 'calendar.events.list')).toBe('at_stored_meanwhile');
   });
 
   it('invalid_grant marks the connection reauth_required: 409 from then on, without more token calls', async () => {

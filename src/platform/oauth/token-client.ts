@@ -53,9 +53,12 @@ const tokenResponse = z.object({
 
 const errorResponse = z.object({ error: z.string(), error_description: z.string().optional() });
 
+/** How long a call to the provider's token endpoint may take, all of it (one attempt: no retries). */
+export const tokenTimeoutMs = (provider: OAuthProvider): number => provider.timeoutMs ?? 10_000;
+
 const upstreamFor = (provider: OAuthProvider): Upstream =>
   // Token calls are never retried: a code is single-use and a rotated refresh token too.
-  createUpstream({ name: `oauth:${provider.name}`, timeoutMs: provider.timeoutMs ?? 10_000, retries: 0 });
+  createUpstream({ name: `oauth:${provider.name}`, timeoutMs: tokenTimeoutMs(provider), retries: 0 });
 
 async function tokenRequest(
   provider: OAuthProvider,

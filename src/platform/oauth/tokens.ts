@@ -23,11 +23,19 @@ import {
   refreshGrant,
   type TokenSet,
   tokenEndpointError,
+  tokenTimeoutMs,
 } from './token-client.js';
 
 /** A token this close to its expiry is refreshed first. */
 const EXPIRY_SKEW_SECS = 60;
-const REFRESH_LEASE_SECS = 30;
+/**
+ * The refresh lease lasts the token call's timeout plus this margin (claiming before it, storing after it),
+ * so it never runs out while its holder's call may still be answered: no other instance presents the same
+ * refresh token meanwhile.
+ */
+const REFRESH_LEASE_MARGIN_SECS = 30;
+const refreshLeaseSecs = (provider: OAuthProvider) =>
+  Math.ceil(tokenTimeoutMs(provider) / 1000) + REFRESH_LEASE_MARGIN_SECS;
 /**
  * Every transaction here writes only what a retry of the request may write again (a `token_access` row, a
  * refreshed token, the refresh lease): none of them is the outcome of the request that needed the token, so
@@ -154,14 +162,15 @@ async function refreshConnection(
   const holder = `refresh_${randomUUID()}`;
   const where = sql`workspace_id = ${ctx.workspaceId} AND id = ${connectionId}`;
   const openAccess = (blob: string) => decryptSecret(keys(deps), blob, aad(ctx.workspaceId, connectionId, 'access'));
-  const deadline = Date.now() + (REFRESH_LEASE_SECS + 5) * 1000;
+  const leaseSecs = refreshLeaseSecs(provider);
+  const deadline = Date.now() + (leaseSecs + 5) * 1000;
 
   for (;;) {
     const [claim] = await tokenTx(deps, ctx, (tx) =>
       queryRows<Claim>(
         tx,
         sql`UPDATE oauth_connections
-               SET refresh_lease_until = now() + make_interval(secs => ${REFRESH_LEASE_SECS}), refresh_holder = ${holder}
+               SET refresh_lease_until = now() + make_interval(secs => ${leaseSecs}), refresh_holder = ${holder}
              WHERE ${where} AND status = 'active'
                AND (refresh_lease_until IS NULL OR refresh_lease_until < now())
             RETURNING refresh_token_enc, token_version, access_token_enc,
@@ -224,9 +233,26 @@ async function refreshHeld(
     }
     throw tokenEndpointError(provider, err);
   }
-  await tokenTx(deps, ctx, (tx) =>
-    storeTokens(deps, tx, ctx.workspaceId, connectionId, tokens, provider.scopes, { holder }),
+  // Stored unless tokens were stored since our claim — not only while we hold the lease: if the provider
+  // rotates refresh tokens, the one it just issued is the only valid one, and a lease that ran out anyway
+  // (another instance then refused with the spent token, and marked the connection reauth_required) must
+  // not lose it.
+  const stored = await tokenTx(deps, ctx, (tx) =>
+    storeTokens(deps, tx, ctx.workspaceId, connectionId, tokens, provider.scopes, {
+      sinceVersion: claim.token_version,
+    }),
   );
+  if (stored === 0) {
+    const now = await tokenTx(deps, ctx, (tx) => readConnection(tx, ctx.workspaceId, connectionId));
+    if (!now) throw notFound('Connection');
+    // Another refresh or a new authorization stored tokens after ours started: theirs stay, ours are dropped.
+    ctx.log?.error(
+      { provider: provider.name, connectionId, claimedVersion: claim.token_version, storedVersion: now.token_version },
+      'token refresh outlasted its lease: other tokens were stored meanwhile, the ones this refresh got are dropped',
+    );
+    if (now.status !== 'active') throw reauthRequired(now.provider);
+    return decryptSecret(keys(deps), now.access_token_enc, aad(ctx.workspaceId, connectionId, 'access'));
+  }
   return tokens.accessToken;
 }
 
