@@ -472,3 +472,30 @@ describe('the public status page', () => {
     }
   });
 });
+
+describe('the dashboard', () => {
+  it('covers the last 24 h of every probe, with every probe run once a minute', async () => {
+    // 24 h of scheduled runs (one a minute) of every declared probe: 25 × 1,440 rows, older than anything since.
+    const ids = t.app.atrium.monitors.map((p) => p.id);
+    await withSystem(t.app.atrium.db, (tx) =>
+      tx.execute(sql`
+        INSERT INTO service_health_checks
+               (id, run_id, component, measurement, status, observed_value, observed_unit, checked_at)
+        SELECT 'hck_seed_' || p.ord || '_' || m, 'hrun_seed_' || m, split_part(p.id, ':', 1),
+               substr(p.id, strpos(p.id, ':') + 1), 'pass', '1', 'ms',
+               now() - interval '10 minutes' - m * interval '1 minute'
+          FROM unnest(${sql.raw(`ARRAY[${ids.map((id) => `'${id}'`).join(',')}]::text[]`)}) WITH ORDINALITY AS p(id, ord),
+               generate_series(0, 1428) AS m`),
+    );
+    const res = await t.request({ method: 'GET', url: '/api/v1/integrations/chain-health', token: ws.admin.token });
+    expect(res.statusCode).toBe(200);
+    const components = res.json().components as { name: string; history: { at: string }[] }[];
+    expect(components.map((c) => c.name).sort()).toEqual([...ids].sort());
+    for (const c of components) {
+      const oldest = Date.parse(c.history[c.history.length - 1].at);
+      const hours = (Date.now() - oldest) / 3600_000;
+      expect(hours, `${c.name}: history covers ${hours.toFixed(1)} h`).toBeGreaterThan(23.8);
+      expect(c.history.length, c.name).toBeGreaterThanOrEqual(1429);
+    }
+  }, 60_000);
+});
