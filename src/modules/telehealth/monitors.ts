@@ -1,11 +1,9 @@
 // Health probes of video visits (contract §9): the relay answers a real STUN binding request
-// (RFC 5389) at ATRIUM_TURN_URL (default: the video emulator's responder), and rooms get made: the
-// share of rooms asked for in the last 24 h that the provider created; the nightly run also
-// creates and ends one room at the provider.
+// (RFC 5389) at ATRIUM_TURN_URL (default: the video emulator's responder), and rooms get made: every
+// run creates and ends one room at the provider.
 import { performance } from 'node:perf_hooks';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { localStunUrl } from '../../emulators/video/routes.js';
-import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import type { DependencyProbe } from '../../platform/module.js';
 import { stunBinding } from '../../platform/net/stun.js';
 import { oauthConnections } from '../../platform/oauth/index.js';
@@ -63,60 +61,77 @@ const relay: DependencyProbe = {
   },
 };
 
+/**
+ * Rooms the probe made but could not end (the provider refused the end, or it answered after the run's
+ * timeout): ended at the next run, so a probe never leaves a room open at the provider. In process memory:
+ * a restart forgets them (the emulator keeps its last 5,000 rooms; a real provider closes idle rooms).
+ */
+const unended = new Set<string>();
+const PROBE_ROOM = 'atrium-health-probe';
+
+async function endRoom(base: string, id: string): Promise<number> {
+  const res = await probeFetch('video', `${base}/rooms/${encodeURIComponent(id)}/end`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer atrium-local' },
+  }).catch(() => ({ ok: false, status: 0 }));
+  // 404: the provider has no such room any more; nothing left open.
+  if (res.ok || res.status === 404) unended.delete(id);
+  else unended.add(id);
+  return res.status;
+}
+
 const rooms: DependencyProbe = {
   id: 'video:room-creation',
   feature: 'telehealth',
-  slo: '≥ 95 % of rooms asked for in 24 h were created',
+  slo: 'the provider creates a room within 2 s (and ends it)',
   impact: 'Video rooms for visits are not being prepared; join links may be missing.',
   affects,
   timeoutMs: 8_000,
-  async measure(deps, { signal, deep }) {
-    if (deep && deps.config.emulators) {
-      const base = `${deps.selfUrl()}/_emulators/video`;
-      const started = performance.now();
-      const made = await probeFetch('video', `${base}/rooms`, {
-        method: 'POST',
-        signal,
-        headers: { authorization: 'Bearer atrium-local', 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'atrium-health-probe' }),
-      });
-      const room = (await made.json().catch(() => undefined)) as { id?: string } | undefined;
-      if (!made.ok || !room?.id) {
-        return {
-          status: 'fail',
-          observedValue: made.status,
-          observedUnit: 'http status',
-          output: 'The provider did not create a room',
-        };
-      }
-      await probeFetch('video', `${base}/rooms/${room.id}/end`, {
-        method: 'POST',
-        signal,
-        headers: { authorization: 'Bearer atrium-local' },
-      });
+  // Every run, scheduled or nightly, asks the provider for a room and ends it (contract §9: a small real
+  // request, so an outage and a recovery both show at the next run). The share of rooms made over the last
+  // 24 h lagged by hours both ways and read the whole rooms table every minute.
+  async measure(deps) {
+    if (!deps.config.emulators) {
       return {
-        status: 'pass',
-        observedValue: Math.round(performance.now() - started),
-        observedUnit: 'ms',
-        output: 'created and ended a room',
+        status: 'warn',
+        observedValue: 'disabled',
+        observedUnit: 'n/a',
+        output: 'No video provider is configured',
       };
     }
-    const [row] = await withSystem(deps.db, (tx) =>
-      queryRows<{ asked: number; made: number }>(
-        tx,
-        sql`SELECT count(*)::int AS asked, count(*) FILTER (WHERE provider_room_id IS NOT NULL)::int AS made
-              FROM telehealth_rooms
-             WHERE created_at > now() - interval '24 hours' AND created_at < now() - interval '2 minutes'`,
-      ),
-    );
-    if (row.asked === 0)
-      return { status: 'pass', observedValue: 100, observedUnit: '%', output: 'No rooms asked for in 24 h' };
-    const rate = Math.round((row.made / row.asked) * 1000) / 10;
+    const base = `${deps.selfUrl()}/_emulators/video`;
+    for (const id of [...unended]) await endRoom(base, id);
+    const started = performance.now();
+    // Not cut short by the run's timeout: a room the provider makes after it is still ended (below).
+    const made = await probeFetch('video', `${base}/rooms`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer atrium-local', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: PROBE_ROOM }),
+    });
+    const tookMs = Math.round(performance.now() - started);
+    const room = (await made.json().catch(() => undefined)) as { id?: string } | undefined;
+    if (!made.ok || !room?.id) {
+      return {
+        status: 'fail',
+        observedValue: made.status,
+        observedUnit: 'http status',
+        output: 'The provider did not create a room',
+      };
+    }
+    const ended = await endRoom(base, room.id);
+    if (unended.has(room.id)) {
+      return {
+        status: 'warn',
+        observedValue: tookMs,
+        observedUnit: 'ms',
+        output: `created room ${room.id} but could not end it (${ended || 'no answer'}); the next run ends it`,
+      };
+    }
     return {
-      status: rate >= 95 ? 'pass' : rate >= 80 ? 'warn' : 'fail',
-      observedValue: rate,
-      observedUnit: '%',
-      output: `${row.made} of ${row.asked} rooms created`,
+      status: tookMs <= 2_000 ? 'pass' : 'warn',
+      observedValue: tookMs,
+      observedUnit: 'ms',
+      output: 'created and ended a room',
     };
   },
 };

@@ -11,6 +11,7 @@ import { runDueJobs } from '../../platform/jobs/index.js';
 import { stunBinding } from '../../platform/net/stun.js';
 import { resetBreakers, upstreamStats } from '../../platform/upstream/index.js';
 import { localStunUrl } from './index.js';
+import { telehealthMonitors } from './monitors.js';
 import { prewarmRoomJob, requeueStalledRooms } from './service.js';
 
 let t: TestApp;
@@ -362,6 +363,42 @@ describe('telehealth rooms', () => {
         failureReason: (await req('GET', `/telehealth/rooms/${room.id}`)).json().failureReason,
       });
       expect(failed.telehealthRoom.failureReason).toMatch(/video provider could not create a room/);
+    });
+
+    it('video:room-creation asks the provider for a room at every run, and ends it: an outage and a recovery show at the next run', async () => {
+      const probe = telehealthMonitors.find((p) => p.id === 'video:room-creation')!;
+      const scheduled = () => probe.measure(t.app.atrium, { signal: new AbortController().signal, deep: false });
+      const emulatorRoom = async (id: string) =>
+        (
+          await fetch(`${t.baseUrl}/_emulators/video/rooms/${id}`, {
+            headers: { authorization: 'Bearer atrium-local' },
+          })
+        ).json() as Promise<{ status: string; name: string }>;
+      // An outage 3 h ago, over since: 4 rooms the provider did not make, 1 it did.
+      await sqlOn(sql`INSERT INTO telehealth_rooms (workspace_id, id, event_id, status, provider_room_id, created_at)
+                      SELECT ${ws.id}, 'room_probe_old_' || i, 'evt_probe_old_' || i, CASE WHEN i = 0 THEN 'warm' ELSE 'failed' END,
+                             CASE WHEN i = 0 THEN 'made_earlier' END, now() - interval '3 hours'
+                        FROM generate_series(0, 4) AS i`);
+      const healthy = await scheduled();
+      expect(healthy, JSON.stringify(healthy)).toMatchObject({ status: 'pass', output: 'created and ended a room' });
+
+      await videoFaults({ operation: 'rooms.create', status: 503, times: 1000 });
+      const down = await scheduled();
+      expect(down, JSON.stringify(down)).toMatchObject({ status: 'fail', observedValue: 503 });
+      await videoFaults();
+      expect((await scheduled()).status).toBe('pass');
+
+      // A room made but not ended (the provider refuses the end) is reported, and ended at the next run.
+      await videoFaults({ operation: 'rooms.end', status: 503, times: 1 });
+      const unended = await scheduled();
+      expect(unended.status, JSON.stringify(unended)).toBe('warn');
+      const id = /room (\w+)/.exec(unended.output ?? '')?.[1];
+      expect(id, unended.output).toBeTruthy();
+      expect(await emulatorRoom(id!)).toMatchObject({ status: 'open', name: 'atrium-health-probe' });
+      expect((await scheduled()).status).toBe('pass');
+      expect(await emulatorRoom(id!)).toMatchObject({ status: 'ended' });
+      // The probe asks nothing of the rooms table (the nightly run did this already).
+      await sqlOn(sql`DELETE FROM telehealth_rooms WHERE id LIKE 'room_probe_old_%'`);
     });
 
     it('the sweep gives a pending room whose job died (or vanished) a new one', async () => {
