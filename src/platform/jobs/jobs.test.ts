@@ -337,6 +337,85 @@ describe('leases', () => {
   });
 });
 
+describe('maximum run time (maxRunMs)', () => {
+  it('a handler that hangs past it is aborted and its attempt fails (retried with backoff); its late result is dropped', async () => {
+    let abortedBy: unknown;
+    let release: (() => void) | undefined;
+    const job = defineJob({
+      type: uniqueType('hangs'),
+      schema: z.object({}),
+      maxRunMs: 300,
+      leaseMs: 150,
+      backoff: { baseMs: 60_000 },
+      handler: async (ctx) => {
+        if (ctx.attempt > 1) return;
+        ctx.signal.addEventListener('abort', () => {
+          abortedBy = ctx.signal.reason;
+        });
+        // Ignores its signal: hangs until let go (at the latest after 3 s, so the test ends either way).
+        await new Promise<void>((resolve) => {
+          release = resolve;
+          setTimeout(resolve, 3000);
+        });
+        ctx.settle(async (tx) => {
+          await tx.execute(sql`UPDATE jobs SET last_error = 'late write' WHERE id = ${ctx.jobId}`);
+        });
+      },
+    });
+    const id = await enqueue(job, {});
+    const started = Date.now();
+    expect(await run([job])).toBe(1);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(String(abortedBy)).toContain('maximum run time');
+    const failed = await jobRow(id);
+    expect(failed).toMatchObject({ status: 'queued', attempts: 1, claimed_by: expect.any(String) });
+    expect(failed.last_error).toContain('maximum run time');
+    expect(failed.due_in).toBeGreaterThan(50);
+    // The heartbeat stopped with it: nothing renews a lease of the job any more.
+    const [lease] = await withSystem(t.database.db, (tx) =>
+      queryRows<{ lease_until: unknown }>(tx, sql`SELECT lease_until FROM jobs WHERE id = ${id}`),
+    );
+    expect(lease.lease_until).toBeNull();
+
+    // The retry runs and ends; then the first attempt's handler lets go: its settle write is not recorded.
+    await makeDue(id);
+    expect(await run([job])).toBe(1);
+    expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2, last_error: null });
+    release?.();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2, last_error: null });
+  });
+
+  it('on its last attempt a job that runs too long goes dead', async () => {
+    const job = defineJob({
+      type: uniqueType('hangs-last'),
+      schema: z.object({}),
+      maxAttempts: 1,
+      maxRunMs: 200,
+      handler: (ctx) =>
+        new Promise<void>((resolve) => {
+          // Honours its signal, as a handler should.
+          ctx.signal.addEventListener('abort', () => resolve());
+          setTimeout(resolve, 3000);
+        }),
+    });
+    const id = await enqueue(job, {});
+    const started = Date.now();
+    expect(await run([job])).toBe(1);
+    expect(Date.now() - started).toBeLessThan(2000);
+    const row = await jobRow(id);
+    expect(row.status).toBe('dead');
+    expect(row.last_error).toContain('maximum run time');
+  });
+
+  it('defaults to 15 minutes, or five leases if longer', () => {
+    const handler = async () => {};
+    expect(defineJob({ type: uniqueType('d'), schema: z.object({}), handler }).maxRunMs).toBe(15 * 60_000);
+    const long = defineJob({ type: uniqueType('d'), schema: z.object({}), leaseMs: 10 * 60_000, handler });
+    expect(long.maxRunMs).toBe(50 * 60_000);
+  });
+});
+
 describe('the worker', () => {
   it('wakes on the NOTIFY of a committed job (not on its poll)', async () => {
     const ran: string[] = [];

@@ -82,6 +82,8 @@ export interface JobDefinition<P = unknown, L = undefined, R = unknown> {
   backoff: Backoff;
   /** How long a claim lasts without a heartbeat; a crashed worker's jobs are taken over after it. */
   leaseMs: number;
+  /** How long one attempt may run; then `ctx.signal` aborts and the attempt fails (see JobOptions). */
+  maxRunMs: number;
   /** Cap on running jobs per `concurrencyKey` (null: no cap); see JobOptions. */
   maxConcurrentPerKey: number | null;
   onDead: ((tx: Tx, job: DeadJob) => Promise<void>) | null;
@@ -101,6 +103,14 @@ export interface JobOptions<P, L = undefined, R = unknown> {
   maxAttempts?: number;
   backoff?: Backoff;
   leaseMs?: number;
+  /**
+   * The longest one attempt may run (default 15 minutes, or five leases if that is longer; several times
+   * the longest normal run of any type). Past it, `ctx.signal` aborts, the heartbeat stops and the attempt
+   * fails like a thrown error: retried after the backoff, dead after `maxAttempts`. The worker writes that
+   * outcome at once, under its claim; a handler that ignores the signal goes on in the background, but its
+   * `settle` writes and `record`s from then on are dropped and its end changes nothing.
+   */
+  maxRunMs?: number;
   /**
    * At most this many jobs of this type with one `concurrencyKey` (an enqueue option, e.g. one
    * upstream host or endpoint) run at once, counted across instances by the claim; a slow key fills
@@ -146,6 +156,9 @@ const ON_DEDUPE_KEY_TAKEN = sql`ON CONFLICT (coalesce(workspace_id, ''), type, d
 
 const TYPE_NAME = /^[a-z][a-z0-9_.:-]{0,99}$/;
 
+/** The default maximum run time of an attempt (or five leases, if longer). */
+const DEFAULT_MAX_RUN_MS = 15 * 60_000;
+
 /**
  * Declares a job type. A module lists its definitions (`defineModule({ jobs: [...] })`) so the
  * worker knows how to run them; `enqueueJob(tx, definition, payload, …)` is typed by the schema.
@@ -159,12 +172,16 @@ export function defineJob<P, L = undefined, R = unknown>(options: JobOptions<P, 
   if (options.keyEligible && cap === undefined) {
     throw new Error(`keyEligible of ${options.type} needs maxConcurrentPerKey`);
   }
+  const leaseMs = options.leaseMs ?? 60_000;
+  const maxRunMs = options.maxRunMs ?? Math.max(DEFAULT_MAX_RUN_MS, 5 * leaseMs);
+  if (!(maxRunMs > 0)) throw new Error(`maxRunMs of ${options.type} must be positive`);
   return {
     type: options.type,
     schema: options.schema,
     maxAttempts: options.maxAttempts ?? 10,
     backoff: options.backoff ?? { baseMs: 5_000, maxMs: 60 * 60_000 },
-    leaseMs: options.leaseMs ?? 60_000,
+    leaseMs,
+    maxRunMs,
     maxConcurrentPerKey: cap ?? null,
     onDead: options.onDead ?? null,
     keepDone: options.keepDone ?? true,

@@ -354,7 +354,7 @@ class JobRunner {
     const definition = this.byType.get(job.type) as AnyJob;
     const log = this.options.log.child({ jobId: job.id, jobType: job.type, workspaceId: job.workspace_id });
     const controller = new AbortController();
-    const heartbeat = setInterval(() => {
+    let heartbeat: NodeJS.Timeout | undefined = setInterval(() => {
       void this.extendLease(job, definition.leaseMs).then(
         (held) => {
           if (!held) controller.abort(new Error('lease lost'));
@@ -363,8 +363,16 @@ class JobRunner {
       );
     }, definition.leaseMs / 3);
     heartbeat.unref();
+    const stopHeartbeat = () => {
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+    };
+    // The attempt's outcome is decided once (finished, failed or overrun): settle and record add nothing after.
+    const open = { value: true };
     const writes: Array<(tx: Tx) => Promise<void>> = [];
     const records: unknown[] = [];
+    let overrun: NodeJS.Timeout | undefined;
+    let overran: Error | undefined;
     try {
       if (job.attempts > job.max_attempts) throw new PermanentJobError(LEASE_EXPIRED);
       const payload = definition.schema.parse(job.payload);
@@ -376,10 +384,31 @@ class JobRunner {
         await this.finish({ job, status: 'done', error: null, delayMs: null, writes: [], records: [] });
         return;
       }
-      const ctx = this.contextFor(job, log, controller.signal, writes, records);
-      await definition.handler(ctx, payload, job.loaded?.value);
+      const ctx = this.contextFor(job, log, controller.signal, writes, records, open);
+      const handling = definition.handler(ctx, payload, job.loaded?.value);
+      // Past the maximum run time the attempt fails now, whether or not the handler heeds its signal.
+      const timedOut = new Promise<never>((_, reject) => {
+        overrun = setTimeout(() => {
+          const err = new Error(`ran longer than its maximum run time (${definition.maxRunMs} ms)`);
+          overran = err;
+          stopHeartbeat();
+          open.value = false;
+          reject(err);
+          controller.abort(err);
+          handling.then(
+            () => log.warn('job handler ended after its maximum run time; its result was dropped'),
+            (late) => log.warn({ err: late }, 'job handler failed after its maximum run time; dropped'),
+          );
+        }, definition.maxRunMs);
+        overrun.unref();
+      });
+      await Promise.race([handling, timedOut]);
+      // A handler that ended as its signal aborted still ran out of time.
+      if (overran) throw overran;
+      open.value = false;
       await this.finish({ job, status: 'done', error: null, delayMs: null, writes, records });
     } catch (err) {
+      open.value = false;
       const message = String((err as Error)?.message ?? err).slice(0, 1000);
       const permanent = err instanceof PermanentJobError || err instanceof ZodError;
       if (permanent || job.attempts >= job.max_attempts) {
@@ -394,7 +423,8 @@ class JobRunner {
         await this.finish({ job, status: 'queued', error: message, delayMs: delay, writes, records });
       }
     } finally {
-      clearInterval(heartbeat);
+      clearTimeout(overrun);
+      stopHeartbeat();
     }
   }
 
@@ -404,6 +434,7 @@ class JobRunner {
     signal: AbortSignal,
     writes: Array<(tx: Tx) => Promise<void>>,
     records: unknown[],
+    open: { value: boolean },
   ): JobContext<unknown> {
     return {
       deps: this.options.deps,
@@ -418,10 +449,12 @@ class JobRunner {
       log,
       signal,
       settle: (write) => {
-        writes.push(write);
+        if (open.value) writes.push(write);
+        else log.warn('settle after the attempt ended (maximum run time): dropped');
       },
       record: (value) => {
-        records.push(value);
+        if (open.value) records.push(value);
+        else log.warn('record after the attempt ended (maximum run time): dropped');
       },
     };
   }
