@@ -225,4 +225,29 @@ describe('workspace switcher', () => {
       .toBe('/calendar date,view');
     expect(new URL(page.url()).searchParams.get('date')).toBe('2026-12-07');
   });
+
+  it("All locations, kept across a switch into a workspace whose plan lacks it, becomes that workspace's calendar", async () => {
+    const page = await harness.newPage();
+    await signIn(page, first.admin.email, first.admin.password);
+    const header = page.getByTestId('workspace-name');
+    await page.getByLabel('Switch workspace').selectOption(second.id);
+    await expect.poll(() => header.textContent()).toBe(second.name);
+    await page.goto('/calendar?date=2026-12-07');
+    // The enterprise workspace offers All locations.
+    await page.getByTestId('all-locations').click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('scope')).toBe('organization');
+
+    await page.getByLabel('Switch workspace').selectOption(first.id);
+    await expect.poll(() => header.textContent()).toBe(first.name);
+    // The standard plan has no All locations: its own week, no refusal, and the scope leaves the address.
+    await expect.poll(() => new URL(page.url()).searchParams.get('scope')).toBe(null);
+    await page.getByRole('heading', { name: 'Calendar', level: 1 }).waitFor();
+    await expect.poll(() => page.getByTestId('all-locations').count()).toBe(0);
+    await expect.poll(() => page.locator('.notice-error, [role="alert"]').count()).toBe(0);
+
+    // A link to All locations in that workspace (a bookmark) does the same.
+    await page.goto('/calendar?date=2026-12-07&scope=organization');
+    await expect.poll(() => new URL(page.url()).searchParams.get('scope')).toBe(null);
+    await expect.poll(() => page.locator('.notice-error, [role="alert"]').count()).toBe(0);
+  });
 });

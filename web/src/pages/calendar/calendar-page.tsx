@@ -221,7 +221,11 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
   // The day the week stands for: the one asked for (a picked date), else today when shown, else Monday.
   const dayOfWeekShown = date && anchor >= from && anchor < to ? anchor : now >= from && now < to ? now : from;
   const zone = localZone();
-  const hq = scope === 'organization' && !dayMode;
+  const capabilities = useCapabilities();
+  // All locations only where the plan has it: a link (or a workspace switch) that keeps `scope` into a workspace
+  // without it shows that workspace's own calendar, and the scope leaves the address (below).
+  const hqRefused = capabilities.data?.allowed.hqView === false;
+  const hq = scope === 'organization' && !dayMode && !hqRefused;
   const [dialog, setDialog] = useState<EventDialogState | null>(null);
   // An open event whose video room is still being made: the window is read again until it is ready.
   const [roomWatched, setRoomWatched] = useState(false);
@@ -249,7 +253,6 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
   }, [roomPending]);
   const calendars = useCalendars();
   const connections = useConnections();
-  const capabilities = useCapabilities();
   const connect = useConnect();
   const [dismissed, setDismissed] = useState<string | null>(null);
   const ref = useRef<FullCalendar>(null);
@@ -261,6 +264,11 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
   useEffect(() => {
     ref.current?.getApi().changeView(phone ? 'listDay' : dayMode ? 'timeGridDay' : 'timeGridWeek', new Date(fromMs));
   }, [fromMs, phone, dayMode]);
+
+  useEffect(() => {
+    if (scope !== 'organization' || !hqRefused) return;
+    void navigate({ to: '/calendar', search: (prev) => ({ ...prev, scope: undefined }), replace: true });
+  }, [scope, hqRefused, navigate]);
 
   // Back from the provider's consent page: say so once, show the account in the list, drop the flag.
   useEffect(() => {
