@@ -80,6 +80,23 @@ describe('on a phone', () => {
     await tapped.waitFor({ state: 'detached', timeout: 9_000 });
   });
 
+  it('the top bar says which workspace this is, beside the menu, search and account buttons', async () => {
+    await page.goto('/patients');
+    const name = page.locator('.topbar').getByTestId('workspace-name');
+    await expect.poll(() => name.isVisible()).toBe(true);
+    expect(await name.textContent()).toBe(
+      await page.evaluate(
+        async () => ((await (await fetch('/api/v1/me')).json()) as { workspace: { name: string } }).workspace.name,
+      ),
+    );
+    const box = (await name.boundingBox()) as Box;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    for (const other of [page.getByTestId('nav-menu-button'), page.locator('.topbar .brand')]) {
+      expect(overlaps(box, (await other.boundingBox()) as Box)).toBe(false);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  });
+
   /** Types "line one", Enter, "line two" into `box` as a phone's keyboard would. */
   async function twoLines(box: Locator, first: string, second: string) {
     await box.tap();

@@ -190,6 +190,30 @@ describe('workspace switcher', () => {
     await expect.poll(() => header.textContent()).toBe(target.name);
   });
 
+  it('a very long workspace name gives way in the top bar: search and the account menu keep their one line', async () => {
+    const long = await harness.createWorkspace({
+      name: `Riverside Community Health Center for Family Medicine, Pediatrics and Behavioral Health ${uniqueSuffix()}`,
+    });
+    const page = await harness.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, long.admin.email, long.admin.password);
+    await page.getByTestId('workspace-name').waitFor();
+    const heights = await page.evaluate(() =>
+      ['.topbar .search-button-label', '.topbar .search-button-kbd', '.topbar .user-name'].map((selector) => {
+        const el = document.querySelector(selector) as HTMLElement | null;
+        return el
+          ? { height: el.getBoundingClientRect().height, lineHeight: parseFloat(getComputedStyle(el).lineHeight) || 24 }
+          : null;
+      }),
+    );
+    for (const h of heights) {
+      expect(h).not.toBeNull();
+      expect(h?.height ?? 0).toBeLessThan(2 * (h?.lineHeight ?? 0));
+    }
+    const name = page.getByTestId('workspace-name');
+    expect(await name.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+  });
+
   it("leaves a page of one record for its list, since the record is the old workspace's", async () => {
     const page = await harness.newPage();
     await signIn(page, first.admin.email, first.admin.password);
