@@ -83,13 +83,29 @@ class ConsecutiveOrRatioBreaker implements IBreaker {
 export interface UpstreamBreaker {
   upstream: string;
   policy: CircuitBreakerPolicy;
+  /** The caller is done with it (its request ended): from then on it may be evicted once idle. */
+  release(): void;
 }
 
-const MAX_BREAKERS = 2000;
-// Map order doubles as LRU order.
-const breakers = new Map<string, UpstreamBreaker>();
+interface BreakerEntry extends UpstreamBreaker {
+  /** Requests holding it now (from `breakerFor` to `release`): never evicted while above 0. */
+  inUse: number;
+  /** When it was last taken or released (ms since epoch). */
+  lastUsedAt: number;
+  halfOpenAfterMs: number;
+}
 
-/** The breaker for this upstream and origin (and optional extra key), created on first use. */
+/** Breakers kept without pressure; past it, idle ones are evicted (least recently used first). */
+const MAX_BREAKERS = 2000;
+/** Past it, any breaker not in use is evicted, open or not, so the map stays bounded. */
+const HARD_MAX_BREAKERS = 2 * MAX_BREAKERS;
+// Map order doubles as LRU order.
+const breakers = new Map<string, BreakerEntry>();
+
+/**
+ * The breaker for this upstream and origin (and optional extra key), created on first use. The caller
+ * holds it until `release()` (one request, with its retries); a held breaker is never evicted.
+ */
 export function breakerFor(
   upstream: string,
   scope: string,
@@ -101,14 +117,17 @@ export function breakerFor(
   if (existing) {
     breakers.delete(key);
     breakers.set(key, existing);
+    existing.inUse++;
+    existing.lastUsedAt = Date.now();
     return existing;
   }
   const size = Math.max(1, options.windowSize ?? 20);
   const ratio = Math.min(0.99, Math.max(0.01, options.failureRatio ?? 0.5));
+  const halfOpenAfterMs = options.halfOpenAfterMs ?? 30_000;
   const policy = circuitBreaker(
     handleWhen((err) => err instanceof AttemptFailure),
     {
-      halfOpenAfter: options.halfOpenAfterMs ?? 30_000,
+      halfOpenAfter: halfOpenAfterMs,
       breaker: new ConsecutiveOrRatioBreaker(Math.max(1, options.consecutiveFailures ?? 5), {
         threshold: ratio,
         size,
@@ -120,18 +139,44 @@ export function breakerFor(
     policy.onBreak(() => log.warn({ upstream, scope }, 'upstream circuit opened: failing fast'));
     policy.onReset(() => log.info({ upstream, scope }, 'upstream circuit closed'));
   }
-  const created = { upstream, policy };
+  const created: BreakerEntry = {
+    upstream,
+    policy,
+    inUse: 1,
+    lastUsedAt: Date.now(),
+    halfOpenAfterMs,
+    release() {
+      created.inUse = Math.max(0, created.inUse - 1);
+      created.lastUsedAt = Date.now();
+    },
+  };
   breakers.set(key, created);
-  if (breakers.size > MAX_BREAKERS) {
-    // Prefer dropping a closed breaker: forgetting an open one would let a dead origin be hammered.
-    for (const [oldKey, old] of breakers) {
-      if (old.policy.state === CircuitState.Closed) {
-        breakers.delete(oldKey);
-        break;
-      }
-    }
-  }
+  if (breakers.size > MAX_BREAKERS) evictIdle();
   return created;
+}
+
+/**
+ * Least recently used first, never one in use: a closed breaker, or an open one idle past its cool-down
+ * (its next call would be a test call anyway), down to MAX_BREAKERS. An open one still cooling down is
+ * kept (forgetting it would let a dead origin be hammered) unless the map is past HARD_MAX_BREAKERS.
+ */
+function evictIdle(): void {
+  const now = Date.now();
+  for (const [key, entry] of breakers) {
+    if (breakers.size <= MAX_BREAKERS) return;
+    if (entry.inUse > 0) continue;
+    const cooledDown = now - entry.lastUsedAt >= entry.halfOpenAfterMs;
+    if (entry.policy.state === CircuitState.Closed || cooledDown) breakers.delete(key);
+  }
+  for (const [key, entry] of breakers) {
+    if (breakers.size <= HARD_MAX_BREAKERS) return;
+    if (entry.inUse === 0) breakers.delete(key);
+  }
+}
+
+/** How many breakers are kept (tests). */
+export function breakerCount(): number {
+  return breakers.size;
 }
 
 export function breakerStateName(policy: CircuitBreakerPolicy): BreakerState {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { unusedPort } from '../../../test/helpers/ports.js';
 import { UnsafeUrlError } from '../http/url-guard.js';
 import { metricsRegistry } from '../metrics.js';
+import { AttemptFailure, breakerCount, breakerFor, resetBreakers } from './breaker.js';
 import {
   closeUpstreamPools,
   createUpstream,
@@ -458,6 +459,66 @@ describe('circuit breaker', () => {
     // The next real call half-opens and closes it: the probe passes.
     expect((await api.request({ path: '/e' })).status).toBe(200);
     expect(upstreamErrorRate(name, 200)).toMatchObject({ status: 'pass' });
+  });
+
+  it('the breaker map stays bounded yet keeps new breakers: idle ones are evicted whatever their state, held or cooling ones not', async () => {
+    resetBreakers();
+    const fail = () => {
+      throw new AttemptFailure(new Error('down'));
+    };
+    const open = async (scope: string, halfOpenAfterMs: number) => {
+      const b = breakerFor('evict-open', scope, { consecutiveFailures: 1, halfOpenAfterMs });
+      await b.policy.execute(fail).catch(() => undefined);
+      b.release();
+      return b;
+    };
+    try {
+      // Private-skill breakers are per origin and workspace: many dead endpoints open many breakers.
+      let last: Awaited<ReturnType<typeof open>> | undefined;
+      for (let i = 0; i < 2100; i++) last = await open(`dead-${i}`, 1000);
+      // Still cooling down: kept (forgetting them would let the dead origins be called at once), the
+      // newest too: its origin's next call finds it open.
+      expect(breakerCount()).toBe(2100);
+      const again = breakerFor('evict-open', 'dead-2099', {});
+      again.release();
+      expect(again).toBe(last);
+      await new Promise((r) => setTimeout(r, 1050));
+      // Past their cool-down they are idle: the next new breaker evicts them down to the limit.
+      breakerFor('evict-open', 'one-more', {}).release();
+      expect(breakerCount()).toBeLessThanOrEqual(2000);
+      // Breakers that stay open and cool down for long are kept up to a hard cap, then evicted anyway.
+      resetBreakers();
+      for (let i = 0; i < 4100; i++) await open(`cooling-${i}`, 60_000);
+      expect(breakerCount()).toBeLessThanOrEqual(4000);
+      expect(breakerCount()).toBeGreaterThan(2000);
+    } finally {
+      resetBreakers();
+    }
+  });
+
+  it('a breaker held by a call in flight is not evicted, however many are created meanwhile', async () => {
+    resetBreakers();
+    try {
+      const name = uniqueName();
+      const api = createUpstream({ name, baseUrl: server.url, breaker: { consecutiveFailures: 2 }, retries: 0 });
+      server.handle((_req, res) => res.writeHead(500).end());
+      expect((await api.request({ path: '/held' })).status).toBe(500);
+      // The second call is held by the server while thousands of other breakers come and go.
+      let answer: (() => void) | undefined;
+      server.handle((_req, res) => {
+        answer = () => res.writeHead(500).end();
+      });
+      const second = api.request({ path: '/held' });
+      while (!answer) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 2500; i++) breakerFor('evict-flood', `origin-${i}`, {}).release();
+      answer();
+      expect((await second).status).toBe(500);
+      // Its second failure in a row went to the breaker the calls share: open, the next call fails fast.
+      expect((await failureOf(api.request({ path: '/held' }))).kind).toBe('breaker_open');
+      expect(server.seen).toHaveLength(2);
+    } finally {
+      resetBreakers();
+    }
   });
 
   it('can be turned off', async () => {

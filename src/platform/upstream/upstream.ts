@@ -191,43 +191,48 @@ export async function upstreamRequest(config: UpstreamConfig, call: UpstreamCall
     }
   };
 
-  for (let attemptNo = 1; ; attemptNo++) {
-    let response: AttemptResponse;
-    try {
-      response = breaker ? await breaker.policy.execute(attempt) : await attempt();
-    } catch (err) {
-      if (err instanceof AttemptFailure && err.response) {
-        response = err.response;
-      } else if (err instanceof BrokenCircuitError || err instanceof IsolatedCircuitError) {
-        recordAttempt(config.name, 'breaker_open', 0);
-        throw new UpstreamError('breaker_open', config.name, `Circuit open for ${config.name}: failing fast`, {
-          attempts: attemptNo - 1,
-        });
-      } else {
-        const failure = err instanceof AttemptFailure ? err.error : err;
-        const retryable =
-          failure instanceof UpstreamError && (failure.kind === 'timeout' || failure.kind === 'connect');
-        const unsent =
-          failure instanceof UpstreamError && failure.kind === 'connect' && NOT_SENT.has(failure.details.code ?? '');
-        if ((retryable && attemptNo <= retries) || (unsent && attemptNo <= unsentRetries)) {
-          await sleep(backoffMs(config, attemptNo), config.name, call.signal);
+  // The breaker is held for the whole call (retries and their waits included): never evicted meanwhile.
+  try {
+    for (let attemptNo = 1; ; attemptNo++) {
+      let response: AttemptResponse;
+      try {
+        response = breaker ? await breaker.policy.execute(attempt) : await attempt();
+      } catch (err) {
+        if (err instanceof AttemptFailure && err.response) {
+          response = err.response;
+        } else if (err instanceof BrokenCircuitError || err instanceof IsolatedCircuitError) {
+          recordAttempt(config.name, 'breaker_open', 0);
+          throw new UpstreamError('breaker_open', config.name, `Circuit open for ${config.name}: failing fast`, {
+            attempts: attemptNo - 1,
+          });
+        } else {
+          const failure = err instanceof AttemptFailure ? err.error : err;
+          const retryable =
+            failure instanceof UpstreamError && (failure.kind === 'timeout' || failure.kind === 'connect');
+          const unsent =
+            failure instanceof UpstreamError && failure.kind === 'connect' && NOT_SENT.has(failure.details.code ?? '');
+          if ((retryable && attemptNo <= retries) || (unsent && attemptNo <= unsentRetries)) {
+            await sleep(backoffMs(config, attemptNo), config.name, call.signal);
+            continue;
+          }
+          if (failure instanceof UpstreamError) failure.details.attempts = attemptNo;
+          throw failure;
+        }
+      }
+      if (
+        (RETRY_STATUSES.has(response.status) && attemptNo <= retries) ||
+        (response.status === 429 && attemptNo <= unsentRetries)
+      ) {
+        const wait = retryWaitMs(config, attemptNo, response);
+        if (wait !== null) {
+          await sleep(wait, config.name, call.signal);
           continue;
         }
-        if (failure instanceof UpstreamError) failure.details.attempts = attemptNo;
-        throw failure;
       }
+      return finish(config, call, response, attemptNo, performance.now() - started);
     }
-    if (
-      (RETRY_STATUSES.has(response.status) && attemptNo <= retries) ||
-      (response.status === 429 && attemptNo <= unsentRetries)
-    ) {
-      const wait = retryWaitMs(config, attemptNo, response);
-      if (wait !== null) {
-        await sleep(wait, config.name, call.signal);
-        continue;
-      }
-    }
-    return finish(config, call, response, attemptNo, performance.now() - started);
+  } finally {
+    breaker?.release();
   }
 }
 
