@@ -156,6 +156,9 @@ export async function monitorRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['health'],
         summary:
           'The public status page’s data (no sign-in, no tenant data): each feature now and 90 days of daily uptime',
+        description:
+          'Daily uptime is the share of probe runs not failing per UTC day (`day`: YYYY-MM-DD), oldest first, from a ' +
+          'rollup kept 90 days whatever ATRIUM_HEALTH_TTL. Each instance answers from a cache of up to 30 s.',
         response: {
           200: z.object({
             status: z.enum(['operational', 'degraded']),

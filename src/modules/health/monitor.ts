@@ -6,14 +6,14 @@
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { RequestContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
-import { queryRows, withSystem, withTenant } from '../../platform/db/tenant.js';
+import { withSystem, withTenant } from '../../platform/db/tenant.js';
 import { newId } from '../../platform/ids.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import type { DependencyProbe, ProbeResult, ProbeStatus } from '../../platform/module.js';
 import type { AppDeps } from '../../platform/types.js';
 import { allWorkspaceIds } from '../identity/index.js';
 import { postInboxNotice } from '../webhooks/index.js';
-import { healthIncidents, serviceHealthChecks } from './tables.js';
+import { healthDaily, healthIncidents, serviceHealthChecks } from './tables.js';
 
 export const OPEN_AFTER = 3;
 export const CLOSE_AFTER = 2;
@@ -71,6 +71,7 @@ export const worst = (statuses: ProbeStatus[]): ProbeStatus =>
 /** Writes a run and moves incidents; the scheduler calls this once per interval across instances. */
 export async function recordRun(deps: AppDeps, runs: ProbeRun[]): Promise<void> {
   const runId = newId('hrun');
+  statusCache.delete(deps);
   await withSystem(deps.db, async (tx) => {
     if (runs.length) {
       await tx.insert(serviceHealthChecks).values(
@@ -86,6 +87,7 @@ export async function recordRun(deps: AppDeps, runs: ProbeRun[]): Promise<void> 
           checkedAt: new Date(r.time),
         })),
       );
+      await addToDaily(tx, runs);
     }
     for (const component of new Set(runs.map((r) => r.component))) {
       const measurements = runs.filter((r) => r.component === component).map((r) => r.measurement);
@@ -141,6 +143,42 @@ export async function recordRun(deps: AppDeps, runs: ProbeRun[]): Promise<void> 
   });
 }
 
+const DAY_MS = 86_400_000;
+/** Days of uptime on the status page; the rollup keeps a little more. */
+const STATUS_DAYS = 90;
+const DAILY_KEEP_DAYS = 92;
+const utcDay = (at: Date | number | string) => new Date(at).toISOString().slice(0, 10);
+
+/**
+ * Adds a run to the daily rollup (runs and runs not failing per probe and UTC day), in the transaction that
+ * writes its checks. Rows in key order, so two instances recording at once lock them in the same order.
+ */
+async function addToDaily(tx: Tx, runs: ProbeRun[]): Promise<void> {
+  const days = new Map<
+    string,
+    { component: string; measurement: string; day: string; runs: number; passing: number }
+  >();
+  for (const r of runs) {
+    const day = utcDay(r.time);
+    const key = `${r.component}\u0000${r.measurement}\u0000${day}`;
+    const entry = days.get(key) ?? { component: r.component, measurement: r.measurement, day, runs: 0, passing: 0 };
+    entry.runs++;
+    if (r.status !== 'fail') entry.passing++;
+    days.set(key, entry);
+  }
+  const rows = [...days].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  await tx
+    .insert(healthDaily)
+    .values(rows)
+    .onConflictDoUpdate({
+      target: [healthDaily.component, healthDaily.measurement, healthDaily.day],
+      set: {
+        runs: sql`${healthDaily.runs} + excluded.runs`,
+        passing: sql`${healthDaily.passing} + excluded.passing`,
+      },
+    });
+}
+
 async function alert(
   tx: Tx,
   deps: AppDeps,
@@ -185,16 +223,20 @@ async function noticeAffected(tx: Tx, deps: AppDeps, component: string, what: 'o
   }
 }
 
-/** Deletes results older than ATRIUM_HEALTH_TTL (a scheduled sweep). */
+/**
+ * Deletes results older than ATRIUM_HEALTH_TTL, and days of the rollup the status page no longer shows
+ * (90 days, whatever the TTL): a scheduled sweep. Answers how many results it deleted.
+ */
 export async function sweep(deps: AppDeps): Promise<number> {
   const before = new Date(Date.now() - deps.config.health.ttlMs);
-  const gone = await withSystem(deps.db, (tx) =>
-    tx
+  return withSystem(deps.db, async (tx) => {
+    const gone = await tx
       .delete(serviceHealthChecks)
       .where(lt(serviceHealthChecks.checkedAt, before))
-      .returning({ id: serviceHealthChecks.id }),
-  );
-  return gone.length;
+      .returning({ id: serviceHealthChecks.id });
+    await tx.delete(healthDaily).where(lt(healthDaily.day, utcDay(Date.now() - DAILY_KEEP_DAYS * DAY_MS)));
+    return gone.length;
+  });
 }
 
 /**
@@ -384,28 +426,46 @@ export async function banners(deps: AppDeps, ctx: RequestContext) {
   return { items };
 }
 
+/** How long an instance answers the public status page from memory (it is public and unauthenticated). */
+export const STATUS_CACHE_MS = 30_000;
+type PublicStatus = Awaited<ReturnType<typeof readPublicStatus>>;
+// Per app instance: the answer and when it was asked for; callers meanwhile share it (one read for any
+// number of anonymous calls). A run recorded by this instance drops it.
+const statusCache = new WeakMap<AppDeps, { at: number; answer: Promise<PublicStatus> }>();
+
 /**
  * The public status page (no sign-in, no tenant data): each feature's status now and its daily
- * uptime (share of passing probe runs) over 90 days.
+ * uptime (share of runs not failing, per UTC day) over 90 days, from the daily rollup (`health_daily`),
+ * answered from a cache of 30 s.
  */
-export async function publicStatus(deps: AppDeps) {
+export function publicStatus(deps: AppDeps): Promise<PublicStatus> {
+  const cached = statusCache.get(deps);
+  if (cached && Date.now() - cached.at < STATUS_CACHE_MS) return cached.answer;
+  const answer = readPublicStatus(deps);
+  const entry = { at: Date.now(), answer };
+  statusCache.set(deps, entry);
+  // A failed read is not kept.
+  answer.catch(() => {
+    if (statusCache.get(deps) === entry) statusCache.delete(deps);
+  });
+  return answer;
+}
+
+async function readPublicStatus(deps: AppDeps) {
   const features = [...new Set(deps.monitors.map((p) => p.feature))];
-  const since = new Date(Date.now() - 90 * 24 * 3600_000);
+  const since = utcDay(Date.now() - (STATUS_DAYS - 1) * DAY_MS);
   return withSystem(deps.db, async (tx) => {
-    const daily = await queryRows<{
-      component: string;
-      measurement: string;
-      day: string;
-      runs: number;
-      passing: number;
-    }>(
-      tx,
-      // Days in UTC: date_trunc on a timestamptz would cut them in the session's TimeZone (the server's setting).
-      sql`SELECT component, measurement, to_char(checked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-                 count(*)::int AS runs, count(*) FILTER (WHERE status <> 'fail')::int AS passing
-            FROM service_health_checks WHERE checked_at >= ${since}
-           GROUP BY 1, 2, 3 ORDER BY 3`,
-    );
+    const daily = await tx
+      .select({
+        component: healthDaily.component,
+        measurement: healthDaily.measurement,
+        day: healthDaily.day,
+        runs: healthDaily.runs,
+        passing: healthDaily.passing,
+      })
+      .from(healthDaily)
+      .where(gte(healthDaily.day, since))
+      .orderBy(healthDaily.day);
     const open = await tx.select().from(healthIncidents).where(eq(healthIncidents.status, 'open'));
     const featureOf = new Map(deps.monitors.map((p) => [p.id, p.feature]));
     const items = features.map((feature) => {
@@ -425,7 +485,9 @@ export async function publicStatus(deps: AppDeps) {
         feature,
         status: (incident ? 'down' : 'operational') as 'operational' | 'down',
         since: incident?.openedAt.toISOString() ?? null,
-        uptime: [...days].map(([day, d]) => ({ day, percent: Math.round((d.passing / d.runs) * 1000) / 10 })),
+        uptime: [...days]
+          .filter(([, d]) => d.runs > 0)
+          .map(([day, d]) => ({ day, percent: Math.round((d.passing / d.runs) * 1000) / 10 })),
       };
     });
     return {

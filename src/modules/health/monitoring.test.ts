@@ -9,10 +9,10 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { connectCalendar } from '../../../test/helpers/calendar.js';
 import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
 import { countAccepted, countRefused, flushAcceptance, measureAcceptance } from '../../platform/acceptance.js';
-import { withSystem } from '../../platform/db/tenant.js';
+import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { sendMailJob } from '../../platform/mail/mailer.js';
-import { recordRun } from './monitor.js';
+import { recordRun, sweep } from './monitor.js';
 import { healthIncidents } from './tables.js';
 
 let t: TestApp;
@@ -434,6 +434,8 @@ describe('the public status page', () => {
     if (!t.testDb.url) {
       // PGlite: one session, shared by the whole app.
       await t.app.atrium.db.execute(sql.raw(`SET timezone = '${timeZone}'`));
+      // An (empty) run recorded here drops the answer the page keeps for 30 s.
+      await recordRun(t.app.atrium, []);
       try {
         return (await t.request({ method: 'GET', url: '/api/v1/status' })).json();
       } finally {
@@ -456,6 +458,73 @@ describe('the public status page', () => {
       await owner(`ALTER DATABASE "${name}" RESET timezone`);
     }
   }
+
+  /** What the page showed before the rollup: every day's share of runs not failing, from the raw checks. */
+  async function fromChecks(feature: string) {
+    const ids = t.app.atrium.monitors.filter((p) => p.feature === feature).map((p) => p.id);
+    const rows = await withSystem(t.app.atrium.db, (tx) =>
+      queryRows<{ day: string; runs: number; passing: number }>(
+        tx,
+        sql`SELECT to_char(checked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS runs,
+                   count(*) FILTER (WHERE status <> 'fail')::int AS passing
+              FROM service_health_checks
+             WHERE component || ':' || measurement IN (${sql.join(
+               ids.map((id) => sql`${id}`),
+               sql`, `,
+             )})
+               AND checked_at >= (now() AT TIME ZONE 'UTC')::date - 89
+             GROUP BY 1 ORDER BY 1`,
+      ),
+    );
+    return rows.map((r) => ({ day: r.day, percent: Math.round((r.passing / r.runs) * 1000) / 10 }));
+  }
+
+  it('keeps 90 days of uptime whatever ATRIUM_HEALTH_TTL, with the figures the checks give', async () => {
+    const daysAgo = (n: number, time: string) =>
+      new Date(`${new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10)}T${time}Z`);
+    for (const [n, statuses] of [
+      [80, ['pass', 'fail', 'pass']],
+      [45, ['fail', 'fail', 'pass', 'pass']],
+      [12, ['pass', 'pass']],
+    ] as const) {
+      for (const [i, status] of statuses.entries()) await storageRun(daysAgo(n, `0${i}:15:00`), status);
+    }
+    const before = (await t.request({ method: 'GET', url: '/api/v1/status' })).json() as Status;
+    // Every feature: the same days and figures as the raw checks give.
+    for (const feature of new Set(t.app.atrium.monitors.map((p) => p.feature)))
+      expect(uptimeOf(before, feature), feature).toEqual(await fromChecks(feature));
+    const storage = uptimeOf(before, 'storage');
+    expect(storage.find((u) => u.day === daysAgo(80, '00:00:00').toISOString().slice(0, 10))?.percent).toBe(66.7);
+    expect(storage.find((u) => u.day === daysAgo(45, '00:00:00').toISOString().slice(0, 10))?.percent).toBe(50);
+
+    // The hourly sweep with the default TTL (30 days) deletes the checks of 80 and 45 days ago, not the page's days.
+    const swept = await sweep({
+      ...t.app.atrium,
+      config: { ...t.app.atrium.config, health: { ...t.app.atrium.config.health, ttlMs: 30 * 86_400_000 } },
+    });
+    expect(swept).toBe(7);
+    const after = (await t.request({ method: 'GET', url: '/api/v1/status' })).json() as Status;
+    expect(uptimeOf(after, 'storage')).toEqual(storage);
+  });
+
+  it("answers from a short cache, which this instance's next run refreshes", async () => {
+    const first = (await t.request({ method: 'GET', url: '/api/v1/status' })).json() as Status;
+    const day = new Date(Date.now() - 70 * 86_400_000).toISOString().slice(0, 10);
+    // Another instance's run, straight into the rollup: not seen for up to 30 s.
+    await withSystem(t.app.atrium.db, (tx) =>
+      tx.execute(
+        sql`INSERT INTO health_daily (component, measurement, day, runs, passing) VALUES ('storage', 'write', ${day}, 4, 1)`,
+      ),
+    );
+    const concurrent = await Promise.all(
+      Array.from({ length: 20 }, () => t.request({ method: 'GET', url: '/api/v1/status' })),
+    );
+    for (const res of concurrent) expect(res.json()).toEqual(first);
+    // A run recorded here refreshes it.
+    await storageRun(new Date(), 'pass');
+    const fresh = (await t.request({ method: 'GET', url: '/api/v1/status' })).json() as Status;
+    expect(uptimeOf(fresh, 'storage').find((u) => u.day === day)).toEqual({ day, percent: 25 });
+  });
 
   it('counts days in UTC, whatever the time zone of the database sessions', async () => {
     const day = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);

@@ -1,4 +1,4 @@
-import { index, pgTable, text } from 'drizzle-orm/pg-core';
+import { date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
 /** One probe result (contract §9): kept ATRIUM_HEALTH_TTL, then swept. Platform data, no tenant. */
@@ -33,4 +33,23 @@ export const healthIncidents = pgTable(
     closedAt: ts('closed_at'),
   },
   (t) => [index('health_incidents_component_idx').on(t.component, t.status)],
+);
+
+/**
+ * Runs and runs not failing per probe and UTC day (migration 0046): the public status page's 90 days of
+ * uptime, added to by each recorded run, kept 90 days whatever ATRIUM_HEALTH_TTL. Platform data, no tenant.
+ */
+export const healthDaily = pgTable(
+  'health_daily',
+  {
+    component: text('component').notNull(),
+    measurement: text('measurement').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    runs: integer('runs').notNull().default(0),
+    passing: integer('passing').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ name: 'health_daily_pkey', columns: [t.component, t.measurement, t.day] }),
+    index('health_daily_day_idx').on(t.day),
+  ],
 );
