@@ -68,12 +68,19 @@ export async function runProbes(deps: AppDeps, probes: DependencyProbe[], deep =
 export const worst = (statuses: ProbeStatus[]): ProbeStatus =>
   statuses.includes('fail') ? 'fail' : statuses.includes('warn') ? 'warn' : 'pass';
 
-/** Writes a run and moves incidents; the scheduler calls this once per interval across instances. */
+/**
+ * Writes a run and moves incidents; the scheduler calls this once per interval across instances. The results
+ * (and the daily rollup) are committed first, on their own; then each component's incident moves in its own
+ * transaction with its e-mail and inbox notices, so a failure there (one workspace's `affects`, a notice)
+ * loses neither the run's results nor the other components' incidents. That component's opening or closing
+ * is rolled back whole (no e-mail without its incident) and happens at the next run; the error is thrown
+ * once every component has had its turn.
+ */
 export async function recordRun(deps: AppDeps, runs: ProbeRun[]): Promise<void> {
   const runId = newId('hrun');
-  statusCache.delete(deps);
-  await withSystem(deps.db, async (tx) => {
-    if (runs.length) {
+  try {
+    if (runs.length === 0) return;
+    await withSystem(deps.db, async (tx) => {
       await tx.insert(serviceHealthChecks).values(
         runs.map((r) => ({
           id: newId('hck'),
@@ -88,59 +95,73 @@ export async function recordRun(deps: AppDeps, runs: ProbeRun[]): Promise<void> 
         })),
       );
       await addToDaily(tx, runs);
-    }
+    });
+    let failure: unknown;
     for (const component of new Set(runs.map((r) => r.component))) {
-      const measurements = runs.filter((r) => r.component === component).map((r) => r.measurement);
-      // The last few results of each measurement, newest first.
-      const history = new Map<string, ProbeStatus[]>();
-      for (const m of measurements) {
-        const rows = await tx
-          .select({ status: serviceHealthChecks.status })
-          .from(serviceHealthChecks)
-          .where(and(eq(serviceHealthChecks.component, component), eq(serviceHealthChecks.measurement, m)))
-          .orderBy(desc(serviceHealthChecks.checkedAt))
-          .limit(OPEN_AFTER);
-        history.set(
-          m,
-          rows.map((r) => r.status),
-        );
-      }
-      const [open] = await tx
-        .select()
-        .from(healthIncidents)
-        .where(and(eq(healthIncidents.component, component), eq(healthIncidents.status, 'open')))
-        .for('update');
-      const failing = [...history].filter(
-        ([, s]) => s.length >= OPEN_AFTER && s.slice(0, OPEN_AFTER).every((x) => x === 'fail'),
-      );
-      // Recovered: no measurement failed in the last 2 runs. A warning is no failure (health+json: "healthy,
-      // with some concerns"): some measurements warn for good (ai:fallback with one provider, tts:fallback
-      // without a fallback voice, a disabled provider, slow but answering), and would hold it open for ever.
-      const recovered = [...history].every(
-        ([, s]) => s.length >= CLOSE_AFTER && s.slice(0, CLOSE_AFTER).every((x) => x !== 'fail'),
-      );
-      if (!open && failing.length) {
-        const latest = runs.filter((r) => r.component === component && r.status === 'fail');
-        const summary = latest.map((r) => `${r.id}: ${r.output ?? `${r.observedValue} ${r.observedUnit}`}`).join('; ');
-        const inserted = await tx
-          .insert(healthIncidents)
-          .values({ id: newId('inc'), component, status: 'open', summary: summary.slice(0, 1000) })
-          .onConflictDoNothing()
-          .returning();
-        if (inserted[0]) {
-          await alert(tx, deps, 'opened', component, summary);
-          await noticeAffected(tx, deps, component, 'opened');
-        }
-      } else if (open && recovered) {
-        await tx
-          .update(healthIncidents)
-          .set({ status: 'closed', closedAt: sql`now()` })
-          .where(eq(healthIncidents.id, open.id));
-        await alert(tx, deps, 'resolved', component, open.summary);
-        await noticeAffected(tx, deps, component, 'resolved');
+      try {
+        await withSystem(deps.db, (tx) => moveIncident(tx, deps, component, runs));
+      } catch (err) {
+        failure ??= err;
       }
     }
-  });
+    if (failure !== undefined) throw failure;
+  } finally {
+    // The page this instance keeps is dropped once the run (and any incident it moved) is in.
+    statusCache.delete(deps);
+  }
+}
+
+/** Opens or closes the component's incident after a run (3 failing runs open, 2 without a failure close). */
+async function moveIncident(tx: Tx, deps: AppDeps, component: string, runs: ProbeRun[]): Promise<void> {
+  const measurements = runs.filter((r) => r.component === component).map((r) => r.measurement);
+  // The last few results of each measurement, newest first.
+  const history = new Map<string, ProbeStatus[]>();
+  for (const m of measurements) {
+    const rows = await tx
+      .select({ status: serviceHealthChecks.status })
+      .from(serviceHealthChecks)
+      .where(and(eq(serviceHealthChecks.component, component), eq(serviceHealthChecks.measurement, m)))
+      .orderBy(desc(serviceHealthChecks.checkedAt))
+      .limit(OPEN_AFTER);
+    history.set(
+      m,
+      rows.map((r) => r.status),
+    );
+  }
+  const [open] = await tx
+    .select()
+    .from(healthIncidents)
+    .where(and(eq(healthIncidents.component, component), eq(healthIncidents.status, 'open')))
+    .for('update');
+  const failing = [...history].filter(
+    ([, s]) => s.length >= OPEN_AFTER && s.slice(0, OPEN_AFTER).every((x) => x === 'fail'),
+  );
+  // Recovered: no measurement failed in the last 2 runs. A warning is no failure (health+json: "healthy,
+  // with some concerns"): some measurements warn for good (ai:fallback with one provider, tts:fallback
+  // without a fallback voice, a disabled provider, slow but answering), and would hold it open for ever.
+  const recovered = [...history].every(
+    ([, s]) => s.length >= CLOSE_AFTER && s.slice(0, CLOSE_AFTER).every((x) => x !== 'fail'),
+  );
+  if (!open && failing.length) {
+    const latest = runs.filter((r) => r.component === component && r.status === 'fail');
+    const summary = latest.map((r) => `${r.id}: ${r.output ?? `${r.observedValue} ${r.observedUnit}`}`).join('; ');
+    const inserted = await tx
+      .insert(healthIncidents)
+      .values({ id: newId('inc'), component, status: 'open', summary: summary.slice(0, 1000) })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted[0]) {
+      await alert(tx, deps, 'opened', component, summary);
+      await noticeAffected(tx, deps, component, 'opened');
+    }
+  } else if (open && recovered) {
+    await tx
+      .update(healthIncidents)
+      .set({ status: 'closed', closedAt: sql`now()` })
+      .where(eq(healthIncidents.id, open.id));
+    await alert(tx, deps, 'resolved', component, open.summary);
+    await noticeAffected(tx, deps, component, 'resolved');
+  }
 }
 
 const DAY_MS = 86_400_000;

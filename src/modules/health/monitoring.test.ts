@@ -12,6 +12,7 @@ import { countAccepted, countRefused, flushAcceptance, measureAcceptance } from 
 import { queryRows, withSystem } from '../../platform/db/tenant.js';
 import { runDueJobs } from '../../platform/jobs/index.js';
 import { sendMailJob } from '../../platform/mail/mailer.js';
+import type { DependencyProbe } from '../../platform/module.js';
 import { recordRun, sweep } from './monitor.js';
 import { healthIncidents } from './tables.js';
 
@@ -410,6 +411,73 @@ describe('incident rule (recordRun)', () => {
     expect((await incidentOf('rule-mixed')).map((i) => i.status)).toEqual(['closed']);
     for (let i = 0; i < 5; i++) await run('rule-warn-only', { a: 'warn' });
     expect(await incidentOf('rule-warn-only')).toEqual([]);
+  });
+});
+
+describe('recording a run', () => {
+  it("keeps the run's results, and the other components' incidents, when one component's notices fail", async () => {
+    let broken = true;
+    const probe = (id: string, affects: DependencyProbe['affects']): DependencyProbe => ({
+      id,
+      feature: id.split(':')[0],
+      slo: 'answers',
+      affects,
+      measure: async () => ({ status: 'pass', observedValue: 1, observedUnit: 'ms' }),
+    });
+    const deps = {
+      ...t.app.atrium,
+      monitors: [
+        ...t.app.atrium.monitors,
+        // Its notices fail (say, a workspace's check throws) while `broken`.
+        probe('rec-boom:x', async () => {
+          if (broken) throw new Error('affects failed');
+          return false;
+        }),
+        probe('rec-calm:x', async () => false),
+      ],
+    };
+    const at = Date.now() + 3_600_000;
+    const run = (n: number) =>
+      recordRun(
+        deps,
+        ['rec-boom', 'rec-calm'].map((component) => ({
+          id: `${component}:x`,
+          component,
+          measurement: 'x',
+          status: 'fail' as const,
+          observedValue: 503,
+          observedUnit: 'http status',
+          time: new Date(at + n * 1000).toISOString(),
+        })),
+      );
+    const checks = (component: string) =>
+      withSystem(t.app.atrium.db, (tx) =>
+        queryRows<{ n: number }>(
+          tx,
+          sql`SELECT count(*)::int AS n FROM service_health_checks WHERE component = ${component}`,
+        ),
+      ).then((rows) => rows[0].n);
+    const open = async (component: string) =>
+      (
+        await withSystem(t.app.atrium.db, (tx) =>
+          tx.select().from(healthIncidents).where(eq(healthIncidents.component, component)),
+        )
+      ).filter((i) => i.status === 'open').length;
+    await run(1);
+    await run(2);
+    // The third failing run opens both; rec-boom's notices fail.
+    await expect(run(3)).rejects.toThrow(/affects failed/);
+    expect([await checks('rec-boom'), await checks('rec-calm')]).toEqual([3, 3]);
+    expect([await open('rec-boom'), await open('rec-calm')]).toEqual([0, 1]);
+    // Its incident opens (once) at the next run that can tell its workspaces.
+    broken = false;
+    await run(4);
+    expect([await open('rec-boom'), await open('rec-calm')]).toEqual([1, 1]);
+    const subjects = (await alerts()).map((m) => m.subject).filter((s) => s.includes('rec-'));
+    expect(subjects.sort()).toEqual([
+      '[Atrium] Incident: rec-boom is failing',
+      '[Atrium] Incident: rec-calm is failing',
+    ]);
   });
 });
 
