@@ -113,6 +113,26 @@ describe('Inbox page', () => {
     expect(outbox[0].text).toBe('Friday 9:30 works, see you then.');
   });
 
+  it('a half-written reply waits while another conversation is read, and is not carried into it', async () => {
+    await page.goto('/inbox');
+    await page.getByTestId('inbox-stream').getByText('Live').waitFor();
+    await simulate('Do you take walk-ins?', 777009, 'Tomas', 'Keller');
+    const grace = page.getByTestId('conversation-item').filter({ hasText: 'Grace Hopper' });
+    const tomas = page.getByTestId('conversation-item').filter({ hasText: 'Tomas Keller' });
+    await tomas.waitFor();
+    await grace.click();
+    await page.getByTestId('inbox-reply').fill('Half-written answer about the lab results');
+    await tomas.click();
+    await page.getByTestId('inbox-message').filter({ hasText: 'walk-ins' }).waitFor();
+    expect(await page.getByTestId('inbox-reply').inputValue()).toBe('');
+    await grace.click();
+    await page.getByTestId('inbox-message').filter({ hasText: 'Friday' }).first().waitFor();
+    await expect
+      .poll(() => page.getByTestId('inbox-reply').inputValue())
+      .toBe('Half-written answer about the lab results');
+    await page.getByTestId('inbox-reply').fill('');
+  });
+
   it('a reply the provider refuses says so in plain words, with Retry; the list marks the conversation', async () => {
     const item = page.getByTestId('conversation-item').filter({ hasText: 'Grace Hopper' });
     await page.evaluate(async () => {

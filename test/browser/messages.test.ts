@@ -367,6 +367,67 @@ describe('messages page', () => {
     expect(await page.getByTestId('composer').count()).toBe(0);
   });
 
+  it('a half-written message waits while another thread is read, with its mention, and is gone after signing out', async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const suffix = uniqueSuffix();
+    const other = await harness.addMember(workspace.id, {
+      email: `frontdesk-${suffix}@example.test`,
+      name: `Front Desk ${suffix}`,
+      role: 'member',
+    });
+    const threads: string[] = [];
+    for (const recipients of [[colleague.userId], [other.userId]]) {
+      const made = await page.request.post('/api/v1/direct-messages', {
+        data: { recipients, body: `Hello ${suffix}` },
+        headers: { 'x-requested-with': 'fetch' },
+      });
+      expect(made.status()).toBe(201);
+      threads.push((await made.json()).threadId);
+    }
+    const patient = await page.request.post('/api/v1/patients', {
+      data: { givenName: 'Nadia', familyName: `Draft${suffix}` },
+      headers: { 'x-requested-with': 'fetch' },
+    });
+    expect(patient.status()).toBe(201);
+    const thread = (id: string) => page.locator(`[data-testid="thread-item"][data-thread-id="${id}"]`);
+    const input = page.getByTestId('composer-input');
+
+    await page.goto(`/messages/${threads[0]}`);
+    await input.fill('Please call ');
+    await input.press('End');
+    await page.keyboard.type('@');
+    await page.getByTestId('mention-search').waitFor();
+    await page.keyboard.type(`draft${suffix}`.toLowerCase());
+    await page.getByTestId('mention-option').filter({ hasText: 'Nadia' }).click();
+    await expect.poll(() => input.inputValue()).toBe(`Please call @Nadia Draft${suffix} `);
+
+    await thread(threads[1]).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/messages/${threads[1]}`);
+    expect(await input.inputValue()).toBe('');
+    await thread(threads[0]).click();
+    await expect.poll(() => input.inputValue()).toBe(`Please call @Nadia Draft${suffix} `);
+    // Sent as it was typed: the mention is still a mention.
+    await page.getByTestId('send-message').click();
+    await expect.poll(() => input.inputValue()).toBe('');
+    const sent = await page.evaluate(
+      async (id) => (await (await fetch(`/api/v1/direct-messages/${id}`)).json()).items as { body: string }[],
+      threads[0],
+    );
+    expect(sent.some((m) => m.body.startsWith('Please call @patient:'))).toBe(true);
+
+    // Typed again and left unsent: signing out forgets it (the next person at this computer never sees it).
+    await input.fill('Not for the next person');
+    await thread(threads[1]).click();
+    await page.getByTestId('user-menu').click();
+    await page.getByTestId('sign-out').click();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto(`/messages/${threads[0]}`);
+    await input.waitFor();
+    expect(await input.inputValue()).toBe('');
+    await page.close();
+  });
+
   it('@ Patient: Enter on the list for the text typed before mentions nobody the typed text does not match', async () => {
     const page = await harness.newPage();
     await signIn(page, workspace.admin.email, workspace.admin.password);

@@ -1,6 +1,7 @@
 /** The signed-in session: who am I, sign in/out, switch workspace. */
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, moveSession, showWorkspace } from './api.js';
+import { forgetDrafts } from './drafts.js';
 
 export type Tier = 'free' | 'standard' | 'advanced' | 'enterprise';
 export type Role = 'admin' | 'member';
@@ -47,6 +48,7 @@ export function useMe() {
 
 /** Forget everything cached for the previous session and show the sign-in page. */
 export function markSignedOut(queryClient: QueryClient): void {
+  forgetDrafts();
   showWorkspace(null);
   queryClient.setQueryData(meQueryKey, null);
   queryClient.removeQueries({ predicate: (query) => !isMeQuery(query) });
@@ -60,6 +62,7 @@ export function useSignIn() {
     meta: { expectsUnauthenticated: true },
     mutationFn: (input: SignInInput) => moveSession(() => api.post<unknown>('/auth/sign-in', input)),
     onSuccess: async () => {
+      forgetDrafts();
       queryClient.removeQueries({ predicate: (query) => !isMeQuery(query) });
       await queryClient.refetchQueries({ queryKey: meQueryKey });
     },

@@ -38,6 +38,7 @@ import {
 import { LinkPatientDialog } from './link-patient-dialog.js';
 import { MessageContent } from './message-content.js';
 import '../messages/messages.css';
+import { useDraft } from '../../drafts.js';
 import './inbox.css';
 
 function ConversationList({
@@ -181,13 +182,16 @@ function LoadOlderMessages({
   );
 }
 
+const noWords = (text: string) => text.trim() === '';
+
 function ConversationView({ conversation }: { conversation: Conversation }) {
   const messages = useConversationMessages(conversation.id);
   const reply = useReply(conversation.id);
   const markRead = useMarkConversationRead();
   const linked = conversation.contact.patientId ?? undefined;
   const patient = useQuery({ ...patientNameQuery(linked ?? ''), enabled: Boolean(linked) }).data;
-  const [text, setText] = useState('');
+  // A half-written reply waits for the person's return from another conversation.
+  const [text, setText] = useDraft<string>(`inbox:${conversation.id}`, '', noWords);
   const [linking, setLinking] = useState(false);
   // The outcome of the last send worth reading out where the send was made: one that did not go through,
   // or a Retry that did.

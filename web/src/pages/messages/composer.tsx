@@ -9,6 +9,7 @@ import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { plainMessage } from '../../components/ui/form.js';
 import { useTouchFirst } from '../../components/use-phone.js';
+import { useDraft } from '../../drafts.js';
 import { PatientOption, usePatientSearchAsTyped } from '../patients/patient-picker.js';
 import { PatientChip } from './message-body.js';
 
@@ -37,6 +38,9 @@ function composerError(error: unknown): string {
   return describeError(error);
 }
 
+const noText = (text: string) => text === '';
+const noMentions = (mentions: DraftMention[]) => mentions.length === 0;
+
 export function Composer({
   onSend,
   pending,
@@ -44,6 +48,7 @@ export function Composer({
   label = 'Message',
   arrival,
   onArrivalShown,
+  draftKey,
 }: {
   onSend: (body: string) => Promise<unknown>;
   pending: boolean;
@@ -55,13 +60,16 @@ export function Composer({
    */
   arrival?: number;
   onArrivalShown?: () => void;
+  /** Where the unsent words are kept while the box is away (a thread's id); without it they are not kept. */
+  draftKey?: string;
 }) {
   const inputId = useId();
-  const [body, setBody] = useState('');
+  // Kept while the person reads another thread (`draftKey`), with the patients it mentions.
+  const [body, setBody] = useDraft<string>(draftKey ? `${draftKey}:body` : null, '', noText);
   // "Sent", read out politely once a message went; cleared by typing, so the next one is read out again.
   const [sent, setSent] = useState(false);
   const [picking, setPicking] = useState(false);
-  const [mentions, setMentions] = useState<DraftMention[]>([]);
+  const [mentions, setMentions] = useDraft<DraftMention[]>(draftKey ? `${draftKey}:mentions` : null, [], noMentions);
   const textarea = useRef<HTMLTextAreaElement>(null);
   /** Where a typed `@` stood (or the caret when the button opened the picker): the mention goes there. */
   const mentionAt = useRef<number | null>(null);
@@ -90,7 +98,7 @@ export function Composer({
     const before = body.slice(0, at);
     const token = `${before && !/\s$/.test(before) ? ' ' : ''}@${name} `;
     setBody(before + token + body.slice(at));
-    setMentions((list) => (list.some((m) => m.id === id) ? list : [...list, { id, name }]));
+    setMentions(mentions.some((m) => m.id === id) ? mentions : [...mentions, { id, name }]);
     setPicking(false);
     requestAnimationFrame(() => {
       el?.focus();

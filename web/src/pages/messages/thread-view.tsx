@@ -153,6 +153,7 @@ export function ThreadView({
           onSend={(body) => send.mutateAsync({ threadId, body })}
           arrival={arrival}
           onArrivalShown={onArrivalShown}
+          draftKey={`thread:${threadId}`}
         />
       ) : (
         <FreeTierBanner />
