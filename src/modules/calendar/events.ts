@@ -86,6 +86,15 @@ function present(
   };
 }
 
+/**
+ * `telehealth` names a room one can join (as it always has); `telehealthRoom` its state, also before and without a
+ * link (pending, failed), so a room that is late or could not be made is seen from the event.
+ */
+function showRoom(item: CalendarEvent, room: EventRoom | undefined): void {
+  item.telehealth = room?.joinUrl ? { roomId: room.roomId, joinUrl: room.joinUrl } : null;
+  item.telehealthRoom = room ? { roomId: room.roomId, status: room.status, failureReason: room.failureReason } : null;
+}
+
 /** This workspace's calendars with their connection's status; another workspace's never appear. */
 export async function targets(deps: AppDeps, ctx: RequestContext): Promise<Target[]> {
   const [calendars, connections] = await Promise.all([storedCalendars(deps, ctx), listConnections(deps, ctx)]);
@@ -291,11 +300,7 @@ export async function windowOf(
   );
   applyReplies(items, replies);
   for (const item of items) {
-    const room = rooms.get(item.id) ?? (item.recurringEventId ? rooms.get(item.recurringEventId) : undefined);
-    // `telehealth` names a room one can join (as it always has); `telehealthRoom` its state, also before and
-    // without a link (pending, failed), so a room that is late or could not be made is seen from the event.
-    item.telehealth = room?.joinUrl ? { roomId: room.roomId, joinUrl: room.joinUrl } : null;
-    item.telehealthRoom = room ? { roomId: room.roomId, status: room.status, failureReason: room.failureReason } : null;
+    showRoom(item, rooms.get(item.id) ?? (item.recurringEventId ? rooms.get(item.recurringEventId) : undefined));
   }
   items.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.id < b.id ? -1 : 1));
   return { items, warnings };
@@ -668,11 +673,14 @@ export async function createEvent(
       // A series' room is standing: every occurrence meets in it. A single visit's room is retried through an
       // outage until the visit ends (a series' for the room's default window).
       const standing = Boolean(draft.recurrence?.length);
-      if (product)
+      if (product) {
         await requestRoom(tx, ctx.workspaceId, event.id, {
           standing,
           until: standing ? undefined : row.endAt,
         });
+        // The answer shows the room as lists do (pending until prepared; a retried create, its state by now).
+        showRoom(event, (await roomsForEvents(tx, ctx.workspaceId, [event.id])).get(event.id));
+      }
       if (draft.patientId) {
         await emitAppointment(tx, ctx.workspaceId, 'appointment.created', {
           eventId: event.id,

@@ -85,8 +85,8 @@ export const eventSchema = z.object({
     .describe(
       "The state of the event's video room (a series' occurrences share the series'): pending (being made at the " +
         'video provider, retried through outages), warm or live (joinable: telehealth has the link), failed (could ' +
-        'not be made while the visit needed it). Null when the event has none or its room has ended. Lists only; ' +
-        'a created or changed event answers null',
+        'not be made while the visit needed it). Null when the event has none or its room has ended. In lists and ' +
+        "in a create's answer (pending then); a changed event answers null",
     ),
   showAs: z
     .enum(SHOW_AS)

@@ -47,6 +47,13 @@ describe('telehealth rooms', () => {
     });
     expect(made.statusCode, made.body).toBe(201);
     const eventId = made.json().eventId;
+    // The create's answer shows the room being prepared, as the list right after it does.
+    expect(made.json().event.telehealthRoom).toEqual({
+      roomId: expect.stringMatching(/^room_/),
+      status: 'pending',
+      failureReason: null,
+    });
+    expect(made.json().event.telehealthRoom).toEqual((await listed(eventId)).telehealthRoom);
     expect((await listed(eventId)).telehealth).toBeNull();
 
     // First attempt meets the injected failure; the job is retried later and succeeds.
