@@ -42,7 +42,8 @@ export interface ProbeResult {
 /**
  * A dependency probe a module declares (contract §9): run every ATRIUM_HEALTH_INTERVAL on one
  * instance, written to service_health_checks; 3 failing runs of any of a component's measurements
- * open an incident, 2 passing runs of all of them close it.
+ * open an incident; it closes once those that failed during it pass 2 runs and none of the others fails (a
+ * sibling that only warns does not hold it open).
  */
 export interface DependencyProbe {
   /** `<component>:<measurement>`, e.g. `oauth-google:token-refresh`. */

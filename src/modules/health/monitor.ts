@@ -136,24 +136,35 @@ async function moveIncident(tx: Tx, deps: AppDeps, component: string, runs: Prob
   const failing = [...history].filter(
     ([, s]) => s.length >= OPEN_AFTER && s.slice(0, OPEN_AFTER).every((x) => x === 'fail'),
   );
-  // Recovered: no measurement failed in the last 2 runs. A warning is no failure (health+json: "healthy,
-  // with some concerns"): some measurements warn for good (ai:fallback with one provider, tts:fallback
-  // without a fallback voice, a disabled provider, slow but answering), and would hold it open for ever.
+  // Recovered: no measurement failed in the last 2 runs, and each that failed during the incident (or opened it)
+  // passed both (contract §9: all of them pass 2 runs). A sibling that only warned does not hold it open (health+json:
+  // "healthy, with some concerns"): some warn for good (ai:fallback with one provider, tts:fallback without a
+  // fallback voice, a disabled provider), and would keep it open for ever.
+  const failedDuring = new Set([...(open?.failing ?? []), ...failing.map(([m]) => m)]);
+  const failingNow = runs.filter((r) => r.component === component && r.status === 'fail').map((r) => r.measurement);
   const recovered = [...history].every(
-    ([, s]) => s.length >= CLOSE_AFTER && s.slice(0, CLOSE_AFTER).every((x) => x !== 'fail'),
+    ([m, s]) =>
+      s.length >= CLOSE_AFTER &&
+      s.slice(0, CLOSE_AFTER).every((x) => (failedDuring.has(m) ? x === 'pass' : x !== 'fail')),
   );
   if (!open && failing.length) {
     const latest = runs.filter((r) => r.component === component && r.status === 'fail');
     const summary = latest.map((r) => `${r.id}: ${r.output ?? `${r.observedValue} ${r.observedUnit}`}`).join('; ');
     const inserted = await tx
       .insert(healthIncidents)
-      .values({ id: newId('inc'), component, status: 'open', summary: summary.slice(0, 1000) })
+      .values({ id: newId('inc'), component, status: 'open', summary: summary.slice(0, 1000), failing: failingNow })
       .onConflictDoNothing()
       .returning();
     if (inserted[0]) {
       await alert(tx, deps, 'opened', component, summary);
       await noticeAffected(tx, deps, component, 'opened');
     }
+  } else if (open && failingNow.some((m) => !open.failing.includes(m))) {
+    // Failing now, while open: it must pass again before the incident closes.
+    await tx
+      .update(healthIncidents)
+      .set({ failing: [...new Set([...open.failing, ...failingNow])] })
+      .where(eq(healthIncidents.id, open.id));
   } else if (open && recovered) {
     await tx
       .update(healthIncidents)

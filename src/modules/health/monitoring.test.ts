@@ -401,13 +401,19 @@ describe('incident rule (recordRun)', () => {
     );
   });
 
-  it('a failing measurement keeps it open; a warning one alone never opens one', async () => {
+  it('a failing measurement keeps it open until it passes twice (a warning is not enough); a warning one alone never opens one', async () => {
     for (let i = 0; i < 3; i++) await run('rule-mixed', { a: 'fail', b: 'pass' });
     // `a` recovers, `b` now fails now and then: no 2 runs in a row without a failure.
     await run('rule-mixed', { a: 'pass', b: 'fail' });
-    await run('rule-mixed', { a: 'warn', b: 'pass' });
+    await run('rule-mixed', { a: 'pass', b: 'pass' });
     expect((await incidentOf('rule-mixed')).map((i) => i.status)).toEqual(['open']);
+    // `a` opened it and `b` failed during it: both must pass 2 runs (contract §9); warning is not passing.
     await run('rule-mixed', { a: 'warn', b: 'pass' });
+    await run('rule-mixed', { a: 'pass', b: 'warn' });
+    expect((await incidentOf('rule-mixed')).map((i) => i.status)).toEqual(['open']);
+    await run('rule-mixed', { a: 'pass', b: 'pass' });
+    expect((await incidentOf('rule-mixed')).map((i) => i.status)).toEqual(['open']);
+    await run('rule-mixed', { a: 'pass', b: 'pass' });
     expect((await incidentOf('rule-mixed')).map((i) => i.status)).toEqual(['closed']);
     for (let i = 0; i < 5; i++) await run('rule-warn-only', { a: 'warn' });
     expect(await incidentOf('rule-warn-only')).toEqual([]);

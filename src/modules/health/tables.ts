@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { date, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamptz as ts } from '../../platform/db/columns.js';
 
@@ -31,6 +32,8 @@ export const healthIncidents = pgTable(
     summary: text('summary').notNull(),
     openedAt: ts('opened_at').notNull().defaultNow(),
     closedAt: ts('closed_at'),
+    // The measurements that failed while it was open (or opened it): each must pass 2 runs to close it (0047).
+    failing: text('failing').array().notNull().default(sql`'{}'::text[]`),
   },
   (t) => [index('health_incidents_component_idx').on(t.component, t.status)],
 );

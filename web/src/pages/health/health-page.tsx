@@ -112,7 +112,8 @@ export function HealthPage() {
           </h2>
           {dashboard.data.incidents.length === 0 ? (
             <p className="muted" data-testid="no-incidents">
-              No incidents. An incident opens after 3 failing runs in a row and closes after 2 passing runs.
+              No incidents. An incident opens after 3 failed checks in a row and closes once what failed has passed 2
+              checks in a row.
             </p>
           ) : (
             <div className="card table-card table-wrap">
