@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { DeliveryDetailDialog } from './delivery-detail.js';
+import { eventWords, idSuffix } from './event-words.js';
 import { type Endpoint, formatDateTime, useDeliveries, useReplay } from './webhooks-api.js';
 
 const ATTEMPTS = ['attempt', 'attempts'] as const;
@@ -100,7 +101,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                         size="small"
                         onPress={() => setOpenId(a.id)}
                         data-testid="delivery-details"
-                        aria-label={`Details of attempt ${a.attempt} of ${a.eventType}`}
+                        aria-label={`Details of attempt ${a.attempt} of “${eventWords(a.eventType)}” (event ${idSuffix(a.eventId)})`}
                       >
                         Details
                       </Button>
@@ -115,6 +116,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                           )
                         }
                         data-testid="replay"
+                        aria-label={`Replay “${eventWords(a.eventType)}” (event ${idSuffix(a.eventId)})`}
                       >
                         Replay
                       </Button>

@@ -4,9 +4,11 @@
  */
 
 import { Link } from '@tanstack/react-router';
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
+import { focusLost } from '../../components/focus.js';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { eventWords, idSuffix } from './event-words.js';
 import {
   type Endpoint,
   formatDateTime,
@@ -19,6 +21,12 @@ import {
 } from './webhooks-api.js';
 
 const ITEMS = ['item', 'items'] as const;
+
+/** An item's name for its buttons, told apart from its neighbours': "“New patient” of Nov 27, 9:50 AM (event …3rqy)". */
+function itemName(item: InboxItem): string {
+  const which = item.eventId ? `event ${idSuffix(item.eventId)}` : `item ${idSuffix(item.id)}`;
+  return `“${eventWords(item.eventType, item.kind)}” of ${formatDateTime(item.createdAt)} (${which})`;
+}
 
 /** What an inbox item that is not a webhook delivery is about, in the Endpoint column's place. */
 const NOT_A_DELIVERY: Record<string, string> = {
@@ -65,11 +73,28 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
     (resolve.isPending && resolve.variables === item.id) ||
     (reopen.isPending && reopen.variables === item.id);
   const empty = EMPTY[filter];
+  const heading = useRef<HTMLHeadingElement>(null);
+  const rowsRef = useRef<HTMLTableSectionElement>(null);
+  /**
+   * After an item left the list (replayed, resolved, reopened): when the focus went with it, the same button of
+   * the item now in its place (the one before it for the last), else the section's heading, rather than the page.
+   */
+  const refocus = (index: number, testId: string) =>
+    setTimeout(() => {
+      if (!focusLost()) return;
+      const rows = [...(rowsRef.current?.querySelectorAll<HTMLElement>('[data-testid="inbox-row"]') ?? [])];
+      // The rows after it first, then those before it (nearest first).
+      const order = [...rows.slice(index), ...rows.slice(0, index).reverse()];
+      const same = order.map((r) => r.querySelector<HTMLElement>(`[data-testid="${testId}"]`)).find(Boolean);
+      (same ?? order[0]?.querySelector<HTMLElement>('button') ?? heading.current)?.focus();
+    }, 50);
 
   return (
     <section className="card" aria-labelledby="inbox-title" data-testid="inbox">
       <div className="toolbar toolbar-spread">
-        <h2 id="inbox-title">Inbox</h2>
+        <h2 id="inbox-title" tabIndex={-1} ref={heading}>
+          Inbox
+        </h2>
         <div className="toolbar-group">
           <label htmlFor={filterId}>Show</label>
           <select
@@ -126,8 +151,8 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                 </th>
               </tr>
             </thead>
-            <tbody>
-              {items.map((item) => {
+            <tbody ref={rowsRef}>
+              {items.map((item, index) => {
                 const url = urlOf(item.endpointId);
                 return (
                   <tr
@@ -169,10 +194,15 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                               size="small"
                               isDisabled={busy(item)}
                               onPress={() =>
-                                reopen.mutate(item.id, { onSuccess: () => setDone({ action: 'reopened', item }) })
+                                reopen.mutate(item.id, {
+                                  onSuccess: () => {
+                                    setDone({ action: 'reopened', item });
+                                    refocus(index, 'inbox-reopen');
+                                  },
+                                })
                               }
                               data-testid="inbox-reopen"
-                              aria-label={`Reopen ${item.eventType ?? 'this item'} of ${formatDateTime(item.createdAt)}`}
+                              aria-label={`Reopen ${itemName(item)}`}
                             >
                               Reopen
                             </Button>
@@ -188,10 +218,16 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                               onPress={() =>
                                 replay.mutate(
                                   { endpointId: item.endpointId!, eventId: item.eventId! },
-                                  { onSuccess: () => setDone({ action: 'replayed', item }) },
+                                  {
+                                    onSuccess: () => {
+                                      setDone({ action: 'replayed', item });
+                                      refocus(index, 'inbox-replay');
+                                    },
+                                  },
                                 )
                               }
                               data-testid="inbox-replay"
+                              aria-label={`Replay ${itemName(item)}`}
                             >
                               Replay
                             </Button>
@@ -201,10 +237,15 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                             size="small"
                             isDisabled={busy(item)}
                             onPress={() =>
-                              resolve.mutate(item.id, { onSuccess: () => setDone({ action: 'resolved', item }) })
+                              resolve.mutate(item.id, {
+                                onSuccess: () => {
+                                  setDone({ action: 'resolved', item });
+                                  refocus(index, 'inbox-resolve');
+                                },
+                              })
                             }
                             data-testid="inbox-resolve"
-                            aria-label={`Resolve ${item.eventType ?? 'this item'} of ${formatDateTime(item.createdAt)}`}
+                            aria-label={`Resolve ${itemName(item)}`}
                           >
                             Resolve
                           </Button>

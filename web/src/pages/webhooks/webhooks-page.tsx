@@ -1,8 +1,9 @@
 /** Admin → Webhooks: endpoints (create, enable/disable, rotate, delete), a delivery log per endpoint, the inbox. */
 
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ApiError } from '../../api.js';
+import { focusLost } from '../../components/focus.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
@@ -54,6 +55,22 @@ function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
   const tierError =
     endpoints.error instanceof ApiError && endpoints.error.code === 'tier_required' ? endpoints.error : null;
   const selected = endpoints.data?.items.find((e) => e.id === endpointId);
+  const endpointsHeading = useRef<HTMLHeadingElement>(null);
+  /** The endpoint just deleted and where it stood, until the list read again no longer has it. */
+  const deleted = useRef<{ id: string; index: number } | null>(null);
+  useEffect(() => {
+    const gone = deleted.current;
+    const items = endpoints.data?.items;
+    if (!gone || !items || items.some((e) => e.id === gone.id)) return;
+    deleted.current = null;
+    // Its row (and the Delete the confirmation gave the focus back to) went: the next endpoint's Delete (the one
+    // before it for the last), or the list's heading once none is left, rather than the page.
+    setTimeout(() => {
+      if (!focusLost()) return;
+      const buttons = [...document.querySelectorAll<HTMLElement>('[data-testid="delete-endpoint"]')];
+      (buttons[gone.index] ?? buttons.at(-1) ?? endpointsHeading.current)?.focus();
+    }, 50);
+  }, [endpoints.data]);
 
   return (
     <section className="page" aria-labelledby="page-title">
@@ -73,7 +90,9 @@ function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
           <div className="webhooks-grid">
             <section className="card" aria-labelledby="endpoints-title">
               <div className="toolbar">
-                <h2 id="endpoints-title">Endpoints</h2>
+                <h2 id="endpoints-title" tabIndex={-1} ref={endpointsHeading}>
+                  Endpoints
+                </h2>
               </div>
               {endpoints.isPending ? <Loading label="Loading endpoints…" /> : null}
               {endpoints.isError ? <ErrorNotice error={endpoints.error} onRetry={() => endpoints.refetch()} /> : null}
@@ -86,6 +105,7 @@ function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
                   selectedId={endpointId}
                   onSecret={setSecret}
                   onDeleted={(e) => {
+                    deleted.current = { id: e.id, index: endpoints.data?.items.findIndex((x) => x.id === e.id) ?? 0 };
                     notifySuccess(`Deleted ${e.url}; its pending deliveries were cancelled.`);
                     // The secret of a deleted endpoint signs nothing any more.
                     setSecret((shown) => (shown?.endpointId === e.id ? null : shown));
@@ -251,7 +271,13 @@ function EndpointTable({
                   >
                     Rotate secret
                   </Button>
-                  <Button variant="secondary" size="small" onPress={() => setDeleting(e)}>
+                  <Button
+                    variant="secondary"
+                    size="small"
+                    onPress={() => setDeleting(e)}
+                    data-testid="delete-endpoint"
+                    aria-label={`Delete ${e.url}`}
+                  >
                     Delete
                   </Button>
                 </div>

@@ -1,0 +1,172 @@
+/**
+ * Admin → Webhooks as an administrator uses it (UX review of 2026-11-27): where the keyboard focus goes after an
+ * action, buttons a screen reader tells apart, confirmations and announcements, plain words before codes, a phone.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
+import { axeProblems, type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+
+/** The focused element: its test id, its text, the tag and whether it is the page itself. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const a = document.activeElement as HTMLElement | null;
+    return {
+      body: !a || a === document.body,
+      testId: a?.getAttribute('data-testid') ?? null,
+      tag: a?.tagName ?? '',
+      text: a?.textContent?.trim() ?? '',
+      label: a?.getAttribute('aria-label') ?? '',
+      inInbox: !!a?.closest('[data-testid="inbox"]'),
+    };
+  });
+
+describe('Admin → Webhooks, as an administrator uses it', () => {
+  let t: TestApp;
+  let harness: BrowserHarness;
+  let receiver: HttpsReceiver;
+
+  beforeAll(async () => {
+    if (!process.env.NODE_EXTRA_CA_CERTS) throw new Error('Run with NODE_EXTRA_CA_CERTS=test/fixtures/tls/ca.pem');
+    t = await createTestApp({ webhooks: { retryDelaysMs: [200], timeoutMs: 2000, allowCidrs: ['127.0.0.0/8'] } });
+    await t.startBackground();
+    process.env.ATRIUM_BROWSER_BASE_URL = t.baseUrl;
+    process.env.ATRIUM_BROWSER_OPERATOR_TOKEN = t.config.operatorToken;
+    harness = await startHarness();
+    receiver = await startHttpsReceiver({ response: { status: 500, body: 'receiver is down' } });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+    await receiver?.close();
+    await t?.close();
+  });
+
+  /** A call with the page's own session. */
+  const call = (page: Page, method: string, path: string, body?: unknown) =>
+    page.evaluate(
+      async ([method, path, body]) => {
+        const res = await fetch(`/api/v1${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: await res.json().catch(() => null) };
+      },
+      [method, path, body] as const,
+    );
+
+  /**
+   * A workspace with an endpoint that is down and `events` new patients, each dead-lettered: `events` open items.
+   * Signed in on a page at /admin/webhooks.
+   */
+  async function downEndpoint(events: number, options: { phone?: boolean } = {}) {
+    const workspace: TestWorkspace = await harness.createWorkspace({ tier: 'advanced' });
+    const page = await harness.newPage({ phone: options.phone });
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const created = await call(page, 'POST', '/admin/webhooks', {
+      url: `${receiver.url}/down-${workspace.id}`,
+      events: ['patient.created'],
+      description: 'Billing system (old server)',
+    });
+    expect(created.status).toBe(201);
+    const endpointId = created.body.id as string;
+    for (let i = 0; i < events; i++) {
+      expect((await call(page, 'POST', '/patients', { givenName: `Ada${i}`, familyName: 'Hook' })).status).toBe(201);
+    }
+    await expect
+      .poll(async () => (await call(page, 'GET', '/inbox?state=open')).body.items.length, { timeout: 20_000 })
+      .toBe(events);
+    await page.goto('/admin/webhooks');
+    await page.getByTestId('inbox-row').first().waitFor();
+    return { workspace, page, endpointId };
+  }
+
+  it('finding 2: after Resolve, Replay, Reopen and Delete from the keyboard, the focus stays in the list', async () => {
+    receiver.respondWith({ status: 500, body: 'receiver is down' });
+    const { page } = await downEndpoint(3);
+    const rows = page.getByTestId('inbox-row');
+    await expect.poll(() => rows.count()).toBe(3);
+
+    // Resolve the first: the focus goes to the Resolve of the item now in its place.
+    await rows.first().getByTestId('inbox-resolve').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(async () => (await focused(page)).testId).toBe('inbox-resolve');
+    expect((await focused(page)).inInbox).toBe(true);
+
+    // Replay the next: the same.
+    receiver.respondWith({ status: 204 });
+    await rows.first().getByTestId('inbox-replay').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(async () => (await focused(page)).testId).toBe('inbox-replay');
+
+    // The last one: the focus goes to the section's heading, not the page.
+    await rows.first().getByTestId('inbox-resolve').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.count()).toBe(0);
+    await expect.poll(async () => (await focused(page)).tag).toBe('H2');
+    expect((await focused(page)).inInbox).toBe(true);
+
+    // Reopen among the handled items.
+    await page.getByTestId('inbox-filter').selectOption('handled');
+    const reopen = page.getByTestId('inbox-reopen').first();
+    await reopen.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('inbox-reopen').count()).toBe(1);
+    await expect.poll(async () => (await focused(page)).testId).toBe('inbox-reopen');
+
+    // Delete an endpoint: after the confirmation the focus is not lost to the page.
+    await page
+      .getByTestId('endpoint-row')
+      .first()
+      .getByRole('button', { name: /^Delete/ })
+      .focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('confirm-delete').focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('No endpoints yet').waitFor();
+    await expect.poll(async () => (await focused(page)).text).toBe('Endpoints');
+    await page.close();
+  });
+
+  it('finding 8: every Replay, Resolve and Details button has a name of its own', async () => {
+    receiver.respondWith({ status: 500, body: 'receiver is down' });
+    const { page } = await downEndpoint(2);
+    const names = async (selector: string) =>
+      page
+        .locator(selector)
+        .evaluateAll((els) =>
+          els.map((e) => (e.getAttribute('aria-label') ?? e.textContent ?? '').replace(/\s+/g, ' ').trim()),
+        );
+    const inboxReplays = await names('[data-testid="inbox"] [data-testid="inbox-replay"]');
+    expect(inboxReplays.length).toBe(2);
+    expect(new Set(inboxReplays).size).toBe(2);
+    for (const name of inboxReplays) expect(name).toMatch(/^Replay .+/);
+    const resolves = await names('[data-testid="inbox-resolve"]');
+    expect(new Set(resolves).size).toBe(2);
+
+    await page.getByTestId('endpoint-link').first().click();
+    const log = page.getByTestId('delivery-log');
+    await log.waitFor();
+    await expect
+      .poll(
+        async () => {
+          await log.getByRole('button', { name: 'Refresh' }).click();
+          return log.getByTestId('delivery-row').count();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(4);
+    const logReplays = await names('[data-testid="delivery-log"] [data-testid="replay"]');
+    // One name per event (the two events' buttons differ).
+    expect(new Set(logReplays).size).toBe(2);
+    for (const name of logReplays) expect(name).toMatch(/^Replay .+/);
+    const details = await names('[data-testid="delivery-details"]');
+    expect(new Set(details).size).toBe(details.length);
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.close();
+  });
+});
