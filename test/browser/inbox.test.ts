@@ -87,6 +87,44 @@ describe('Inbox page', () => {
     await page.keyboard.press('Escape');
   });
 
+  it("channels say which is which, copy their webhook URL, and Telegram's secret token is made for the admin", async () => {
+    await page.goto('/inbox');
+    await page.getByTestId('manage-channels').click();
+    const dialog = page.getByTestId('channels-dialog');
+    await page.getByTestId('connect-channel').selectOption('telegram');
+    expect(await dialog.getByLabel('Secret token').inputValue()).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    await page.getByTestId('connect-channel').selectOption('whatsapp');
+
+    // Each Disconnect names its channel; so does the question it asks.
+    const row = dialog.locator('.channel-connection').first();
+    const name = (await row.locator('strong').textContent()) ?? '';
+    const disconnect = row.getByTestId('disconnect-channel');
+    expect(await disconnect.getAttribute('aria-label')).toBe(`Disconnect ${name} (Telegram)`);
+    await disconnect.click();
+    await page
+      .getByRole('alertdialog')
+      .or(page.getByRole('dialog', { name: /^Disconnect/ }))
+      .first()
+      .waitFor();
+    expect(await page.getByText(`Disconnect ${name} (Telegram)?`).count()).toBe(1);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    // The webhook URL is one press away from the clipboard.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    const copy = row.getByTestId('copy-channel-webhook');
+    expect(await copy.getAttribute('aria-label')).toBe(`Copy webhook URL of ${name}`);
+    await copy.click();
+    await page
+      .locator('[data-sonner-toast]')
+      .filter({ hasText: `Webhook URL of ${name} copied.` })
+      .waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      await row.getByTestId('channel-webhook').textContent(),
+    );
+    expect(await axeProblemsIn('[data-testid="channels-dialog"]')).toEqual([]);
+    await page.keyboard.press('Escape');
+  });
+
   it('a message arrives live with an unread count; opening it clears the count; a reply shows Sent', async () => {
     await page.goto('/inbox');
     await page.getByTestId('inbox-stream').getByText('Live').waitFor();

@@ -5,6 +5,7 @@
 import { useId, useState } from 'react';
 import { z } from 'zod';
 import { Button } from '../../components/ui/button.js';
+import { CopyButton } from '../../components/ui/copy-button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
@@ -25,7 +26,7 @@ const FIELDS: Record<Channel, { key: string; label: string; hint?: string }[]> =
     {
       key: 'secretToken',
       label: 'Secret token',
-      hint: 'Any 16+ letters, digits, _ or -; Telegram sends it with every update',
+      hint: 'Made for you: Telegram sends it with every message, so Atrium knows the message is real. Keep it, or paste your own (16 or more letters, digits, _ or -).',
     },
   ],
   whatsapp: [
@@ -54,6 +55,21 @@ const FIELDS: Record<Channel, { key: string; label: string; hint?: string }[]> =
   ],
 };
 
+/** 32 random letters, digits, _ and - (what Telegram accepts as a webhook's secret token). */
+function randomSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+}
+
+/** Empty credentials of every channel, but Telegram's secret token, which nobody needs to invent. */
+const freshCredentials = () => ({
+  ...Object.fromEntries(CHANNEL_LIST.flatMap((c) => FIELDS[c].map((f) => [f.key, '']))),
+  secretToken: randomSecret(),
+});
+
 const connectForm = z
   .object({
     channel: z.enum(CHANNEL_LIST as [Channel, ...Channel[]]),
@@ -79,7 +95,7 @@ function ConnectForm({ onDone }: { onDone: () => void }) {
     defaultValues: {
       channel: 'whatsapp',
       name: '',
-      credentials: Object.fromEntries(CHANNEL_LIST.flatMap((c) => FIELDS[c].map((f) => [f.key, '']))),
+      credentials: freshCredentials(),
     },
   });
   const channel = form.watch('channel');
@@ -93,7 +109,7 @@ function ConnectForm({ onDone }: { onDone: () => void }) {
           `${CHANNEL_LABEL[values.channel]} connected`,
           'Paste its webhook URL into the provider’s console.',
         );
-        form.reset();
+        form.reset({ channel: values.channel, name: '', credentials: freshCredentials() });
         onDone();
       })
       .catch((error) => applyProblem(form, error));
@@ -147,7 +163,7 @@ function ConnectForm({ onDone }: { onDone: () => void }) {
 export function ChannelsDialog({ onClose }: { onClose: () => void }) {
   const connections = useConnections(true);
   const disconnect = useDisconnectChannel();
-  const [confirm, setConfirm] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<{ id: string; name: string; channel: Channel } | null>(null);
   return (
     <AppDialog
       title="Channels"
@@ -157,8 +173,9 @@ export function ChannelsDialog({ onClose }: { onClose: () => void }) {
       testId="channels-dialog"
     >
       <p className="muted">
-        Each provider calls its webhook URL; every call is checked against the provider’s signature before anything is
-        stored. Telegram is set up for you when you connect.
+        Connect the messaging apps your patients write from. For each one, copy its webhook URL below into the
+        provider’s settings (Meta, Viber, Twilio); Atrium keeps only messages the provider has signed. Telegram needs
+        nothing pasted: connecting sets it up.
       </p>
       <ul className="channel-connections" data-testid="channel-connections">
         {connections.data?.items.map((c) => (
@@ -166,30 +183,39 @@ export function ChannelsDialog({ onClose }: { onClose: () => void }) {
             <div className="channel-connection-top">
               <ChannelBadge channel={c.channel} />
               <strong>{c.name}</strong>
-              <Button variant="ghost" size="small" onPress={() => setConfirm(c.id)} data-testid="disconnect-channel">
+              <Button
+                variant="ghost"
+                size="small"
+                onPress={() => setConfirm({ id: c.id, name: c.name, channel: c.channel })}
+                aria-label={`Disconnect ${c.name} (${CHANNEL_LABEL[c.channel]})`}
+                data-testid="disconnect-channel"
+              >
                 Disconnect
               </Button>
             </div>
-            <code className="channel-webhook" data-testid="channel-webhook">
-              {c.webhookUrl}
-            </code>
+            <div className="channel-webhook-row">
+              <code className="channel-webhook" data-testid="channel-webhook">
+                {c.webhookUrl}
+              </code>
+              <CopyButton text={c.webhookUrl} label={`webhook URL of ${c.name}`} testId="copy-channel-webhook" />
+            </div>
           </li>
         ))}
       </ul>
       <h3>Connect a channel</h3>
       <ConnectForm onDone={() => undefined} />
       <ConfirmDialog
-        title="Disconnect this channel?"
-        description="Its webhooks stop being accepted at once. The conversations stay in the inbox."
+        title={confirm ? `Disconnect ${confirm.name} (${CHANNEL_LABEL[confirm.channel]})?` : 'Disconnect?'}
+        description="Messages patients send to it stop arriving at once. Its conversations stay in the inbox."
         confirmLabel="Disconnect"
         isOpen={confirm !== null}
         onOpenChange={(open) => (!open ? setConfirm(null) : undefined)}
         onConfirm={() =>
           confirm &&
-          disconnect.mutate(confirm, {
+          disconnect.mutate(confirm.id, {
             onSuccess: () => {
+              notifySuccess(`${confirm.name} disconnected`);
               setConfirm(null);
-              notifySuccess('Channel disconnected');
             },
           })
         }
