@@ -9,6 +9,22 @@ import { sentAs } from '../../platform/http/openapi-media.js';
 import { problemResponses } from '../../platform/http-schemas.js';
 import { metricsRegistry } from '../../platform/metrics.js';
 
+/**
+ * How long /readyz waits for the database's SELECT 1 (and then for each module probe) before it answers 503: a
+ * database that accepts no connection, or a pool whose connections are all held, must read as not ready rather than
+ * hang the probe (a probe that never answers leaves the instance in rotation with some load balancers).
+ */
+export const READINESS_TIMEOUT_MS = 2000;
+
+/** `promise`, or a rejection once `ms` have passed (the promise runs on; its late outcome is ignored). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/livez',
@@ -24,17 +40,18 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       config: { auth: 'public' },
       schema: {
         tags: ['health'],
-        summary: 'Readiness: the database answers and every module probe passes (503 problem otherwise)',
+        summary:
+          'Readiness: the database answers and every module probe passes, each within 2 s (503 problem otherwise)',
         response: { 200: z.object({ status: z.literal('pass') }), ...problemResponses },
       },
     },
     async (request, reply) => {
       let failing = 'database';
       try {
-        await app.atrium.db.execute(sql`SELECT 1`);
+        await within(app.atrium.db.execute(sql`SELECT 1`), READINESS_TIMEOUT_MS, 'The database');
         for (const probe of app.atrium.probes) {
           failing = probe.name;
-          await probe.check(app.atrium);
+          await within(probe.check(app.atrium), READINESS_TIMEOUT_MS, `The ${probe.name} probe`);
         }
         return { status: 'pass' };
       } catch (err) {

@@ -12,6 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { flushTree } from '../durable-files.js';
 import { DurableNodeFS } from './durable-fs.js';
+import { releaseConnectionsAlways } from './pool-transaction.js';
 import * as schema from './schema.js';
 import { enableScopedBegin, scopedBeginDatabases } from './scoped-begin.js';
 import { APP_ROLE, type CatalogQuery, verifyTenantSecurity } from './security.js';
@@ -155,8 +156,7 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
   }
 
   const pool = createAppPool(url, max);
-  const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
-  scopedBeginDatabases.add(db);
+  const db = createAppDb(pool);
 
   const listeners = new Map<string, Set<Listener>>();
   const reconnectHandlers = new Set<() => void>();
@@ -218,13 +218,34 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
   };
 }
 
+/** The Drizzle database over the request pool: its transactions give their connection back in every case. */
+export function createAppDb(pool: pg.Pool): Db {
+  const db = drizzleNodePg({ client: pool, schema }) as unknown as Db;
+  releaseConnectionsAlways(db, pool);
+  scopedBeginDatabases.add(db);
+  return db;
+}
+
+/**
+ * How long a request waits for one of the pool's connections before it fails (503 `unavailable`, errors.ts reads
+ * pg-pool's "timeout exceeded when trying to connect"): the server not accepting connections, or every connection
+ * held, is an answer in seconds rather than a request (and a readiness probe) that waits forever. Far above the
+ * few milliseconds a busy pool makes a request wait.
+ */
+export const POOL_CONNECT_TIMEOUT_MS = 5000;
+
 /**
  * The request pool. Every connection takes the unprivileged role in its start-up packet, so a stray
  * query sees no tenant rows, and a connection that cannot take it (missing role or membership) is
  * refused by the server: queries fail instead of running as the owner.
  */
 export function createAppPool(url: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, options: `-c role=${APP_ROLE}` });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: `-c role=${APP_ROLE}`,
+    connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+  });
   enableScopedBegin(pool);
   // An idle connection that breaks is removed by the pool; the next query opens a new one.
   pool.on('error', () => undefined);

@@ -1,11 +1,47 @@
 // A connection the server drops while a request holds it (a failover, pg_terminate_backend, a network cut) fails
 // that request's next query; it must never take the process down. node-postgres emits 'error' on a checked-out
 // client, and an 'error' event nobody listens to is thrown: every request in flight died with the process.
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from '../../../test/helpers/db.js';
+import { buildApp } from '../../app.js';
+import { loadTestConfig } from '../../config.js';
 import { isDatabaseUnavailable } from '../errors.js';
-import { createAppPool } from './client.js';
+import { createAppDb, createAppPool, openDatabase, POOL_CONNECT_TIMEOUT_MS } from './client.js';
+import { queryRows, withSystem } from './tenant.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves to what `promise` gives, or to 'timed out' after `ms`: a hang fails the test instead of the run. */
+const within = <T>(promise: Promise<T>, ms: number): Promise<T | 'timed out'> =>
+  Promise.race([promise, sleep(ms).then(() => 'timed out' as const)]);
+
+/** The URL with an application_name, so that a test terminates its own pool's backends and nobody else's. */
+function named(url: string, applicationName: string): string {
+  const u = new URL(url);
+  u.searchParams.set('application_name', applicationName);
+  return u.toString();
+}
+
+/** Terminates every backend named `applicationName` every 50 ms for `ms` (what a failover storm does). */
+async function terminateRepeatedly(url: string, applicationName: string, ms: number): Promise<number> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  let terminated = 0;
+  try {
+    for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) {
+      const { rows } = await admin.query<{ n: number }>(
+        'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
+        [applicationName],
+      );
+      terminated += rows[0].n;
+    }
+  } finally {
+    await admin.end();
+  }
+  return terminated;
+}
 
 describe.skipIf(!TEST_SERVER_URL)('the request pool when the server drops a connection', () => {
   let testDb: TestDatabase;
@@ -42,6 +78,66 @@ describe.skipIf(!TEST_SERVER_URL)('the request pool when the server drops a conn
     }
   });
 
+  it('a burst of terminated connections under load leaks no connection: the pool serves every transaction after', async () => {
+    // Drizzle 0.45 sent BEGIN before its try/finally: a BEGIN failing on a dropped connection never gave the
+    // connection back, and once all of them were lost every transaction waited for one forever.
+    const pool = createAppPool(named(testDb.url!, 'atrium_burst'), 4);
+    const db = createAppDb(pool);
+    let stop = false;
+    let committed = 0;
+    let failed = 0;
+    const loop = async () => {
+      while (!stop) {
+        await db
+          .transaction((tx) => tx.execute(sql`SELECT pg_sleep(0.005)`))
+          .then(
+            () => committed++,
+            () => failed++,
+          );
+      }
+    };
+    const loops = Array.from({ length: 8 }, loop);
+    try {
+      const terminated = await terminateRepeatedly(testDb.url!, 'atrium_burst', 3000);
+      stop = true;
+      expect(terminated).toBeGreaterThan(0);
+      expect(failed).toBeGreaterThan(0);
+      expect(await within(Promise.all(loops), 5000)).not.toBe('timed out');
+      expect({ waiting: pool.waitingCount, inUse: pool.totalCount - pool.idleCount }).toEqual({ waiting: 0, inUse: 0 });
+      const after = await within(
+        Promise.all(Array.from({ length: 8 }, () => db.transaction((tx) => tx.execute(sql`SELECT 1 AS ok`)))),
+        5000,
+      );
+      expect(after).not.toBe('timed out');
+      expect(committed).toBeGreaterThan(0);
+    } finally {
+      stop = true;
+      await within(pool.end(), 2000);
+    }
+  });
+
+  it('a transaction that fails gives its connection back; one with a config still opens with it', async () => {
+    const pool = createAppPool(testDb.url!, 1);
+    const db = createAppDb(pool);
+    try {
+      const wrong = await db
+        .transaction((tx) => tx.execute(sql`SELECT * FROM no_such_table`))
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      expect(wrong).toBeInstanceOf(Error);
+      const level = await db.transaction(
+        (tx) => queryRows(tx, sql`SELECT current_setting('transaction_isolation') AS level`),
+        { isolationLevel: 'serializable' },
+      );
+      expect(level[0]).toEqual({ level: 'serializable' });
+      expect({ total: pool.totalCount, idle: pool.idleCount }).toEqual({ total: 1, idle: 1 });
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('reads a refused or terminated connection as the database being unavailable, and nothing else', async () => {
     const refused = await new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:1/none' }).connect().then(
       () => undefined,
@@ -72,3 +168,115 @@ describe.skipIf(!TEST_SERVER_URL)('the request pool when the server drops a conn
     }
   });
 });
+
+describe.skipIf(!TEST_SERVER_URL)('the app when the server drops its connections', () => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+  });
+  afterAll(async () => testDb?.drop());
+
+  async function startApp(applicationName: string, poolSize: number) {
+    const database = await openDatabase({ databaseUrl: named(testDb.url!, applicationName), poolSize });
+    const config = loadTestConfig();
+    const app = await buildApp({ config, database });
+    await app.ready();
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/operator/workspaces',
+      headers: { authorization: `Bearer ${config.operatorToken}` },
+      payload: { name: 'Pool', tier: 'standard', admin: { email: `${applicationName}@example.test`, name: 'P' } },
+    });
+    const token = res.json().admin.token as string;
+    const me = () => app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${token}` } });
+    const readyz = () => app.inject({ method: 'GET', url: '/readyz' });
+    const close = async () => {
+      await within(app.close(), 5000);
+      await within(database.close(), 2000);
+    };
+    return { app, database, me, readyz, close };
+  }
+
+  it('serves requests and is ready again within seconds of a burst of terminations under concurrent requests', async () => {
+    const t = await startApp('atrium_app_burst', 4);
+    let stop = false;
+    const statuses = new Map<number, number>();
+    const loop = async (request: () => ReturnType<typeof t.me>) => {
+      while (!stop) {
+        const res = await request();
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+        await sleep(2); // else the loops hold the event loop and the terminations wait behind them
+      }
+    };
+    const loops = [...Array.from({ length: 8 }, () => loop(t.me)), loop(t.readyz)];
+    try {
+      const terminated = await terminateRepeatedly(testDb.url!, 'atrium_app_burst', 3000);
+      stop = true;
+      expect(terminated).toBeGreaterThan(0);
+      // Every request in flight during the burst was answered, and those the database failed were 503s.
+      expect(await within(Promise.all(loops), 7000)).not.toBe('timed out');
+      expect([...statuses.keys()].sort()).toEqual([200, 503]);
+      const started = Date.now();
+      const ready = await within(t.readyz(), 3000);
+      expect(ready === 'timed out' ? ready : ready.statusCode).toBe(200);
+      const after = await within(Promise.all(Array.from({ length: 8 }, t.me)), 3000);
+      expect(after === 'timed out' ? after : after.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+      // All 4 of the pool's connections at once: none was lost in the burst.
+      let open = 0;
+      const together = await within(
+        Promise.all(
+          Array.from({ length: 4 }, () =>
+            withSystem(t.database.db, async () => {
+              open++;
+              while (open < 4) await sleep(10);
+            }),
+          ),
+        ),
+        3000,
+      );
+      expect(together === 'timed out' ? `${together} with ${open} of 4 connections` : 'all 4').toBe('all 4');
+      expect(Date.now() - started).toBeLessThan(4000);
+    } finally {
+      stop = true;
+      await t.close();
+    }
+  }, 30_000);
+
+  it("answers 503 when no connection can be had: /readyz within seconds, a request after the pool's wait", async () => {
+    const t = await startApp('atrium_app_held', 1);
+    // The pool's one connection held by a statement that runs long: to a request it is a database that does not answer.
+    const held = withSystem(t.database.db, (tx) => tx.execute(sql`SELECT pg_sleep(12)`)).catch(() => undefined);
+    try {
+      await sleep(100);
+      let started = Date.now();
+      const ready = await within(t.readyz(), 4000);
+      expect(ready === 'timed out' ? ready : ready.statusCode).toBe(503);
+      expect(Date.now() - started).toBeLessThan(3000);
+      started = Date.now();
+      const me = await within(t.me(), POOL_CONNECT_TIMEOUT_MS + 3000);
+      expect(me === 'timed out' ? me : { status: me.statusCode, type: me.headers['content-type'] }).toEqual({
+        status: 503,
+        type: 'application/problem+json; charset=utf-8',
+      });
+      expect(me !== 'timed out' && me.json().code).toBe('unavailable');
+      expect(Date.now() - started).toBeLessThan(POOL_CONNECT_TIMEOUT_MS + 2000);
+    } finally {
+      await admin(
+        testDb.url!,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'atrium_app_held'",
+      );
+      await held;
+      await t.close();
+    }
+  }, 30_000);
+});
+
+async function admin(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
