@@ -169,4 +169,78 @@ describe('Admin → Webhooks, as an administrator uses it', () => {
     expect(await axeProblems(page, 'main')).toEqual([]);
     await page.close();
   });
+
+  /** A workspace with one endpoint that answers 204, signed in on a page at /admin/webhooks. */
+  async function oneEndpoint() {
+    const workspace = await harness.createWorkspace({ tier: 'advanced' });
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    const url = `${receiver.url}/up-${workspace.id}`;
+    const created = await call(page, 'POST', '/admin/webhooks', { url, events: ['*'], description: 'Billing' });
+    expect(created.status).toBe(201);
+    await page.goto('/admin/webhooks');
+    const row = page.getByTestId('endpoint-row').filter({ hasText: url });
+    await row.waitFor();
+    return { page, row, url, id: created.body.id as string };
+  }
+
+  it('finding 9: Rotate secret asks first; Disable and Enable are announced', async () => {
+    receiver.respondWith({ status: 204 });
+    const { page, row, url } = await oneEndpoint();
+    const shown = page.getByTestId('endpoint-secret');
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Replace the signing secret?' });
+    await confirm.waitFor();
+    expect(await confirm.textContent()).toContain('24 hours');
+    // Escape (or Cancel) keeps the secret as it was.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => confirm.isVisible()).toBe(false);
+    expect(await shown.count()).toBe(0);
+    expect(await row.getByText('Old secret also signs until').count()).toBe(0);
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await confirm.getByTestId('confirm-rotate').click();
+    await shown.waitFor();
+    expect((await shown.textContent())?.trim()).toMatch(/^whsec_/);
+    await page.getByTestId('secret-stored').click();
+
+    // Disable and Enable say what happened, in a toast (a live region).
+    await row.getByRole('button', { name: 'Disable' }).click();
+    const disabled = page.locator('[data-sonner-toast]').filter({ hasText: 'receives no events' });
+    await disabled.waitFor();
+    expect(await disabled.textContent()).toContain(url);
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await page.locator('[data-sonner-toast]').filter({ hasText: 'Events are sent to it again' }).waitFor();
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.close();
+  });
+
+  it('finding 19: Edit opens on the Endpoint URL field', async () => {
+    const { page, row } = await oneEndpoint();
+    await row.getByTestId('edit-endpoint').focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByTestId('edit-endpoint-dialog');
+    await dialog.waitFor();
+    const url = dialog.getByLabel('Endpoint URL');
+    await expect.poll(() => url.evaluate((el) => el === document.activeElement)).toBe(true);
+    // Typing goes into it at once.
+    await page.keyboard.press('End');
+    await page.keyboard.type('-x');
+    expect(await url.inputValue()).toMatch(/-x$/);
+    await page.keyboard.press('Escape');
+    await page.close();
+  });
+
+  it('finding 12: the failed-and-undelivered section is not called Inbox (the patient-messages Inbox is)', async () => {
+    const { page } = await oneEndpoint();
+    const section = page.getByTestId('inbox');
+    await section.getByRole('heading', { name: 'Needs attention', level: 2 }).waitFor();
+    expect(await page.locator('main').getByRole('heading', { name: /inbox/i }).count()).toBe(0);
+    expect(await section.textContent()).not.toMatch(/\binbox\b/i);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.close();
+  });
 });

@@ -147,6 +147,7 @@ describe('Admin → Webhooks page', () => {
 
     // Rotation shows the new secret once; both secrets sign the next delivery.
     await endpointRow.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByTestId('confirm-rotate').click();
     const rotated = (await page.getByTestId('endpoint-secret').textContent())?.trim() ?? '';
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
@@ -267,6 +268,7 @@ describe('Admin → Webhooks page', () => {
 
     // A rotation's new secret takes its place, and stays as well.
     await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByTestId('confirm-rotate').click();
     await expect.poll(shownSecret).not.toBe(secret);
     const rotated = (await shownSecret()) ?? '';
     expect(rotated).toMatch(/^whsec_/);
@@ -294,6 +296,7 @@ describe('Admin → Webhooks page', () => {
 
     // "I have stored it" is the one way to close it.
     await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByTestId('confirm-rotate').click();
     await shown.waitFor();
     await row.getByTestId('endpoint-link').click();
     await page.getByTestId('delivery-log').waitFor();

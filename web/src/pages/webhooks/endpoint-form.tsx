@@ -2,7 +2,7 @@
  * Create an endpoint, or change one: URL (checked by the server at once), event filter, description. A changed
  * URL keeps the endpoint's id, secret and log: retries and replays of its events go to the new URL.
  */
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, describeError, fieldErrors } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { Check, plainMessage } from '../../components/ui/form.js';
@@ -43,6 +43,12 @@ export function EndpointForm(props: EndpointFormProps) {
   const [events, setEvents] = useState<string[]>(endpoint?.events.filter((e) => e !== '*') ?? []);
   const create = useCreateEndpoint();
   const update = useUpdateEndpoint();
+  const urlInput = useRef<HTMLInputElement>(null);
+  // Editing (in a dialog): open on the first field. The effect runs after React Aria has focused the dialog itself.
+  const editing = endpoint !== undefined;
+  useEffect(() => {
+    if (editing) urlInput.current?.focus();
+  }, [editing]);
 
   const error = endpoint ? update.error : create.error;
   const pending = endpoint ? update.isPending : create.isPending;
@@ -100,6 +106,7 @@ export function EndpointForm(props: EndpointFormProps) {
         </label>
         <input
           id={urlId}
+          ref={urlInput}
           type="url"
           required
           placeholder="https://example.com/webhooks/atrium"

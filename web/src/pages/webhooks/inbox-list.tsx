@@ -93,7 +93,7 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
     <section className="card" aria-labelledby="inbox-title" data-testid="inbox">
       <div className="toolbar toolbar-spread">
         <h2 id="inbox-title" tabIndex={-1} ref={heading}>
-          Inbox
+          Needs attention
         </h2>
         <div className="toolbar-group">
           <label htmlFor={filterId}>Show</label>
@@ -110,9 +110,9 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
         </div>
       </div>
       <p className="muted card-intro">
-        What failed every retry: events to your endpoints, mail the relay would not take, video rooms that could not be
-        made, and health incidents. Replay sends an event again; Resolve closes an item that needs nothing more (Reopen
-        undoes it). Both move it to Handled.
+        What failed every retry: events your endpoints did not take, e-mail the mail server would not accept, video
+        rooms that could not be made, and outages of a service Atrium uses. Replay sends an event again; Resolve closes
+        an item that needs nothing more (Reopen undoes it). Both move it to Handled.
       </p>
       {done ? (
         <SuccessNotice onDismiss={() => setDone(null)}>
@@ -134,7 +134,7 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
       {replay.error ? <ErrorNotice error={replay.error} title="Could not replay" /> : null}
       {resolve.error ? <ErrorNotice error={resolve.error} title="Could not resolve" /> : null}
       {reopen.error ? <ErrorNotice error={reopen.error} title="Could not reopen" /> : null}
-      {inbox.isPending ? <Loading label="Loading inbox…" /> : null}
+      {inbox.isPending ? <Loading label="Loading…" /> : null}
       {inbox.isError ? <ErrorNotice error={inbox.error} onRetry={() => inbox.refetch()} /> : null}
       {inbox.isSuccess && items.length === 0 ? <EmptyState title={empty.title}>{empty.text}</EmptyState> : null}
       {items.length > 0 ? (

@@ -188,7 +188,8 @@ function EndpointTable({
   const rotate = useRotateSecret();
   const [deleting, setDeleting] = useState<Endpoint | null>(null);
   const [editing, setEditing] = useState<Endpoint | null>(null);
-  const error = update.error ?? remove.error ?? rotate.error;
+  const [rotating, setRotating] = useState<Endpoint | null>(null);
+  const error = update.error ?? remove.error;
 
   return (
     <div className="table-wrap">
@@ -250,7 +251,20 @@ function EndpointTable({
                     variant="secondary"
                     size="small"
                     isPending={update.isPending && update.variables?.id === e.id}
-                    onPress={() => update.mutate({ id: e.id, enabled: !e.enabled })}
+                    onPress={() =>
+                      update.mutate(
+                        { id: e.id, enabled: !e.enabled },
+                        {
+                          onSuccess: () =>
+                            e.enabled
+                              ? notifySuccess(
+                                  `Disabled ${e.url}`,
+                                  'It receives no events until you enable it again, and will not get the ones it missed.',
+                                )
+                              : notifySuccess(`Enabled ${e.url}`, 'Events are sent to it again.'),
+                        },
+                      )
+                    }
                   >
                     {e.enabled ? 'Disable' : 'Enable'}
                   </Button>
@@ -258,16 +272,10 @@ function EndpointTable({
                     variant="secondary"
                     size="small"
                     isPending={rotate.isPending && rotate.variables === e.id}
-                    onPress={() =>
-                      rotate.mutate(e.id, {
-                        onSuccess: (r) =>
-                          onSecret({
-                            endpointId: e.id,
-                            title: `New secret for ${e.url} (the old one signs for 24 hours)`,
-                            value: r.secret,
-                          }),
-                      })
-                    }
+                    onPress={() => {
+                      rotate.reset();
+                      setRotating(e);
+                    }}
                   >
                     Rotate secret
                   </Button>
@@ -321,6 +329,36 @@ function EndpointTable({
           />
         ) : null}
       </AppDialog>
+      <ConfirmDialog
+        title="Replace the signing secret?"
+        description={
+          rotating
+            ? `${breakable(rotating.url)} gets a new signing secret, shown once. The old one keeps signing for 24 hours; after that the receiving system rejects our deliveries unless it uses the new one. This cannot be undone.`
+            : ''
+        }
+        confirmLabel="Replace secret"
+        confirmTestId="confirm-rotate"
+        isOpen={rotating !== null}
+        onOpenChange={(open) => !open && setRotating(null)}
+        pending={rotate.isPending}
+        error={rotate.error ?? undefined}
+        errorTitle="Could not replace the secret"
+        onConfirm={() => {
+          const e = rotating;
+          if (!e) return;
+          rotate
+            .mutateAsync(e.id)
+            .then((r) => {
+              setRotating(null);
+              onSecret({
+                endpointId: e.id,
+                title: `New secret for ${e.url} (the old one signs for 24 hours)`,
+                value: r.secret,
+              });
+            })
+            .catch(() => {});
+        }}
+      />
       <ConfirmDialog
         title="Delete this endpoint?"
         description={
