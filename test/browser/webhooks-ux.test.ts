@@ -61,12 +61,12 @@ describe('Admin → Webhooks, as an administrator uses it', () => {
    * A workspace with an endpoint that is down and `events` new patients, each dead-lettered: `events` open items.
    * Signed in on a page at /admin/webhooks.
    */
-  async function downEndpoint(events: number, options: { phone?: boolean } = {}) {
+  async function downEndpoint(events: number, options: { phone?: boolean; url?: string } = {}) {
     const workspace: TestWorkspace = await harness.createWorkspace({ tier: 'advanced' });
     const page = await harness.newPage({ phone: options.phone });
     await signIn(page, workspace.admin.email, workspace.admin.password);
     const created = await call(page, 'POST', '/admin/webhooks', {
-      url: `${receiver.url}/down-${workspace.id}`,
+      url: options.url ?? `${receiver.url}/down-${workspace.id}`,
       events: ['patient.created'],
       description: 'Billing system (old server)',
     });
@@ -241,6 +241,39 @@ describe('Admin → Webhooks, as an administrator uses it', () => {
       0,
     );
     expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.close();
+  });
+
+  it('finding 4: the failed events and the delivery log lead with plain words; codes come second', async () => {
+    // Nothing listens on port 9: every attempt ends without an answer (connection refused).
+    const { page } = await downEndpoint(1, { url: 'https://127.0.0.1:9/refused' });
+    const row = page.getByTestId('inbox-row').first();
+    expect(await row.getByTestId('inbox-what').textContent()).toBe('New patient');
+    // The code is still there for developers, after the words.
+    expect(await row.locator('code').first().textContent()).toBe('patient.created');
+    const status = (await row.getByTestId('inbox-last-status').textContent()) ?? '';
+    expect(status).toMatch(/^No answer/);
+    expect(status).toContain('refused the connection');
+    expect(status).not.toMatch(/^—/);
+
+    await row.getByTestId('inbox-replay').click();
+    const notice = page.getByText('is being sent again');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('New patient');
+    expect(await notice.textContent()).not.toContain('evt_');
+
+    await page.getByTestId('endpoint-link').first().click();
+    const log = page.getByTestId('delivery-log');
+    await log.getByTestId('delivery-row').first().waitFor({ timeout: 10_000 });
+    const logText = (await log.textContent()) ?? '';
+    expect(logText).not.toContain('HTTP —');
+    expect(logText).toContain('New patient');
+    expect(await log.getByTestId('delivery-status').first().textContent()).toBe('No answer');
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
     await page.close();
   });
 });

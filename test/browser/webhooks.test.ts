@@ -101,7 +101,7 @@ describe('Admin → Webhooks page', () => {
         { timeout: 10_000 },
       )
       .toBe(2);
-    expect(await failedRows.first().getByTestId('delivery-status').textContent()).toBe('500');
+    expect(await failedRows.first().getByTestId('delivery-status').textContent()).toBe('HTTP 500');
     expect(await failedRows.first().getByTestId('delivery-error').textContent()).toContain('receiver is down');
     const eventId = (await failedRows.first().getAttribute('data-event-id')) ?? '';
 
@@ -113,7 +113,7 @@ describe('Admin → Webhooks page', () => {
     // Replay after the receiver recovers: a fresh attempt that succeeds.
     receiver.respondWith({ status: 204 });
     await page.getByTestId('delivery-row').first().getByTestId('replay').click();
-    await page.getByText('is queued again with a fresh retry budget').waitFor();
+    await page.getByText('is being sent again, with a fresh set of retries').waitFor();
     const delivered = page.locator('[data-testid="delivery-row"][data-outcome="success"]');
     await expect
       .poll(

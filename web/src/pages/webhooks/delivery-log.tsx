@@ -3,7 +3,7 @@ import { useId, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { DeliveryDetailDialog } from './delivery-detail.js';
-import { eventWords, idSuffix } from './event-words.js';
+import { answerWords, eventWords, failureWords, idSuffix } from './event-words.js';
 import { type Endpoint, formatDateTime, useDeliveries, useReplay } from './webhooks-api.js';
 
 const ATTEMPTS = ['attempt', 'attempts'] as const;
@@ -13,7 +13,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
   const [status, setStatus] = useState('');
   const log = useDeliveries(endpoint.id, status);
   const replay = useReplay();
-  const [replayed, setReplayed] = useState<string | null>(null);
+  const [replayed, setReplayed] = useState<{ eventId: string; eventType: string } | null>(null);
   const [openId, setOpenId] = useState<string | null>(null);
 
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
@@ -43,7 +43,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
       </div>
       {replayed ? (
         <SuccessNotice onDismiss={() => setReplayed(null)}>
-          Event <code>{replayed}</code> is queued again with a fresh retry budget.
+          “{eventWords(replayed.eventType)}” ({replayed.eventId}) is being sent again, with a fresh set of retries.
         </SuccessNotice>
       ) : null}
       {replay.error ? <ErrorNotice error={replay.error} title="Could not replay" /> : null}
@@ -76,8 +76,10 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                     <div className="muted">Attempt {a.attempt}</div>
                   </td>
                   <td data-label="Event">
-                    <code>{a.eventType}</code>
-                    <div className="cell-mono muted break">{a.eventId}</div>
+                    {eventWords(a.eventType)}
+                    <div className="muted event-code break">
+                      <code>{a.eventType}</code> <span className="cell-mono">{a.eventId}</span>
+                    </div>
                   </td>
                   <td data-label="Result">
                     <span
@@ -86,13 +88,21 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                     >
                       {a.outcome === 'success' ? 'Delivered' : 'Failed'}
                     </span>
-                    <div className="muted nowrap">
-                      HTTP <span data-testid="delivery-status">{a.status ?? '—'}</span> · {a.durationMs} ms
+                    <div className="muted">
+                      <span data-testid="delivery-status">{a.status === null ? 'No answer' : `HTTP ${a.status}`}</span>{' '}
+                      · {a.durationMs} ms
                     </div>
                     {a.nextAttemptAt ? <div className="muted">retry {formatDateTime(a.nextAttemptAt)}</div> : null}
                   </td>
                   <td className="cell-error" data-label="Error" data-testid="delivery-error">
-                    {a.error ?? '—'}
+                    {a.outcome === 'success' ? (
+                      '—'
+                    ) : (
+                      <>
+                        <div>{failureWords(a.error) ?? answerWords(a.status)}</div>
+                        {a.error ? <div className="muted">{a.error}</div> : null}
+                      </>
+                    )}
                   </td>
                   <td className="cell-actions">
                     <div className="row-actions">
@@ -112,7 +122,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                         onPress={() =>
                           replay.mutate(
                             { endpointId: endpoint.id, eventId: a.eventId },
-                            { onSuccess: () => setReplayed(a.eventId) },
+                            { onSuccess: () => setReplayed({ eventId: a.eventId, eventType: a.eventType }) },
                           )
                         }
                         data-testid="replay"

@@ -62,3 +62,29 @@ export function eventWords(eventType: string | null, kind?: string): string {
 
 /** The last characters of an id, which tell apart two items of one kind and time (the whole id is on the page). */
 export const idSuffix = (id: string | null) => (id ? `…${id.slice(-4)}` : '');
+
+/**
+ * What the receiving server did with an attempt, in words: "Answered 500 (an error on the receiving server)", or
+ * "No answer" when it never answered (the reason is `failureWords`).
+ */
+export function answerWords(status: number | null): string {
+  if (status === null) return 'No answer';
+  if (status >= 200 && status < 300) return `Answered ${status} (accepted)`;
+  if (status >= 300 && status < 400) return `Answered ${status} (a redirect, which is not followed)`;
+  if (status >= 500) return `Answered ${status} (an error on the receiving server)`;
+  return `Answered ${status} (refused by the receiving server)`;
+}
+
+/** Why an attempt failed without an answer, in words; null for an answer the receiver gave (its body says why). */
+export function failureWords(error: string | null): string | null {
+  if (!error) return null;
+  if (/^connection:/.test(error)) {
+    if (/ENOTFOUND|EAI_AGAIN/.test(error)) return 'Its address could not be found.';
+    if (/ECONNREFUSED/.test(error)) return 'The receiving server refused the connection.';
+    return 'The connection to the receiving server failed.';
+  }
+  if (/^timeout:/.test(error)) return 'The receiving server did not answer in time.';
+  if (/^tls:/.test(error)) return 'Its security certificate was not accepted.';
+  if (/^unsafe_url/.test(error)) return 'Its address is not one Atrium may call (private or local).';
+  return null;
+}

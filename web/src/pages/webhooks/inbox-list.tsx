@@ -8,7 +8,7 @@ import { useId, useRef, useState } from 'react';
 import { focusLost } from '../../components/focus.js';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
-import { eventWords, idSuffix } from './event-words.js';
+import { answerWords, eventWords, failureWords, idSuffix } from './event-words.js';
 import {
   type Endpoint,
   formatDateTime,
@@ -116,19 +116,12 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
       </p>
       {done ? (
         <SuccessNotice onDismiss={() => setDone(null)}>
-          {done.action === 'replayed' ? (
-            <>
-              Event <code>{done.item.eventId}</code> is queued again; its item moved to Handled.
-            </>
-          ) : done.action === 'resolved' ? (
-            <>
-              <code>{done.item.eventType}</code> is resolved; it moved to Handled.
-            </>
-          ) : (
-            <>
-              <code>{done.item.eventType}</code> is open again.
-            </>
-          )}
+          “{eventWords(done.item.eventType, done.item.kind)}” of {formatDateTime(done.item.createdAt)}{' '}
+          {done.action === 'replayed'
+            ? 'is being sent again; it moved to Handled.'
+            : done.action === 'resolved'
+              ? 'is resolved; it moved to Handled.'
+              : 'is open again.'}
         </SuccessNotice>
       ) : null}
       {replay.error ? <ErrorNotice error={replay.error} title="Could not replay" /> : null}
@@ -166,8 +159,11 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                       {formatDateTime(item.createdAt)}
                     </td>
                     <td data-label="Event">
-                      <code>{item.eventType}</code>
-                      <div className="cell-mono muted break">{item.eventId}</div>
+                      <span data-testid="inbox-what">{eventWords(item.eventType, item.kind)}</span>
+                      <div className="muted event-code break">
+                        {item.eventType ? <code>{item.eventType}</code> : null}{' '}
+                        <span className="cell-mono">{item.eventId}</span>
+                      </div>
                     </td>
                     <td data-label="Endpoint" className="break">
                       {url && item.endpointId ? (
@@ -180,9 +176,18 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                         <span className="muted">deleted endpoint</span>
                       )}
                     </td>
-                    <td data-label="Last status">
-                      {item.lastStatus ?? '—'}
-                      {item.lastError ? <div className="muted cell-error">{item.lastError}</div> : null}
+                    <td data-label="Last status" data-testid="inbox-last-status">
+                      {item.kind === 'webhook.dead_lettered' ? (
+                        <>
+                          <div>
+                            {answerWords(item.lastStatus)}
+                            {failureWords(item.lastError) ? `: ${failureWords(item.lastError)}` : null}
+                          </div>
+                          {item.lastError ? <div className="muted cell-error">{item.lastError}</div> : null}
+                        </>
+                      ) : (
+                        <div className="cell-error">{item.lastError ?? '—'}</div>
+                      )}
                     </td>
                     <td className="cell-actions" data-label="State">
                       {item.state !== 'open' ? (

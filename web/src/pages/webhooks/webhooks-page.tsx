@@ -73,7 +73,7 @@ function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
   }, [endpoints.data]);
 
   return (
-    <section className="page" aria-labelledby="page-title">
+    <section className="page webhooks-page" aria-labelledby="page-title">
       <header className="page-header">
         <div>
           <h1 id="page-title">Webhooks</h1>
