@@ -47,6 +47,17 @@ describe('Inbox page', () => {
     await harness?.close();
   });
 
+  it('with no channel connected the Inbox says so and offers to connect one, with no filter per channel', async () => {
+    await page.goto('/inbox');
+    await page.getByText('No channel connected yet').waitFor();
+    expect(await page.locator('.inbox-filters .filter-chip').allTextContents()).toEqual(['All']);
+    // Nothing to choose: no "pick one on the left" beside an empty list.
+    expect(await page.getByText('Choose a conversation').count()).toBe(0);
+    await page.getByTestId('connect-first-channel').click();
+    await page.getByTestId('channels-dialog').waitFor();
+    await page.keyboard.press('Escape');
+  });
+
   it("an admin connects Telegram from the page; a bad field gets the server's words beside it", async () => {
     await page.goto('/inbox');
     await page.getByTestId('manage-channels').click();
@@ -308,6 +319,11 @@ describe('Inbox page', () => {
       .toBe(
         ` · born ${new Date(Date.UTC(1906, 11, 9)).toLocaleDateString('en-US', { timeZone: 'UTC', dateStyle: 'medium' })}`,
       );
+    // A link to the record, not a warning: the primary colour, a full-size target, the space before the birth date.
+    const chip = page.getByTestId('linked-patient');
+    expect((await chip.boundingBox())?.height ?? 0).toBeGreaterThanOrEqual(24);
+    expect(await chip.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(232, 238, 252)');
+    expect(await chip.evaluate((el) => (el as HTMLElement).innerText)).toMatch(/^Grace Murray Hopper · born /);
     // The list and the thread header name the patient; the Telegram name is the secondary text.
     await expect.poll(() => item.locator('.thread-item-title').textContent()).toBe('Grace Murray Hopper');
     expect(await item.getByTestId('contact-detail').textContent()).toBe('Grace Hopper');
@@ -391,6 +407,8 @@ describe('Inbox page', () => {
   it('filters by channel and, at 390 px, shows the list, then the thread with a way back', async () => {
     await page.goto('/inbox?channel=sms');
     await page.getByText('Nothing on SMS yet.').waitFor();
+    // The filters offer the channels connected (and the one asked for), not all six.
+    expect(await page.locator('.inbox-filters .filter-chip').allTextContents()).toEqual(['All', 'Telegram', 'SMS']);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/inbox');
     await page.getByTestId('conversation-item').first().waitFor();

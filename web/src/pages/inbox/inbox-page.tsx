@@ -28,6 +28,7 @@ import {
   lastReplyFailed,
   loadedItems,
   STATUS_LABEL,
+  useConnections,
   useConversation,
   useConversationMessages,
   useConversations,
@@ -386,7 +387,14 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
   const navigate = useNavigate();
   const [managing, setManaging] = useState(false);
   const isAdmin = me.role === 'admin';
+  // Admins know what is connected: the filters offer those channels (and any an older conversation came from).
+  const connections = useConnections(hasChannels && isAdmin);
   const loaded = useMemo(() => loadedItems(conversations.data), [conversations.data]);
+  const connectedChannels = connections.data?.items.map((c) => c.channel);
+  const noneConnected = connections.isSuccess && connections.data.items.length === 0;
+  const offered = connectedChannels
+    ? CHANNEL_LIST.filter((c) => c === channel || connectedChannels.includes(c) || loaded.some((x) => x.channel === c))
+    : CHANNEL_LIST;
   const listed = loaded.find((c) => c.id === conversationId);
   // A link to a conversation not among the pages loaded (older, or on another channel than the filter's):
   // it is read by id.
@@ -442,7 +450,7 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
         <button type="button" className="filter-chip" aria-pressed={!channel} onClick={() => setChannel(undefined)}>
           All
         </button>
-        {CHANNEL_LIST.map((c) => (
+        {offered.map((c) => (
           <button
             key={c}
             type="button"
@@ -462,11 +470,26 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
             <ErrorNotice error={conversations.error} onRetry={() => conversations.refetch()} />
           ) : null}
           {conversations.isSuccess && loaded.length === 0 ? (
-            <EmptyState title="No conversations yet">
-              {channel
-                ? `Nothing on ${CHANNEL_LABEL[channel]} yet.`
-                : 'Messages patients send to your channels show up here.'}
-            </EmptyState>
+            noneConnected && !channel ? (
+              <EmptyState
+                title="No channel connected yet"
+                action={
+                  <Button onPress={() => setManaging(true)} data-testid="connect-first-channel">
+                    Connect a channel
+                  </Button>
+                }
+              >
+                Connect the apps your patients write from (WhatsApp, Telegram, SMS…); their messages arrive here.
+              </EmptyState>
+            ) : (
+              <EmptyState title="No conversations yet">
+                {channel
+                  ? `Nothing on ${CHANNEL_LABEL[channel]} yet.`
+                  : isAdmin
+                    ? 'Messages patients send to your channels show up here.'
+                    : 'Messages patients send to the clinic show up here once an admin connects its channels.'}
+              </EmptyState>
+            )
           ) : null}
           {conversations.data ? (
             <>
@@ -496,7 +519,7 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
             <ErrorNotice error={single.error} onRetry={() => single.refetch()} />
           ) : conversationId && (conversations.isPending || single.isPending) ? (
             <Loading label="Loading conversation…" />
-          ) : !conversationId ? (
+          ) : !conversationId && loaded.length > 0 ? (
             <EmptyState title="Choose a conversation">Pick one on the left to read and reply.</EmptyState>
           ) : null}
         </div>
