@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/db.js';
+import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from '../../test/helpers/db.js';
 import { buildApp } from '../app.js';
 import { loadTestConfig } from '../config.js';
 import { writeAudit } from './audit/audit.js';
@@ -15,6 +16,11 @@ let token: string;
 let calls = 0;
 /** Requests to /test-stalls that saved (or only read) and now hang, as a process does when it is killed. */
 const stalled: (() => void)[] = [];
+/** Requests to /test-db-dies holding their transaction's backend (pid) until `go` lets them run their next statement. */
+const dying: { pid: number; go: () => void }[] = [];
+let dies = true;
+/** On PGlite: the error its next statement fails with instead (a terminated backend's, on the server). */
+let dieWith: Error | undefined;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
@@ -47,6 +53,23 @@ beforeAll(async () => {
     );
     await new Promise<void>((resolve) => stalled.push(resolve));
     return reply.status(201).send({ n: calls });
+  });
+  app.post('/api/v1/test-db-dies', { config: { idempotent: true } }, async (request, reply) => {
+    const ctx = requireCtx(request);
+    if (dies) {
+      await withTenant(
+        app.atrium.db,
+        ctx,
+        async (tx) => {
+          const [{ pid }] = await queryRows<{ pid: number }>(tx, sql`SELECT pg_backend_pid() AS pid`);
+          await new Promise<void>((go) => dying.push({ pid, go }));
+          if (dieWith) throw dieWith;
+          await tx.execute(sql`SELECT 1`);
+        },
+        { outcome: false },
+      );
+    }
+    return reply.status(201).send({ ok: true });
   });
   await app.ready();
   const res = await app.inject({
@@ -98,6 +121,50 @@ describe('Idempotency-Key', () => {
     expect(failed.statusCode).toBe(500);
     const retried = await post({ fail: true }, 'key-3');
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('a 503 from a lost database connection frees the key even when the first try to free it fails too', async () => {
+    // The request's connection dropped mid-request (a failover, pg_terminate_backend): it answers 503, and freeing
+    // its key (onSend) may land on a connection dropped in the same moment. Once, it left the claim pending and the
+    // retry was 409 "still in progress" for a minute.
+    const db = app.atrium.db;
+    const dropped = () => new Error('Connection terminated unexpectedly'); // node-postgres' own message
+    const admin = TEST_SERVER_URL ? new pg.Client({ connectionString: testDb.url }) : undefined;
+    await admin?.connect();
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/test-db-dies',
+        payload: {},
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'key-db-died' },
+      });
+    try {
+      const first = send();
+      while (dying.length === 0) await new Promise((r) => setTimeout(r, 5));
+      const request = dying.shift()!;
+      // On the server a real termination of the request's backend; on PGlite (one in-process connection) its error.
+      if (admin) await admin.query('SELECT pg_terminate_backend($1)', [request.pid]);
+      else dieWith = dropped();
+      // The next transaction, the one that frees the key, meets a dropped connection once.
+      db.transaction = (async () => {
+        delete (db as { transaction?: unknown }).transaction;
+        throw dropped();
+      }) as typeof db.transaction;
+      request.go();
+      const failed = await first;
+      expect({ status: failed.statusCode, code: failed.json().code }).toEqual({ status: 503, code: 'unavailable' });
+      dies = false;
+      const retried = await send();
+      expect({ status: retried.statusCode, code: retried.statusCode === 201 ? null : retried.json().code }).toEqual({
+        status: 201,
+        code: null,
+      });
+    } finally {
+      delete (db as { transaction?: unknown }).transaction;
+      dies = true;
+      dieWith = undefined;
+      await admin?.end();
+    }
   });
 
   it('keys are scoped to the caller', async () => {

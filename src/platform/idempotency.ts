@@ -3,7 +3,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fast
 import { authModeOf } from './auth/authenticate.js';
 import { decryptSecret, encryptSecret, type SecretKey, sha256Hex } from './crypto.js';
 import { commitMarks, withTenant } from './db/tenant.js';
-import { AppError } from './errors.js';
+import { AppError, isDatabaseUnavailable } from './errors.js';
 import { routedPath } from './http/hardening.js';
 import { idempotencyKeys } from './platform-tables.js';
 
@@ -23,6 +23,31 @@ const STALE_PENDING_MS = 60 * 1000;
  * was asked to wait, 429; the state it met may change, 409, 408), or the server failed (5xx).
  */
 const releases = (status: number) => status >= 500 || status === 429 || status === 409 || status === 408;
+
+/**
+ * Freeing or recording a key that failed because the database connection was lost (often the same moment that
+ * failed the request itself: a failover, pg_terminate_backend) is tried again after these pauses, each time in a new
+ * transaction on a connection the pool hands out afresh, while no more than RECORD_RETRY_WITHIN_MS have passed
+ * (a pool that waited seconds for a connection is not asked again). A key left pending answers its retries 409
+ * "still in progress" for STALE_PENDING_MS, although a 5xx is documented to free it.
+ */
+const RECORD_RETRY_DELAYS_MS = [50, 250];
+const RECORD_RETRY_WITHIN_MS = 1000;
+
+async function withRetries(work: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      const delay = RECORD_RETRY_DELAYS_MS[attempt];
+      if (delay === undefined || !isDatabaseUnavailable(err) || Date.now() - started + delay > RECORD_RETRY_WITHIN_MS) {
+        throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
 
 interface Claimed {
   workspaceId: string;
@@ -167,23 +192,25 @@ export function registerIdempotency(app: FastifyInstance): void {
     const ctx = request.ctx;
     commitMarks.delete(ctx);
     const text = typeof payload === 'string' ? payload : payload == null ? '' : JSON.stringify(payload);
-    await withTenant(app.atrium.db, ctx, async (tx) => {
-      if (releases(reply.statusCode)) {
-        // Nothing to replay: the same request may succeed when retried (a server failure, a wait asked
-        // for, a state that may change), so the key is free again.
-        await tx.delete(idempotencyKeys).where(rowWhere(claim));
-        return;
-      }
-      await tx
-        .update(idempotencyKeys)
-        .set({
-          state: 'done',
-          statusCode: reply.statusCode,
-          responseBody: text ? encryptSecret(keysOf(app)[0], text, aadOf(claim)) : '',
-          responseType: String(reply.getHeader('content-type') ?? 'application/json'),
-        })
-        .where(rowWhere(claim));
-    }).catch((err) => {
+    await withRetries(() =>
+      withTenant(app.atrium.db, ctx, async (tx) => {
+        if (releases(reply.statusCode)) {
+          // Nothing to replay: the same request may succeed when retried (a server failure, a wait asked
+          // for, a state that may change), so the key is free again.
+          await tx.delete(idempotencyKeys).where(rowWhere(claim));
+          return;
+        }
+        await tx
+          .update(idempotencyKeys)
+          .set({
+            state: 'done',
+            statusCode: reply.statusCode,
+            responseBody: text ? encryptSecret(keysOf(app)[0], text, aadOf(claim)) : '',
+            responseType: String(reply.getHeader('content-type') ?? 'application/json'),
+          })
+          .where(rowWhere(claim));
+      }),
+    ).catch((err) => {
       // The response still goes out; the claim stays pending and a retry may take it over later.
       request.log.error({ err }, 'could not record the idempotent response');
     });
