@@ -83,6 +83,22 @@ describe('seedDemo', () => {
     expect(res.statusCode, res.body).toBe(200);
   });
 
+  it('lists no set-up API token for anyone, and adds each person to each workspace once in its audit log', async () => {
+    const tokens = await withSystem(t.database.db, (tx) =>
+      queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM api_tokens`),
+    );
+    expect(tokens[0].n).toBe(0);
+    const adds = await withSystem(t.database.db, (tx) =>
+      queryRows<{ workspace_id: string; target: string; n: number }>(
+        tx,
+        sql`SELECT workspace_id, data->>'target' AS target, count(*)::int AS n FROM audit_log
+             WHERE data->>'action' = 'members.add' GROUP BY 1, 2`,
+      ),
+    );
+    expect(adds.length).toBe(DEMO_USERS.reduce((n, u) => n + u.workspaces.length, 0));
+    expect(adds.filter((a) => a.n !== 1)).toEqual([]);
+  });
+
   it('gives the demo admin staff conversations: one with Dr. Lee mentioning a patient, and a group with unread news', async () => {
     const cookie = await demoAdminCookie();
     const res = await t.request({ method: 'GET', url: '/api/v1/direct-messages', headers: { cookie } });

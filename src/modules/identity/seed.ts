@@ -1,12 +1,15 @@
 // Demo data of identity: the organization, its two workspaces and their people (patients etc. seed
 // after this, from what it leaves in the seed state).
+import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { hashPassword } from '../../platform/auth/passwords.js';
 import type { RequestContext, Tier } from '../../platform/context.js';
+import { withSystem } from '../../platform/db/tenant.js';
 import type { SeedState } from '../../platform/module.js';
 /** Published in the README: which is why production never creates these accounts. */
 import { DEMO_PASSWORD, DEMO_USERS } from './demo-accounts.js';
-import { addMember, createOrganization, createWorkspace } from './service.js';
+import { addMember, createOrganization, createWorkspace, OPERATOR_TOKEN_NAME } from './service.js';
+import { apiTokens } from './tables.js';
 
 export { DEMO_PASSWORD, DEMO_USERS };
 
@@ -94,9 +97,15 @@ export async function seedIdentity(app: FastifyInstance, state: SeedState): Prom
     'Riverside Clinic': { ...clinic.workspace, adminUserId: clinic.admin.userId },
     'Harbor Therapy': { ...harbor.workspace, adminUserId: harbor.admin.userId },
   };
-  const userIds: Record<string, string> = {};
+  const userIds: Record<string, string> = {
+    [DEMO_USERS[0].email]: clinic.admin.userId,
+    [DEMO_USERS[3].email]: harbor.admin.userId,
+  };
   for (const user of DEMO_USERS) {
     for (const ws of user.workspaces) {
+      // The admin the workspace was made with is a member already (once in its audit log, not twice).
+      const madeWith = workspaces[ws].adminUserId === userIds[user.email];
+      if (madeWith && user.role === 'admin' && !('provider' in user && user.provider)) continue;
       const added = await addMember(
         deps,
         workspaces[ws].id,
@@ -111,6 +120,18 @@ export async function seedIdentity(app: FastifyInstance, state: SeedState): Prom
       userIds[user.email] = added.userId;
     }
   }
+  // The API tokens the operator's calls hand out with each account are for an API client that made the
+  // accounts; nobody in the demo has one to use, and each person's Account page would list one they never made.
+  await withSystem(deps.db, (tx) =>
+    tx
+      .delete(apiTokens)
+      .where(
+        and(
+          inArray(apiTokens.workspaceId, [clinic.workspace.id, harbor.workspace.id]),
+          eq(apiTokens.name, OPERATOR_TOKEN_NAME),
+        ),
+      ),
+  );
   const tenancy: DemoTenancy = { organization: org, workspaces, userIds };
   state[KEY] = tenancy;
 }

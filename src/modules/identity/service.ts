@@ -506,7 +506,7 @@ async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput, pass
     role: input.role,
     isProvider: input.isProvider ?? false,
   });
-  const token = await issueApiToken(tx, workspaceId, user.id, 'Issued by operator');
+  const token = await issueApiToken(tx, workspaceId, user.id, OPERATOR_TOKEN_NAME);
   await writeAudit(tx, { workspaceId }, 'admin_action', {
     action: 'members.add',
     target: user.id,
@@ -515,6 +515,9 @@ async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput, pass
   });
   return { member: { userId: user.id, token: token.token }, created };
 }
+
+/** The name of the API token the operator's calls hand out with each account they add. */
+export const OPERATOR_TOKEN_NAME = 'Issued by operator';
 
 export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput, trusted: TrustedPassword = {}) {
   const passwordHash = await hashIfGiven(input.admin.password, input.admin, trusted);
