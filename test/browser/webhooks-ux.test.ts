@@ -276,4 +276,47 @@ describe('Admin → Webhooks, as an administrator uses it', () => {
     );
     await page.close();
   });
+
+  it('findings 6 and 21: on a phone, tapping an endpoint brings its deliveries into view; the link is big enough to tap', async () => {
+    receiver.respondWith({ status: 500, body: 'receiver is down' });
+    // A URL short enough for one line: the link is one line of text high.
+    const { page } = await downEndpoint(1, { phone: true, url: `${receiver.url}/b` });
+    const link = page.getByTestId('endpoint-link').first();
+    const box = await link.boundingBox();
+    expect(box && box.height >= 24 && box.width >= 24).toBe(true);
+    await link.tap();
+    await page.waitForURL(/\/admin\/webhooks\/whk_/);
+    const heading = page.getByTestId('delivery-log').getByRole('heading', { level: 2 });
+    await heading.waitFor();
+    // Its heading is on screen (not below the Add an endpoint form) and has the focus (a screen reader is there too).
+    await expect
+      .poll(() =>
+        // On screen and not under the sticky top bar: the heading is what shows at its own middle.
+        heading.evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          const top = document.elementFromPoint(r.left + 10, r.top + r.height / 2);
+          return r.bottom <= innerHeight && !!top && el.contains(top);
+        }),
+      )
+      .toBe(true);
+    await expect.poll(() => heading.evaluate((el) => el === document.activeElement)).toBe(true);
+    // The endpoint's link in the failed-events list does the same.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.getByTestId('inbox').getByRole('link').first().tap();
+    await expect
+      .poll(() =>
+        // On screen and not under the sticky top bar: the heading is what shows at its own middle.
+        heading.evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          const top = document.elementFromPoint(r.left + 10, r.top + r.height / 2);
+          return r.bottom <= innerHeight && !!top && el.contains(top);
+        }),
+      )
+      .toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.close();
+  });
 });

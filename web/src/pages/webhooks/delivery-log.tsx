@@ -1,5 +1,5 @@
 /** The delivery attempts of one endpoint, newest first, with Replay per event. */
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { DeliveryDetailDialog } from './delivery-detail.js';
@@ -8,7 +8,23 @@ import { type Endpoint, formatDateTime, useDeliveries, useReplay } from './webho
 
 const ATTEMPTS = ['attempt', 'attempts'] as const;
 
-export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
+export function DeliveryLog({
+  endpoint,
+  reveal = false,
+  onRevealed,
+}: {
+  endpoint: Endpoint;
+  /** Bring the log into view and give its heading the focus (its endpoint's link was just followed). */
+  reveal?: boolean;
+  onRevealed?: () => void;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (!reveal) return;
+    heading.current?.closest('section')?.scrollIntoView({ block: 'start' });
+    heading.current?.focus({ preventScroll: true });
+    onRevealed?.();
+  }, [reveal, onRevealed]);
   const filterId = useId();
   const [status, setStatus] = useState('');
   const log = useDeliveries(endpoint.id, status);
@@ -21,7 +37,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
     <section className="card" aria-labelledby={`${filterId}-title`} data-testid="delivery-log">
       <DeliveryDetailDialog endpointId={endpoint.id} deliveryId={openId} onClose={() => setOpenId(null)} />
       <div className="toolbar toolbar-spread">
-        <h2 id={`${filterId}-title`}>
+        <h2 id={`${filterId}-title`} tabIndex={-1} ref={heading}>
           Deliveries to <span className="cell-mono">{endpoint.url}</span>
         </h2>
         <div className="toolbar-group">

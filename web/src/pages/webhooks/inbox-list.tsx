@@ -58,7 +58,14 @@ function Handled({ item }: { item: InboxItem }) {
   );
 }
 
-export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
+export function InboxList({
+  endpoints,
+  onOpenEndpoint,
+}: {
+  endpoints: Endpoint[];
+  /** An endpoint's link was followed (its log comes into view). */
+  onOpenEndpoint: (endpointId: string) => void;
+}) {
   const filterId = useId();
   const [filter, setFilter] = useState<InboxFilter>('open');
   const inbox = useInbox(filter);
@@ -167,7 +174,13 @@ export function InboxList({ endpoints }: { endpoints: Endpoint[] }) {
                     </td>
                     <td data-label="Endpoint" className="break">
                       {url && item.endpointId ? (
-                        <Link to="/admin/webhooks/$endpointId" params={{ endpointId: item.endpointId }}>
+                        <Link
+                          to="/admin/webhooks/$endpointId"
+                          params={{ endpointId: item.endpointId }}
+                          className="endpoint-link"
+                          resetScroll={false}
+                          onClick={() => item.endpointId && onOpenEndpoint(item.endpointId)}
+                        >
                           {url}
                         </Link>
                       ) : NOT_A_DELIVERY[item.kind] ? (

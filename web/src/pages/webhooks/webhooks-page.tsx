@@ -51,6 +51,8 @@ export function WebhooksPage() {
 function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
   const endpoints = useEndpoints();
   const [secret, setSecret] = useState<ShownSecret | null>(null);
+  /** The endpoint whose link was just followed: its log comes into view with the focus (below the form on a phone). */
+  const [reveal, setReveal] = useState<string | null>(null);
 
   const tierError =
     endpoints.error instanceof ApiError && endpoints.error.code === 'tier_required' ? endpoints.error : null;
@@ -103,6 +105,7 @@ function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
                 <EndpointTable
                   endpoints={endpoints.data.items}
                   selectedId={endpointId}
+                  onOpen={setReveal}
                   onSecret={setSecret}
                   onDeleted={(e) => {
                     deleted.current = { id: e.id, index: endpoints.data?.items.findIndex((x) => x.id === e.id) ?? 0 };
@@ -132,8 +135,15 @@ function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
               title="Endpoint not found"
             />
           ) : null}
-          {selected ? <DeliveryLog key={selected.id} endpoint={selected} /> : null}
-          <InboxList endpoints={endpoints.data?.items ?? []} />
+          {selected ? (
+            <DeliveryLog
+              key={selected.id}
+              endpoint={selected}
+              reveal={reveal === selected.id}
+              onRevealed={() => setReveal(null)}
+            />
+          ) : null}
+          <InboxList endpoints={endpoints.data?.items ?? []} onOpenEndpoint={setReveal} />
         </>
       )}
     </section>
@@ -173,11 +183,13 @@ function PlanNotice({ requiredTier }: { requiredTier: string }) {
 function EndpointTable({
   endpoints,
   selectedId,
+  onOpen,
   onSecret,
   onDeleted,
 }: {
   endpoints: Endpoint[];
   selectedId?: string;
+  onOpen: (endpointId: string) => void;
   onSecret: (secret: ShownSecret) => void;
   onDeleted: (endpoint: Endpoint) => void;
 }) {
@@ -214,8 +226,11 @@ function EndpointTable({
                 <Link
                   to="/admin/webhooks/$endpointId"
                   params={{ endpointId: e.id }}
-                  className="cell-mono break"
+                  className="cell-mono break endpoint-link"
                   data-testid="endpoint-link"
+                  // The log is brought into view by DeliveryLog; the router's reset to the top would undo it.
+                  resetScroll={false}
+                  onClick={() => onOpen(e.id)}
                 >
                   {e.url}
                 </Link>
