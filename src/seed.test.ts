@@ -121,6 +121,26 @@ describe('seedDemo', () => {
     expect(first.mentions).toEqual([expect.objectContaining({ type: 'patient', displayName: 'Eleanor Vance' })]);
   });
 
+  it("shows Harbor Therapy's week beside Riverside's in All locations, its visit linked to Harbor's patient", async () => {
+    const cookie = await demoAdminCookie();
+    const now = Date.now();
+    const query = new URLSearchParams({
+      timeMin: new Date(now - 8 * 86_400_000).toISOString(),
+      timeMax: new Date(now + 8 * 86_400_000).toISOString(),
+      scope: 'organization',
+    });
+    const res = await t.request({ method: 'GET', url: `/api/v1/calendar/events?${query}`, headers: { cookie } });
+    expect(res.statusCode, res.body).toBe(200);
+    const items = res.json().items as { title: string; workspaceId: string; patientId: string | null }[];
+    const me = (await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).json();
+    const workspaces = new Set(items.map((e) => e.workspaceId));
+    expect(workspaces.size).toBe(2);
+    expect(workspaces.has(me.workspace.id)).toBe(true);
+    const therapy = items.find((e) => e.title === 'Occupational therapy: Tomas Lindqvist');
+    expect(therapy?.workspaceId).not.toBe(me.workspace.id);
+    expect(therapy?.patientId).toMatch(/^pat_/);
+  });
+
   it("gives the demo week's video visits (Meet, Teams and Zoom) a telehealth room, and Zoom's join link is at this server", async () => {
     const cookie = await demoAdminCookie();
     const now = Date.now();

@@ -1,6 +1,7 @@
 // Demo calendars: Dr. Lee's Google calendar and the front desk's Microsoft calendar, connected as
 // if each had clicked Connect, with a realistic week of appointments (some recurring, some with
-// Meet, Teams or Zoom). The seed runs before the server listens, so it talks to the emulators
+// Meet, Teams or Zoom), and Harbor Therapy's Google calendar (Casey Kim's), which Riverside's All
+// locations shows beside its own. The seed runs before the server listens, so it talks to the emulators
 // through app.inject with tokens the emulators mint, in each provider's own wire format.
 import type { FastifyInstance } from 'fastify';
 import rrulePkg from 'rrule';
@@ -116,6 +117,22 @@ const MICROSOFT_WEEK: DemoEvent[] = [
   },
 ];
 
+/** Harbor Therapy's week (Casey Kim's Google calendar): what Riverside's All locations shows beside its own. */
+const HARBOR_WEEK: DemoEvent[] = [
+  { day: 0, at: '08:00', minutes: 15, title: 'Therapists’ check-in', recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR'] },
+  {
+    day: 1,
+    at: '09:30',
+    minutes: 50,
+    title: 'Occupational therapy: Tomas Lindqvist',
+    patient: 'HT-2001',
+    recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=6'],
+    location: 'Therapy room B',
+  },
+  { day: 2, at: '13:00', minutes: 60, title: 'Hand therapy group', location: 'Gym' },
+  { day: 3, at: '11:00', minutes: 30, title: 'Home exercise review (video)', conference: 'native' },
+];
+
 /** The starts of a demo series (its RRULE from `start`, in the clinic's zone). */
 function occurrenceStarts(lines: string[], start: string): number[] {
   const rule = lines.find((l) => l.startsWith('RRULE:'));
@@ -182,14 +199,18 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
   if (!deps.config.emulators) return;
   const tenancy = demoTenancy(state);
   const clinic = tenancy.workspaces['Riverside Clinic'];
-  const ctx = demoAdminContext(app, state, 'Riverside Clinic');
-  const patients = await listPatients(deps, ctx, { limit: 200 });
-  const byMrn = new Map(patients.items.map((p) => [p.mrn, p.id]));
+  const harbor = tenancy.workspaces['Harbor Therapy'];
   const monday = mondayOfThisWeek();
+  const byMrn = new Map<string, string>();
   const authorizationOf = new Map<string, string>();
-  for (const id of byMrn.values()) {
-    const [first] = await listAuthorizations(deps, ctx, id);
-    if (first) authorizationOf.set(id, first.id);
+  for (const workspace of ['Riverside Clinic', 'Harbor Therapy'] as const) {
+    const admin = demoAdminContext(app, state, workspace);
+    for (const p of (await listPatients(deps, admin, { limit: 200 })).items) {
+      if (!p.mrn) continue;
+      byMrn.set(p.mrn, p.id);
+      const [first] = await listAuthorizations(deps, admin, p.id);
+      if (first) authorizationOf.set(p.id, first.id);
+    }
   }
 
   const ownHost = new URL(deps.selfUrl()).host;
@@ -224,19 +245,29 @@ export async function seedCalendar(app: FastifyInstance, state: SeedState): Prom
 
   const accounts = [
     {
+      workspace: 'Riverside Clinic' as const,
       provider: 'google' as const,
       email: 'dr.lee@riverside.example',
       userId: tenancy.userIds['dr.lee@riverside.example'],
       week: GOOGLE_WEEK,
     },
     {
+      workspace: 'Riverside Clinic' as const,
       provider: 'microsoft' as const,
       email: 'frontdesk@riverside.example',
       userId: clinic.adminUserId,
       week: MICROSOFT_WEEK,
     },
+    {
+      workspace: 'Harbor Therapy' as const,
+      provider: 'google' as const,
+      email: 'casey@harbor.example',
+      userId: tenancy.userIds['casey@harbor.example'] ?? harbor.adminUserId,
+      week: HARBOR_WEEK,
+    },
   ];
   for (const account of accounts) {
+    const ctx = demoAdminContext(app, state, account.workspace);
     const resolved = resolveProvider(deps, account.provider);
     if (!resolved?.apiBase.includes('/_emulators/')) continue;
     const tokens = mintEmulatorTokens(account.provider, account.email);
