@@ -123,20 +123,24 @@ describe('Idempotency-Key', () => {
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
   });
 
-  it('a 503 from a lost database connection frees the key even when the first try to free it fails too', async () => {
-    // The request's connection dropped mid-request (a failover, pg_terminate_backend): it answers 503, and freeing
-    // its key (onSend) may land on a connection dropped in the same moment. Once, it left the claim pending and the
-    // retry was 409 "still in progress" for a minute.
+  // The request's connection dropped mid-request (a failover, pg_terminate_backend): it answers 503, and freeing its
+  // key (onSend) may land on a connection dropped in the same moment. Once, it left the claim pending and the retry
+  // was 409 "still in progress" for a minute.
+  it.each([
+    { failures: 1, retryAfterMs: 0, when: 'the first try to free it fails too: freed before the answer' },
+    { failures: 3, retryAfterMs: 1300, when: 'the database stays away a second: freed after the answer' },
+  ])('a 503 from a lost database connection frees the key when $when', async ({ failures, retryAfterMs }) => {
     const db = app.atrium.db;
     const dropped = () => new Error('Connection terminated unexpectedly'); // node-postgres' own message
     const admin = TEST_SERVER_URL ? new pg.Client({ connectionString: testDb.url }) : undefined;
     await admin?.connect();
+    const key = `key-db-died-${failures}`;
     const send = () =>
       app.inject({
         method: 'POST',
         url: '/api/v1/test-db-dies',
         payload: {},
-        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'key-db-died' },
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': key },
       });
     try {
       const first = send();
@@ -145,15 +149,18 @@ describe('Idempotency-Key', () => {
       // On the server a real termination of the request's backend; on PGlite (one in-process connection) its error.
       if (admin) await admin.query('SELECT pg_terminate_backend($1)', [request.pid]);
       else dieWith = dropped();
-      // The next transaction, the one that frees the key, meets a dropped connection once.
+      // The next transactions, those that free the key, meet a dropped connection `failures` times.
+      let left = failures;
       db.transaction = (async () => {
-        delete (db as { transaction?: unknown }).transaction;
+        if (--left === 0) delete (db as { transaction?: unknown }).transaction;
         throw dropped();
       }) as typeof db.transaction;
       request.go();
       const failed = await first;
       expect({ status: failed.statusCode, code: failed.json().code }).toEqual({ status: 503, code: 'unavailable' });
+      expect(left).toBe(0);
       dies = false;
+      await new Promise((r) => setTimeout(r, retryAfterMs));
       const retried = await send();
       expect({ status: retried.statusCode, code: retried.statusCode === 201 ? null : retried.json().code }).toEqual({
         status: 201,

@@ -26,25 +26,27 @@ const releases = (status: number) => status >= 500 || status === 429 || status =
 
 /**
  * Freeing or recording a key that failed because the database connection was lost (often the same moment that
- * failed the request itself: a failover, pg_terminate_backend) is tried again after these pauses, each time in a new
- * transaction on a connection the pool hands out afresh, while no more than RECORD_RETRY_WITHIN_MS have passed
- * (a pool that waited seconds for a connection is not asked again). A key left pending answers its retries 409
- * "still in progress" for STALE_PENDING_MS, although a 5xx is documented to free it.
+ * failed the request itself: a failover, pg_terminate_backend) is tried again, each time in a new transaction on a
+ * connection the pool hands out afresh: first before the answer goes out, after these pauses while no more than
+ * RECORD_RETRY_WITHIN_MS have passed (a pool that waited seconds for a connection is not asked again), then after
+ * the answer, in the background, after the longer pauses (a client told Retry-After: 1 finds the key free when the
+ * database is back within seconds). A key left pending answers its retries 409 "still in progress" for
+ * STALE_PENDING_MS, although a 5xx is documented to free it.
  */
 const RECORD_RETRY_DELAYS_MS = [50, 250];
 const RECORD_RETRY_WITHIN_MS = 1000;
+const RECORD_BACKGROUND_DELAYS_MS = [1000, 2000, 4000];
 
-async function withRetries(work: () => Promise<void>): Promise<void> {
+async function withRetries(work: () => Promise<void>, delays: number[], withinMs = Number.POSITIVE_INFINITY) {
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
       return await work();
     } catch (err) {
-      const delay = RECORD_RETRY_DELAYS_MS[attempt];
-      if (delay === undefined || !isDatabaseUnavailable(err) || Date.now() - started + delay > RECORD_RETRY_WITHIN_MS) {
-        throw err;
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      const delay = delays[attempt];
+      if (delay === undefined || !isDatabaseUnavailable(err) || Date.now() - started + delay > withinMs) throw err;
+      // Unreferenced: a retry still waiting never holds up the process's exit.
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
     }
   }
 }
@@ -192,7 +194,7 @@ export function registerIdempotency(app: FastifyInstance): void {
     const ctx = request.ctx;
     commitMarks.delete(ctx);
     const text = typeof payload === 'string' ? payload : payload == null ? '' : JSON.stringify(payload);
-    await withRetries(() =>
+    const record = () =>
       withTenant(app.atrium.db, ctx, async (tx) => {
         if (releases(reply.statusCode)) {
           // Nothing to replay: the same request may succeed when retried (a server failure, a wait asked
@@ -209,10 +211,13 @@ export function registerIdempotency(app: FastifyInstance): void {
             responseType: String(reply.getHeader('content-type') ?? 'application/json'),
           })
           .where(rowWhere(claim));
-      }),
-    ).catch((err) => {
-      // The response still goes out; the claim stays pending and a retry may take it over later.
-      request.log.error({ err }, 'could not record the idempotent response');
+      });
+    // The response goes out whatever happens here; a claim that stays pending is taken over by a retry later.
+    const failed = (err: unknown) => request.log.error({ err }, 'could not record the idempotent response');
+    await withRetries(record, RECORD_RETRY_DELAYS_MS, RECORD_RETRY_WITHIN_MS).catch((err) => {
+      if (!isDatabaseUnavailable(err)) return failed(err);
+      request.log.warn({ err }, 'could not record the idempotent response yet: trying again after the answer');
+      void withRetries(record, RECORD_BACKGROUND_DELAYS_MS).catch(failed);
     });
     return payload;
   });
