@@ -319,4 +319,41 @@ describe('Admin → Webhooks, as an administrator uses it', () => {
     expect(await axeProblems(page, 'main')).toEqual([]);
     await page.close();
   });
+
+  it('finding 11: the delivery log is grouped by event, with one Replay per event; the failed list names the endpoint', async () => {
+    receiver.respondWith({ status: 500, body: 'receiver is down' });
+    const { page } = await downEndpoint(2);
+    // The failed-events list says which system the endpoint is, not only its URL.
+    const first = page.getByTestId('inbox-row').first();
+    expect(await first.textContent()).toContain('Billing system (old server)');
+
+    await page.getByTestId('endpoint-link').first().click();
+    const log = page.getByTestId('delivery-log');
+    await expect
+      .poll(
+        async () => {
+          await log.getByRole('button', { name: 'Refresh' }).click();
+          return log.getByTestId('delivery-row').count();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(4);
+    const groups = log.getByTestId('delivery-event');
+    expect(await groups.count()).toBe(2);
+    expect(await log.getByTestId('replay').count()).toBe(2);
+    for (const group of await groups.all()) {
+      expect(await group.getByTestId('replay').count()).toBe(1);
+      const ids = await group.getByTestId('delivery-row').evaluateAll((rows) => rows.map((r) => r.dataset.eventId));
+      expect(ids.length).toBe(2);
+      expect(new Set(ids).size).toBe(1);
+      expect(await group.textContent()).toContain('2 attempts');
+    }
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.close();
+  });
 });

@@ -112,7 +112,7 @@ describe('Admin → Webhooks page', () => {
 
     // Replay after the receiver recovers: a fresh attempt that succeeds.
     receiver.respondWith({ status: 204 });
-    await page.getByTestId('delivery-row').first().getByTestId('replay').click();
+    await page.getByTestId('delivery-event').first().getByTestId('replay').click();
     await page.getByText('is being sent again, with a fresh set of retries').waitFor();
     const delivered = page.locator('[data-testid="delivery-row"][data-outcome="success"]');
     await expect
@@ -164,7 +164,7 @@ describe('Admin → Webhooks page', () => {
     await page.getByText('Test event sent').first().waitFor();
     const [test] = await receiver.waitFor(1, 10_000);
     expect(JSON.parse(test.body).type).toBe('webhook.test');
-    const testRow = page.locator('[data-testid="delivery-row"]').filter({ hasText: 'webhook.test' });
+    const testRow = page.locator('[data-testid="delivery-event"]').filter({ hasText: 'webhook.test' });
     await expect
       .poll(
         async () => {

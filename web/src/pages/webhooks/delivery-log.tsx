@@ -1,12 +1,26 @@
-/** The delivery attempts of one endpoint, newest first, with Replay per event. */
+/** The delivery attempts of one endpoint, grouped by event (newest first), with one Replay per event. */
 import { useEffect, useId, useRef, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { DeliveryDetailDialog } from './delivery-detail.js';
 import { answerWords, eventWords, failureWords, idSuffix } from './event-words.js';
-import { type Endpoint, formatDateTime, useDeliveries, useReplay } from './webhooks-api.js';
+import { type Attempt, type Endpoint, formatDateTime, useDeliveries, useReplay } from './webhooks-api.js';
 
 const ATTEMPTS = ['attempt', 'attempts'] as const;
+
+/**
+ * The attempts loaded so far, one group per event (its attempts newest first), the event with the newest attempt
+ * first: a retried event reads as one item, not as rows interleaved with other events'.
+ */
+function byEvent(attempts: Attempt[]): { eventId: string; attempts: Attempt[] }[] {
+  const groups = new Map<string, Attempt[]>();
+  for (const a of attempts) {
+    const group = groups.get(a.eventId);
+    if (group) group.push(a);
+    else groups.set(a.eventId, [a]);
+  }
+  return [...groups].map(([eventId, list]) => ({ eventId, attempts: list }));
+}
 
 export function DeliveryLog({
   endpoint,
@@ -76,7 +90,6 @@ export function DeliveryLog({
             <thead>
               <tr>
                 <th scope="col">Attempted</th>
-                <th scope="col">Event</th>
                 <th scope="col">Result</th>
                 <th scope="col">Error</th>
                 <th scope="col">
@@ -84,73 +97,98 @@ export function DeliveryLog({
                 </th>
               </tr>
             </thead>
-            <tbody>
-              {items.map((a) => (
-                <tr key={a.id} data-testid="delivery-row" data-event-id={a.eventId} data-outcome={a.outcome}>
-                  <td data-label="Attempted">
-                    <span className="nowrap">{formatDateTime(a.attemptedAt)}</span>
-                    <div className="muted">Attempt {a.attempt}</div>
-                  </td>
-                  <td data-label="Event">
-                    {eventWords(a.eventType)}
-                    <div className="muted event-code break">
-                      <code>{a.eventType}</code> <span className="cell-mono">{a.eventId}</span>
-                    </div>
-                  </td>
-                  <td data-label="Result">
-                    <span
-                      className={`badge ${a.outcome === 'success' ? 'badge-ok' : 'badge-fail'}`}
-                      data-testid="delivery-outcome"
-                    >
-                      {a.outcome === 'success' ? 'Delivered' : 'Failed'}
-                    </span>
-                    <div className="muted">
-                      <span data-testid="delivery-status">{a.status === null ? 'No answer' : `HTTP ${a.status}`}</span>{' '}
-                      · {a.durationMs} ms
-                    </div>
-                    {a.nextAttemptAt ? <div className="muted">retry {formatDateTime(a.nextAttemptAt)}</div> : null}
-                  </td>
-                  <td className="cell-error" data-label="Error" data-testid="delivery-error">
-                    {a.outcome === 'success' ? (
-                      '—'
-                    ) : (
-                      <>
-                        <div>{failureWords(a.error) ?? answerWords(a.status)}</div>
-                        {a.error ? <div className="muted">{a.error}</div> : null}
-                      </>
-                    )}
-                  </td>
-                  <td className="cell-actions">
-                    <div className="row-actions">
-                      <Button
-                        variant="secondary"
-                        size="small"
-                        onPress={() => setOpenId(a.id)}
-                        data-testid="delivery-details"
-                        aria-label={`Details of attempt ${a.attempt} of “${eventWords(a.eventType)}” (event ${idSuffix(a.eventId)})`}
-                      >
-                        Details
-                      </Button>
-                      <Button
-                        variant="secondary"
-                        size="small"
-                        isDisabled={replay.isPending}
-                        onPress={() =>
-                          replay.mutate(
-                            { endpointId: endpoint.id, eventId: a.eventId },
-                            { onSuccess: () => setReplayed({ eventId: a.eventId, eventType: a.eventType }) },
-                          )
-                        }
-                        data-testid="replay"
-                        aria-label={`Replay “${eventWords(a.eventType)}” (event ${idSuffix(a.eventId)})`}
-                      >
-                        Replay
-                      </Button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+            {byEvent(items).map((group) => {
+              const [latest] = group.attempts;
+              const name = `“${eventWords(latest.eventType)}” (event ${idSuffix(latest.eventId)})`;
+              const delivered = group.attempts.some((a) => a.outcome === 'success');
+              const waiting = latest.nextAttemptAt !== null;
+              return (
+                <tbody key={group.eventId} data-testid="delivery-event" data-event-id={group.eventId}>
+                  <tr className="delivery-event-head">
+                    <th scope="rowgroup" colSpan={3}>
+                      <span className="delivery-event-name">{eventWords(latest.eventType)}</span>{' '}
+                      <span className={`badge ${delivered ? 'badge-ok' : waiting ? 'badge-muted' : 'badge-fail'}`}>
+                        {delivered ? 'Delivered' : waiting ? 'Retrying' : 'Not delivered'}
+                      </span>
+                      <span className="muted nowrap">
+                        {' '}
+                        · {group.attempts.length} {group.attempts.length === 1 ? 'attempt' : 'attempts'}
+                      </span>
+                      <div className="muted event-code break">
+                        <code>{latest.eventType}</code> <span className="cell-mono">{latest.eventId}</span>
+                      </div>
+                    </th>
+                    <td className="cell-actions">
+                      <div className="row-actions">
+                        <Button
+                          variant="secondary"
+                          size="small"
+                          isDisabled={replay.isPending}
+                          onPress={() =>
+                            replay.mutate(
+                              { endpointId: endpoint.id, eventId: latest.eventId },
+                              {
+                                onSuccess: () => setReplayed({ eventId: latest.eventId, eventType: latest.eventType }),
+                              },
+                            )
+                          }
+                          data-testid="replay"
+                          aria-label={`Replay ${name}`}
+                        >
+                          Replay
+                        </Button>
+                      </div>
+                    </td>
+                  </tr>
+                  {group.attempts.map((a) => (
+                    <tr key={a.id} data-testid="delivery-row" data-event-id={a.eventId} data-outcome={a.outcome}>
+                      <td data-label="Attempted">
+                        <span className="nowrap">{formatDateTime(a.attemptedAt)}</span>
+                        <div className="muted">Attempt {a.attempt}</div>
+                      </td>
+                      <td data-label="Result">
+                        <span
+                          className={`badge ${a.outcome === 'success' ? 'badge-ok' : 'badge-fail'}`}
+                          data-testid="delivery-outcome"
+                        >
+                          {a.outcome === 'success' ? 'Delivered' : 'Failed'}
+                        </span>
+                        <div className="muted">
+                          <span data-testid="delivery-status">
+                            {a.status === null ? 'No answer' : `HTTP ${a.status}`}
+                          </span>{' '}
+                          · {a.durationMs} ms
+                        </div>
+                        {a.nextAttemptAt ? <div className="muted">retry {formatDateTime(a.nextAttemptAt)}</div> : null}
+                      </td>
+                      <td className="cell-error" data-label="Error" data-testid="delivery-error">
+                        {a.outcome === 'success' ? (
+                          '—'
+                        ) : (
+                          <>
+                            <div>{failureWords(a.error) ?? answerWords(a.status)}</div>
+                            {a.error ? <div className="muted">{a.error}</div> : null}
+                          </>
+                        )}
+                      </td>
+                      <td className="cell-actions">
+                        <div className="row-actions">
+                          <Button
+                            variant="secondary"
+                            size="small"
+                            onPress={() => setOpenId(a.id)}
+                            data-testid="delivery-details"
+                            aria-label={`Details of attempt ${a.attempt} of ${name}`}
+                          >
+                            Details
+                          </Button>
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              );
+            })}
           </table>
           <LoadMore query={log} noun={ATTEMPTS} />
         </div>

@@ -74,7 +74,7 @@ export function InboxList({
   const reopen = useReopenInboxItem();
   const [done, setDone] = useState<{ action: 'replayed' | 'resolved' | 'reopened'; item: InboxItem } | null>(null);
   const items = inbox.data?.pages.flatMap((p) => p.items) ?? [];
-  const urlOf = (id: string | null) => endpoints.find((e) => e.id === id)?.url;
+  const endpointOf = (id: string | null) => endpoints.find((e) => e.id === id);
   const busy = (item: InboxItem) =>
     (replay.isPending && replay.variables?.eventId === item.eventId) ||
     (resolve.isPending && resolve.variables === item.id) ||
@@ -153,7 +153,8 @@ export function InboxList({
             </thead>
             <tbody ref={rowsRef}>
               {items.map((item, index) => {
-                const url = urlOf(item.endpointId);
+                const endpoint = endpointOf(item.endpointId);
+                const url = endpoint?.url;
                 return (
                   <tr
                     key={item.id}
@@ -173,6 +174,7 @@ export function InboxList({
                       </div>
                     </td>
                     <td data-label="Endpoint" className="break">
+                      {endpoint?.description ? <div>{endpoint.description}</div> : null}
                       {url && item.endpointId ? (
                         <Link
                           to="/admin/webhooks/$endpointId"
