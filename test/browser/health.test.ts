@@ -50,6 +50,16 @@ describe('Health banners and dashboard', () => {
     expect(await card.getByRole('heading').textContent()).toBe('Google Calendar: sign-in renewal');
     expect(await card.locator('.health-id').textContent()).toBe('oauth-google:token-refresh');
     await page.getByTestId('incident-log').getByRole('cell', { name: 'Google Calendar oauth-google' }).waitFor();
+    // What needs a look leads the page: named at the top, its card first among the cards, one click away.
+    const summary = page.getByTestId('health-summary');
+    expect(await summary.textContent()).toContain('Google Calendar: sign-in renewal — failing');
+    expect(await page.getByTestId('health-card').first().getAttribute('data-component')).toBe(
+      'oauth-google:token-refresh',
+    );
+    await summary.getByRole('link', { name: 'Google Calendar: sign-in renewal' }).click();
+    await expect
+      .poll(() => card.evaluate((el) => el === document.activeElement || location.hash.length > 1))
+      .toBe(true);
     // On a phone the incident log stacks its rows instead of scrolling the page sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
@@ -72,6 +82,13 @@ describe('Health banners and dashboard', () => {
     await page.reload();
     await page.getByTestId('health-components').waitFor();
     expect(await banner.count()).toBe(0);
+
+    // The public status page names what is down, shows it first, and says when it was read.
+    await page.goto('/status');
+    await expect.poll(() => page.getByTestId('status-overall').textContent()).toContain('Google Calendar');
+    expect(await page.getByTestId('status-overall').textContent()).toMatch(/^Not working normally: /);
+    expect(await page.getByTestId('status-feature').first().getByRole('heading').textContent()).toBe('Google Calendar');
+    expect(await page.getByTestId('status-updated').textContent()).toMatch(/Last read at \d/);
   });
 
   it('the banner is gone after recovery (2 passing runs)', async () => {

@@ -29,6 +29,11 @@ function HistoryBar({ history }: { history: Dashboard['components'][number]['his
 
 const lower = (words: string) => words.charAt(0).toLowerCase() + words.slice(1);
 
+/** Failing first, then degraded, then not checked yet, then working: what needs a look leads the page. */
+const ORDER = { fail: 0, warn: 1, unchecked: 2, pass: 3 } as const;
+const rank = (c: Dashboard['components'][number]) => ORDER[c.checkedAt ? c.status : 'unchecked'];
+const cardId = (name: string) => `check-${name.replace(/[^a-z0-9-]/gi, '-')}`;
+
 export function HealthPage() {
   const dashboard = useDashboard();
   const components = dashboard.data?.components ?? [];
@@ -65,47 +70,82 @@ export function HealthPage() {
               })()}
             </a>
           </p>
-          <div className="health-grid" data-testid="health-components">
-            {dashboard.data.components.map((c) => (
-              <article key={c.name} className="card health-card" data-testid="health-card" data-component={c.name}>
-                <header className="health-card-top">
-                  <h2>
-                    {featureLabel(c.feature)}: {lower(checkLabel(c.name))}
-                  </h2>
-                  <span className={`health-pill health-${c.status}`}>
-                    {c.checkedAt ? STATUS_WORD[c.status] : 'Not checked yet'}
-                  </span>
-                </header>
-                <p className="muted health-feature">
-                  <code className="health-id">{c.name}</code>
+          {(() => {
+            const attention = components
+              .filter((c) => c.checkedAt && c.status !== 'pass')
+              .sort((a, b) => rank(a) - rank(b));
+            return attention.length === 0 ? (
+              <p className="health-summary" data-testid="health-summary">
+                All {components.length} checks are working normally.
+              </p>
+            ) : (
+              <div className="health-summary" data-testid="health-summary">
+                <p>
+                  {attention.length === 1 ? '1 check needs' : `${attention.length} checks need`} a look (shown first):
                 </p>
-                <dl className="health-facts">
-                  <div>
-                    <dt>Objective</dt>
-                    <dd>{c.slo}</dd>
-                  </div>
-                  <div>
-                    <dt>Observed</dt>
-                    <dd>{c.observed ?? '—'}</dd>
-                  </div>
-                  {c.since ? (
+                <ul>
+                  {attention.map((c) => (
+                    <li key={c.name}>
+                      <a href={`#${cardId(c.name)}`}>
+                        {featureLabel(c.feature)}: {lower(checkLabel(c.name))}
+                      </a>{' '}
+                      — {lower(STATUS_WORD[c.status])}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            );
+          })()}
+          <div className="health-grid" data-testid="health-components">
+            {[...components]
+              .sort((a, b) => rank(a) - rank(b))
+              .map((c) => (
+                <article
+                  key={c.name}
+                  id={cardId(c.name)}
+                  tabIndex={-1}
+                  className="card health-card"
+                  data-testid="health-card"
+                  data-component={c.name}
+                >
+                  <header className="health-card-top">
+                    <h2>
+                      {featureLabel(c.feature)}: {lower(checkLabel(c.name))}
+                    </h2>
+                    <span className={`health-pill health-${c.status}`}>
+                      {c.checkedAt ? STATUS_WORD[c.status] : 'Not checked yet'}
+                    </span>
+                  </header>
+                  <p className="muted health-feature">
+                    <code className="health-id">{c.name}</code>
+                  </p>
+                  <dl className="health-facts">
                     <div>
-                      <dt>Since</dt>
-                      <dd>{formatTime(c.since)}</dd>
+                      <dt>Objective</dt>
+                      <dd>{c.slo}</dd>
                     </div>
+                    <div>
+                      <dt>Observed</dt>
+                      <dd>{c.observed ?? '—'}</dd>
+                    </div>
+                    {c.since ? (
+                      <div>
+                        <dt>Since</dt>
+                        <dd>{formatTime(c.since)}</dd>
+                      </div>
+                    ) : null}
+                  </dl>
+                  {c.output ? <p className="health-output">{c.output}</p> : null}
+                  <HistoryBar history={c.history} />
+                  {c.unit && c.unit !== 'n/a' && c.history.some((h) => h.value !== null) ? (
+                    <Sparkline
+                      points={c.history}
+                      unit={c.unit}
+                      label={`${featureLabel(c.feature)}: ${checkLabel(c.name)}`}
+                    />
                   ) : null}
-                </dl>
-                {c.output ? <p className="health-output">{c.output}</p> : null}
-                <HistoryBar history={c.history} />
-                {c.unit && c.unit !== 'n/a' && c.history.some((h) => h.value !== null) ? (
-                  <Sparkline
-                    points={c.history}
-                    unit={c.unit}
-                    label={`${featureLabel(c.feature)}: ${checkLabel(c.name)}`}
-                  />
-                ) : null}
-              </article>
-            ))}
+                </article>
+              ))}
           </div>
           <h2 className="health-section-title" id="incidents" tabIndex={-1}>
             Incidents

@@ -76,20 +76,34 @@ export function StatusPage() {
           <p className={`status-overall status-${status.data.status}`} data-testid="status-overall">
             {status.data.status === 'operational'
               ? 'All systems operational'
-              : 'Some features are not working normally'}
+              : (() => {
+                  // Which ones, in words (their cards come first below).
+                  const down = status.data.features
+                    .filter((f) => f.status !== 'operational')
+                    .map((f) => featureLabel(f.feature));
+                  return down.length === 0
+                    ? 'Some features are not working normally'
+                    : `Not working normally: ${down.join(', ')}`;
+                })()}
+          </p>
+          <p className="muted status-updated" data-testid="status-updated">
+            Checked every minute; this page refreshes by itself. Last read at{' '}
+            {new Date(status.dataUpdatedAt).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' })}.
           </p>
           <ul className="status-features">
-            {status.data.features.map((f) => (
-              <li key={f.feature} className="card status-feature" data-testid="status-feature">
-                <div className="health-card-top">
-                  <h2>{featureLabel(f.feature)}</h2>
-                  <span className={`health-pill health-${f.status === 'operational' ? 'pass' : 'fail'}`}>
-                    {f.status === 'operational' ? 'Operational' : 'Disrupted'}
-                  </span>
-                </div>
-                <UptimeBar uptime={f.uptime} />
-              </li>
-            ))}
+            {[...status.data.features]
+              .sort((a, b) => Number(a.status === 'operational') - Number(b.status === 'operational'))
+              .map((f) => (
+                <li key={f.feature} className="card status-feature" data-testid="status-feature">
+                  <div className="health-card-top">
+                    <h2>{featureLabel(f.feature)}</h2>
+                    <span className={`health-pill health-${f.status === 'operational' ? 'pass' : 'fail'}`}>
+                      {f.status === 'operational' ? 'Operational' : 'Disrupted'}
+                    </span>
+                  </div>
+                  <UptimeBar uptime={f.uptime} />
+                </li>
+              ))}
           </ul>
         </>
       ) : null}
