@@ -356,4 +356,41 @@ describe('Admin → Webhooks, as an administrator uses it', () => {
     expect(await axeProblems(page, 'main')).toEqual([]);
     await page.close();
   });
+
+  it('finding 22: the event filter is in plain words, without the test event; the list of endpoints too', async () => {
+    const workspace = await harness.createWorkspace({ tier: 'advanced' });
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/admin/webhooks');
+    const form = page.getByTestId('endpoint-form');
+    await form.getByTestId('all-events').click();
+    // Each choice leads with words (its code after them, for developers).
+    const note = form.getByRole('checkbox', { name: /^Visit note signed/ });
+    await note.waitFor();
+    expect(await form.getByText('soap_note.signed').count()).toBe(1);
+    await form.getByRole('checkbox', { name: /^New patient/ }).waitFor();
+    await form.getByRole('checkbox', { name: /^Someone signed in/ }).waitFor();
+    // The test event is sent by Send test event, not subscribed to.
+    expect(await form.getByRole('checkbox', { name: /test/i }).count()).toBe(0);
+    const hint = (await form.locator('.event-filter').textContent()) ?? '';
+    expect(hint).not.toContain('break_glass.invoked is always');
+    expect(hint).toMatch(/Emergency access to a record.*always sent/);
+
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/filtered`);
+    await form.getByText('Visit note signed').click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByTestId('secret-stored').click();
+    const row = page.getByTestId('endpoint-row').filter({ hasText: '/filtered' });
+    const events = row.locator('td[data-label="Events"]');
+    expect(await events.textContent()).toContain('Visit note signed');
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await form.getByTestId('all-events').click();
+    await note.waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.close();
+  });
 });

@@ -6,6 +6,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, describeError, fieldErrors } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { Check, plainMessage } from '../../components/ui/form.js';
+import { eventWords } from './event-words.js';
 import {
   type CreatedEndpoint,
   type Endpoint,
@@ -14,6 +15,9 @@ import {
   useCreateEndpoint,
   useUpdateEndpoint,
 } from './webhooks-api.js';
+
+/** What an endpoint can subscribe to: every event but the test event, which Send test event sends whatever the filter. */
+const CHOICES = EVENT_TYPES.filter((type) => type !== 'webhook.test');
 
 const REASONS: Record<string, string> = {
   scheme: 'Use an https:// URL.',
@@ -143,14 +147,16 @@ export function EndpointForm(props: EndpointFormProps) {
         </Check>
         {!allEvents ? (
           <div className="event-grid">
-            {EVENT_TYPES.map((type) => (
+            {CHOICES.map((type) => (
               <Check key={type} isSelected={events.includes(type)} onChange={() => toggle(type)}>
-                <code>{type}</code>
+                {eventWords(type)} <code className="muted event-code">{type}</code>
               </Check>
             ))}
           </div>
         ) : null}
-        <p className="field-hint">break_glass.invoked is always delivered, whatever the filter.</p>
+        <p className="field-hint">
+          Emergency access to a record (<code>break_glass.invoked</code>) is always sent, whatever you choose.
+        </p>
         {eventsError ? <p className="field-error">{eventsError}</p> : null}
       </fieldset>
       {error && !urlError && !eventsError && !descriptionError ? (

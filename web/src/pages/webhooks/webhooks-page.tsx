@@ -11,6 +11,7 @@ import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import { DeliveryLog } from './delivery-log.js';
 import { EndpointForm } from './endpoint-form.js';
+import { eventWords } from './event-words.js';
 import { InboxList } from './inbox-list.js';
 import { SecretReveal } from './secret-reveal.js';
 import {
@@ -309,11 +310,13 @@ function EndpointTable({
                 {e.events.includes('*') ? (
                   'All events'
                 ) : (
-                  <span className="event-codes">
+                  <ul className="event-list">
                     {e.events.map((t) => (
-                      <code key={t}>{t}</code>
+                      <li key={t}>
+                        {eventWords(t)} <code className="muted event-code">{t}</code>
+                      </li>
                     ))}
-                  </span>
+                  </ul>
                 )}
               </td>
               <td className="nowrap" data-label="State">
