@@ -49,7 +49,9 @@ export interface BrowserHarness {
    * 390 x 844 touch screen (a phone's: `isMobile`, `hasTouch`, so `(pointer: coarse)` holds and taps are touches).
    */
   newPage(options?: { timezoneId?: string; phone?: boolean }): Promise<Page>;
-  createWorkspace(options?: { name?: string; tier?: Tier }): Promise<TestWorkspace>;
+  /** An organization (operator API): its workspaces are the locations of All locations. */
+  createOrganization(name?: string): Promise<{ id: string; name: string }>;
+  createWorkspace(options?: { name?: string; tier?: Tier; organizationId?: string }): Promise<TestWorkspace>;
   addMember(
     workspaceId: string,
     member: { email: string; name: string; role: 'admin' | 'member'; password?: string; isProvider?: boolean },
@@ -145,6 +147,9 @@ export async function startHarness(): Promise<BrowserHarness> {
       context.setDefaultTimeout(15_000);
       return context.newPage();
     },
+    async createOrganization(name = `Care group ${uniqueSuffix()}`) {
+      return operator<{ id: string; name: string }>('POST', '/organizations', { name });
+    },
     async createWorkspace(options = {}) {
       const suffix = uniqueSuffix();
       const name = options.name ?? `Clinic ${suffix}`;
@@ -154,6 +159,7 @@ export async function startHarness(): Promise<BrowserHarness> {
         name,
         tier,
         admin,
+        organizationId: options.organizationId,
       });
       return { id: created.workspace.id, name, tier, admin: { ...admin, userId: created.admin.userId } };
     },

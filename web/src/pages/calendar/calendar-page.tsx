@@ -124,6 +124,12 @@ function EventChip({ arg, where }: { arg: EventContentArg; where?: string }) {
     return (
       <button type="button" className="event-chip event-chip-button" data-event-id={e.id}>
         {shown}
+        {/* All locations on a phone: which clinic, in words (the colour alone says it to no one who cannot see it). */}
+        {where ? (
+          <span className="event-chip-where muted" aria-hidden="true" data-testid="event-location-name">
+            {where}
+          </span>
+        ) : null}
       </button>
     );
   }
@@ -225,23 +231,25 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
   // All locations only where the plan has it: a link (or a workspace switch) that keeps `scope` into a workspace
   // without it shows that workspace's own calendar, and the scope leaves the address (below).
   const hqRefused = capabilities.data?.allowed.hqView === false;
-  const hq = scope === 'organization' && !dayMode && !hqRefused;
+  // All locations: the week, and a phone's day list (the desktop's day view is one location's, with its tasks).
+  const hq = scope === 'organization' && (phone || !dayMode) && !hqRefused;
   const [dialog, setDialog] = useState<EventDialogState | null>(null);
   // An open event whose video room is still being made: the window is read again until it is ready.
   const [roomWatched, setRoomWatched] = useState(false);
   const week = useEvents(from.toISOString(), to.toISOString(), {
     scope: hq ? 'organization' : undefined,
-    enabled: !dayMode,
+    enabled: !dayMode || hq,
     poll: roomWatched,
   });
-  const day = useDay(dateInput(from), zone, dayMode, roomWatched);
+  const day = useDay(dateInput(from), zone, dayMode && !hq, roomWatched);
   // The week holding today lists today's tasks beside it (ticked and added there as in the day view).
   const today = new Date(now.getFullYear(), now.getMonth(), now.getDate());
   const weekHasToday = !dayMode && !hq && today >= from && today < to;
   const todays = useDay(dateInput(today), zone, weekHasToday);
-  const events = dayMode
-    ? { ...day, data: day.data ? { items: day.data.events, warnings: day.data.warnings } : undefined }
-    : week;
+  const events =
+    dayMode && !hq
+      ? { ...day, data: day.data ? { items: day.data.events, warnings: day.data.warnings } : undefined }
+      : week;
   const openEvent =
     dialog?.mode === 'edit' ? (events.data?.items.find((e) => e.id === dialog.event.id) ?? dialog.event) : undefined;
   const roomPending = openEvent?.telehealthRoom?.status === 'pending';
@@ -454,7 +462,7 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
               </Link>
             </span>
           ) : null}
-          {capabilities.data?.allowed.hqView && !dayMode ? (
+          {capabilities.data?.allowed.hqView && (phone || !dayMode) ? (
             <Check
               isSelected={hq}
               onChange={(all) =>
