@@ -393,4 +393,49 @@ describe('Admin → Webhooks, as an administrator uses it', () => {
     expect(await axeProblems(page, 'main')).toEqual([]);
     await page.close();
   });
+
+  it('finding 3: failed events are resolved or replayed in bulk (the endpoint that was down for an afternoon)', async () => {
+    receiver.respondWith({ status: 500, body: 'receiver is down' });
+    const { page, endpointId } = await downEndpoint(4);
+    const rows = page.getByTestId('inbox-row');
+    await expect.poll(() => rows.count()).toBe(4);
+
+    // Two chosen by hand, resolved at once.
+    await rows.nth(0).getByRole('checkbox').check();
+    await rows.nth(1).getByRole('checkbox').check();
+    const resolveSelected = page.getByTestId('inbox-resolve-selected');
+    expect(await resolveSelected.textContent()).toBe('Resolve 2 selected');
+    await resolveSelected.click();
+    await page.getByText('2 items resolved').waitFor();
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(async () => (await focused(page)).body).toBe(false);
+
+    // The receiver is back: all the rest replayed with one press.
+    receiver.respondWith({ status: 204 });
+    receiver.requests.length = 0;
+    await page.getByTestId('inbox-select-all').check();
+    const replaySelected = page.getByTestId('inbox-replay-selected');
+    expect(await replaySelected.textContent()).toBe('Replay 2 selected');
+    await replaySelected.click();
+    await page.getByText('2 events are being sent again').waitFor();
+    await expect.poll(() => rows.count()).toBe(0);
+    await receiver.waitFor(2, 10_000);
+    await expect.poll(async () => (await focused(page)).body).toBe(false);
+
+    // Each one handled as if done alone: by this admin, in Handled, audited one by one.
+    await page.getByTestId('inbox-filter').selectOption('handled');
+    await expect.poll(() => page.locator('[data-testid="inbox-row"][data-state="replayed"]').count()).toBe(2);
+    await expect.poll(() => page.locator('[data-testid="inbox-row"][data-state="resolved"]').count()).toBe(2);
+    const audit = await call(page, 'GET', '/audit?limit=50');
+    const actions = JSON.stringify(audit.body);
+    expect(actions.split('webhooks.inbox_resolve').length - 1).toBe(2);
+    expect(actions.split('webhooks.replay').length - 1).toBe(2);
+    expect(actions).toContain(endpointId);
+    expect(await axeProblems(page, 'main')).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
+    await page.close();
+  });
 });

@@ -10,10 +10,12 @@ import { EmptyState, ErrorNotice, Loading, LoadMore, SuccessNotice } from '../..
 import { Button } from '../../components/ui/button.js';
 import { answerWords, eventWords, failureWords, idSuffix } from './event-words.js';
 import {
+  type BulkOutcome,
   type Endpoint,
   formatDateTime,
   type InboxFilter,
   type InboxItem,
+  useBulkInbox,
   useInbox,
   useReopenInboxItem,
   useReplay,
@@ -74,6 +76,22 @@ export function InboxList({
   const reopen = useReopenInboxItem();
   const [done, setDone] = useState<{ action: 'replayed' | 'resolved' | 'reopened'; item: InboxItem } | null>(null);
   const items = inbox.data?.pages.flatMap((p) => p.items) ?? [];
+  const bulk = useBulkInbox();
+  const [bulkDone, setBulkDone] = useState<BulkOutcome | null>(null);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const openItems = items.filter((i) => i.state === 'open');
+  // Only what is still shown and open counts (another admin may have handled some meanwhile).
+  const chosen = openItems.filter((i) => selected.has(i.id));
+  const select = (ids: string[], on: boolean) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  const selectAll = useRef<HTMLInputElement>(null);
   const endpointOf = (id: string | null) => endpoints.find((e) => e.id === id);
   const busy = (item: InboxItem) =>
     (replay.isPending && replay.variables?.eventId === item.eventId) ||
@@ -81,6 +99,25 @@ export function InboxList({
     (reopen.isPending && reopen.variables === item.id);
   const empty = EMPTY[filter];
   const heading = useRef<HTMLHeadingElement>(null);
+  const canReplay = (item: InboxItem) => !!(endpointOf(item.endpointId) && item.eventId);
+  const replayable = chosen.filter(canReplay);
+  const runBulk = (action: BulkOutcome['action'], list: InboxItem[]) => {
+    setBulkDone(null);
+    setDone(null);
+    bulk.mutate(
+      { action, items: list },
+      {
+        onSuccess: (outcome) => {
+          setBulkDone(outcome);
+          setSelected(new Set());
+          // Its buttons went with the selection: the "Select all" box, else the section's heading.
+          setTimeout(() => {
+            if (focusLost()) (selectAll.current ?? heading.current)?.focus();
+          }, 50);
+        },
+      },
+    );
+  };
   const rowsRef = useRef<HTMLTableSectionElement>(null);
   /**
    * After an item left the list (replayed, resolved, reopened): when the focus went with it, the same button of
@@ -131,17 +168,74 @@ export function InboxList({
               : 'is open again.'}
         </SuccessNotice>
       ) : null}
+      {bulkDone && bulkDone.done > 0 ? (
+        <SuccessNotice onDismiss={() => setBulkDone(null)}>
+          {bulkDone.action === 'resolve'
+            ? `${bulkDone.done} ${bulkDone.done === 1 ? 'item' : 'items'} resolved; ${bulkDone.done === 1 ? 'it' : 'they'} moved to Handled.`
+            : `${bulkDone.done} ${bulkDone.done === 1 ? 'event is' : 'events are'} being sent again; their items moved to Handled.`}
+        </SuccessNotice>
+      ) : null}
+      {bulkDone && bulkDone.failed.length > 0 ? (
+        <ErrorNotice
+          error={bulkDone.failed[0].error}
+          title={`${bulkDone.failed.length} could not be ${bulkDone.action === 'resolve' ? 'resolved' : 'replayed'} (they stay open)`}
+        />
+      ) : null}
       {replay.error ? <ErrorNotice error={replay.error} title="Could not replay" /> : null}
       {resolve.error ? <ErrorNotice error={resolve.error} title="Could not resolve" /> : null}
       {reopen.error ? <ErrorNotice error={reopen.error} title="Could not reopen" /> : null}
       {inbox.isPending ? <Loading label="Loading…" /> : null}
       {inbox.isError ? <ErrorNotice error={inbox.error} onRetry={() => inbox.refetch()} /> : null}
       {inbox.isSuccess && items.length === 0 ? <EmptyState title={empty.title}>{empty.text}</EmptyState> : null}
+      {openItems.length > 1 ? (
+        <div className="bulk-bar" data-testid="inbox-bulk">
+          <label className="bulk-select-all">
+            <input
+              type="checkbox"
+              ref={selectAll}
+              checked={chosen.length === openItems.length}
+              onChange={(e) =>
+                select(
+                  openItems.map((i) => i.id),
+                  e.target.checked,
+                )
+              }
+              data-testid="inbox-select-all"
+            />
+            Select all {openItems.length} open items shown
+          </label>
+          {replayable.length > 0 ? (
+            <Button
+              variant="secondary"
+              size="small"
+              isPending={bulk.isPending && bulk.variables?.action === 'replay'}
+              onPress={() => runBulk('replay', replayable)}
+              data-testid="inbox-replay-selected"
+            >
+              Replay {replayable.length} selected
+            </Button>
+          ) : null}
+          {chosen.length > 0 ? (
+            <Button
+              variant="secondary"
+              size="small"
+              isPending={bulk.isPending && bulk.variables?.action === 'resolve'}
+              onPress={() => runBulk('resolve', chosen)}
+              data-testid="inbox-resolve-selected"
+            >
+              Resolve {chosen.length} selected
+            </Button>
+          ) : null}
+        </div>
+      ) : null}
       {items.length > 0 ? (
         <div className="table-wrap" aria-busy={inbox.isFetching}>
           <table className="table stack-table inbox-table">
             <thead>
               <tr>
+                <th scope="col">
+                  <span className="visually-hidden">Select</span>
+                </th>
                 <th scope="col">When</th>
                 <th scope="col">Event</th>
                 <th scope="col">Endpoint</th>
@@ -163,6 +257,17 @@ export function InboxList({
                     data-state={item.state}
                     className={item.state === 'open' ? undefined : 'inbox-row-handled'}
                   >
+                    <td className="cell-select" data-label="Select">
+                      {item.state === 'open' ? (
+                        <input
+                          type="checkbox"
+                          checked={selected.has(item.id)}
+                          onChange={(e) => select([item.id], e.target.checked)}
+                          aria-label={`Select ${itemName(item)}`}
+                          data-testid="inbox-select"
+                        />
+                      ) : null}
+                    </td>
                     <td className="nowrap" data-label="When">
                       {formatDateTime(item.createdAt)}
                     </td>

@@ -116,6 +116,48 @@ export function useReopenInboxItem() {
   });
 }
 
+/** What a bulk action did: how many items it handled, and those it could not (with why). */
+export interface BulkOutcome {
+  action: 'resolve' | 'replay';
+  done: number;
+  failed: { item: InboxItem; error: unknown }[];
+}
+
+/**
+ * Resolves or replays several open inbox items, one call each (each audited and refused on its own, as if done one
+ * by one; nothing new on the server). A replay is sent once per event and endpoint: it handles every open dead
+ * letter of that event to that endpoint.
+ */
+export function useBulkInbox() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async ({ action, items }: { action: BulkOutcome['action']; items: InboxItem[] }) => {
+      const outcome: BulkOutcome = { action, done: 0, failed: [] };
+      const sent = new Set<string>();
+      for (const item of items) {
+        try {
+          if (action === 'resolve') {
+            await api.post(`/inbox/${encodeURIComponent(item.id)}/resolve`);
+          } else if (item.endpointId && item.eventId) {
+            const key = `${item.endpointId} ${item.eventId}`;
+            if (!sent.has(key)) {
+              sent.add(key);
+              await api.post(`${path(item.endpointId)}/replay/${encodeURIComponent(item.eventId)}`);
+            }
+          } else {
+            continue;
+          }
+          outcome.done += 1;
+        } catch (error) {
+          outcome.failed.push({ item, error });
+        }
+      }
+      return outcome;
+    },
+    onSettled: invalidate,
+  });
+}
+
 /** randomUUID needs a secure context; plain-http deployments still get a unique enough key. */
 
 function useInvalidate() {
