@@ -5,7 +5,14 @@
 // refused reply says so in plain words with Retry.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeProblems, type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+import {
+  axeProblems,
+  type BrowserHarness,
+  signIn,
+  startHarness,
+  type TestWorkspace,
+  unlessAlreadyHandled,
+} from './harness.js';
 
 describe('Inbox page', () => {
   let harness: BrowserHarness;
@@ -179,7 +186,33 @@ describe('Inbox page', () => {
     await expect
       .poll(() => page.getByTestId('inbox-reply').inputValue())
       .toBe('Half-written answer about the lab results');
-    await page.getByTestId('inbox-reply').fill('');
+
+    // Sent, then another conversation opened before the answer came: coming back, the box is empty (the words
+    // are on their way, not a draft to send a second time).
+    const replies = (url: URL) => /\/channels\/conversations\/[^/]+\/messages$/.test(url.pathname);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(replies, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      await held;
+      await route.continue().catch(unlessAlreadyHandled);
+    });
+    await page.getByTestId('inbox-reply').fill('Your lab results are in; call us back.');
+    await page.getByTestId('inbox-send').click();
+    await tomas.click();
+    await page.getByTestId('inbox-message').filter({ hasText: 'walk-ins' }).waitFor();
+    await grace.click();
+    await page.getByTestId('inbox-message').filter({ hasText: 'Friday' }).first().waitFor();
+    expect(await page.getByTestId('inbox-reply').inputValue()).toBe('');
+    release();
+    await page.getByTestId('inbox-message').filter({ hasText: 'Your lab results are in' }).waitFor();
+    await page.unroute(replies);
+    await tomas.click();
+    await grace.click();
+    await page.getByTestId('inbox-message').filter({ hasText: 'Your lab results are in' }).waitFor();
+    expect(await page.getByTestId('inbox-reply').inputValue()).toBe('');
   });
 
   it('a reply the provider refuses says so in plain words, with Retry; the list marks the conversation', async () => {

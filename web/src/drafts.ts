@@ -30,3 +30,17 @@ export function useDraft<T>(key: string | null, initial: T, empty: (value: T) =>
 export function forgetDrafts(): void {
   drafts.clear();
 }
+
+/**
+ * A send is under way: the kept draft is dropped at once (an opening of the conversation meanwhile shows an empty
+ * box, never words already on their way), and `failed()` keeps them again if the send did not go through (unless
+ * something new was typed and kept meanwhile). The box itself is the caller's to clear once sent.
+ */
+export function sending(key: string | null, value: unknown): { failed: () => void } {
+  if (key !== null) drafts.delete(key);
+  return {
+    failed: () => {
+      if (key !== null && !drafts.has(key)) drafts.set(key, value);
+    },
+  };
+}

@@ -39,7 +39,7 @@ import {
 import { LinkPatientDialog } from './link-patient-dialog.js';
 import { MessageContent } from './message-content.js';
 import '../messages/messages.css';
-import { useDraft } from '../../drafts.js';
+import { sending, useDraft } from '../../drafts.js';
 import './inbox.css';
 
 function ConversationList({
@@ -192,7 +192,8 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
   const linked = conversation.contact.patientId ?? undefined;
   const patient = useQuery({ ...patientNameQuery(linked ?? ''), enabled: Boolean(linked) }).data;
   // A half-written reply waits for the person's return from another conversation.
-  const [text, setText] = useDraft<string>(`inbox:${conversation.id}`, '', noWords);
+  const draftKey = `inbox:${conversation.id}`;
+  const [text, setText] = useDraft<string>(draftKey, '', noWords);
   const [linking, setLinking] = useState(false);
   // The outcome of the last send worth reading out where the send was made: one that did not go through,
   // or a Retry that did.
@@ -235,10 +236,12 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
     if (newest) bottom.current?.scrollIntoView({ block: 'end' });
   }, [newest]);
 
-  const sendText = (body: string, options: { onSent?: () => void; retry?: boolean } = {}) => {
+  // The mutation's promise, not its per-call callbacks: those do not run once the person has opened another
+  // conversation, and the outcome must still reach the kept draft.
+  const sendText = (body: string, options: { onSent?: () => void; onFailed?: () => void; retry?: boolean } = {}) => {
     setNotice(null);
-    reply.mutate(body, {
-      onSuccess: (message) => {
+    reply.mutateAsync(body).then(
+      (message) => {
         options.onSent?.();
         if (message.status === 'failed') {
           const failure = explainFailure(message.error, conversation.channel);
@@ -248,7 +251,8 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
           });
         } else setNotice({ text: options.retry ? 'Sent again.' : 'Sent.', problem: false });
       },
-    });
+      () => options.onFailed?.(),
+    );
   };
   const send = (e: FormEvent) => {
     e.preventDefault();
@@ -257,7 +261,10 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
     // Sent with the button, the focus comes back to the reply box (the button is disabled while the
     // box is empty, which would drop the focus to the page).
     field.current?.focus();
-    sendText(body, { onSent: () => setText('') });
+    // The kept draft goes with the send (an opening of this conversation meanwhile shows an empty box, not words
+    // already on their way), and comes back if the server did not take the reply.
+    const draft = sending(draftKey, text);
+    sendText(body, { onSent: () => setText(''), onFailed: draft.failed });
   };
   const detail = contactDetail(conversation.contact);
 

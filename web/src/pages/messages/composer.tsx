@@ -9,7 +9,7 @@ import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { plainMessage } from '../../components/ui/form.js';
 import { useTouchFirst } from '../../components/use-phone.js';
-import { useDraft } from '../../drafts.js';
+import { sending, useDraft } from '../../drafts.js';
 import { PatientOption, usePatientSearchAsTyped } from '../patients/patient-picker.js';
 import { PatientChip } from './message-body.js';
 
@@ -124,6 +124,10 @@ export function Composer({
     event?.preventDefault();
     if (!body.trim() || pending) return;
     setSent(false);
+    // The kept draft goes with the send (this thread opened again meanwhile shows an empty box, not a message
+    // already on its way), and comes back if it did not go.
+    const keptBody = sending(draftKey ? `${draftKey}:body` : null, body);
+    const keptMentions = sending(draftKey ? `${draftKey}:mentions` : null, mentions);
     try {
       await onSend(toWireBody(body, mentioned));
       setBody('');
@@ -136,6 +140,8 @@ export function Composer({
       if (el?.isConnected && (!active || active === document.body || el.form?.contains(active))) el.focus();
     } catch {
       // The error is shown below; the draft stays.
+      keptBody.failed();
+      keptMentions.failed();
     }
   };
 
