@@ -53,6 +53,9 @@ describe('failureMail', () => {
     expect(mail.text).toContain('Last result: HTTP 503 — HTTP 503: down');
     expect(mail.text).toContain('Edit');
     expect(mail.text).toContain('Replay');
+    // The Webhooks page's section is called Needs attention (the sidebar's Inbox is patients' messages).
+    expect(mail.text).toContain('under Needs attention');
+    expect(mail.text).not.toMatch(/\binbox\b/i);
     expect(mail.text).toContain('at most one such e-mail about an endpoint per hour;');
     expect(failureMail({ ...input, windowMs: 600_000 }).text).toContain('per 10 minutes;');
     expect(mail.text).not.toContain('s3cret');

@@ -63,7 +63,7 @@ function closingLines(where: string, link: string | null, windowMs: number): str
     `1. Check that the receiver at ${where} is up and answers with a 2xx status within 10 seconds. The endpoint's ` +
       "delivery log shows each attempt's status and the receiver's answer.",
     `2. If the receiver has moved, change the endpoint's URL with Edit on the Webhooks page. Its secret stays.`,
-    '3. Then press Replay on the failed events in the inbox on that page, or Resolve the ones that need nothing more.',
+    '3. Then press Replay on the failed events under Needs attention on that page, or Resolve the ones that need nothing more.',
     ...(link ? ['', `The endpoint: ${link}`] : []),
     '',
     `You get at most one such e-mail about an endpoint per ${per}; events that fail meanwhile are counted in the ` +
@@ -87,7 +87,7 @@ export function failureMail(m: FailureMailInput): { subject: string; text: strin
     lines.push(
       '',
       `Since the last e-mail about this endpoint (${minute(m.previousSentAt)}), ${m.held} more of its events ` +
-        `failed every retry. They are in the inbox too.`,
+        `failed every retry. They are under Needs attention on the Webhooks page too.`,
     );
   }
   lines.push(...closingLines(where, m.link, m.windowMs));
@@ -111,8 +111,8 @@ export function heldFailureMail(m: HeldFailureMailInput): { subject: string; tex
   const events = m.held === 1 ? '1 more event' : `${m.held} more events`;
   const lines = [
     `Since the last e-mail about your webhook endpoint ${where}${named} (${minute(m.previousSentAt)}), Atrium gave ` +
-      `up delivering ${events} to it after every retry. ${m.held === 1 ? 'It is' : 'They are'} in the inbox on ` +
-      "the endpoint's page.",
+      `up delivering ${events} to it after every retry. ${m.held === 1 ? 'It is' : 'They are'} under Needs ` +
+      "attention on the Webhooks page.",
     ...closingLines(where, m.link, m.windowMs),
   ];
   return { subject: `Webhook deliveries failed: ${events} to ${host}`, text: lines.join('\n') };
