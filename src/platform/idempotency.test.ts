@@ -21,6 +21,17 @@ const dying: { pid: number; go: () => void }[] = [];
 let dies = true;
 /** On PGlite: the error its next statement fails with instead (a terminated backend's, on the server). */
 let dieWith: Error | undefined;
+/** Runs of /test-saves-then-drops: it saves its outcome, and its first run then loses the connection. */
+let savesRuns = 0;
+/**
+ * /test-fails-then-stalls: `failNext` set, it calls it and answers 500; else it is held until released, then saves its
+ * outcome when the body says `write`.
+ */
+let failNext: (() => void) | undefined;
+const held: (() => void)[] = [];
+let relayRuns = 0;
+let relayInFlight = 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
@@ -71,6 +82,31 @@ beforeAll(async () => {
     }
     return reply.status(201).send({ ok: true });
   });
+  app.post('/api/v1/test-saves-then-drops', { config: { idempotent: true } }, async (request, reply) => {
+    const ctx = requireCtx(request);
+    savesRuns++;
+    await withTenant(app.atrium.db, ctx, (tx) => writeAudit(tx, ctx, 'admin_action', { action: 'test.saved' }));
+    // As when the connection drops at COMMIT: the work is saved, the request answers 503.
+    if (savesRuns === 1) throw new Error('Connection terminated unexpectedly');
+    return reply.status(201).send({ n: savesRuns });
+  });
+  app.post('/api/v1/test-fails-then-stalls', { config: { idempotent: true } }, async (request, reply) => {
+    const ctx = requireCtx(request);
+    const n = ++relayRuns;
+    const fail = failNext;
+    failNext = undefined;
+    if (fail) {
+      fail();
+      return reply.status(500).send({ n });
+    }
+    relayInFlight++;
+    await new Promise<void>((resolve) => held.push(resolve));
+    relayInFlight--;
+    if ((request.body as { write?: boolean }).write) {
+      await withTenant(app.atrium.db, ctx, (tx) => writeAudit(tx, ctx, 'admin_action', { action: 'test.relay' }));
+    }
+    return reply.status(201).send({ n });
+  });
   await app.ready();
   const res = await app.inject({
     method: 'POST',
@@ -81,7 +117,7 @@ beforeAll(async () => {
   token = res.json().admin.token;
 });
 afterAll(async () => {
-  for (const release of stalled) release();
+  for (const release of [...stalled, ...held]) release();
   await app?.close();
   await testDb?.drop();
 });
@@ -172,6 +208,143 @@ describe('Idempotency-Key', () => {
       dieWith = undefined;
       await admin?.end();
     }
+  });
+
+  // Review finding: the 5xx path deleted the claim whatever its state, so a request whose outcome committed (the
+  // connection lost at COMMIT: saved, answered 503) had its key freed and the retry did the work a second time.
+  it('a 5xx after the work was saved keeps the key: the retry is told the outcome is unknown, not run again', async () => {
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/test-saves-then-drops',
+        payload: {},
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'key-saved-then-503' },
+      });
+    const saved = async () =>
+      (
+        await withSystem(testDb.database.db, (tx) =>
+          queryRows<{ n: number }>(
+            tx,
+            sql`SELECT count(*)::int AS n FROM audit_log WHERE kind = 'admin_action' AND data->>'action' = 'test.saved'`,
+          ),
+        )
+      )[0].n;
+    const first = await send();
+    expect({ status: first.statusCode, code: first.json().code }).toEqual({ status: 503, code: 'unavailable' });
+    const retry = await send();
+    expect({ status: retry.statusCode, code: retry.json().code, runs: savesRuns, saved: await saved() }).toEqual({
+      status: 409,
+      code: 'idempotency_outcome_unknown',
+      runs: 1,
+      saved: 1,
+    });
+  });
+
+  // Review finding: freeing a key was matched by the key alone. Its first try committed but the acknowledgement was
+  // lost, the client's retry claimed the key afresh, and the freeing tried again in the background deleted that claim:
+  // a third request with the key ran while the second still did.
+  it("freeing a 5xx's key, tried again after a lost acknowledgement, leaves a later request's claim alone", async () => {
+    const db = app.atrium.db;
+    const original = db.transaction;
+    const dropped = () => new Error('Connection terminated unexpectedly');
+    /** The transactions after the failures (a later request's, the freeing tried again in the background). */
+    const later: Promise<unknown>[] = [];
+    let answeredAt = 0;
+    failNext = () => {
+      // The freeing's first transaction commits and its acknowledgement is lost; the two quick retries and the first
+      // try after the answer fail too, so it is tried again 1 s later, after the client's retry claimed the key.
+      let call = 0;
+      db.transaction = ((...args: Parameters<typeof original>) => {
+        call++;
+        if (call === 1)
+          return original.apply(db, args).then(() => {
+            throw dropped();
+          });
+        if (call <= 4) return Promise.reject(dropped());
+        const run = original.apply(db, args);
+        later.push(run.catch(() => undefined));
+        return run;
+      }) as typeof db.transaction;
+    };
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/test-fails-then-stalls',
+        payload: {},
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'key-lost-ack' },
+      });
+    let third: ReturnType<typeof send> | undefined;
+    try {
+      const first = await send();
+      answeredAt = Date.now();
+      expect(first.statusCode).toBe(500);
+      // The client's retry (Retry-After: 1) claims the key afresh and runs.
+      const second = send();
+      await expect.poll(() => held.length).toBe(1);
+      // The freeing tried again in the background (1 s after the quick retries) has run.
+      await sleep(Math.max(0, answeredAt + 1200 - Date.now()));
+      await Promise.all(later);
+      third = send();
+      const outcome = await Promise.race([
+        third.then((res) => `${res.statusCode} ${res.json().code}`),
+        (async () => {
+          while (relayInFlight < 2) await sleep(5);
+          return 'a second handler runs at once';
+        })(),
+      ]);
+      expect(outcome).toBe('409 conflict');
+      held.shift()!();
+      const done = await second;
+      expect(done.statusCode).toBe(201);
+      const replay = await send();
+      expect({
+        status: replay.statusCode,
+        replayed: replay.headers['idempotent-replayed'],
+        body: replay.json(),
+      }).toEqual({ status: 201, replayed: 'true', body: done.json() });
+    } finally {
+      delete (db as { transaction?: unknown }).transaction;
+      failNext = undefined;
+      for (const release of held.splice(0)) release();
+      await third;
+    }
+  });
+
+  // The same hole with the takeover of a stale claim: the request that was presumed dead, when it ends, must not
+  // record its answer over (or free) the claim that took over.
+  it('a request whose stale claim was taken over does not mark or record its answer over the claim that took over', async () => {
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/test-fails-then-stalls',
+        payload: { write: true },
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'key-taken-over' },
+      });
+    const first = send();
+    await expect.poll(() => held.length).toBe(1);
+    await withSystem(testDb.database.db, (tx) =>
+      tx.execute(
+        sql`UPDATE idempotency_keys SET created_at = now() - interval '10 minutes' WHERE key = 'key-taken-over'`,
+      ),
+    );
+    const second = send();
+    await expect.poll(() => held.length).toBe(2);
+    held.shift()!();
+    expect((await first).statusCode).toBe(201);
+    // Its work committed with the claim that took over, still running, untouched (not marked committed).
+    const [row] = await withSystem(testDb.database.db, (tx) =>
+      queryRows<{ state: string }>(tx, sql`SELECT state FROM idempotency_keys WHERE key = 'key-taken-over'`),
+    );
+    expect(row.state).toBe('pending');
+    const third = await send();
+    expect({ status: third.statusCode, code: third.json().code }).toEqual({ status: 409, code: 'conflict' });
+    held.shift()!();
+    const done = await second;
+    const replay = await send();
+    expect({ replayed: replay.headers['idempotent-replayed'], body: replay.json() }).toEqual({
+      replayed: 'true',
+      body: done.json(),
+    });
   });
 
   it('keys are scoped to the caller', async () => {

@@ -1,4 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { authModeOf } from './auth/authenticate.js';
 import { decryptSecret, encryptSecret, type SecretKey, sha256Hex } from './crypto.js';
@@ -56,6 +57,12 @@ interface Claimed {
   userId: string;
   key: string;
   route: string;
+  /**
+   * This claim of the key (`claim_id`, new at each claim and takeover). What the request later writes to its row
+   * requires it: a freeing tried again after its first try committed unacknowledged, or a request whose stale claim
+   * was taken over, would otherwise delete or overwrite the claim of a later request with the same key.
+   */
+  claimId: string;
 }
 
 const claims = new WeakMap<FastifyRequest, Claimed>();
@@ -84,18 +91,21 @@ function scopeOf(request: FastifyRequest) {
 /** Run last in each of the request's transactions: the claim is "committed" with its first write. */
 const commitMark = (c: Claimed) => sql`UPDATE idempotency_keys SET state = 'committed'
    WHERE workspace_id = ${c.workspaceId} AND user_id = ${c.userId} AND route = ${c.route} AND key = ${c.key}
-     AND state = 'pending' AND txid_current_if_assigned() IS NOT NULL`;
+     AND claim_id = ${c.claimId} AND state = 'pending' AND txid_current_if_assigned() IS NOT NULL`;
 
 // Stored responses may hold secrets shown once (e.g. a webhook secret): encrypted at rest, bound to the claim.
 const aadOf = (c: Claimed) => `${c.workspaceId}|${c.userId}|${c.route}|${c.key}`;
 
-const rowWhere = (c: Claimed) =>
+const rowWhere = (c: Omit<Claimed, 'claimId'>) =>
   and(
     eq(idempotencyKeys.workspaceId, c.workspaceId),
     eq(idempotencyKeys.userId, c.userId),
     eq(idempotencyKeys.route, c.route),
     eq(idempotencyKeys.key, c.key),
   );
+
+/** The request's own claim: the key's row as long as no later request claimed it (see `Claimed.claimId`). */
+const claimWhere = (c: Claimed) => and(rowWhere(c), eq(idempotencyKeys.claimId, c.claimId));
 
 /**
  * Whether a route honours Idempotency-Key: it opts in (`config.idempotent`) and runs for a workspace
@@ -125,7 +135,7 @@ export function registerIdempotency(app: FastifyInstance): void {
         errors: [{ path: 'headers.idempotency-key', message: 'Invalid key' }],
       });
     }
-    const claim: Claimed = { ...scopeOf(request), key };
+    const claim: Claimed = { ...scopeOf(request), key, claimId: randomUUID() };
     const requestHash = sha256Hex(JSON.stringify(request.body ?? null));
     const outcome = await withTenant(app.atrium.db, request.ctx, async (tx) => {
       // Expired keys are forgotten, so the key may be used afresh.
@@ -143,7 +153,7 @@ export function registerIdempotency(app: FastifyInstance): void {
       // A claim left pending by a request that died (crash, lost connection) is taken over.
       const takenOver = await tx
         .update(idempotencyKeys)
-        .set({ requestHash, createdAt: sql`now()` })
+        .set({ requestHash, claimId: claim.claimId, createdAt: sql`now()` })
         .where(
           and(
             rowWhere(claim),
@@ -169,9 +179,12 @@ export function registerIdempotency(app: FastifyInstance): void {
     if (existing.requestHash !== requestHash) {
       throw new AppError('idempotency_key_reused', 422, 'This Idempotency-Key was used with a different request body');
     }
-    if (existing.state === 'committed' && Date.now() - existing.createdAt.getTime() > STALE_PENDING_MS) {
-      // The first request changed data and then died (a crash) before its answer was recorded: doing the
-      // work again could do it twice, and its answer is lost.
+    if (
+      existing.state === 'committed' &&
+      (existing.statusCode !== null || Date.now() - existing.createdAt.getTime() > STALE_PENDING_MS)
+    ) {
+      // The first request changed data and then failed (a 5xx after its work was saved: `status_code` is set) or
+      // died (a crash) before its answer was recorded: doing the work again could do it twice, and its answer is lost.
       throw new AppError(
         'idempotency_outcome_unknown',
         409,
@@ -198,8 +211,15 @@ export function registerIdempotency(app: FastifyInstance): void {
       withTenant(app.atrium.db, ctx, async (tx) => {
         if (releases(reply.statusCode)) {
           // Nothing to replay: the same request may succeed when retried (a server failure, a wait asked
-          // for, a state that may change), so the key is free again.
-          await tx.delete(idempotencyKeys).where(rowWhere(claim));
+          // for, a state that may change), so the key is free again, if the request saved nothing.
+          await tx.delete(idempotencyKeys).where(and(claimWhere(claim), eq(idempotencyKeys.state, 'pending')));
+          // It did save its work (the claim was marked committed with it; e.g. the connection was lost at COMMIT
+          // and the request answered 503): running it again could do it twice. The claim stays, and its status
+          // says the request ended without an answer to keep: a retry is 409 idempotency_outcome_unknown at once.
+          await tx
+            .update(idempotencyKeys)
+            .set({ statusCode: reply.statusCode })
+            .where(and(claimWhere(claim), eq(idempotencyKeys.state, 'committed')));
           return;
         }
         await tx
@@ -210,7 +230,7 @@ export function registerIdempotency(app: FastifyInstance): void {
             responseBody: text ? encryptSecret(keysOf(app)[0], text, aadOf(claim)) : '',
             responseType: String(reply.getHeader('content-type') ?? 'application/json'),
           })
-          .where(rowWhere(claim));
+          .where(and(claimWhere(claim), inArray(idempotencyKeys.state, ['pending', 'committed'])));
       });
     // The response goes out whatever happens here; a claim that stays pending is taken over by a retry later.
     const failed = (err: unknown) => request.log.error({ err }, 'could not record the idempotent response');

@@ -56,7 +56,16 @@ export const idempotencyKeys = pgTable(
     key: text('key').notNull(),
     route: text('route').notNull(),
     requestHash: text('request_hash').notNull(),
-    /** pending: claimed; committed: a write of the request committed, its answer not yet recorded; done. */
+    /**
+     * Which claim of the key this is: new when a request claims it or takes a stale claim over. Freeing the key,
+     * recording the answer and marking it committed require it, so they never touch a later request's claim.
+     * Null only on rows claimed before migration 0048.
+     */
+    claimId: text('claim_id'),
+    /**
+     * pending: claimed; committed: a write of the request committed, its answer not yet recorded (with
+     * `statusCode` set: the request ended on an answer not kept, a 5xx, and will not record one); done.
+     */
     state: text('state', { enum: ['pending', 'committed', 'done'] }).notNull(),
     statusCode: integer('status_code'),
     responseBody: text('response_body'),
