@@ -250,7 +250,10 @@ async function noticeAffected(tx: Tx, deps: AppDeps, component: string, what: 'o
     await postInboxNotice(tx, workspaceId, {
       kind: what === 'opened' ? 'health.incident_opened' : 'health.incident_resolved',
       eventType: `health.${component}`,
-      message: what === 'opened' ? impact : `Resolved: ${component} works normally again.`,
+      // In the users' words of the opening (not the component's id, "oauth-google").
+      message: what === 'opened' ? impact : `Working normally again. It was: ${impact}`,
+      // The recovery closes the opening's notice and needs no one's action itself.
+      settles: what === 'resolved' ? ['health.incident_opened'] : undefined,
     });
   }
 }

@@ -297,6 +297,25 @@ describe('incidents', () => {
     expect(after.json().incidents[0]).toMatchObject({ component: 'oauth-google', status: 'closed' });
     expect(await bannersOf(ws)).toEqual([]);
     expect((await inboxOf(ws)).map((i) => i.kind)).toContain('health.incident_resolved');
+    // The recovery closes the opening's notice, and is itself filed as handled: nothing is left for an admin to
+    // resolve by hand; it says so in the users' words, not by the component's id.
+    const open = (await t.request({ method: 'GET', url: '/api/v1/inbox?state=open', token: ws.admin.token })).json()
+      .items as { kind: string }[];
+    expect(open.filter((i) => i.kind.startsWith('health.'))).toEqual([]);
+    const handled = (
+      await t.request({ method: 'GET', url: '/api/v1/inbox?state=handled', token: ws.admin.token })
+    ).json().items as { kind: string; state: string; lastError: string }[];
+    expect(
+      handled
+        .filter((i) => i.kind.startsWith('health.'))
+        .map((i) => [i.kind, i.state])
+        .sort(),
+    ).toEqual([
+      ['health.incident_opened', 'resolved'],
+      ['health.incident_resolved', 'resolved'],
+    ]);
+    const resolvedNotice = handled.find((i) => i.kind === 'health.incident_resolved');
+    expect(resolvedNotice?.lastError).toMatch(/^Working normally again\. It was: .*Google Calendar/);
   });
 
   it('the telehealth banner and notice go only where video visits can be held', async () => {

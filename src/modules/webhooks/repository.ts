@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, ne, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, ne, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { TIERS } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
@@ -273,6 +273,21 @@ export async function handleInboxItems(
       ),
     )
     .returning();
+}
+
+/** The open items of these kinds about `eventType`, resolved now by the system (no one: `handledBy` null). */
+export async function settleInboxItems(tx: Tx, workspaceId: string, eventType: string, kinds: string[]): Promise<void> {
+  await tx
+    .update(inboxItems)
+    .set({ state: 'resolved', handledAt: sql`now()`, handledBy: null })
+    .where(
+      and(
+        eq(inboxItems.workspaceId, workspaceId),
+        eq(inboxItems.eventType, eventType),
+        inArray(inboxItems.kind, kinds),
+        sql`${inboxItems.state} = 'open'`,
+      ),
+    );
 }
 
 /** A resolved item back to open (its handling forgotten); none when it is not resolved. */

@@ -376,8 +376,18 @@ export async function postInboxNotice(
     endpointId?: string;
     eventId?: string;
     lastStatus?: number | null;
+    /**
+     * The notice settles these open ones (same `eventType`, one of these kinds): they are resolved by the system
+     * now, and this notice itself is filed as handled — a recovery needs nobody's action (health: "resolved"
+     * closes "opened").
+     */
+    settles?: string[];
   },
 ): Promise<void> {
+  const settles = notice.settles ?? [];
+  if (settles.length > 0) {
+    await repo.settleInboxItems(tx, workspaceId, notice.eventType, settles);
+  }
   await repo.insertInboxItem(tx, {
     workspaceId,
     id: newId('inb'),
@@ -387,5 +397,6 @@ export async function postInboxNotice(
     eventType: notice.eventType,
     lastStatus: notice.lastStatus ?? null,
     lastError: notice.message.slice(0, 1000),
+    ...(settles.length > 0 ? { state: 'resolved' as const, handledAt: new Date() } : {}),
   });
 }
