@@ -122,7 +122,8 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
     `with \`${REPLAYED_HEADER}: true\`. The same key with a different body is 422 \`idempotency_key_reused\`; a ` +
     'repeat while the first request is still running is 409 `conflict`; a repeat of a first request that was ' +
     'interrupted after it saved its work (its answer lost) is 409 `idempotency_outcome_unknown`. Answers 5xx, 429, ' +
-    '409 and 408 are not kept, so a retry with the same key runs again. A key that is not 1–255 visible ASCII ' +
+    '409 and 408 are not kept, so a retry with the same key runs again, unless the first request had already saved ' +
+    'its work (then 409 `idempotency_outcome_unknown`: nothing runs twice). A key that is not 1–255 visible ASCII ' +
     'characters is 400 `validation_failed`.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
 };
