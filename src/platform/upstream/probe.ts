@@ -48,7 +48,9 @@ export async function probeFetch(
  * An open breaker fails it only while there were calls in the window (failed or refused by the breaker):
  * cockatiel reports Open until a real call after the cool-down half-opens it, so with no traffic an
  * upstream that has recovered would read Open, and fail, for ever. With no call in the window (longer
- * than the 30 s cool-down) the breaker would let the next call through: a warning, not a failure.
+ * than the 30 s cool-down) the breaker lets the next call through, and no call failed: it passes (a warning
+ * would hold the incident open until someone happened to use the feature, since a measurement that failed must
+ * pass to close it; the provider itself is checked directly by its latency probe).
  */
 export function upstreamErrorRate(upstream: string, windowMs = 5 * 60_000): ProbeResult {
   const stats = upstreamStats(upstream, windowMs);
@@ -56,7 +58,7 @@ export function upstreamErrorRate(upstream: string, windowMs = 5 * 60_000): Prob
   const quiet = stats.count === 0 && stats.rejected === 0;
   const byRate = rate < 5 ? 'pass' : rate < 25 ? 'warn' : 'fail';
   return {
-    status: stats.breaker === 'open' ? (quiet ? 'warn' : 'fail') : byRate,
+    status: stats.breaker === 'open' ? (quiet ? 'pass' : 'fail') : byRate,
     observedValue: rate,
     observedUnit: '%',
     output: `${stats.errors} of ${stats.count} calls failed; breaker ${stats.breaker}${
