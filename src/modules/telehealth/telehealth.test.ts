@@ -11,7 +11,7 @@ import { runDueJobs } from '../../platform/jobs/index.js';
 import { stunBinding } from '../../platform/net/stun.js';
 import { resetBreakers, upstreamStats } from '../../platform/upstream/index.js';
 import { localStunUrl } from './index.js';
-import { telehealthMonitors } from './monitors.js';
+import { probeRoomsUnended, telehealthMonitors } from './monitors.js';
 import { prewarmRoomJob, requeueStalledRooms } from './service.js';
 
 let t: TestApp;
@@ -404,6 +404,18 @@ describe('telehealth rooms', () => {
       expect(await emulatorRoom(id!)).toMatchObject({ status: 'open', name: 'atrium-health-probe' });
       expect((await scheduled()).status).toBe('pass');
       expect(await emulatorRoom(id!)).toMatchObject({ status: 'ended' });
+
+      // While the provider refuses every end, a run makes at most 2 end calls and at most 20 rooms are remembered
+      // (not one end call per run since the outage).
+      await videoFaults({ operation: 'rooms.end', status: 503, times: 1000 });
+      for (let run = 0; run < 25; run++) await scheduled();
+      expect(probeRoomsUnended().size).toBe(20);
+      // Once ends work again, each run ends 2 of them (and its own room): drained in 10 runs, not in one burst.
+      await videoFaults();
+      await scheduled();
+      expect(probeRoomsUnended().size).toBe(18);
+      for (let run = 0; run < 9; run++) await scheduled();
+      expect(probeRoomsUnended().size).toBe(0);
       // The probe asks nothing of the rooms table (the nightly run did this already).
       await sqlOn(sql`DELETE FROM telehealth_rooms WHERE id LIKE 'room_probe_old_%'`);
     });
