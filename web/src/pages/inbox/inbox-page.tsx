@@ -8,6 +8,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, type RefObject, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { ApiError, describeError } from '../../api.js';
 import { focusLost } from '../../components/focus.js';
+import { PlanNotice } from '../../components/plan-notice.js';
 import { EmptyState, ErrorNotice, Loading, LoadMore } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { useTouchFirst } from '../../components/use-phone.js';
@@ -426,10 +427,14 @@ export function InboxPage({ me, conversationId, channel }: { me: Me; conversatio
         <header className="page-header">
           <h1 id="page-title">Inbox</h1>
         </header>
-        <div className="notice notice-info" data-testid="inbox-free">
-          Patients’ WhatsApp, Telegram, SMS, Messenger, Instagram and Viber messages come with the Standard plan. Ask
-          your workspace admin to upgrade.
-        </div>
+        <PlanNotice
+          feature="inbound_channels"
+          title="Patients’ messages come with the Standard plan"
+          testId="inbox-free"
+        >
+          The Inbox brings patients’ WhatsApp, Telegram, SMS, Messenger, Instagram and Viber messages into one list,
+          where your team reads and answers them.
+        </PlanNotice>
       </section>
     );
   }

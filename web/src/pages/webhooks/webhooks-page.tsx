@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { ApiError } from '../../api.js';
 import { focusLost } from '../../components/focus.js';
+import { PlanNotice } from '../../components/plan-notice.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog, ConfirmDialog } from '../../components/ui/dialog.js';
@@ -84,7 +85,10 @@ function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
         </div>
       </header>
       {tierError ? (
-        <PlanNotice requiredTier={String(tierError.problem.requiredTier ?? 'advanced')} />
+        <PlanNotice feature="outbound_webhooks" title="Webhooks come with the Advanced plan" testId="tier-notice">
+          Webhooks send a signed message to your own systems (billing, records, a data warehouse) the moment something
+          happens in Atrium: a new patient, a booked or cancelled appointment, a signed note, a claim.
+        </PlanNotice>
       ) : (
         <>
           {secret ? (
@@ -148,36 +152,6 @@ function WorkspaceWebhooks({ endpointId }: { endpointId?: string }) {
         </>
       )}
     </section>
-  );
-}
-
-const PLAN_NAMES: Record<string, string> = {
-  free: 'Free',
-  standard: 'Standard',
-  advanced: 'Advanced',
-  enterprise: 'Enterprise',
-};
-
-/**
- * Below the plan that has webhooks: what they are, which plans have them and who changes the plan, as
- * information (the server's 403 `tier_required` is an answer, not a failure to report with a request id).
- */
-function PlanNotice({ requiredTier }: { requiredTier: string }) {
-  const me = useCurrentMe();
-  const required = PLAN_NAMES[requiredTier] ?? requiredTier;
-  return (
-    <div className="notice notice-info" data-testid="tier-notice">
-      <p className="notice-title">Webhooks come with the {required} plan</p>
-      <p>
-        Webhooks send a signed message to your own systems (billing, records, a data warehouse) the moment something
-        happens in Atrium: a new patient, a booked or cancelled appointment, a signed note, a claim. They are part of
-        the {required} plan and above; this workspace is on the {PLAN_NAMES[me.workspace.tier] ?? me.workspace.tier}{' '}
-        plan.
-      </p>
-      <p>
-        Your Atrium contact changes the plan. <Link to="/admin/settings">Settings</Link> shows what yours includes.
-      </p>
-    </div>
   );
 }
 
