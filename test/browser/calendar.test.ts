@@ -821,6 +821,8 @@ describe('Calendar page', () => {
     await page.goto('/mail');
     await page.getByTestId('mail-row').filter({ hasText: 'Lab results for Sue' }).click();
     await expect.poll(() => page.getByTestId('mail-address').textContent()).toBe(address);
+    // The address is one press from the clipboard, to hand to a lab.
+    expect(await page.getByTestId('copy-mail-address').getAttribute('aria-label')).toBe('Copy mail address');
     await page.getByTestId('mail-read').getByText('All values in range.').waitFor();
 
     // With the spam filter skill installed, the job worker labels what arrives next.

@@ -99,6 +99,11 @@ describe('Inbox page', () => {
     await dialog.getByLabel('Bot token').fill(botToken);
     await page.getByTestId('connect-submit').click();
     await expect.poll(() => page.getByTestId('channel-webhook').count()).toBe(1);
+    // Telegram needs nothing pasted (connecting set its webhook): the confirmation does not ask for it.
+    await page
+      .locator('[data-sonner-toast]')
+      .filter({ hasText: 'Patients’ Telegram messages now arrive in the Inbox.' })
+      .waitFor();
     expect(await page.getByTestId('channel-webhook').textContent()).toMatch(
       /\/api\/v1\/telegram\/webhook\?connection=chn_/,
     );

@@ -159,8 +159,9 @@ function BookingFor({ patientId, onDone }: { patientId: string; onDone: () => vo
             press <em>New event</em>
           </>
         ) : (
+          // New event first: a free time is chosen with a pointer (the grid's slots are not keyboard stops).
           <>
-            choose a free time (or <em>New event</em>)
+            press <em>New event</em>, or click a free time in the calendar
           </>
         )}
         ; the visit is linked to their record.

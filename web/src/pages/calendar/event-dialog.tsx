@@ -547,10 +547,10 @@ export function EventDialog({
           </select>
           <p className="field-hint" id={ids.showAsHint}>
             {showAs === 'busy'
-              ? 'No visits can be booked with this calendar’s provider then.'
+              ? 'Nobody can book a visit with this calendar’s clinician at that time.'
               : patientId
-                ? 'A visit with a patient holds its provider and patient whatever this says.'
-                : 'Visits can still be booked with this calendar’s provider then.'}
+                ? 'A patient’s visit keeps its clinician and patient busy, whatever this says.'
+                : 'Visits can still be booked with this calendar’s clinician at that time.'}
           </p>
         </div>
         {(!editing || single) && !readOnlyFrom ? (

@@ -70,6 +70,16 @@ const freshCredentials = () => ({
   secretToken: randomSecret(),
 });
 
+/** Where each provider's webhook URL is pasted, in its own words. */
+const PROVIDER_CONSOLE: Record<Channel, string> = {
+  telegram: 'Telegram',
+  whatsapp: 'the WhatsApp settings of your Meta app',
+  messenger: 'the Messenger settings of your Meta app',
+  instagram: 'the Instagram settings of your Meta app',
+  viber: 'the Viber Admin Panel',
+  sms: 'your Twilio phone number’s messaging settings',
+};
+
 const connectForm = z
   .object({
     channel: z.enum(CHANNEL_LIST as [Channel, ...Channel[]]),
@@ -105,9 +115,12 @@ function ConnectForm({ onDone }: { onDone: () => void }) {
     return connect
       .mutateAsync({ channel: values.channel, name: values.name || CHANNEL_LABEL[values.channel], credentials })
       .then(() => {
+        // Telegram is set up by connecting (setWebhook); the others need the URL pasted at the provider.
         notifySuccess(
           `${CHANNEL_LABEL[values.channel]} connected`,
-          'Paste its webhook URL into the provider’s console.',
+          values.channel === 'telegram'
+            ? 'Patients’ Telegram messages now arrive in the Inbox.'
+            : `Copy its webhook URL below into ${PROVIDER_CONSOLE[values.channel]}; then patients’ messages arrive in the Inbox.`,
         );
         form.reset({ channel: values.channel, name: '', credentials: freshCredentials() });
         onDone();

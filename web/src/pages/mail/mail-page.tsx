@@ -9,6 +9,7 @@ import type { MailMessage } from '../../../../src/modules/mail/service.js';
 import { api, type Page } from '../../api.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import './mail.css';
+import { CopyButton } from '../../components/ui/copy-button.js';
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -33,11 +34,16 @@ export function MailPage() {
         <div>
           <h1 id="page-title">Mail</h1>
           <p className="muted">
-            Mail sent to{' '}
+            What arrives at your workspace’s own mail address: give it to labs and partners who send you mail, and
+            calendar invitations use it for guests’ replies (those update their events by themselves).
+          </p>
+          <p className="mail-address-row">
             <strong className="mail-address" data-testid="mail-address">
               {address.data?.address ?? '…'}
             </strong>
-            . Guests’ replies to calendar invitations update their events by themselves.
+            {address.data ? (
+              <CopyButton text={address.data.address} label="mail address" testId="copy-mail-address" />
+            ) : null}
           </p>
         </div>
       </header>

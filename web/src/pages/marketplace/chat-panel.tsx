@@ -88,8 +88,8 @@ export function ChatPanel() {
       <ol className="mk-turns" aria-live="polite">
         {turns.length === 0 && !pendingText ? (
           <li className="muted mk-hint">
-            Ask in your own words, for example “Check Eleanor Vance's insurance eligibility” or “Suggest billing codes
-            for her last note”.
+            Ask in your own words: check a patient’s insurance eligibility, suggest billing codes for their last note,
+            find a patient by name or MRN (with the skills that do it installed).
           </li>
         ) : null}
         {turns.map((turn) => (
@@ -145,7 +145,7 @@ export function ChatPanel() {
           className="search-input"
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          placeholder="e.g. Check Eleanor Vance's insurance eligibility"
+          placeholder="e.g. Check insurance eligibility for Jane Doe"
           data-testid="chat-input"
         />
         <Button type="submit" isDisabled={send.isPending} data-testid="chat-send">
