@@ -116,22 +116,33 @@ describe.skipIf(!TEST_SERVER_URL)('the request pool when the server drops a conn
     }
   });
 
-  it('a transaction that fails gives its connection back; one with a config still opens with it', async () => {
+  it('a transaction that fails gives its connection back; one with options is refused (it would lose the RLS scope)', async () => {
     const pool = createAppPool(testDb.url!, 1);
     const db = createAppDb(pool);
     try {
-      const wrong = await db
-        .transaction((tx) => tx.execute(sql`SELECT * FROM no_such_table`))
-        .then(
+      const outcome = (run: Promise<unknown>) =>
+        run.then(
           () => undefined,
           (err: unknown) => err,
         );
-      expect(wrong).toBeInstanceOf(Error);
-      const level = await db.transaction(
-        (tx) => queryRows(tx, sql`SELECT current_setting('transaction_isolation') AS level`),
-        { isolationLevel: 'serializable' },
+      expect(await outcome(db.transaction((tx) => tx.execute(sql`SELECT * FROM no_such_table`)))).toBeInstanceOf(Error);
+      // scoped-begin.ts adds the tenant's role and workspace to a bare BEGIN only.
+      const withOptions = await outcome(
+        db.transaction((tx) => queryRows(tx, sql`SELECT 1 AS one`), { isolationLevel: 'serializable' }),
       );
-      expect(level[0]).toEqual({ level: 'serializable' });
+      expect(String(withOptions)).toMatch(/Transaction options are not supported/);
+      // A statement that failed and was caught: COMMIT answers ROLLBACK, and the caller is told, not handed a result
+      // as if the transaction's writes were saved.
+      await db.execute(sql`CREATE TEMP TABLE IF NOT EXISTS commit_check (n int)`);
+      const swallowed = await outcome(
+        db.transaction(async (tx) => {
+          await tx.execute(sql`INSERT INTO commit_check VALUES (1)`);
+          await tx.execute(sql`SELECT 1 / 0`).catch(() => undefined);
+          return 'saved?';
+        }),
+      );
+      expect(String(swallowed)).toMatch(/rolled back/);
+      expect(await queryRows(db, sql`SELECT count(*)::int AS n FROM commit_check`)).toEqual([{ n: 0 }]);
       expect({ total: pool.totalCount, idle: pool.idleCount }).toEqual({ total: 1, idle: 1 });
     } finally {
       await pool.end();
