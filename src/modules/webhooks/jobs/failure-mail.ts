@@ -112,7 +112,7 @@ export function heldFailureMail(m: HeldFailureMailInput): { subject: string; tex
   const lines = [
     `Since the last e-mail about your webhook endpoint ${where}${named} (${minute(m.previousSentAt)}), Atrium gave ` +
       `up delivering ${events} to it after every retry. ${m.held === 1 ? 'It is' : 'They are'} under Needs ` +
-      "attention on the Webhooks page.",
+      'attention on the Webhooks page.',
     ...closingLines(where, m.link, m.windowMs),
   ];
   return { subject: `Webhook deliveries failed: ${events} to ${host}`, text: lines.join('\n') };
