@@ -29,6 +29,7 @@ export const identityAdminCases: CrossTenantCase[] = [
     denied: ({ member, admin, invited, token }) => [
       { method: 'PATCH', url: `/api/v1/members/${invited}`, payload: { role: 'admin' } },
       { method: 'DELETE', url: `/api/v1/members/${invited}` },
+      { method: 'POST', url: `/api/v1/members/${invited}/resend-invitation` },
       { method: 'PATCH', url: `/api/v1/members/${member}`, payload: { role: 'admin' } },
       { method: 'PATCH', url: `/api/v1/members/${admin}`, payload: { role: 'member' } },
       { method: 'DELETE', url: `/api/v1/members/${member}` },

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Principal } from '../../platform/auth/principals.js';
 import type { Tx } from '../../platform/db/client.js';
 import { lockUntilCommit, queryRows } from '../../platform/db/tenant.js';
@@ -369,6 +369,19 @@ export async function pendingInvitations(tx: Tx, workspaceId: string) {
     .orderBy(asc(invitations.name), asc(invitations.userId));
 }
 
+/** The user's newest invitation to the workspace not accepted yet (expired included), if any. */
+export async function pendingInvitationOf(tx: Tx, workspaceId: string, userId: string) {
+  const [row] = await tx
+    .select()
+    .from(invitations)
+    .where(
+      and(eq(invitations.workspaceId, workspaceId), eq(invitations.userId, userId), isNull(invitations.acceptedAt)),
+    )
+    .orderBy(desc(invitations.createdAt))
+    .limit(1);
+  return row;
+}
+
 export async function insertInvitation(tx: Tx, row: typeof invitations.$inferInsert): Promise<void> {
   await tx.insert(invitations).values(row);
 }
@@ -435,6 +448,11 @@ export async function markInvitationAccepted(tx: Tx, workspaceId: string, id: st
 
 export async function insertPasswordReset(tx: Tx, row: typeof passwordResets.$inferInsert): Promise<void> {
   await tx.insert(passwordResets).values(row);
+}
+
+export async function findPasswordResetByHash(tx: Tx, hash: string) {
+  const [row] = await tx.select().from(passwordResets).where(eq(passwordResets.tokenHash, hash));
+  return row;
 }
 
 export async function lockPasswordResetByHash(tx: Tx, hash: string) {

@@ -28,6 +28,8 @@ import {
   passwordResetAccepted,
   passwordResetBody,
   passwordResetConfirmBody,
+  passwordResetLookupQuery,
+  passwordResetLookupSchema,
   patchMemberBody,
   patchWorkspaceBody,
   renameWorkspaceBody,
@@ -42,6 +44,13 @@ const PASSWORD_RULES =
   'An optional `password` must have at least 12 characters (at most 200, no composition rules) and not be ' +
   'common or easily guessed (checked with zxcvbn-ts, including against the e-mail and name); otherwise ' +
   '422 `weak_password` with a plain-words `detail`.';
+
+const OPERATOR_MAIL =
+  'The person is e-mailed when they join the workspace: an account without a password gets a welcome e-mail naming ' +
+  'the workspace, with a one-time link (an invitation, valid 7 days, as `POST /members/invitations` mails) to ' +
+  '`{PUBLIC_URL}/accept-invitation?token=…`, where they choose their password and are signed in; choosing it ' +
+  'revokes nothing (the `token` answered here keeps working). An account that already had a password gets "You were ' +
+  'added to …". A new account given a `password` here, and a change to an existing membership, mail no one.';
 
 export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -136,6 +145,8 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'Always 202 with the same body, whether or not the address has an account (the lookup and mail ' +
           'happen in a background job). The link (`{PUBLIC_URL}/reset-password?token=…`) works once, for 1 hour. ' +
+          'An account that has no password yet (made by an operator call without one) is mailed the same kind of ' +
+          'link worded as choosing its first password ("Choose your Atrium password"), not as a reset. ' +
           'At most 5 requests per e-mail address and 30 per client address per hour (429 `rate_limited`).',
         body: passwordResetBody,
         response: { 202: passwordResetAccepted, ...problemResponses },
@@ -148,6 +159,24 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
+  app.get(
+    '/auth/password-reset',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Look up a password-reset link by its token, before using it',
+        description:
+          "For the reset page: the account's e-mail and `firstPassword` (the account has no password yet, so the " +
+          'page asks to choose one rather than reset it). The token (in the query, which is never logged) is the ' +
+          'e-mailed one; the same 404, 409 `reset_used` and 410 `reset_expired` as confirming.',
+        querystring: passwordResetLookupQuery,
+        response: { 200: passwordResetLookupSchema, ...problemResponses },
+      },
+    },
+    async (request) => service.lookupPasswordReset(deps, request.query.token),
+  );
+
   app.post(
     '/auth/password-reset/confirm',
     {
@@ -155,7 +184,10 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: 'Set a new password from a reset link; every session and API token of the user is revoked',
-        description: '404 for an unknown token, 409 `reset_used`, 410 `reset_expired`, 422 `weak_password`.',
+        description:
+          '404 for an unknown token, 409 `reset_used`, 410 `reset_expired`, 422 `weak_password`. Choosing the first ' +
+          'password of an account that had none revokes nothing (there was no password to leak; the API token an ' +
+          'operator call issued with the account keeps working).',
         body: passwordResetConfirmBody,
         response: { 204: noContent, ...problemResponses },
       },
@@ -202,6 +234,29 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) =>
       reply.status(201).send(await service.inviteMember(deps, requireCtx(request), request.body)),
+  );
+
+  app.post(
+    '/members/:userId/resend-invitation',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Send a pending invitation again with a new link (admins)',
+        description:
+          'For an invitee listed with `status: "invited"` (an expired invitation too): a new one-time link, valid 7 ' +
+          'days from now, is mailed to the same address with the same role and provider flag; the earlier link stops ' +
+          'working at once (404), so only the latest e-mail works (`replacedEarlier` says whether the earlier one was ' +
+          `still valid). Audited as \`admin_action\` \`members.invite\` with \`resent: true\`. At most ` +
+          `${service.RESEND_INVITEE_LIMIT} resends per invitee and ${service.RESEND_WORKSPACE_LIMIT} per workspace an ` +
+          'hour (429 `rate_limited` with Retry-After). 404 when this workspace has no pending invitation for the user ' +
+          '(also for an invitee of another workspace); 409 `already_member` when they have joined.',
+        params: memberParams,
+        response: { 201: invitationCreatedSchema, ...problemResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await service.resendInvitation(deps, requireCtx(request), request.params.userId)),
   );
 
   app.post(
@@ -411,12 +466,13 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['operator'],
         summary: 'Create a workspace with its first admin',
-        description: PASSWORD_RULES,
+        description: `${PASSWORD_RULES} ${OPERATOR_MAIL}`,
         body: createWorkspaceBody,
         response: { 201: z.object({ workspace: workspaceSchema, admin: memberCreatedSchema }), ...problemResponses },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.createWorkspace(deps, request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await service.createWorkspace(deps, request.body, {}, { notify: true })),
   );
 
   app.patch(
@@ -441,12 +497,13 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['operator'],
         summary: 'Add a member (creates the user when the e-mail is new)',
-        description: PASSWORD_RULES,
+        description: `${PASSWORD_RULES} ${OPERATOR_MAIL}`,
         params: idParams,
         body: memberBody,
         response: { 201: memberCreatedSchema, ...problemResponses },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.addMember(deps, request.params.id, request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await service.addMember(deps, request.params.id, request.body, {}, { notify: true })),
   );
 }

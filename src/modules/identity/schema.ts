@@ -125,6 +125,17 @@ export const invitationLookupSchema = z.object({
 });
 export type InvitationLookup = z.infer<typeof invitationLookupSchema>;
 export const passwordResetBody = z.object({ email });
+export const passwordResetLookupQuery = z.object({ token: oneTimeToken });
+/** What the reset page needs before asking for a password; only for the token's holder (the account's owner). */
+export const passwordResetLookupSchema = z.object({
+  email: z.string().describe("The account's e-mail (the page hands it to password managers as the username)"),
+  firstPassword: z
+    .boolean()
+    .describe(
+      'The account has no password yet (made by an operator call or an invitation not accepted): the link chooses its ' +
+        'first one, and confirming signs out nothing (its API tokens keep working)',
+    ),
+});
 export const passwordResetAccepted = z.object({ status: z.literal('accepted') });
 export const passwordResetConfirmBody = z.object({ token: oneTimeToken, password });
 export const changePasswordBody = z.object({ currentPassword: z.string().min(1).max(200), newPassword: password });

@@ -335,6 +335,8 @@ export async function removeMember(
     async (tx, admins) => {
       if (admins.length === 1 && admins[0] === userId) throw lastAdmin();
       await repo.deleteMembership(tx, ctx.workspaceId, userId);
+      // A welcome link still pending (an operator-added account without a password) would let them back in.
+      await repo.deletePendingInvitations(tx, ctx.workspaceId, userId);
       const tokens = await repo.deleteUserTokensIn(tx, ctx.workspaceId, userId);
       const sessions = await repo.revokeUserSessionsIn(tx, ctx.workspaceId, userId, leaving);
       for (const hash of [...tokens, ...sessions]) await invalidateCredential(tx, deps.principals, hash);
@@ -474,6 +476,16 @@ export interface TrustedPassword {
 }
 
 /**
+ * How the operator's calls tell the person they added (the routes ask for it; the demo seed does not): an account
+ * without a password gets the welcome e-mail (an invitation link to choose it, which signs them in), an account that
+ * already had a password and joins a workspace gets "You were added to …". A new account given a password by the
+ * operator gets nothing: whoever chose the password hands it over. Changing an existing membership mails no one.
+ */
+export interface OperatorNotice {
+  notify?: boolean;
+}
+
+/**
  * Checks a password against the policy (422 `weak_password`) and hashes it. scrypt is deliberately
  * slow: hash before opening the transaction, not while holding it.
  */
@@ -497,9 +509,11 @@ async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput, pass
   const id = newId('usr');
   const user = await repo.ensureUser(tx, { id, email: input.email, name: input.name, passwordHash });
   const created = user.id === id;
+  const hadPassword = !created && user.passwordHash !== null;
   if (!created && passwordHash && !user.passwordHash) {
     await repo.setUserPassword(tx, user.id, passwordHash);
   }
+  const joined = !(await repo.findMembership(tx, workspaceId, user.id));
   await repo.upsertMembership(tx, {
     workspaceId,
     userId: user.id,
@@ -513,13 +527,65 @@ async function addMemberIn(tx: Tx, workspaceId: string, input: MemberInput, pass
     role: input.role,
     by: 'operator',
   });
-  return { member: { userId: user.id, token: token.token }, created };
+  return {
+    member: { userId: user.id, token: token.token },
+    created,
+    joined,
+    hadPassword,
+    hasPassword: hadPassword || passwordHash !== null,
+    user: { id: user.id, email: user.email, name: user.name },
+  };
+}
+
+/**
+ * Tells the person an operator call added what happened (see `OperatorNotice`), in its transaction: the welcome
+ * e-mail is an invitation to the workspace (the members' invitation mechanism: one-time link, 7 days, the accept page
+ * sets the password and signs in; accepting keeps the membership as it is by then).
+ */
+async function noticeOperatorAddition(
+  tx: Tx,
+  deps: AppDeps,
+  workspace: { id: string; name: string },
+  added: Awaited<ReturnType<typeof addMemberIn>>,
+  membership: { role: 'admin' | 'member'; isProvider: boolean },
+  how: 'created' | 'added',
+): Promise<void> {
+  if (!added.joined) return;
+  const { user } = added;
+  if (!added.hasPassword) {
+    await issueInvitation(tx, deps, {
+      workspaceId: workspace.id,
+      workspaceName: workspace.name,
+      userId: user.id,
+      email: user.email,
+      name: user.name,
+      role: membership.role,
+      isProvider: membership.isProvider,
+      invitedBy: null,
+      from: { operator: how },
+    });
+    return;
+  }
+  if (!added.hadPassword) return;
+  await enqueueMail(tx, null, {
+    to: [user.email],
+    subject: `You were added to ${workspace.name} on Atrium`,
+    text:
+      `Hello ${user.name},\n\nThe Atrium team added you to ${workspace.name} as ` +
+      `${roleInWords(membership.role, membership.isProvider)}.\nSign in as usual with ${user.email} and your ` +
+      `password at ${deps.selfUrl()}; switch to ${workspace.name} from the workspace menu at the top.\n`,
+  });
 }
 
 /** The name of the API token the operator's calls hand out with each account they add. */
 export const OPERATOR_TOKEN_NAME = 'Issued by operator';
 
-export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput, trusted: TrustedPassword = {}) {
+export async function createWorkspace(
+  deps: AppDeps,
+  input: CreateWorkspaceInput,
+  trusted: TrustedPassword = {},
+  notice: OperatorNotice = {},
+) {
   const passwordHash = await hashIfGiven(input.admin.password, input.admin, trusted);
   return withSystem(deps.db, async (tx) => {
     if (input.organizationId && !(await repo.findOrganization(tx, input.organizationId))) {
@@ -533,14 +599,18 @@ export async function createWorkspace(deps: AppDeps, input: CreateWorkspaceInput
       tier: input.tier,
       organizationId: input.organizationId ?? null,
     });
-    const { member: admin, created } = await addMemberIn(
+    const added = await addMemberIn(
       tx,
       workspace.id,
       { ...input.admin, role: 'admin', isProvider: false },
       passwordHash,
     );
+    const { member: admin, created } = added;
     // An existing user's workspace list (GET /me, cached beside their credentials) just grew.
     if (!created) await invalidateCredential(tx, deps.principals, '*');
+    if (notice.notify) {
+      await noticeOperatorAddition(tx, deps, workspace, added, { role: 'admin', isProvider: false }, 'created');
+    }
     return { workspace: present(workspace), admin };
   });
 }
@@ -586,12 +656,30 @@ export async function patchWorkspace(
   return present(row);
 }
 
-export async function addMember(deps: AppDeps, workspaceId: string, input: MemberInput, trusted: TrustedPassword = {}) {
+export async function addMember(
+  deps: AppDeps,
+  workspaceId: string,
+  input: MemberInput,
+  trusted: TrustedPassword = {},
+  notice: OperatorNotice = {},
+) {
   const passwordHash = await hashIfGiven(input.password, input, trusted);
   let delivered: Promise<void> | undefined;
   const added = await withSystem(deps.db, async (tx) => {
-    if (!(await repo.findWorkspace(tx, workspaceId))) throw notFound('Workspace');
-    const { member } = await addMemberIn(tx, workspaceId, input, passwordHash);
+    const workspace = await repo.findWorkspace(tx, workspaceId);
+    if (!workspace) throw notFound('Workspace');
+    const added = await addMemberIn(tx, workspaceId, input, passwordHash);
+    if (notice.notify) {
+      await noticeOperatorAddition(
+        tx,
+        deps,
+        workspace,
+        added,
+        { role: input.role, isProvider: input.isProvider ?? false },
+        'added',
+      );
+    }
+    const { member } = added;
     // An existing member's role or provider flag may have changed.
     await invalidateCredential(tx, deps.principals, '*');
     delivered = deps.principals.echo('*');
@@ -642,13 +730,94 @@ export interface InvitationInput {
   isProvider?: boolean;
 }
 
+/** "an admin", "a member (provider)": the role as the invitation and welcome e-mails say it. */
+const roleInWords = (role: 'admin' | 'member', isProvider: boolean) =>
+  `${role === 'admin' ? 'an admin' : 'a member'}${isProvider ? ' (provider)' : ''}`;
+
+/**
+ * Who the invitation comes from, as its e-mail says it: a workspace admin (`inviter`: their name, when known), or the
+ * Atrium team through the operator API, which set up the workspace for its first admin (`created`) or added someone to
+ * one (`added`): the welcome e-mail of an account that has no password yet.
+ */
+type InvitationSender = { admin: string | undefined } | { operator: 'created' | 'added' };
+
+/**
+ * Issues a one-time invitation link in the caller's system transaction: the user's earlier pending invitations to the
+ * workspace stop working (answered as `replacedEarlier` when one was still in its 7 days) and the e-mail is queued.
+ * The one mechanism behind `POST /members/invitations`, resending it, and the operator's welcome e-mail.
+ */
+async function issueInvitation(
+  tx: Tx,
+  deps: AppDeps,
+  invite: {
+    workspaceId: string;
+    workspaceName: string;
+    userId: string;
+    email: string;
+    name: string;
+    role: 'admin' | 'member';
+    isProvider: boolean;
+    invitedBy: string | null;
+    from: InvitationSender;
+  },
+): Promise<{ replacedEarlier: boolean }> {
+  const token = randomToken('inv');
+  const earlier = await repo.deletePendingInvitations(tx, invite.workspaceId, invite.userId);
+  const replacedEarlier = earlier.some((invitation) => invitation.expiresAt.getTime() > Date.now());
+  const expiresAt = new Date(Date.now() + INVITATION_TTL_MS);
+  await repo.insertInvitation(tx, {
+    workspaceId: invite.workspaceId,
+    id: newId('inv'),
+    userId: invite.userId,
+    email: invite.email,
+    name: invite.name,
+    role: invite.role,
+    isProvider: invite.isProvider,
+    tokenHash: sha256Hex(token),
+    invitedBy: invite.invitedBy,
+    expiresAt,
+  });
+  const link = `${deps.selfUrl()}/accept-invitation?token=${encodeURIComponent(token)}`;
+  const place = invite.workspaceName;
+  const as = roleInWords(invite.role, invite.isProvider);
+  let subject: string;
+  let text: string;
+  if ('admin' in invite.from) {
+    // Who invited them, so the invitee can tell a colleague's invitation from a stranger's.
+    const inviter = invite.from.admin;
+    subject = inviter ? `${inviter} invited you to ${place} on Atrium` : `You are invited to ${place} on Atrium`;
+    text =
+      `Hello ${invite.name},\n\n${inviter ? `${inviter} invited you` : 'You have been invited'} to join ${place} on ` +
+      `Atrium as ${as}.\nAccept the invitation (the link works once, for 7 days):\n\n${link}\n`;
+  } else {
+    // The operator's call made the account: no colleague to name; the Atrium team set it up.
+    subject = `Welcome to ${place} on Atrium`;
+    text =
+      `Hello ${invite.name},\n\n` +
+      (invite.from.operator === 'created'
+        ? `The Atrium team set up the workspace ${place} for you, with you as its admin.`
+        : `The Atrium team added you to ${place} on Atrium as ${as}.`) +
+      `\nTo sign in, choose your password here (the link works once, for 7 days; it signs you in):\n\n${link}\n\n` +
+      `You sign in with this e-mail address, ${invite.email}. If the link has expired, open ${deps.selfUrl()} and ` +
+      'use “Forgot password?” with this address to choose your password.\n';
+  }
+  // An admin's invitation that cannot be delivered is reported in the workspace's inbox, for the admins; the Atrium
+  // team's welcome is a platform mail (no workspace): a new workspace's inbox has no one yet who could read it.
+  await enqueueMail(tx, 'admin' in invite.from ? invite.workspaceId : null, {
+    to: [invite.email],
+    subject,
+    text,
+    notAfter: expiresAt.toISOString(),
+  });
+  return { replacedEarlier };
+}
+
 /**
  * Invites someone by e-mail: creates the user when the address is new (no password yet) and a
  * pending invitation; the membership is created when the one-time link is accepted. Re-inviting
  * replaces the earlier link. System scope: the app role may not create users.
  */
 export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: InvitationInput) {
-  const token = randomToken('inv');
   return withSystem(deps.db, async (tx) => {
     await repo.lockInvitationsOf(tx, ctx.workspaceId, input.email);
     const workspace = await repo.findWorkspace(tx, ctx.workspaceId);
@@ -659,39 +828,89 @@ export async function inviteMember(deps: AppDeps, ctx: RequestContext, input: In
     user ??= await repo.ensureUser(tx, { id: newId('usr'), email: input.email, name: input.name, passwordHash: null });
     const userId = user.id;
     // An earlier link still in its 7 days stops working now: the answer says so, for the admin to tell the invitee.
-    const earlier = await repo.deletePendingInvitations(tx, ctx.workspaceId, userId);
-    const replacedEarlier = earlier.some((invitation) => invitation.expiresAt.getTime() > Date.now());
-    const invitationExpires = new Date(Date.now() + INVITATION_TTL_MS);
-    await repo.insertInvitation(tx, {
+    const { replacedEarlier } = await issueInvitation(tx, deps, {
       workspaceId: ctx.workspaceId,
-      id: newId('inv'),
+      workspaceName: workspace?.name ?? 'a workspace',
       userId,
       email: input.email,
       name: input.name,
       role: input.role,
       isProvider: input.isProvider ?? false,
-      tokenHash: sha256Hex(token),
       invitedBy: ctx.userId,
-      expiresAt: invitationExpires,
-    });
-    const link = `${deps.selfUrl()}/accept-invitation?token=${encodeURIComponent(token)}`;
-    // Who invited them, so the invitee can tell a colleague's invitation from a stranger's.
-    const inviter = ctx.userId ? (await userNames(tx, [ctx.userId])).get(ctx.userId) : undefined;
-    const place = workspace?.name ?? 'a workspace';
-    await enqueueMail(tx, ctx.workspaceId, {
-      to: [input.email],
-      subject: inviter ? `${inviter} invited you to ${place} on Atrium` : `You are invited to ${place} on Atrium`,
-      text:
-        `Hello ${input.name},\n\n${inviter ? `${inviter} invited you` : 'You have been invited'} to join ${place} on ` +
-        `Atrium as ${input.role === 'admin' ? 'an admin' : 'a member'}${input.isProvider ? ' (provider)' : ''}.\n` +
-        `Accept the invitation (the link works once, for 7 days):\n\n${link}\n`,
-      notAfter: invitationExpires.toISOString(),
+      from: { admin: ctx.userId ? (await userNames(tx, [ctx.userId])).get(ctx.userId) : undefined },
     });
     await writeAudit(tx, ctx, 'admin_action', {
       action: 'members.invite',
       target: userId,
       role: input.role,
       isProvider: input.isProvider ?? false,
+    });
+    return { userId, status: 'invited' as const, replacedEarlier };
+  });
+}
+
+/** Resending an invitation: at most this many per invitee, and per workspace, per hour. */
+export const RESEND_INVITEE_LIMIT = 3;
+export const RESEND_WORKSPACE_LIMIT = 30;
+const RESEND_WINDOW_MS = 60 * 60_000;
+
+/**
+ * Sends a pending invitation again (the admin's *Resend*): a new link, valid 7 days from now, mailed to the same
+ * address with the same role; the earlier link stops working at once (as inviting again does), so only the latest
+ * e-mail's link is ever valid. An expired invitation may be resent too. Audited as the invitation was
+ * (`members.invite`, with `resent: true`). 404 when the workspace has no pending invitation for that user (another
+ * workspace's included); 409 `already_member` when they joined meanwhile; 429 past the limits above.
+ */
+export async function resendInvitation(deps: AppDeps, ctx: RequestContext, userId: string) {
+  const pending = await withTenant(deps.db, ctx, (tx) => repo.pendingInvitationOf(tx, ctx.workspaceId, userId));
+  if (!pending) throw notFound('Invitation');
+  const [byInvitee, byWorkspace] = await Promise.all([
+    incrementCount(deps.db, `invite-resend:${ctx.workspaceId}:${userId}`, RESEND_WINDOW_MS),
+    incrementCount(deps.db, `invite-resend:${ctx.workspaceId}`, RESEND_WINDOW_MS),
+  ]);
+  const waits = [
+    byInvitee.count > RESEND_INVITEE_LIMIT ? byInvitee.resetInMs : null,
+    byWorkspace.count > RESEND_WORKSPACE_LIMIT ? byWorkspace.resetInMs : null,
+  ].filter((w) => w !== null);
+  if (waits.length > 0) {
+    await Promise.all([
+      decrementCount(deps.db, `invite-resend:${ctx.workspaceId}:${userId}`),
+      decrementCount(deps.db, `invite-resend:${ctx.workspaceId}`),
+    ]);
+    throw new AppError(
+      'rate_limited',
+      429,
+      `This invitation was sent ${RESEND_INVITEE_LIMIT} times in the last hour; try again later`,
+      {},
+      { 'retry-after': String(Math.max(1, Math.ceil(Math.max(...waits) / 1000))) },
+    );
+  }
+  return withSystem(deps.db, async (tx) => {
+    await repo.lockInvitationsOf(tx, ctx.workspaceId, pending.email);
+    // Read again under the lock: cancelled, accepted or re-sent meanwhile.
+    const current = await repo.pendingInvitationOf(tx, ctx.workspaceId, userId);
+    if (!current) throw notFound('Invitation');
+    if (await repo.findMembership(tx, ctx.workspaceId, userId)) {
+      throw new AppError('already_member', 409, 'This person is already a member of the workspace');
+    }
+    const workspace = await repo.findWorkspace(tx, ctx.workspaceId);
+    const { replacedEarlier } = await issueInvitation(tx, deps, {
+      workspaceId: ctx.workspaceId,
+      workspaceName: workspace?.name ?? 'a workspace',
+      userId,
+      email: current.email,
+      name: current.name,
+      role: current.role,
+      isProvider: current.isProvider,
+      invitedBy: ctx.userId,
+      from: { admin: (await userNames(tx, [ctx.userId])).get(ctx.userId) },
+    });
+    await writeAudit(tx, ctx, 'admin_action', {
+      action: 'members.invite',
+      target: userId,
+      role: current.role,
+      isProvider: current.isProvider,
+      resent: true,
     });
     return { userId, status: 'invited' as const, replacedEarlier };
   });
@@ -742,12 +961,16 @@ export async function acceptInvitation(deps: AppDeps, input: { token: string; pa
   const chosen = await withSystem(deps.db, async (tx) => {
     const invitation = usableInvitation(await repo.lockInvitationByHash(tx, hash));
     if (newHash) await repo.setUserPassword(tx, user.id, newHash);
-    await repo.upsertMembership(tx, {
-      workspaceId: invitation.workspaceId,
-      userId: user.id,
-      role: invitation.role,
-      isProvider: invitation.isProvider,
-    });
+    // A member already (the operator's welcome e-mail, or added meanwhile): the membership stays as it is now
+    // (an admin may have changed the role since the link was mailed).
+    if (!(await repo.findMembership(tx, invitation.workspaceId, user.id))) {
+      await repo.upsertMembership(tx, {
+        workspaceId: invitation.workspaceId,
+        userId: user.id,
+        role: invitation.role,
+        isProvider: invitation.isProvider,
+      });
+    }
     await repo.markInvitationAccepted(tx, invitation.workspaceId, invitation.id);
     await writeAudit(tx, { workspaceId: invitation.workspaceId, userId: user.id }, 'admin_action', {
       action: 'members.accept_invitation',
@@ -779,14 +1002,30 @@ export const passwordResetJob = defineJob({
       const expiresAt = new Date(Date.now() + RESET_TTL_MS);
       await repo.insertPasswordReset(tx, { id: newId('rst'), userId: user.id, tokenHash: sha256Hex(token), expiresAt });
       const link = `${deps.selfUrl()}/reset-password?token=${encodeURIComponent(token)}`;
-      await enqueueMail(tx, null, {
-        to: [user.email],
-        subject: 'Reset your Atrium password',
-        text:
-          `Hello ${user.name},\n\nSomeone asked to reset the password of this account. If it was you, choose a ` +
-          `new password here (the link works once, for 1 hour):\n\n${link}\n\nIf it was not you, ignore this e-mail.\n`,
-        notAfter: expiresAt.toISOString(),
-      });
+      // An account that never had a password (made by an operator call or an invitation not yet accepted) has
+      // nothing to reset: it is asked to choose its first one, which ends none of its sessions or API tokens.
+      await enqueueMail(
+        tx,
+        null,
+        user.passwordHash === null
+          ? {
+              to: [user.email],
+              subject: 'Choose your Atrium password',
+              text:
+                `Hello ${user.name},\n\nYour Atrium account (${user.email}) has no password yet. Choose one here to ` +
+                `sign in (the link works once, for 1 hour):\n\n${link}\n\nIf you did not ask for this, ignore this ` +
+                'e-mail: nothing changes.\n',
+              notAfter: expiresAt.toISOString(),
+            }
+          : {
+              to: [user.email],
+              subject: 'Reset your Atrium password',
+              text:
+                `Hello ${user.name},\n\nSomeone asked to reset the password of this account. If it was you, choose a ` +
+                `new password here (the link works once, for 1 hour):\n\n${link}\n\nIf it was not you, ignore this e-mail.\n`,
+              notAfter: expiresAt.toISOString(),
+            },
+      );
     });
   },
 });
@@ -851,14 +1090,35 @@ async function revokeEverything(tx: Tx, deps: AppDeps, userId: string, keepSessi
   for (const hash of [...sessions, ...tokens]) await invalidateCredential(tx, deps.principals, hash);
 }
 
-/** Sets a new password from a reset link; every session and API token of the user is revoked. */
+const checkReset = (row: { usedAt: Date | null; expiresAt: Date } | undefined) => {
+  if (!row) throw new AppError('not_found', 404, 'Reset link not found');
+  if (row.usedAt) throw new AppError('reset_used', 409, 'This reset link has already been used');
+  if (row.expiresAt.getTime() <= Date.now()) throw new AppError('reset_expired', 410, 'This reset link has expired');
+};
+
+/**
+ * What the reset page shows before asking for a password: the account's e-mail (for password managers) and whether it
+ * has a password yet (`firstPassword`: it never had one, so the page says "choose", not "reset", and nothing is signed
+ * out). Answered only to the token's holder, the address's owner; the same 404/409/410 as confirming.
+ */
+export async function lookupPasswordReset(deps: AppDeps, token: string) {
+  return withSystem(deps.db, async (tx) => {
+    const row = await repo.findPasswordResetByHash(tx, sha256Hex(token));
+    checkReset(row);
+    const user = await repo.findUser(tx, row!.userId);
+    if (!user) throw new AppError('not_found', 404, 'Reset link not found');
+    return { email: user.email, firstPassword: user.passwordHash === null };
+  });
+}
+
+/**
+ * Sets a new password from a reset link; every session and API token of the user is revoked. Not when the account had
+ * no password (its first one, chosen from the link a "Forgot password?" mails such an account): there was no password
+ * that could have leaked, and the API token an operator call handed out with the account keeps working.
+ */
 export async function confirmPasswordReset(deps: AppDeps, input: { token: string; password: string }) {
   const hash = sha256Hex(input.token);
-  const check = (row: { usedAt: Date | null; expiresAt: Date } | undefined) => {
-    if (!row) throw new AppError('not_found', 404, 'Reset link not found');
-    if (row.usedAt) throw new AppError('reset_used', 409, 'This reset link has already been used');
-    if (row.expiresAt.getTime() <= Date.now()) throw new AppError('reset_expired', 410, 'This reset link has expired');
-  };
+  const check = checkReset;
   const found = await withSystem(deps.db, async (tx) => {
     const row = await repo.lockPasswordResetByHash(tx, hash);
     check(row);
@@ -869,9 +1129,11 @@ export async function confirmPasswordReset(deps: AppDeps, input: { token: string
   const passwordHash = await hashPassword(input.password);
   await withSystem(deps.db, async (tx) => {
     check(await repo.lockPasswordResetByHash(tx, hash));
+    // Read again in this transaction: a password set meanwhile (an invitation accepted) makes this a real reset.
+    const first = (await repo.findUser(tx, found.user!.id))?.passwordHash === null;
     await repo.setUserPassword(tx, found.user!.id, passwordHash);
     await repo.usePasswordResets(tx, found.user!.id);
-    await revokeEverything(tx, deps, found.user!.id);
+    if (!first) await revokeEverything(tx, deps, found.user!.id);
   });
   // The reset proved the mailbox: failures others ran up against the account no longer hold its owner back.
   await resetCount(deps.db, `signin:account:${found.user.email.toLowerCase()}`);
