@@ -33,7 +33,9 @@ describe('marketplace page', () => {
     const page = await harness.newPage();
     await signIn(page, workspace.admin.email, workspace.admin.password);
     await page.getByTestId('nav-marketplace').click();
-    await expect.poll(() => page.getByTestId('install-count').textContent()).toContain('0 of 5 active skills');
+    await expect
+      .poll(() => page.getByTestId('install-count').textContent())
+      .toContain('0 of 5 skills in use on the Standard plan');
     await expect.poll(() => page.getByTestId('skill-tile').count()).toBeGreaterThanOrEqual(8);
 
     // Search narrows the catalog.
@@ -41,12 +43,12 @@ describe('marketplace page', () => {
     await expect.poll(() => page.getByTestId('skill-tile').count()).toBe(1);
     await page.getByTestId('skill-tile').first().click();
 
-    // Detail: tools and scopes with their reasons.
+    // Detail: tools (under Technical details) and the access it asks for, with the reasons.
     const detail = page.getByTestId('skill-detail');
     await detail.waitFor();
     expect(await detail.textContent()).toContain('Billing code suggestions');
     await expect.poll(() => detail.getByTestId('detail-tool').count()).toBe(2);
-    expect(await detail.getByTestId('detail-scope').first().textContent()).toContain('Reads a stored SOAP note');
+    expect(await detail.getByTestId('detail-scope').first().textContent()).toContain('Can read a stored visit note');
 
     // The install dialog traps focus, closes on Escape and gives focus back to its opener.
     const opener = page.getByTestId('open-install');
@@ -63,7 +65,7 @@ describe('marketplace page', () => {
     // Focus comes back when the dialog's focus scope unmounts, which may be a moment after it left the page.
     await expect.poll(() => opener.evaluate((el) => el === document.activeElement)).toBe(true);
 
-    // Install dialog: opt out of patients:read; only the text tool stays usable.
+    // Install dialog: opt out of patients:read; only the pasted-text task stays usable.
     await page.getByTestId('open-install').click();
     const dialog = page.getByTestId('install-dialog');
     await dialog.waitFor();
@@ -74,11 +76,15 @@ describe('marketplace page', () => {
     expect(box && Math.round(box.width) <= 20 && Math.round(box.height) <= 20).toBe(true);
     expect(await axeProblems(page, '[data-testid="install-dialog"]')).toEqual([]);
     await scope.uncheck();
-    expect(await dialog.getByTestId('usable-tools').textContent()).toBe('Usable tools: suggest_codes');
+    expect(await dialog.getByTestId('usable-tools').textContent()).toBe(
+      'With this access it can do 1 of its 2 tasks:Suggest CPT and ICD-10-CM codes for the clinical note text given.',
+    );
     await dialog.getByTestId('confirm-install').click();
     await page.getByTestId('success-notice').waitFor();
     await page.locator('[data-testid="installed-item"][data-slug="billing-codes"]').waitFor();
-    await expect.poll(() => page.getByTestId('install-count').textContent()).toContain('1 of 5 active skills');
+    await expect
+      .poll(() => page.getByTestId('install-count').textContent())
+      .toContain('1 of 5 skills in use on the Standard plan');
 
     // Chat: the offline model calls the granted tool through the dispatcher.
     await page.getByTestId('chat-input').fill('Suggest billing codes: follow-up visit for hypertension');
@@ -106,7 +112,9 @@ describe('marketplace page', () => {
     await item.getByTestId('uninstall').click();
     await page.getByTestId('confirm-uninstall').click();
     await expect.poll(() => page.getByTestId('installed-item').count()).toBe(0);
-    await expect.poll(() => page.getByTestId('install-count').textContent()).toContain('0 of 5 active skills');
+    await expect
+      .poll(() => page.getByTestId('install-count').textContent())
+      .toContain('0 of 5 skills in use on the Standard plan');
     await page.getByTestId('chat-input').fill('Suggest billing codes: follow-up visit for hypertension');
     await page.getByTestId('chat-send').click();
     await expect.poll(() => page.getByTestId('chat-assistant').count()).toBe(2);
@@ -164,6 +172,7 @@ describe('marketplace page', () => {
     await page.getByTestId('free-banner').waitFor();
     await page.getByTestId('skill-tile').first().click();
     await page.getByTestId('tier-hint').waitFor();
+    expect(await page.getByTestId('tier-hint').textContent()).toContain('Your Atrium contact changes your plan.');
     expect(await page.getByTestId('open-install').count()).toBe(0);
   });
 });

@@ -1,9 +1,13 @@
-/** Install (or change grants): one opt-in checkbox per declared scope, with the skill's reason. */
+/**
+ * Install (or change grants): one opt-in checkbox per declared scope, in plain words with the skill's reason (the
+ * scope id small beside it), and what the skill can do with the access ticked.
+ */
 import { useState } from 'react';
 import { ErrorNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
 import { Check } from '../../components/ui/form.js';
+import { scopeWords } from './access-words.js';
 import { type CatalogItem, type Install, useInstall } from './marketplace-api.js';
 
 export function InstallDialog({
@@ -31,7 +35,7 @@ export function InstallDialog({
   return (
     <AppDialog
       title={`${install ? 'Change access for' : 'Install'} ${skill.name}`}
-      description="Grant only what you want this skill to use. Tools that need a scope you leave unchecked stay unavailable."
+      description="Tick only the access you want this skill to have. What needs access you leave unticked stays off."
       isOpen
       onOpenChange={(open) => !open && onClose()}
       testId="install-dialog"
@@ -41,15 +45,35 @@ export function InstallDialog({
         {skill.scopes.map((s) => (
           <li key={s.scope}>
             <Check isSelected={granted.has(s.scope)} onChange={() => toggle(s.scope)} testId={`scope-${s.scope}`}>
-              <code>{s.scope}</code>
+              <span>
+                <span className="mk-scope-words">{scopeWords(s.scope)}</span>{' '}
+                <code className="mk-scope-id">{s.scope}</code>
+              </span>
               <span className="muted mk-scope-reason">{s.reason}</span>
             </Check>
           </li>
         ))}
       </ul>
-      <p className="muted" data-testid="usable-tools">
-        Usable tools: {toolsUsable.length ? toolsUsable.map((t) => t.name).join(', ') : 'none'}
-      </p>
+      <div className="muted" data-testid="usable-tools">
+        {toolsUsable.length === 0 ? (
+          <p>With this access it can do none of its tasks.</p>
+        ) : (
+          <>
+            <p>
+              With this access it can
+              {toolsUsable.length < skill.tools.length
+                ? ` do ${toolsUsable.length} of its ${skill.tools.length} tasks`
+                : ' do all its tasks'}
+              :
+            </p>
+            <ul className="mk-list">
+              {toolsUsable.map((t) => (
+                <li key={t.name}>{t.description}</li>
+              ))}
+            </ul>
+          </>
+        )}
+      </div>
       {mutation.error ? <ErrorNotice error={mutation.error} title="Could not install" /> : null}
       <div className="form-actions">
         <Button variant="secondary" onPress={() => onClose()}>

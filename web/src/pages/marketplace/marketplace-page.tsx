@@ -1,17 +1,22 @@
-/** Marketplace: browse and search skills, see a skill's tools and scopes, install with opt-in scopes, chat. */
+/**
+ * Marketplace: browse and search skills, see in plain words what a skill does and the access it asks for (scope ids,
+ * tool names and the version under Technical details), install with opt-in access, chat.
+ */
 import { useEffect, useId, useRef, useState } from 'react';
+import { planAtLeast, planName } from '../../components/plan-features.js';
+import { PlanContact, PlanNotice } from '../../components/plan-notice.js';
 import { EmptyState, ErrorNotice, Loading, SuccessNotice } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
 import { ConfirmDialog } from '../../components/ui/dialog.js';
 import { useDebounced } from '../../components/use-debounced.js';
 import type { Me } from '../../session.js';
 import { refocusIfLost } from '../admin/revoke-token-dialog.js';
+import { scopesInWords, scopeWords } from './access-words.js';
 import { ChatPanel } from './chat-panel.js';
 import { InstallDialog } from './install-dialog.js';
 import { type CatalogItem, useCatalog, useInstalled, useModule, useUninstall } from './marketplace-api.js';
 import './marketplace.css';
 
-const TIER_ORDER = ['free', 'standard', 'advanced', 'enterprise'];
 const CATEGORIES = ['', 'billing', 'clinical', 'mail', 'internal'];
 
 export function MarketplacePage({ me }: { me: Me }) {
@@ -35,15 +40,21 @@ export function MarketplacePage({ me }: { me: Me }) {
         </div>
         {installed.data ? (
           <p className="mk-count" data-testid="install-count">
-            {installed.data.activeCount} of {installed.data.limit === null ? 'unlimited' : installed.data.limit} active
-            skills ({installed.data.tier})
+            {installed.data.limit === null
+              ? `${installed.data.activeCount} ${installed.data.activeCount === 1 ? 'skill' : 'skills'} in use on the ${planName(installed.data.tier)} plan (no limit)`
+              : `${installed.data.activeCount} of ${installed.data.limit} skills in use on the ${planName(installed.data.tier)} plan`}
           </p>
         ) : null}
       </header>
       {me.workspace.tier === 'free' ? (
-        <div className="notice notice-info" data-testid="free-banner">
-          <p>The Free tier can browse the marketplace; installing skills needs Standard or above.</p>
-        </div>
+        <PlanNotice
+          feature="marketplace_install"
+          title="Installing skills comes with the Standard plan"
+          testId="free-banner"
+        >
+          Skills let the assistant do more for your team, such as looking up patients or checking insurance. Everyone
+          can browse them here.
+        </PlanNotice>
       ) : null}
       {notice ? <SuccessNotice onDismiss={() => setNotice(null)}>{notice}</SuccessNotice> : null}
       <div className="mk-layout">
@@ -94,7 +105,7 @@ export function MarketplacePage({ me }: { me: Me }) {
                   <span className="muted mk-tile-summary">{skill.summary}</span>
                   <span className="mk-tags">
                     <span className="mk-tag">{skill.category}</span>
-                    <span className="mk-tag">{skill.minTier}+</span>
+                    <span className="mk-tag">{planName(skill.minTier)} plan</span>
                     {skill.visibility === 'private' ? <span className="mk-tag">private</span> : null}
                     {skill.installed ? <span className="mk-tag mk-tag-on">installed</span> : null}
                   </span>
@@ -108,7 +119,7 @@ export function MarketplacePage({ me }: { me: Me }) {
             <SkillDetail slug={selected} me={me} isAdmin={isAdmin} onNotice={setNotice} />
           ) : (
             <div className="card">
-              <p className="muted">Choose a skill to see its tools and the access it asks for.</p>
+              <p className="muted">Choose a skill to see what it can do and the access it asks for.</p>
             </div>
           )}
           <InstalledList isAdmin={isAdmin} onNotice={setNotice} />
@@ -144,41 +155,52 @@ function SkillDetail({
   if (detail.isPending) return <Loading label="Loading skill…" />;
   if (detail.isError) return <ErrorNotice error={detail.error} />;
   const skill = detail.data;
-  const tierOk =
-    TIER_ORDER.indexOf(me.workspace.tier) >= TIER_ORDER.indexOf(skill.minTier) && me.workspace.tier !== 'free';
+  const tierOk = planAtLeast(me.workspace.tier, skill.minTier) && me.workspace.tier !== 'free';
+  // Free installs nothing: a skill open to every plan still needs the Standard plan to be installed.
+  const neededPlan = planName(skill.minTier === 'free' ? 'standard' : skill.minTier);
   return (
     <article className="card" data-testid="skill-detail" ref={article}>
       <h2>{skill.name}</h2>
       <p className="muted">
-        {skill.publisher} · v{skill.version} · needs the {skill.minTier} tier or above
+        By {skill.publisher} · {planName(skill.minTier)} plan and above
       </p>
-      <p>{skill.description}</p>
-      <h3>Tools</h3>
-      <ul className="mk-list">
-        {skill.tools.map((t) => (
-          <li key={t.name} data-testid="detail-tool">
-            <code>{t.name}</code> — {t.description}
-            {t.requiredScopes.length ? <span className="muted"> (needs {t.requiredScopes.join(', ')})</span> : null}
-          </li>
-        ))}
-      </ul>
+      <h3>What it can do</h3>
+      <p data-testid="detail-description">{skill.description}</p>
       <h3>Access it asks for</h3>
-      {skill.scopes.length === 0 ? <p className="muted">No workspace data.</p> : null}
+      {skill.scopes.length === 0 ? <p className="muted">None: it works only with what you type.</p> : null}
       <ul className="mk-list">
         {skill.scopes.map((s) => (
           <li key={s.scope} data-testid="detail-scope">
-            <code>{s.scope}</code> — {s.reason}
+            <strong>{scopeWords(s.scope)}</strong>
             {skill.install?.grantedScopes.includes(s.scope) ? <span className="mk-tag mk-tag-on">granted</span> : null}
+            <div className="muted">{s.reason}</div>
           </li>
         ))}
       </ul>
       {skill.install?.updateAvailable ? (
         <p className="notice notice-info">
-          Version {skill.install.latestVersion} is available
-          {skill.install.newScopes.length ? ` and asks for ${skill.install.newScopes.join(', ')}` : ''}: change access
-          to update.
+          A newer version is available
+          {skill.install.newScopes.length
+            ? `, and it also asks to: ${scopesInWords(skill.install.newScopes).toLowerCase()}`
+            : ''}
+          . Change access to update.
         </p>
       ) : null}
+      <details className="mk-technical" data-testid="technical-details">
+        <summary>Technical details</summary>
+        <p className="muted">Version {skill.version}</p>
+        <ul className="mk-list">
+          {skill.tools.map((t) => (
+            <li key={t.name} data-testid="detail-tool">
+              <code>{t.name}</code> — {t.description}
+              {t.requiredScopes.length ? <span className="muted"> (needs {t.requiredScopes.join(', ')})</span> : null}
+            </li>
+          ))}
+        </ul>
+        {skill.scopes.length ? (
+          <p className="muted">Access ids: {skill.scopes.map((s) => s.scope).join(', ')}</p>
+        ) : null}
+      </details>
       {isAdmin ? (
         tierOk ? (
           <div className="form-actions">
@@ -188,7 +210,8 @@ function SkillDetail({
           </div>
         ) : (
           <p className="muted" data-testid="tier-hint">
-            Upgrade to {skill.minTier === 'free' ? 'standard' : skill.minTier} to install this skill.
+            Installing this skill needs the {neededPlan} plan; {me.workspace.name} is on the{' '}
+            {planName(me.workspace.tier)} plan. <PlanContact settingsLink={false} />
           </p>
         )
       ) : skill.install ? (
@@ -247,8 +270,10 @@ function InstalledList({ isAdmin, onNotice }: { isAdmin: boolean; onNotice: (m: 
         {installed.data?.items.map((i, n) => (
           <li key={i.slug} data-testid="installed-item" data-slug={i.slug} className="mk-installed">
             <div>
-              <strong>{nameOf(i.slug)}</strong> <span className="muted">v{i.version}</span>
-              <div className="muted">{i.grantedScopes.length ? i.grantedScopes.join(', ') : 'no data access'}</div>
+              <strong>{nameOf(i.slug)}</strong>
+              <div className="muted" data-testid="installed-access">
+                {scopesInWords(i.grantedScopes)}
+              </div>
             </div>
             {isAdmin ? (
               <Button

@@ -17,7 +17,11 @@ function ThreadList({ activeId, me }: { activeId?: string; me: Me }) {
   if (threads.isPending) return <Loading label="Loading conversations…" />;
   if (threads.isError) return <ErrorNotice error={threads.error} onRetry={() => threads.refetch()} />;
   if (threads.data.items.length === 0) {
-    return <EmptyState title="No conversations yet">Start one with New message.</EmptyState>;
+    return (
+      <EmptyState title="No conversations yet">
+        {me.workspace.tier === 'free' ? 'Messages colleagues send you appear here.' : 'Start one with New message.'}
+      </EmptyState>
+    );
   }
   return (
     <ul className="thread-list" data-testid="thread-list">
@@ -182,7 +186,7 @@ export function MessagesPage({ me, threadId, searchText }: { me: Me; threadId?: 
                 id={searchId}
                 type="search"
                 className="search-input"
-                placeholder="Search all messages (admins)"
+                placeholder="Search all messages"
                 value={search}
                 maxLength={200}
                 onChange={(e) => setSearch(e.target.value)}

@@ -1,19 +1,22 @@
 /** One open thread: history (older pages on demand), live updates, "seen by", composer or the Free banner. */
 import { useEffect, useMemo, useRef } from 'react';
+import { PlanNotice } from '../../components/plan-notice.js';
 import { ErrorNotice, Loading } from '../../components/status.js';
 import type { Me } from '../../session.js';
 import { Composer } from './composer.js';
 import { MessageBody } from './message-body.js';
 import { formatTime, useHistory, useMarkRead, useSendMessage, useThreadEvents } from './messages-api.js';
 
+/** On a plan that only receives messages: in place of the composer, and above the list. */
 export function FreeTierBanner() {
   return (
-    <div className="notice notice-info" data-testid="free-tier-banner">
-      <p>
-        Your workspace is on the Free plan: you can read and receive messages, but sending needs the Standard plan or
-        above. Ask your workspace admin to upgrade.
-      </p>
-    </div>
+    <PlanNotice
+      feature="direct_messages_send"
+      title="Sending messages comes with the Standard plan"
+      testId="free-tier-banner"
+    >
+      You can read the messages colleagues send you here, but not write one or start a conversation.
+    </PlanNotice>
   );
 }
 
