@@ -40,7 +40,7 @@ export const PAGES: PageEntry[] = [
   {
     name: 'reset password',
     path: '/reset-password?token=not-a-real-token',
-    ready: { testId: 'reset-form' },
+    ready: { testId: 'reset-invalid' },
     signedOut: true,
   },
   { name: 'not found', path: '/no-such-page', ready: { testId: 'not-found' } },

@@ -14,6 +14,7 @@ import { useCurrentMe } from '../../me-context.js';
 import { type Me, meQueryKey } from '../../session.js';
 import { formatDateTime } from '../patients/patients-api.js';
 import {
+  adminKeys,
   type CalendarConnection,
   useCalendarConnections,
   useInvite,
@@ -141,6 +142,7 @@ function MemberRow({
   const leave = useLeaveWorkspace();
   // Removing yourself is leaving: asked and answered in your own words, and you move on to a workspace you still have.
   const remove = isMe ? leave : removeOther;
+  const resend = useResendInvitation();
   const [confirming, setConfirming] = useState(false);
   // Granting or taking away Admin is asked first; the select shows the member's role until it is confirmed.
   const [newRole, setNewRole] = useState<'admin' | 'member' | null>(null);
@@ -241,13 +243,37 @@ function MemberRow({
           <span className="switch-track" aria-hidden="true">
             <span className="switch-thumb" />
           </span>
-          <span className="visually-hidden">{member.name} sees patients as a provider</span>
+          <span className="visually-hidden">{member.name} is a provider: appointments can be booked with them</span>
         </Switch>
       </td>
       <td className="muted nowrap col-updated" data-label="Last sign-in">
         {member.lastSignInAt ? formatDateTime(member.lastSignInAt) : 'Never'}
       </td>
       <td className="cell-actions" ref={actionsRef}>
+        {member.status === 'invited' ? (
+          // Never disabled while sending: a disabled button drops the keyboard focus to the page; the focus stays here.
+          <Button
+            variant="secondary"
+            size="small"
+            aria-busy={resend.isPending || undefined}
+            onPress={() => {
+              if (resend.isPending) return;
+              setProblem(null);
+              resend.mutate(member.userId, {
+                onSuccess: () =>
+                  notifySuccess(
+                    'Invitation sent again',
+                    `${member.name} gets a new link, valid for 7 days; the link in the earlier e-mail no longer works.`,
+                  ),
+                onError: explain(false),
+              });
+            }}
+            data-testid="member-resend"
+            aria-label={`Resend the invitation to ${member.name}`}
+          >
+            Resend
+          </Button>
+        ) : null}
         <Button
           variant="secondary"
           size="small"
@@ -389,6 +415,18 @@ function useLeaveWorkspace() {
   });
 }
 
+/** Sends a pending invitation again: a new link, the earlier one stops working (`POST /members/:userId/resend-invitation`). */
+function useResendInvitation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (userId: string) =>
+      api.post<{ userId: string; replacedEarlier: boolean }>(
+        `/members/${encodeURIComponent(userId)}/resend-invitation`,
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: adminKeys.members }),
+  });
+}
+
 /** `last_admin` in the words of this page; any other error as it is (with its request id). */
 const inWords = (error: unknown) =>
   error instanceof ApiError && error.code === 'last_admin' ? new Error(LAST_ADMIN) : (error ?? undefined);
@@ -453,7 +491,13 @@ function InviteDialog({ isOpen, onOpenChange }: { isOpen: boolean; onOpenChange:
         <TextInput control={form.control} name="email" label="E-mail" type="email" isRequired autoFocus />
         <TextInput control={form.control} name="name" label="Name" isRequired />
         <CheckboxInput control={form.control} name="admin" label="Admin (manages members, tokens and settings)" />
-        <CheckboxInput control={form.control} name="isProvider" label="Provider (sees patients, has a calendar)" />
+        {/* What the flag does: appointments are scheduled with providers (offered for a patient's slot, a patient's
+            preferred provider), and their app opens on their day's calendar. Every member sees patients. */}
+        <CheckboxInput
+          control={form.control}
+          name="isProvider"
+          label="Provider (appointments can be booked with them)"
+        />
         <div className="form-actions">
           <Button type="submit" isDisabled={form.formState.isSubmitting} data-testid="send-invitation">
             Send invitation

@@ -74,7 +74,9 @@ export function AcceptInvitationPage({ token }: { token: string }) {
     ? undefined
     : existing
       ? `Enter your password to join ${invitation?.workspace.name ?? 'the workspace'}.`
-      : 'Choose a password for your new account.';
+      : invitation
+        ? `Choose a password for your new account. You sign in with ${invitation.email}.`
+        : 'Choose a password for your new account.';
   return (
     <PublicCard title={title} intro={intro}>
       {endedNow ? (
@@ -90,7 +92,12 @@ export function AcceptInvitationPage({ token }: { token: string }) {
         <ExistingAccountForm token={token} email={invitation?.email} onEnded={setEnded} />
       ) : (
         // Also when the lookup failed otherwise (no answer): the accept call then says what is wrong.
-        <NewAccountForm token={token} onEnded={setEnded} onHasPassword={() => setHasPassword(true)} />
+        <NewAccountForm
+          token={token}
+          email={invitation?.email}
+          onEnded={setEnded}
+          onHasPassword={() => setHasPassword(true)}
+        />
       )}
     </PublicCard>
   );
@@ -109,10 +116,12 @@ function useSignedIn() {
 
 function NewAccountForm({
   token,
+  email,
   onEnded,
   onHasPassword,
 }: {
   token: string;
+  email?: string;
   onEnded: (words: string) => void;
   onHasPassword: () => void;
 }) {
@@ -133,6 +142,8 @@ function NewAccountForm({
   return (
     <form className="form" onSubmit={onSubmit} noValidate data-testid="accept-invitation-form">
       <FormError message={f.formState.errors.root?.message} />
+      {/* The account's e-mail, for the browser's password manager to save the new password with its login. */}
+      {email ? <input type="email" name="email" autoComplete="username" value={email} readOnly hidden /> : null}
       <NewPasswordFields control={f.control} label="Password" />
       <Button type="submit" className="button-block" isDisabled={f.formState.isSubmitting}>
         Create my account
