@@ -119,6 +119,44 @@ describe('connections and calendars', () => {
     ]);
   });
 
+  it("a new connection suggests the given account at the provider's sign-in (login_hint); a reconnect asks for its own", async () => {
+    const ws = await createWorkspace(t, { tier: 'standard' });
+    const hint = `dr.chen-${ws.id}@clinic.example`.toLowerCase();
+    const start = await t.request({
+      method: 'POST',
+      url: '/api/v1/calendar/connections',
+      token: ws.admin.token,
+      payload: { provider: 'google', loginHint: hint },
+    });
+    expect(start.statusCode, start.body).toBe(201);
+    const authorize = new URL(start.json().authorizeUrl);
+    expect(authorize.searchParams.get('login_hint')).toBe(hint);
+    // The emulator's consent takes the suggested account (each clinic its own calendar, not one shared demo one).
+    const consent = await fetch(authorize, { redirect: 'manual' });
+    const callback = new URL(consent.headers.get('location') ?? '');
+    await t.request({ method: 'GET', url: `${callback.pathname}${callback.search}` });
+    const connections = (
+      await t.request({ method: 'GET', url: '/api/v1/calendar/connections', token: ws.admin.token })
+    ).json().items as { id: string; accountEmail: string }[];
+    expect(connections.map((c) => c.accountEmail)).toEqual([hint]);
+    // Not an address: 400, nothing started.
+    const bad = await t.request({
+      method: 'POST',
+      url: '/api/v1/calendar/connections',
+      token: ws.admin.token,
+      payload: { provider: 'google', loginHint: 'not an address' },
+    });
+    expect(bad.statusCode).toBe(400);
+    // Reconnecting asks for the connection's own account, whatever is suggested.
+    const again = await t.request({
+      method: 'POST',
+      url: '/api/v1/calendar/connections',
+      token: ws.admin.token,
+      payload: { provider: 'google', connectionId: connections[0].id, loginHint: `other-${hint}` },
+    });
+    expect(new URL(again.json().authorizeUrl).searchParams.get('login_hint')).toBe(hint);
+  });
+
   it('Free: connections started side by side cannot all finish; a replayed callback and another signed-in user get nothing', async () => {
     const free = await createWorkspace(t, { tier: 'free' });
     const { addMember } = await import('../../../test/helpers/factories.js');

@@ -57,6 +57,7 @@ export async function calendarRoutes(fastify: FastifyInstance): Promise<void> {
       reply.status(201).send(
         await connections.startConnection(deps, requireCtx(request), request.body.provider, {
           connectionId: request.body.connectionId,
+          loginHint: request.body.loginHint,
         }),
       ),
   );

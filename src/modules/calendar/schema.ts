@@ -14,6 +14,16 @@ export const connectBody = z.object({
     .max(100)
     .optional()
     .describe('Reconnecting this connection: its account is asked for by name, so the same connection is repaired'),
+  loginHint: z
+    .string()
+    .trim()
+    .email()
+    .max(320)
+    .optional()
+    .describe(
+      "The account to suggest at the provider's sign-in (OAuth `login_hint`), e.g. the person's work address; the web " +
+        "app sends the signed-in user's. Ignored when reconnecting (the connection's own account is asked for)",
+    ),
 });
 export const connectionSchema = z.object({
   id: z.string(),

@@ -1,6 +1,7 @@
 /** Calendar API calls (contract §5) and their TanStack Query hooks. */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, apiRequest, idempotencyKey } from '../../api.js';
+import { useCurrentMe } from '../../me-context.js';
 
 export type Provider = 'google' | 'microsoft';
 export type Conference = 'auto' | 'meet' | 'teams' | 'zoom';
@@ -241,10 +242,12 @@ export function useDeleteEvent() {
 
 /** Starts the provider's consent flow; the browser leaves for the provider and comes back to /calendar. */
 export function useConnect() {
+  const me = useCurrentMe();
   return useMutation({
-    // With `connectionId` (reconnecting), the provider is asked for that connection's account, so it is repaired.
+    // With `connectionId` (reconnecting), the provider is asked for that connection's account, so it is repaired;
+    // a new connection suggests the person's own address at the provider's sign-in (`login_hint`).
     mutationFn: (target: { provider: Provider; connectionId?: string }) =>
-      api.post<{ authorizeUrl: string }>('/calendar/connections', target),
+      api.post<{ authorizeUrl: string }>('/calendar/connections', { ...target, loginHint: me.user.email }),
     onSuccess: ({ authorizeUrl }) => window.location.assign(authorizeUrl),
   });
 }
