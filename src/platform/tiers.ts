@@ -28,6 +28,9 @@ export const SKILL_INSTALL_LIMIT: Record<Tier, number | null> = {
   enterprise: null,
 };
 
+/** A tier as people read it: the plan's name, capitalised ("Standard"). */
+export const planName = (tier: Tier) => tier.charAt(0).toUpperCase() + tier.slice(1);
+
 export function hasFeature(tier: Tier, feature: Feature): boolean {
   return tierAtLeast(tier, FEATURE_MIN_TIER[feature]);
 }
@@ -36,7 +39,10 @@ export function hasFeature(tier: Tier, feature: Feature): boolean {
 export function requireFeature(ctx: Pick<RequestContext, 'tier'>, feature: Feature): void {
   if (!hasFeature(ctx.tier, feature)) {
     const requiredTier = FEATURE_MIN_TIER[feature];
-    throw new AppError('tier_required', 403, `This needs the ${requiredTier} tier or above`, { feature, requiredTier });
+    throw new AppError('tier_required', 403, `This needs the ${planName(requiredTier)} plan or above`, {
+      feature,
+      requiredTier,
+    });
   }
 }
 

@@ -97,6 +97,8 @@ describe('installs', () => {
       feature: 'marketplace_install',
       requiredTier: 'standard',
     });
+    // Said in the words the web app uses: the plan's name, capitalised ('plan', not 'tier').
+    expect(res.json().detail).toBe('This needs the Standard plan or above');
 
     const std = await createWorkspace(t, { tier: 'standard' });
     const member = await addMember(t, std);
@@ -104,6 +106,7 @@ describe('installs', () => {
     const above = await install(std.admin.token, 'patient-intake', ['patients:write']);
     expect(above.statusCode).toBe(403);
     expect(above.json()).toMatchObject({ code: 'tier_required', requiredTier: 'advanced' });
+    expect(above.json().detail).toMatch(/needs the Advanced plan or above$/);
     const undeclared = await install(std.admin.token, 'soap-structurer', ['patients:read']);
     expect(undeclared.statusCode).toBe(422);
     expect(undeclared.json()).toMatchObject({ code: 'scope_not_declared', undeclared: ['patients:read'] });

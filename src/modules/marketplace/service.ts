@@ -12,7 +12,7 @@ import { AppError, conflict, notFound, unprocessable } from '../../platform/erro
 import { checkOutboundUrl, UnsafeUrlError } from '../../platform/http/url-guard.js';
 import { newId } from '../../platform/ids.js';
 import { generateSigningSecret } from '../../platform/signing.js';
-import { requireFeature, SKILL_INSTALL_LIMIT } from '../../platform/tiers.js';
+import { planName, requireFeature, SKILL_INSTALL_LIMIT } from '../../platform/tiers.js';
 import type { AppDeps } from '../../platform/types.js';
 import { builtinListing } from './builtins.js';
 import { type CatalogEntry, contentSummary, findCatalogEntry, workspaceCatalog } from './catalog.js';
@@ -98,7 +98,7 @@ export async function listInstalled(deps: AppDeps, ctx: RequestContext) {
 
 function requireSkillTier(ctx: RequestContext, manifest: SkillManifest): void {
   if (!tierAtLeast(ctx.tier, manifest.minTier)) {
-    throw new AppError('tier_required', 403, `${manifest.name} needs the ${manifest.minTier} tier or above`, {
+    throw new AppError('tier_required', 403, `${manifest.name} needs the ${planName(manifest.minTier)} plan or above`, {
       feature: `skill:${manifest.slug}`,
       requiredTier: manifest.minTier,
     });

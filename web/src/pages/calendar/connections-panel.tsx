@@ -4,6 +4,7 @@ import { ApiError, describeError } from '../../api.js';
 import { Button } from '../../components/ui/button.js';
 import { ConfirmDialog } from '../../components/ui/dialog.js';
 import { notifyError, notifySuccess } from '../../components/ui/toast.js';
+import { useCurrentMe } from '../../me-context.js';
 import { type Connection, PROVIDER_LABEL, type Provider, useConnect, useDisconnect } from './calendar-api.js';
 
 export function ConnectionsPanel({
@@ -18,6 +19,7 @@ export function ConnectionsPanel({
 }) {
   const connect = useConnect();
   const disconnect = useDisconnect();
+  const me = useCurrentMe();
   const [removing, setRemoving] = useState<Connection | null>(null);
 
   const start = (provider: Provider, connectionId?: string) =>
@@ -28,7 +30,9 @@ export function ConnectionsPanel({
           notifyError(
             error,
             error instanceof ApiError && error.code === 'tier_required'
-              ? 'Your plan includes one calendar connection. Upgrade to connect more.'
+              ? `The Free plan includes one calendar connection; the Standard plan connects more. ${
+                  me.role === 'admin' ? 'Your Atrium contact changes your plan.' : 'Ask an admin to change the plan.'
+                }`
               : describeError(error),
           ),
       },
