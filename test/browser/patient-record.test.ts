@@ -151,7 +151,11 @@ describe('patient record', () => {
     await expect.poll(() => claim.getByTestId('claim-status').textContent()).toBe('Paid');
 
     // Break-glass asks for a reason (too short is refused), then the audit trail shows it.
-    await page.getByTestId('break-glass').click();
+    // A declaration for the audit (no record is locked), not an alarm on every record: a quiet secondary action.
+    const declare = page.getByTestId('break-glass');
+    expect(await declare.textContent()).toBe('Emergency access…');
+    expect(await declare.getAttribute('class')).not.toContain('danger');
+    await declare.click();
     const glass = page.getByTestId('break-glass-dialog');
     await glass.getByLabel('Reason').fill('urgent');
     await glass.getByTestId('confirm-break-glass').click();
@@ -247,8 +251,8 @@ describe('patient record', () => {
     expect(await banner.textContent()).toContain('press New event, or click a free time in the calendar');
     // A phone's day list has no time slots to choose: the banner names the one way, New event.
     await page.setViewportSize({ width: 390, height: 844 });
-    await expect.poll(() => banner.textContent()).toContain('press New event');
-    expect(await banner.textContent()).not.toContain('free time');
+    await expect.poll(() => banner.textContent()).not.toContain('free time');
+    expect(await banner.textContent()).toContain('press New event');
     await page.setViewportSize({ width: 1280, height: 860 });
     await page.getByTestId('new-event').click();
     await page.getByTestId('event-dialog').waitFor();
