@@ -145,7 +145,7 @@ export function ChatPanel() {
           className="search-input"
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          placeholder="e.g. Check insurance eligibility for Jane Doe"
+          placeholder="e.g. Check Jane Doe’s insurance"
           data-testid="chat-input"
         />
         <Button type="submit" isDisabled={send.isPending} data-testid="chat-send">
