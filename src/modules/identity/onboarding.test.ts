@@ -1,5 +1,6 @@
 // Onboarding: the e-mails an operator call sends (welcome / "you were added"), choosing a first password, and
 // resending an invitation (docs/identity.md).
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { addMember, createWorkspace, TEST_PASSWORD, waitForMail } from '../../../test/helpers/factories.js';
@@ -125,7 +126,7 @@ describe('operator calls e-mail the person they add', () => {
 });
 
 describe('"Forgot password?" for an account that never had a password', () => {
-  it('mails a choose-your-password link, not a reset; choosing it signs nothing out', async () => {
+  it('mails a choose-your-password link, not a reset; choosing it revokes the tokens as any reset link does', async () => {
     const ws = await createWorkspace(t);
     const email = `no-password-${unique()}@example.test`;
     const member = await addMember(t, ws, { email, name: 'Nova' });
@@ -147,8 +148,9 @@ describe('"Forgot password?" for an account that never had a password', () => {
     expect(lookup.headers['cache-control']).toBe('no-store');
 
     expect((await post('/auth/password-reset/confirm', { token, password: NEW_PASSWORD })).statusCode).toBe(204);
-    // The operator-issued token keeps working; the password signs in.
-    expect((await as(member.token, 'GET', '/me')).statusCode).toBe(200);
+    // Contract §2a: a reset link's password revokes every session and token of the user, a first password's too
+    // (the welcome invitation is the way that revokes nothing); the password signs in.
+    expect((await as(member.token, 'GET', '/me')).statusCode).toBe(401);
     expect((await post('/auth/sign-in', { email, password: NEW_PASSWORD })).statusCode).toBe(200);
     const used = await t.request({
       method: 'GET',
@@ -156,7 +158,9 @@ describe('"Forgot password?" for an account that never had a password', () => {
     });
     expect([used.statusCode, used.json().code]).toEqual([409, 'reset_used']);
 
-    // Now it has a password: the next link is a reset, and using it revokes the token.
+    // Now it has a password: the next link is a reset, and using it revokes the session it signed in with.
+    const signedIn = await post('/auth/sign-in', { email, password: NEW_PASSWORD });
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0];
     expect((await post('/auth/password-reset', { email })).statusCode).toBe(202);
     const reset = await mailTo(email, /Reset/);
     const again = tokenIn(reset, 'reset-password');
@@ -168,7 +172,7 @@ describe('"Forgot password?" for an account that never had a password', () => {
     expect(
       (await post('/auth/password-reset/confirm', { token: again, password: `${NEW_PASSWORD}-x` })).statusCode,
     ).toBe(204);
-    expect((await as(member.token, 'GET', '/me')).statusCode).toBe(401);
+    expect((await t.request({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).statusCode).toBe(401);
   });
 });
 
@@ -258,5 +262,72 @@ describe('POST /members/:userId/resend-invitation', () => {
       .map((m) => tokenIn(m, 'accept-invitation'))
       .find((x) => x !== first);
     expect((await lookupInvitation(second as string)).statusCode).toBe(200);
+  });
+});
+
+// Two requests at once on the PostgreSQL server (the embedded database runs one transaction at a time): a third
+// connection holds the invitation's row so that the first request is mid-way when the resend starts.
+describe.skipIf(!process.env.ATRIUM_TEST_DATABASE_URL)('a resend racing a cancel or an acceptance', () => {
+  async function racing(first: () => Promise<{ statusCode: number }>, userId: string, workspaceId: string) {
+    const holder = new pg.Client({ connectionString: t.testDb.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM invitations WHERE workspace_id = $1 AND user_id = $2 FOR UPDATE', [
+        workspaceId,
+        userId,
+      ]);
+      const firstDone = first();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { firstDone, holder };
+    } catch (error) {
+      await holder.end();
+      throw error;
+    }
+  }
+  const invite = async (ws: Awaited<ReturnType<typeof createWorkspace>>) => {
+    const email = `race-${unique()}@example.test`;
+    const invited = await as(ws.admin.token, 'POST', '/members/invitations', {
+      email,
+      name: 'Race Case',
+      role: 'member',
+    });
+    expect(invited.statusCode, invited.body).toBe(201);
+    return { email, userId: invited.json().userId as string };
+  };
+
+  it('a cancelled invitation does not come back', async () => {
+    const ws = await createWorkspace(t);
+    const { userId } = await invite(ws);
+    const { firstDone, holder } = await racing(() => as(ws.admin.token, 'DELETE', `/members/${userId}`), userId, ws.id);
+    const resend = as(ws.admin.token, 'POST', `/members/${userId}/resend-invitation`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await holder.query('COMMIT');
+    await holder.end();
+    expect((await firstDone).statusCode).toBe(204);
+    expect((await resend).statusCode).toBe(404);
+    const rows = (await as(ws.admin.token, 'GET', '/members'))
+      .json()
+      .items.filter((m: { userId: string }) => m.userId === userId);
+    expect(rows).toEqual([]);
+  });
+
+  it('a person who just joined gets no fresh invitation', async () => {
+    const ws = await createWorkspace(t);
+    const { email, userId } = await invite(ws);
+    const token = tokenIn((await waitForMail(t, email, 1))[0], 'accept-invitation');
+    const { firstDone, holder } = await racing(
+      () => post('/auth/accept-invitation', { token, password: NEW_PASSWORD }),
+      userId,
+      ws.id,
+    );
+    const resend = as(ws.admin.token, 'POST', `/members/${userId}/resend-invitation`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await holder.query('COMMIT');
+    await holder.end();
+    expect((await firstDone).statusCode).toBe(200);
+    expect((await resend).statusCode).toBe(409);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await waitForMail(t, email, 1, 200)).toHaveLength(1);
   });
 });

@@ -370,8 +370,8 @@ export async function pendingInvitations(tx: Tx, workspaceId: string) {
 }
 
 /** The user's newest invitation to the workspace not accepted yet (expired included), if any. */
-export async function pendingInvitationOf(tx: Tx, workspaceId: string, userId: string) {
-  const [row] = await tx
+export async function pendingInvitationOf(tx: Tx, workspaceId: string, userId: string, opts: { lock?: boolean } = {}) {
+  const query = tx
     .select()
     .from(invitations)
     .where(
@@ -379,6 +379,9 @@ export async function pendingInvitationOf(tx: Tx, workspaceId: string, userId: s
     )
     .orderBy(desc(invitations.createdAt))
     .limit(1);
+  // Locked: a cancel or an acceptance committing meanwhile is waited for, and the row read again after it (gone,
+  // or accepted: none is returned), so the caller never acts on an invitation that no longer waits.
+  const [row] = opts.lock ? await query.for('update') : await query;
   return row;
 }
 

@@ -185,9 +185,9 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['auth'],
         summary: 'Set a new password from a reset link; every session and API token of the user is revoked',
         description:
-          '404 for an unknown token, 409 `reset_used`, 410 `reset_expired`, 422 `weak_password`. Choosing the first ' +
-          'password of an account that had none revokes nothing (there was no password to leak; the API token an ' +
-          'operator call issued with the account keeps working).',
+          '404 for an unknown token, 409 `reset_used`, 410 `reset_expired`, 422 `weak_password`. Also for the first ' +
+          'password of an account that had none (the link then says "choose", not "reset"): the revocation is the ' +
+          'same (contract §2a). Accepting a welcome invitation instead revokes nothing.',
         body: passwordResetConfirmBody,
         response: { 204: noContent, ...problemResponses },
       },

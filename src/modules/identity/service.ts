@@ -880,19 +880,22 @@ export async function resendInvitation(deps: AppDeps, ctx: RequestContext, userI
     throw new AppError(
       'rate_limited',
       429,
-      `This invitation was sent ${RESEND_INVITEE_LIMIT} times in the last hour; try again later`,
+      byInvitee.count > RESEND_INVITEE_LIMIT
+        ? `This invitation was sent ${RESEND_INVITEE_LIMIT} times in the last hour; try again later`
+        : `This workspace sent ${RESEND_WORKSPACE_LIMIT} invitations again in the last hour; try again later`,
       {},
       { 'retry-after': String(Math.max(1, Math.ceil(Math.max(...waits) / 1000))) },
     );
   }
-  return withSystem(deps.db, async (tx) => {
+  const resent = withSystem(deps.db, async (tx) => {
     await repo.lockInvitationsOf(tx, ctx.workspaceId, pending.email);
-    // Read again under the lock: cancelled, accepted or re-sent meanwhile.
-    const current = await repo.pendingInvitationOf(tx, ctx.workspaceId, userId);
-    if (!current) throw notFound('Invitation');
+    // Read again, locked: a cancel (which takes no lock of ours) or an acceptance committing meanwhile is waited
+    // for and seen, so neither a cancelled invitation comes back nor a new member gets a fresh one.
+    const current = await repo.pendingInvitationOf(tx, ctx.workspaceId, userId, { lock: true });
     if (await repo.findMembership(tx, ctx.workspaceId, userId)) {
       throw new AppError('already_member', 409, 'This person is already a member of the workspace');
     }
+    if (!current) throw notFound('Invitation');
     const workspace = await repo.findWorkspace(tx, ctx.workspaceId);
     const { replacedEarlier } = await issueInvitation(tx, deps, {
       workspaceId: ctx.workspaceId,
@@ -913,6 +916,16 @@ export async function resendInvitation(deps: AppDeps, ctx: RequestContext, userI
       resent: true,
     });
     return { userId, status: 'invited' as const, replacedEarlier };
+  });
+  // A resend refused (gone, or joined meanwhile) sent nothing: it does not count against the limits.
+  return resent.catch(async (error: unknown) => {
+    if (error instanceof AppError && (error.code === 'not_found' || error.code === 'already_member')) {
+      await Promise.all([
+        decrementCount(deps.db, `invite-resend:${ctx.workspaceId}:${userId}`),
+        decrementCount(deps.db, `invite-resend:${ctx.workspaceId}`),
+      ]);
+    }
+    throw error;
   });
 }
 
@@ -1129,11 +1142,11 @@ export async function confirmPasswordReset(deps: AppDeps, input: { token: string
   const passwordHash = await hashPassword(input.password);
   await withSystem(deps.db, async (tx) => {
     check(await repo.lockPasswordResetByHash(tx, hash));
-    // Read again in this transaction: a password set meanwhile (an invitation accepted) makes this a real reset.
-    const first = (await repo.findUser(tx, found.user!.id))?.passwordHash === null;
     await repo.setUserPassword(tx, found.user!.id, passwordHash);
     await repo.usePasswordResets(tx, found.user!.id);
-    if (!first) await revokeEverything(tx, deps, found.user!.id);
+    // Contract §2a: every session and token of the user is revoked, a first password's included (an account whose
+    // published password was cleared has none either, and its old tokens must not outlive the change).
+    await revokeEverything(tx, deps, found.user!.id);
   });
   // The reset proved the mailbox: failures others ran up against the account no longer hold its owner back.
   await resetCount(deps.db, `signin:account:${found.user.email.toLowerCase()}`);

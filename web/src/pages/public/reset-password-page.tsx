@@ -2,7 +2,8 @@
  * `/reset-password?token=`: choose a new password from the e-mailed link (valid 1 hour, once). The page first asks
  * `GET /auth/password-reset?token=`: the account's e-mail (handed to password managers) and whether it has a password
  * yet. An account that never had one (made by the Atrium team without a password) chooses its first password: the
- * page says "choose", not "reset", and nothing is signed out.
+ * page says "choose", not "reset"; as for any reset link, every session and API token of the account is revoked
+ * (contract §2a; the welcome invitation is the way that revokes nothing).
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
@@ -65,7 +66,7 @@ export function ResetPasswordPage({ token }: { token: string }) {
         <div className="notice notice-success" role="status" data-testid="reset-done">
           <p>
             {first
-              ? 'Your password is set. Sign in with your e-mail address and this password.'
+              ? 'Your password is set, and any API token made for your account before was signed out. Sign in with your e-mail address and this password.'
               : 'Your password is changed, and every other session and API token of yours was signed out.'}
           </p>
           <Link to="/" className="button button-primary">
