@@ -12,7 +12,7 @@ import { enqueueMail } from '../../platform/mail/mailer.js';
 import type { DependencyProbe, ProbeResult, ProbeStatus } from '../../platform/module.js';
 import type { AppDeps } from '../../platform/types.js';
 import { allWorkspaceIds } from '../identity/index.js';
-import { postInboxNotice } from '../webhooks/index.js';
+import { postInboxNotice, settleInboxNotices } from '../webhooks/index.js';
 import { healthDaily, healthIncidents, serviceHealthChecks } from './tables.js';
 
 export const OPEN_AFTER = 3;
@@ -246,7 +246,13 @@ async function noticeAffected(tx: Tx, deps: AppDeps, component: string, what: 'o
         break;
       }
     }
-    if (!touches) continue;
+    if (!touches) {
+      // No longer touched (say, it disconnected that provider during the incident): no recovery notice, but the
+      // opening's notice it got is settled all the same, not left open for ever.
+      if (what === 'resolved')
+        await settleInboxNotices(tx, workspaceId, `health.${component}`, ['health.incident_opened']);
+      continue;
+    }
     await postInboxNotice(tx, workspaceId, {
       kind: what === 'opened' ? 'health.incident_opened' : 'health.incident_resolved',
       eventType: `health.${component}`,

@@ -661,3 +661,50 @@ describe('the dashboard', () => {
     }
   }, 60_000);
 });
+
+describe('notices of a recovery', () => {
+  it('a workspace the component stopped touching during the incident has its opening notice settled too', async () => {
+    const ws = await createWorkspace(t, { tier: 'advanced' });
+    let touching = true;
+    const deps = {
+      ...t.app.atrium,
+      monitors: [
+        ...t.app.atrium.monitors,
+        {
+          id: 'settle-x:m',
+          feature: 'settle-x',
+          slo: 'answers',
+          impact: 'Settle-x is not answering.',
+          affects: async (_tx: unknown, workspaceId: string) => workspaceId === ws.id && touching,
+          measure: async () => ({ status: 'pass' as const, observedValue: 1, observedUnit: 'ms' }),
+        } satisfies DependencyProbe,
+      ],
+    };
+    const at = Date.now() + 7_200_000;
+    const run = (n: number, status: 'pass' | 'fail') =>
+      recordRun(deps, [
+        {
+          id: 'settle-x:m',
+          component: 'settle-x',
+          measurement: 'm',
+          status,
+          observedValue: status === 'fail' ? 503 : 1,
+          observedUnit: status === 'fail' ? 'http status' : 'ms',
+          time: new Date(at + n * 1000).toISOString(),
+        },
+      ]);
+    const openNotices = async () =>
+      (
+        (await t.request({ method: 'GET', url: '/api/v1/inbox?state=open', token: ws.admin.token })).json().items as {
+          eventType: string;
+        }[]
+      ).filter((i) => i.eventType === 'health.settle-x');
+    for (let n = 1; n <= 3; n++) await run(n, 'fail');
+    expect(await openNotices()).toHaveLength(1);
+    // The workspace stops using the feature (disconnects the provider) while the incident is open.
+    touching = false;
+    await run(4, 'pass');
+    await run(5, 'pass');
+    expect(await openNotices()).toEqual([]);
+  });
+});

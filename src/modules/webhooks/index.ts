@@ -2,4 +2,4 @@
 export { webhooksModule } from './module.js';
 
 /** A notice in the workspace's inbox (`GET /inbox`, admins), e.g. an incident that touches the workspace. */
-export { postInboxNotice } from './service.js';
+export { postInboxNotice, settleInboxNotices } from './service.js';

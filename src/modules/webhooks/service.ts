@@ -365,6 +365,16 @@ export function openSecret(keys: SecretKey[], blob: string, workspaceId: string,
 }
 
 /** Puts a notice in the workspace's inbox, in the caller's transaction (kind e.g. `health.incident_opened`). */
+/** The workspace's open notices of these kinds about `eventType`, resolved by the system (no one's action). */
+export async function settleInboxNotices(
+  tx: Tx,
+  workspaceId: string,
+  eventType: string,
+  kinds: string[],
+): Promise<void> {
+  await repo.settleInboxItems(tx, workspaceId, eventType, kinds);
+}
+
 export async function postInboxNotice(
   tx: Tx,
   workspaceId: string,
