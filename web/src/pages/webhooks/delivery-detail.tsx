@@ -1,8 +1,7 @@
 /** One delivery attempt as it went over the wire (§7.1): the exact request and the receiver's answer. */
 import { ErrorNotice, Loading } from '../../components/status.js';
-import { Button } from '../../components/ui/button.js';
+import { CopyButton } from '../../components/ui/copy-button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
-import { notifyError, notifySuccess } from '../../components/ui/toast.js';
 import { formatDateTime, useDeliveryDetail } from './webhooks-api.js';
 
 function pretty(body: string): string {
@@ -19,7 +18,7 @@ function Headers({ headers, label }: { headers: Record<string, string>; label: s
     <div className="code-block-wrap">
       <div className="detail-subhead">
         <h4>{label}</h4>
-        <CopyButton text={names.map((name) => `${name}: ${headers[name]}`).join('\n')} label={label} />
+        <CopyButton text={names.map((name) => `${name}: ${headers[name]}`).join('\n')} label={label.toLowerCase()} />
       </div>
       <div className="table-wrap">
         <table className="table headers-table">
@@ -46,35 +45,13 @@ function Headers({ headers, label }: { headers: Record<string, string>; label: s
   );
 }
 
-function CopyButton({ text, label }: { text: string; label: string }) {
-  return (
-    <Button
-      variant="secondary"
-      size="small"
-      aria-label={`Copy ${label.toLowerCase()}`}
-      onPress={() => {
-        if (!navigator.clipboard) {
-          notifyError(new Error('Select the text and copy it by hand.'), 'This browser does not allow copying here');
-          return;
-        }
-        navigator.clipboard.writeText(text).then(
-          () => notifySuccess(`${label} copied.`),
-          () => notifyError(new Error('Select the text and copy it by hand.'), 'Copying failed'),
-        );
-      }}
-    >
-      Copy
-    </Button>
-  );
-}
-
 function Body({ text, label }: { text: string; label: string }) {
   const shown = pretty(text);
   return (
     <div className="code-block-wrap">
       <div className="detail-subhead">
         <h4>{label}</h4>
-        <CopyButton text={shown} label={label} />
+        <CopyButton text={shown} label={label.toLowerCase()} />
       </div>
       {text ? (
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
