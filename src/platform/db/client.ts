@@ -165,17 +165,54 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
   let closed = false;
   let everConnected = false;
 
+  // A lost listening connection is connected again, retried with backoff (0.5 s doubling to 5 s) until it is: a
+  // database away for longer than one try (a failover, a restart) left it unconnected until the next new channel, so
+  // NOTIFY-driven work (credential invalidation, streams across instances) stopped silently on this instance.
+  let retryMs = LISTEN_RETRY_MIN_MS;
+  function reconnectLater(): void {
+    if (closed) return;
+    setTimeout(() => {
+      if (closed || listenClient) return;
+      ensureListener().then(
+        () => {
+          retryMs = LISTEN_RETRY_MIN_MS;
+        },
+        () => {
+          retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MAX_MS);
+          reconnectLater();
+        },
+      );
+    }, retryMs).unref();
+  }
+
   async function connectListener(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: url });
+    // A connect that hangs (a server that takes the TCP connection and never answers) fails after a while, to be
+    // tried again, instead of holding every later listen() behind it.
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS });
     client.on('notification', (msg) => {
       for (const fn of listeners.get(msg.channel) ?? []) fn(msg.payload ?? '');
     });
-    client.on('error', () => {
-      listenClient = undefined;
-      if (!closed) setTimeout(() => void ensureListener().catch(() => undefined), 500);
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      if (listenClient === client) listenClient = undefined;
+      reconnectLater();
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
+    await client.connect().catch(async (error) => {
+      lost = true;
+      await client.end().catch(() => undefined);
+      throw error;
     });
-    await client.connect();
-    for (const channel of listeners.keys()) await client.query(`LISTEN "${channel}"`);
+    try {
+      for (const channel of listeners.keys()) await client.query(`LISTEN "${channel}"`);
+    } catch (error) {
+      lost = true;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     if (everConnected) for (const fn of reconnectHandlers) fn();
     everConnected = true;
     return client;
@@ -217,6 +254,10 @@ async function openServer(url: string, max: number, step: StepRunner): Promise<D
     },
   };
 }
+
+/** The listening connection's reconnect backoff (milliseconds). */
+const LISTEN_RETRY_MIN_MS = 500;
+const LISTEN_RETRY_MAX_MS = 5_000;
 
 /** The Drizzle database over the request pool: its transactions give their connection back in every case. */
 export function createAppDb(pool: pg.Pool): Db {

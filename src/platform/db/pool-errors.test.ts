@@ -149,6 +149,44 @@ describe.skipIf(!TEST_SERVER_URL)('the request pool when the server drops a conn
     }
   });
 
+  it('the listening connection comes back by itself after the database refused connections for a while', async () => {
+    const database = await openDatabase({ databaseUrl: testDb.url!, poolSize: 2 });
+    const name = new URL(testDb.url!).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: TEST_SERVER_URL });
+    await admin.connect();
+    const heard: string[] = [];
+    try {
+      await database.listen('atrium_listen_check', (payload) => heard.push(payload));
+      const notify = (payload: string) =>
+        withSystem(database.db, (tx) => tx.execute(sql`SELECT pg_notify('atrium_listen_check', ${payload})`));
+      await notify('before');
+      await expect.poll(() => heard).toContain('before');
+      // The pool keeps its connection; the listening one is cut while no new connection is allowed (a failover).
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+      const cut = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN%'`,
+        [name],
+      );
+      expect(cut.rowCount).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+      // Before: one try 0.5 s after the loss, refused, and none after it: nothing was ever heard again.
+      await expect
+        .poll(
+          async () => {
+            await notify('after');
+            return heard.includes('after');
+          },
+          { timeout: 15_000, interval: 500 },
+        )
+        .toBe(true);
+    } finally {
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`).catch(() => undefined);
+      await admin.end();
+      await database.close();
+    }
+  });
+
   it('reads a refused or terminated connection as the database being unavailable, and nothing else', async () => {
     const refused = await new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:1/none' }).connect().then(
       () => undefined,
