@@ -325,6 +325,31 @@ describe('workspace administration', () => {
     await expect.poll(() => page.getByTestId('workspace-name').textContent()).toBe(name);
   });
 
+  it("sets the clinic's time zone from Settings by typing a city; clears it again", async () => {
+    const page = await harness.newPage();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/admin/settings');
+    const panel = page.getByTestId('time-zone-panel');
+    await panel.getByText('Not set').waitFor();
+    await panel.getByLabel('Clinic time zone').fill('Los Ang');
+    await page.getByRole('option', { name: 'America/Los Angeles' }).click();
+    await panel.getByTestId('save-time-zone').click();
+    await page.getByText(/Calendar times are now shown in Los Angeles/).first().waitFor();
+    const me = () =>
+      page.evaluate(() => fetch('/api/v1/me').then((r) => r.json() as Promise<{ workspace: { timeZone: string } }>));
+    expect((await me()).workspace.timeZone).toBe('America/Los_Angeles');
+    await expect.poll(() => panel.textContent()).toContain('Everyone sees calendar times in Los Angeles');
+
+    // Typed but not picked from the list: nothing to save.
+    await panel.getByLabel('Clinic time zone').fill('Atlantis');
+    await page.getByText('No time zone matches').waitFor();
+    expect(await panel.getByTestId('save-time-zone').isDisabled()).toBe(true);
+
+    await panel.getByTestId('clear-time-zone').click();
+    await page.getByText("Calendar times are now shown in each device's own time zone.").first().waitFor();
+    expect((await me()).workspace.timeZone).toBeNull();
+  });
+
   it('names patients in the audit log and filters by a patient picked by name', async () => {
     const page = await harness.newPage();
     await signIn(page, workspace.admin.email, workspace.admin.password);

@@ -8,7 +8,8 @@ export type Role = 'admin' | 'member';
 
 export interface Me {
   user: { id: string; email: string; name: string };
-  workspace: { id: string; name: string; tier: Tier; organizationId: string | null };
+  /** `timeZone`: the clinic's IANA zone (calendar times are shown in it), or null: each device's own. */
+  workspace: { id: string; name: string; tier: Tier; organizationId: string | null; timeZone: string | null };
   role: Role;
   isProvider: boolean;
   workspaces: { id: string; name: string; tier: Tier; role: Role }[];

@@ -12,6 +12,7 @@ const row = (id: string): MeMembership => ({
   name: id,
   tier: 'free',
   organizationId: null,
+  timeZone: null,
   role: 'admin',
 });
 

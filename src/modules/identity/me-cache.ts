@@ -11,6 +11,7 @@ export interface MeMembership {
   name: string;
   tier: 'free' | 'standard' | 'advanced' | 'enterprise';
   organizationId: string | null;
+  timeZone: string | null;
   role: 'admin' | 'member';
 }
 

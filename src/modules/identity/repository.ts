@@ -109,6 +109,7 @@ export async function membershipsOfUser(tx: Tx, userId: string) {
       name: workspaces.name,
       tier: workspaces.tier,
       organizationId: workspaces.organizationId,
+      timeZone: workspaces.timeZone,
       role: memberships.role,
       isProvider: memberships.isProvider,
       lastSignInAt: memberships.lastSignInAt,
@@ -132,7 +133,7 @@ export async function insertWorkspace(tx: Tx, row: typeof workspaces.$inferInser
 export async function updateWorkspace(
   tx: Tx,
   id: string,
-  patch: Partial<Pick<WorkspaceRow, 'name' | 'tier'>>,
+  patch: Partial<Pick<WorkspaceRow, 'name' | 'tier' | 'timeZone'>>,
 ): Promise<WorkspaceRow | undefined> {
   const [row] = await tx.update(workspaces).set(patch).where(eq(workspaces.id, id)).returning();
   return row;
@@ -239,6 +240,7 @@ export async function userWithMemberships(tx: Tx, userId: string) {
       name: workspaces.name,
       tier: workspaces.tier,
       organizationId: workspaces.organizationId,
+      timeZone: workspaces.timeZone,
       role: memberships.role,
     })
     .from(users)

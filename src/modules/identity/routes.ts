@@ -319,8 +319,10 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       config: { auth: 'admin' },
       schema: {
         tags: ['auth'],
-        summary: 'Rename this workspace (admins)',
+        summary: "Change this workspace's name or time zone (admins)",
         description:
+          "At least one of `name` and `timeZone`. The time zone is the clinic's (IANA name, stored as Intl spells it; " +
+          'null clears it): the web app shows and takes calendar times in it whatever zone a device is on. ' +
           'The tier is changed by the operator only. Audited as `admin_action` `workspace.update`. With ' +
           '`workspaceId` (the workspace the name was typed for), 409 `workspace_changed` when the session is ' +
           'now in another one (switched in another tab), as with the `X-Atrium-Workspace` header on any request.',
@@ -328,7 +330,10 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: workspaceSchema, ...problemResponses },
       },
     },
-    async (request) => service.renameWorkspace(deps, requireCtx(request), request.body.name, request.body.workspaceId),
+    async (request) => {
+      const { workspaceId, ...settings } = request.body;
+      return service.updateWorkspaceSettings(deps, requireCtx(request), settings, workspaceId);
+    },
   );
 
   app.patch(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH } from '../../platform/auth/password-policy.js';
 import { TIERS } from '../../platform/context.js';
+import { canonicalTimeZone } from '../../platform/zoned-time.js';
 
 export const tierSchema = z.enum(TIERS);
 export const roleSchema = z.enum(['admin', 'member']);
@@ -11,11 +12,25 @@ const password = z
   .max(PASSWORD_MAX_LENGTH)
   .describe('At least 12 characters; common or easily guessed passwords are refused (422 weak_password)');
 
+/** An IANA time zone name (stored as Intl spells it: "america/new_york" is kept as "America/New_York"). */
+export const timeZoneSchema = z
+  .string()
+  .max(64)
+  .refine((name) => canonicalTimeZone(name) !== null, { message: 'Not a known IANA time zone (e.g. America/New_York)' })
+  .describe('An IANA time zone name, e.g. America/New_York');
+
 export const workspaceSchema = z.object({
   id: z.string(),
   name: z.string(),
   tier: tierSchema,
   organizationId: z.string().nullable(),
+  timeZone: z
+    .string()
+    .nullable()
+    .describe(
+      "The clinic's IANA time zone: the web app shows and takes calendar times in it whatever zone a device is on. " +
+        'Null: not chosen, each device shows its own zone.',
+    ),
 });
 export const userSchema = z.object({ id: z.string(), email: z.string(), name: z.string() });
 
@@ -48,24 +63,36 @@ export const createWorkspaceBody = z.object({
   name: z.string().trim().min(1).max(200),
   tier: tierSchema,
   organizationId: z.string().optional(),
+  timeZone: timeZoneSchema.optional(),
   admin: z.object({ email, name: z.string().trim().min(1).max(200), password: password.optional() }),
 });
 export const patchWorkspaceBody = z
-  .object({ tier: tierSchema.optional(), name: z.string().trim().min(1).max(200).optional() })
-  .refine((b) => b.tier !== undefined || b.name !== undefined, { message: 'Send tier or name' });
+  .object({
+    tier: tierSchema.optional(),
+    name: z.string().trim().min(1).max(200).optional(),
+    timeZone: timeZoneSchema.nullable().optional(),
+  })
+  .refine((b) => b.tier !== undefined || b.name !== undefined || b.timeZone !== undefined, {
+    message: 'Send tier, name or timeZone',
+  });
 export const renameWorkspaceBody = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: z.string().trim().min(1).max(200).optional(),
+    timeZone: timeZoneSchema
+      .nullable()
+      .optional()
+      .describe("The clinic's IANA time zone (calendar times are shown in it); null clears it (each device's own)."),
     workspaceId: z
       .string()
       .min(1)
       .optional()
       .describe(
-        'The workspace the name was typed for. When the session has moved to another workspace since (a switch ' +
-          'in another tab), 409 `workspace_changed` and nothing is renamed.',
+        'The workspace the settings were typed for. When the session has moved to another workspace since (a ' +
+          'switch in another tab), 409 `workspace_changed` and nothing changes.',
       ),
   })
-  .strict();
+  .strict()
+  .refine((b) => b.name !== undefined || b.timeZone !== undefined, { message: 'Send name or timeZone' });
 export const organizationBody = z.object({ name: z.string().trim().min(1).max(200) });
 export const organizationSchema = z.object({ id: z.string(), name: z.string() });
 export const memberCreatedSchema = z.object({ userId: z.string(), token: z.string() });

@@ -77,6 +77,8 @@ export async function seedIdentity(app: FastifyInstance, state: SeedState): Prom
     deps,
     {
       name: 'Riverside Clinic',
+      // The demo calendars' appointments are set in New York time (calendar/seed.ts).
+      timeZone: 'America/New_York',
       tier: 'enterprise',
       organizationId: org.id,
       admin: { email: DEMO_USERS[0].email, name: DEMO_USERS[0].name },
@@ -87,6 +89,7 @@ export async function seedIdentity(app: FastifyInstance, state: SeedState): Prom
     deps,
     {
       name: 'Harbor Therapy',
+      timeZone: 'America/New_York',
       tier: 'standard',
       organizationId: org.id,
       admin: { email: DEMO_USERS[3].email, name: DEMO_USERS[3].name },

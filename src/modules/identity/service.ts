@@ -24,6 +24,7 @@ import { newId } from '../../platform/ids.js';
 import { defineJob, enqueueJob } from '../../platform/jobs/jobs.js';
 import { enqueueMail } from '../../platform/mail/mailer.js';
 import type { AppDeps } from '../../platform/types.js';
+import { canonicalTimeZone } from '../../platform/zoned-time.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './demo-accounts.js';
 import { userNames } from './directory.js';
 import { meCacheFor } from './me-cache.js';
@@ -31,7 +32,13 @@ import * as repo from './repository.js';
 import type { CreateWorkspaceInput, InvitationLookup, MemberInput } from './schema.js';
 import { memberships } from './tables.js';
 
-const present = (w: repo.WorkspaceRow) => ({ id: w.id, name: w.name, tier: w.tier, organizationId: w.organizationId });
+const present = (w: repo.WorkspaceRow) => ({
+  id: w.id,
+  name: w.name,
+  tier: w.tier,
+  organizationId: w.organizationId,
+  timeZone: w.timeZone,
+});
 const presentUser = (u: repo.UserRow) => ({ id: u.id, email: u.email, name: u.name });
 
 export interface SignInInput {
@@ -134,7 +141,13 @@ async function openSession(deps: AppDeps, user: repo.UserRow, chosen: Membership
   return {
     token,
     user: presentUser(user),
-    workspace: { id: chosen.id, name: chosen.name, tier: chosen.tier, organizationId: chosen.organizationId },
+    workspace: {
+      id: chosen.id,
+      name: chosen.name,
+      tier: chosen.tier,
+      organizationId: chosen.organizationId,
+      timeZone: chosen.timeZone,
+    },
     role: chosen.role,
   };
 }
@@ -164,7 +177,13 @@ export async function switchWorkspace(
   });
   return {
     user: presentUser(user!),
-    workspace: { id: target.id, name: target.name, tier: target.tier, organizationId: target.organizationId },
+    workspace: {
+      id: target.id,
+      name: target.name,
+      tier: target.tier,
+      organizationId: target.organizationId,
+      timeZone: target.timeZone,
+    },
     role: target.role,
   };
 }
@@ -182,6 +201,7 @@ export async function getMe(deps: AppDeps, ctx: RequestContext) {
       name: workspace.name,
       tier: workspace.tier,
       organizationId: workspace.organizationId,
+      timeZone: workspace.timeZone,
     },
     role: ctx.role,
     isProvider: ctx.isProvider,
@@ -598,6 +618,7 @@ export async function createWorkspace(
       name: input.name,
       tier: input.tier,
       organizationId: input.organizationId ?? null,
+      timeZone: input.timeZone ? canonicalTimeZone(input.timeZone) : null,
     });
     const added = await addMemberIn(
       tx,
@@ -619,20 +640,26 @@ export async function createWorkspace(
  * PATCH /workspace: a workspace admin renames their own workspace (the tier stays the operator's). `typedFor`: the workspace whose settings page the name was typed on. A browser session is moved between
  * workspaces by a switch in any tab, so a page still showing the old one must not rename the new one.
  */
-export async function renameWorkspace(deps: AppDeps, ctx: RequestContext, name: string, typedFor?: string) {
+export async function updateWorkspaceSettings(
+  deps: AppDeps,
+  ctx: RequestContext,
+  settings: { name?: string; timeZone?: string | null },
+  typedFor?: string,
+) {
   if (typedFor !== undefined && typedFor !== ctx.workspaceId) {
     // The same answer as a request naming its workspace in X-Atrium-Workspace (platform/auth/workspace-guard.ts).
     throw workspaceChanged(ctx.via, await currentWorkspace(deps, ctx.workspaceId));
   }
-  return patchWorkspace(deps, ctx.workspaceId, { name }, ctx);
+  return patchWorkspace(deps, ctx.workspaceId, settings, ctx);
 }
 
 export async function patchWorkspace(
   deps: AppDeps,
   id: string,
-  patch: { tier?: repo.WorkspaceRow['tier']; name?: string },
+  input: { tier?: repo.WorkspaceRow['tier']; name?: string; timeZone?: string | null },
   admin?: RequestContext,
 ) {
+  const patch = { ...input, ...(input.timeZone ? { timeZone: canonicalTimeZone(input.timeZone) } : {}) };
   let delivered: Promise<void> | undefined;
   const row = await withSystem(deps.db, async (tx) => {
     const updated = await repo.updateWorkspace(tx, id, patch);
@@ -643,7 +670,7 @@ export async function patchWorkspace(
         by: admin ? 'admin' : 'operator',
         ...patch,
       });
-      // Tier and name are part of every cached credential of the workspace.
+      // Tier, name and zone are part of every cached credential of the workspace (and of /me).
       await invalidateCredential(tx, deps.principals, '*');
       delivered = deps.principals.echo('*');
     }

@@ -15,6 +15,8 @@ export const workspaces = pgTable(
     name: text('name').notNull(),
     tier: text('tier', { enum: ['free', 'standard', 'advanced', 'enterprise'] }).notNull(),
     organizationId: text('organization_id').references(() => organizations.id),
+    /** The clinic's IANA time zone (migration 0049); null: each device shows its own. */
+    timeZone: text('time_zone'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [index('workspaces_org_idx').on(t.organizationId)],

@@ -50,4 +50,61 @@ describe('PATCH /workspace', () => {
     expect(same.statusCode, same.body).toBe(200);
     expect((await me(ws.admin.token)).workspace.name).toBe('Riverbend Clinic');
   });
+
+  it("sets the clinic's time zone: canonical IANA names only, shown in /me and at sign-in, cleared with null", async () => {
+    const res = await rename(ws.admin.token, { timeZone: 'america/new_york' });
+    expect(res.statusCode, res.body).toBe(200);
+    // Stored as Intl spells it; the name is left as it was.
+    expect(res.json()).toMatchObject({ id: ws.id, name: 'Riverbend Clinic', timeZone: 'America/New_York' });
+    expect((await me(ws.admin.token)).workspace.timeZone).toBe('America/New_York');
+    const audit = await t.request({ method: 'GET', url: '/api/v1/audit?kind=admin_action', token: ws.admin.token });
+    expect(audit.json().items[0]).toMatchObject({ action: 'workspace.update', timeZone: 'America/New_York' });
+
+    for (const bad of ['Mars/Olympus_Mons', 'America/New_York\u0000', '../../etc/passwd', 'x'.repeat(65), '', 42, {}]) {
+      const refused = await rename(ws.admin.token, { timeZone: bad });
+      expect(refused.statusCode, JSON.stringify(bad)).toBe(400);
+      expect(refused.json().code).toBe('validation_failed');
+    }
+    // Neither a name nor a zone: nothing to change.
+    expect((await rename(ws.admin.token, {})).statusCode).toBe(400);
+    expect((await rename(ws.admin.token, { workspaceId: ws.id })).statusCode).toBe(400);
+    const member = await addMember(t, ws, { role: 'member' });
+    expect((await rename(member.token, { timeZone: 'Asia/Tokyo' })).statusCode).toBe(403);
+    expect((await me(member.token)).workspace.timeZone).toBe('America/New_York');
+
+    const cleared = await rename(ws.admin.token, { timeZone: null });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    expect(cleared.json().timeZone).toBeNull();
+    expect((await me(ws.admin.token)).workspace.timeZone).toBeNull();
+  });
+
+  it('takes the time zone when the operator creates a workspace (and refuses an unknown one)', async () => {
+    const op = t.config.operatorToken;
+    const create = (timeZone: unknown) =>
+      t.request({
+        method: 'POST',
+        url: '/api/v1/operator/workspaces',
+        token: op,
+        payload: {
+          name: 'Lakeside PT',
+          tier: 'free',
+          timeZone,
+          admin: { email: `tz-${Date.now()}@example.test`, name: 'Lee' },
+        },
+      });
+    const bad = await create('Europe/Atlantis');
+    expect(bad.statusCode, bad.body).toBe(400);
+    const made = await create('Asia/Kolkata');
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json().workspace.timeZone).toBe('Asia/Kolkata');
+    expect((await me(made.json().admin.token)).workspace.timeZone).toBe('Asia/Kolkata');
+    const signIn = await t.request({
+      method: 'PATCH',
+      url: `/api/v1/operator/workspaces/${made.json().workspace.id}`,
+      token: op,
+      payload: { timeZone: 'Europe/Berlin' },
+    });
+    expect(signIn.statusCode, signIn.body).toBe(200);
+    expect(signIn.json().timeZone).toBe('Europe/Berlin');
+  });
 });

@@ -1,5 +1,10 @@
-/** Workspace settings (admins): the name everyone sees; the plan, what it includes and what the next one adds. */
+/**
+ * Workspace settings (admins): the name everyone sees, the clinic's time zone (the calendar's times), the plan,
+ * what it includes and what the next one adds.
+ */
 import { useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
 import { z } from 'zod';
 import { api } from '../../api.js';
 import { nextPlan, planAdds, planIncludes, planName } from '../../components/plan-features.js';
@@ -26,7 +31,10 @@ export function SettingsPage() {
       </header>
       <div className="split">
         {/* A form of its own per workspace: after a switch it starts again from that workspace's name. */}
-        <NameForm key={me.workspace.id} workspace={me.workspace} />
+        <div style={{ display: 'grid', gap: 'var(--space-4)', alignContent: 'start' }}>
+          <NameForm key={me.workspace.id} workspace={me.workspace} />
+          <TimeZoneForm key={`${me.workspace.id}:${me.workspace.timeZone}`} workspace={me.workspace} />
+        </div>
         <PlanPanel tier={me.workspace.tier} />
       </div>
     </section>
@@ -110,6 +118,141 @@ function NameForm({ workspace }: { workspace: { id: string; name: string } }) {
           >
             Save
           </Button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** The zones this browser knows (IANA names), with the device's own first in line when the list lacks it. */
+function knownZones(own: string): string[] {
+  const listed = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  return listed.includes(own) ? listed : [own, ...listed];
+}
+
+/** "America/New_York" → "New York (Eastern Time)": the zone's city and its generic name where the browser has one. */
+export function zoneWords(zone: string): string {
+  const city = zone.split('/').pop()?.replace(/_/g, ' ') ?? zone;
+  try {
+    const generic = new Intl.DateTimeFormat(undefined, { timeZone: zone, timeZoneName: 'longGeneric' })
+      .formatToParts(new Date())
+      .find((p) => p.type === 'timeZoneName')?.value;
+    return generic && generic !== city ? `${city} (${generic})` : city;
+  } catch {
+    return city;
+  }
+}
+
+/**
+ * The clinic's time zone: the calendar shows and takes times in it whatever zone a device is on (a remote biller
+ * or an HQ manager sees the 8:30 huddle at 8:30). Unset, each device shows its own zone.
+ */
+function TimeZoneForm({ workspace }: { workspace: { id: string; timeZone: string | null } }) {
+  const queryClient = useQueryClient();
+  const own = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const zones = useMemo(() => knownZones(own).map((id) => ({ id, words: `${id.replace(/_/g, ' ')}` })), [own]);
+  const [text, setText] = useState(workspace.timeZone?.replace(/_/g, ' ') ?? '');
+  const [chosen, setChosen] = useState<string | null>(workspace.timeZone);
+  const [error, setError] = useState<string | undefined>();
+  const [saving, setSaving] = useState(false);
+  const shown = useMemo(() => {
+    const q = text.trim().toLowerCase().replace(/_/g, ' ');
+    if (!q || text === chosen?.replace(/_/g, ' ')) return zones;
+    return zones.filter((z) => z.words.toLowerCase().includes(q));
+  }, [text, chosen, zones]);
+
+  const save = (timeZone: string | null) => {
+    setSaving(true);
+    setError(undefined);
+    api
+      .patch<{ timeZone: string | null }>('/workspace', { timeZone, workspaceId: workspace.id })
+      .then(async (saved) => {
+        await queryClient.invalidateQueries({ queryKey: meQueryKey });
+        notifySuccess(
+          saved.timeZone
+            ? `Calendar times are now shown in ${zoneWords(saved.timeZone)} time.`
+            : "Calendar times are now shown in each device's own time zone.",
+        );
+      })
+      .catch((err) => setError(err instanceof Error ? err.message : 'The time zone was not saved'))
+      .finally(() => setSaving(false));
+  };
+
+  return (
+    <section className="card panel" aria-labelledby="zone-title" data-testid="time-zone-panel">
+      <h2 id="zone-title">Time zone</h2>
+      <p className="muted">
+        {workspace.timeZone
+          ? `Everyone sees calendar times in ${zoneWords(workspace.timeZone)} time, whatever zone their device is on.`
+          : "Not set: each person sees calendar times in their own device's zone. Set the clinic's zone so the front desk, clinicians working remotely and head office all see the same times."}
+      </p>
+      <form
+        className="form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!chosen) {
+            setError('Choose a time zone from the list');
+            return;
+          }
+          save(chosen);
+        }}
+      >
+        <FormError message={error} testId="time-zone-error" />
+        <ComboBox
+          className="field combo"
+          inputValue={text}
+          onInputChange={(value) => {
+            setText(value);
+            if (value !== chosen?.replace(/_/g, ' ')) setChosen(null);
+          }}
+          selectedKey={chosen}
+          onSelectionChange={(key) => {
+            if (key === null) return;
+            setChosen(String(key));
+            setText(String(key).replace(/_/g, ' '));
+          }}
+          items={shown}
+          menuTrigger="focus"
+          allowsEmptyCollection
+          data-testid="time-zone"
+        >
+          <Label>Clinic time zone</Label>
+          <Input placeholder="Type a city, e.g. New York" />
+          <Text slot="description" className="muted field-hint">
+            This device is on {zoneWords(own)} time.
+          </Text>
+          <Popover className="popover combo-popover" placement="bottom start">
+            <ListBox
+              className="menu"
+              renderEmptyState={() => <p className="muted combo-empty">No time zone matches “{text}”.</p>}
+            >
+              {(zone: { id: string; words: string }) => (
+                <ListBoxItem id={zone.id} className="menu-item" textValue={zone.words}>
+                  {zone.words}
+                </ListBoxItem>
+              )}
+            </ListBox>
+          </Popover>
+        </ComboBox>
+        <div className="form-actions">
+          <Button
+            type="submit"
+            isDisabled={saving || !chosen || chosen === workspace.timeZone}
+            data-testid="save-time-zone"
+          >
+            Save
+          </Button>
+          {!workspace.timeZone && own !== chosen ? (
+            <Button variant="secondary" isDisabled={saving} onPress={() => save(own)} data-testid="use-device-zone">
+              Use {zoneWords(own)}
+            </Button>
+          ) : null}
+          {workspace.timeZone ? (
+            <Button variant="secondary" isDisabled={saving} onPress={() => save(null)} data-testid="clear-time-zone">
+              Use each device&apos;s zone
+            </Button>
+          ) : null}
         </div>
       </form>
     </section>
