@@ -39,14 +39,16 @@ import { useKeepEventFocus } from './keep-event-focus.js';
 import { TasksSidebar } from './tasks-sidebar.js';
 import {
   addDays,
+  type DisplayZone,
   dateInput,
   describeWhen,
+  describeZone,
   formatDay,
   formatRange,
-  localZone,
   mondayOf,
   parseDateParam,
 } from './time.js';
+import { useDisplayZone } from './use-display-zone.js';
 import './calendar.css';
 
 const WARNING_WORDS: Record<string, string> = {
@@ -145,6 +147,22 @@ function EventChip({ arg, where }: { arg: EventContentArg; where?: string }) {
   );
 }
 
+/**
+ * Which zone the times are in, and, when it is the clinic's and this device is on another, that it is so (a
+ * remote biller or a manager elsewhere would otherwise read the 8:30 huddle as their own 8:30).
+ */
+function ZoneNote({ shownZone, from, to }: { shownZone: DisplayZone; from: Date; to: Date }) {
+  const { zone, browser, clinic } = shownZone;
+  // The abbreviation of the days shown (both, for a week that crosses a DST change).
+  const name = describeZone(zone, shownZone.instant(from), shownZone.instant(to).getTime() - 1);
+  return (
+    <p className="muted calendar-zone" data-testid="calendar-zone">
+      Times in <span data-testid="time-zone">{name}</span>
+      {clinic ? ` (clinic time; your device is on ${describeZone(browser)})` : null}
+    </p>
+  );
+}
+
 /** The banner while booking for a patient: whom for, and a way back to the plain calendar or their record. */
 function BookingFor({ patientId, onDone }: { patientId: string; onDone: () => void }) {
   const { name } = usePatientName(patientId);
@@ -221,13 +239,16 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
     }
   };
   const dayMode = phone || view === 'day';
-  const anchor = parseDateParam(date);
+  // Every Date on this page is shown in the display zone (time.ts): converted from the API's instants, and back
+  // to instants for what it sends.
+  const shownZone = useDisplayZone();
+  const { zone } = shownZone;
+  const now = shownZone.now();
+  const anchor = parseDateParam(date, now);
   const from = dayMode ? new Date(anchor.getFullYear(), anchor.getMonth(), anchor.getDate()) : mondayOf(anchor);
   const to = addDays(from, dayMode ? 1 : 7);
-  const now = new Date();
   // The day the week stands for: the one asked for (a picked date), else today when shown, else Monday.
   const dayOfWeekShown = date && anchor >= from && anchor < to ? anchor : now >= from && now < to ? now : from;
-  const zone = localZone();
   const capabilities = useCapabilities();
   // All locations only where the plan has it: a link (or a workspace switch) that keeps `scope` into a workspace
   // without it shows that workspace's own calendar, and the scope leaves the address (below).
@@ -237,7 +258,7 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
   const [dialog, setDialog] = useState<EventDialogState | null>(null);
   // An open event whose video room is still being made: the window is read again until it is ready.
   const [roomWatched, setRoomWatched] = useState(false);
-  const week = useEvents(from.toISOString(), to.toISOString(), {
+  const week = useEvents(shownZone.instant(from).toISOString(), shownZone.instant(to).toISOString(), {
     scope: hq ? 'organization' : undefined,
     enabled: !dayMode || hq,
     poll: roomWatched,
@@ -304,8 +325,8 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
     id: e.id,
     title: e.title || '(no title)',
     // An all-day event is its dates (given at 00:00Z): as dates, so it shows on the same day in every zone.
-    start: e.allDay ? e.start.slice(0, 10) : e.start,
-    end: e.allDay ? e.end.slice(0, 10) : e.end,
+    start: e.allDay ? e.start.slice(0, 10) : shownZone.shown(e.start),
+    end: e.allDay ? e.end.slice(0, 10) : shownZone.shown(e.end),
     allDay: e.allDay,
     borderColor: hq ? workspaceColor(e.workspaceId) : colorOf(cals, e.calendar),
     backgroundColor: 'var(--event-bg)',
@@ -335,15 +356,15 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
     const last = addDays(first, dayMode ? 1 : 7);
     for (const e of events.data?.items ?? []) {
       if (e.allDay) continue;
-      const start = new Date(e.start);
-      const end = new Date(e.end);
+      const start = shownZone.shown(e.start);
+      const end = shownZone.shown(e.end);
       if (start < first || start >= last) continue;
       min = Math.min(min, start.getHours());
       max = Math.max(max, end.getDate() !== start.getDate() ? 24 : end.getHours() + (end.getMinutes() ? 1 : 0));
     }
     const pad = (h: number) => `${String(h).padStart(2, '0')}:00:00`;
     return { min: pad(min), max: pad(Math.min(24, max)) };
-  }, [events.data, fromMs, dayMode]);
+  }, [events.data, fromMs, dayMode, shownZone]);
 
   const warnings = events.data?.warnings ?? [];
   const warningKey = warnings.map((w) => `${w.provider}:${w.code}`).join(',');
@@ -388,10 +409,11 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
     const source = arg.event.extendedProps.source as CalendarEvent;
     const { start, end } = arg.event;
     if (!start || !end || arg.event.allDay !== source.allDay) return arg.revert();
+    const [startAt, endAt] = [shownZone.instant(start), shownZone.instant(end)];
     // A drop into the past is almost always a slip of the mouse: it is put back. (A visit that really
     // happened at another time is changed in its dialog.)
     // (An all-day event's day has passed only once it is over: today's midnight is not the past.)
-    const over = arg.event.allDay ? (end ?? start).getTime() <= Date.now() : start.getTime() < Date.now();
+    const over = arg.event.allDay ? endAt.getTime() <= Date.now() : startAt.getTime() < Date.now();
     if (over && start.getTime() !== arg.oldEvent.start?.getTime()) {
       arg.revert();
       return notifyError(
@@ -403,7 +425,7 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
     patch.mutate(
       {
         event: source.id,
-        draft: { start: start.toISOString(), end: end.toISOString(), allDay: source.allDay, timeZone: zone },
+        draft: { start: startAt.toISOString(), end: endAt.toISOString(), allDay: source.allDay, timeZone: zone },
       },
       {
         onSuccess: () =>
@@ -420,7 +442,7 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
   };
   const newEvent = () => {
     const start = new Date(from);
-    const now = new Date();
+    const now = shownZone.now();
     if (now >= from && now < to) start.setTime(now.getTime());
     start.setHours(Math.max(9, start.getHours() + 1), 0, 0, 0);
     openCreate(start, new Date(start.getTime() + 30 * 60_000));
@@ -434,8 +456,9 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
             Calendar
           </h1>
           <p className="muted" data-testid="calendar-range">
-            {dayMode ? formatDay(from) : formatRange(from, to)} · <span data-testid="time-zone">{zone}</span>
+            {dayMode ? formatDay(from) : formatRange(from, to)}
           </p>
+          <ZoneNote shownZone={shownZone} from={from} to={to} />
         </div>
         <nav className="calendar-nav" aria-label="Choose dates">
           {!phone ? (
@@ -486,7 +509,7 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
           >
             ‹
           </Button>
-          <Button variant="secondary" size="small" onPress={() => go(new Date())} data-testid="calendar-today">
+          <Button variant="secondary" size="small" onPress={() => go(shownZone.now())} data-testid="calendar-today">
             Today
           </Button>
           <Button
@@ -502,7 +525,7 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
             className="calendar-go-to"
             aria-label="Go to date"
             value={dateInput(dayOfWeekShown)}
-            onCommit={(day) => day && go(parseDateParam(day))}
+            onCommit={(day) => day && go(parseDateParam(day, now))}
             data-testid="calendar-go-to"
           />
           <Button id="calendar-new-event" onPress={newEvent} isDisabled={cals.length === 0} data-testid="new-event">
@@ -568,6 +591,8 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
               headerToolbar={false}
               firstDay={1}
               nowIndicator
+              // The now line and today's column are the display zone's (the events are shown Dates too).
+              now={shownZone.now}
               selectable={!noCalendars}
               selectMirror
               eventInteractive

@@ -26,19 +26,21 @@ import {
   useProviderMatch,
 } from './calendar-api.js';
 import {
+  type DisplayZone,
   dateInput,
   describeRecurrence,
   fromInputs,
   keepLength,
-  localZone,
   REPEATS,
   type Repeat,
   shownTime,
   timeInput,
 } from './time.js';
+import { useDisplayZone } from './use-display-zone.js';
 
 type ProblemField = 'title' | 'date' | 'end' | 'attendees' | 'patient';
 
+/** A new event's `start` and `end` are shown Dates (time.ts): the slot as the calendar shows it. */
 export type EventDialogState =
   | { mode: 'create'; start: Date; end: Date; allDay?: boolean; patientId?: string }
   | { mode: 'edit'; event: CalendarEvent };
@@ -74,6 +76,7 @@ function changedFields(
   event: CalendarEvent,
   fields: { title: string; location: string | null; description: string | null; attendees: { email: string }[] },
   times: { start: string; end: string; allDay: boolean; timeZone: string } | null,
+  shownZone: DisplayZone,
 ): Draft {
   const draft: Draft = {};
   // Compared as the form shows them (trimmed, empty as none), so a field nobody touched is never sent.
@@ -87,10 +90,10 @@ function changedFields(
       .sort()
       .join(',');
   if (guests(fields.attendees) !== guests(event.attendees)) draft.attendees = fields.attendees;
-  // An all-day event's times are days (the API gives them as UTC midnights, the form as local ones).
+  // An all-day event's times are days (the API gives them as UTC midnights, the form as the display zone's).
   const same = (a: string, b: string) =>
     times?.allDay && event.allDay
-      ? dateInput(new Date(a)) === new Date(b).toISOString().slice(0, 10)
+      ? dateInput(shownZone.shown(a)) === new Date(b).toISOString().slice(0, 10)
       : Date.parse(a) === Date.parse(b);
   if (times && (!same(times.start, event.start) || !same(times.end, event.end) || times.allDay !== event.allDay)) {
     Object.assign(draft, times);
@@ -138,13 +141,17 @@ export function EventDialog({
     deleteWait: useId(),
   };
   const editing = state.mode === 'edit' ? state.event : null;
+  // The form's date and times are the display zone's; what is sent is the instants they stand for.
+  const shownZone = useDisplayZone();
   // A new event starts with its title: typing right after "New event" (or a click on a slot) goes there.
   const titleRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (!editing) titleRef.current?.focus();
   }, [editing]);
-  const initialStart = editing ? shownTime(editing.start, editing.allDay) : (state as { start: Date }).start;
-  const initialEnd = editing ? shownTime(editing.end, editing.allDay) : (state as { end: Date }).end;
+  const initialStart = editing
+    ? shownTime(editing.start, editing.allDay, shownZone.zone)
+    : (state as { start: Date }).start;
+  const initialEnd = editing ? shownTime(editing.end, editing.allDay, shownZone.zone) : (state as { end: Date }).end;
   const writable = calendars;
   const [title, setTitle] = useState(editing?.title ?? '');
   const [calendarId, setCalendarId] = useState(
@@ -202,7 +209,11 @@ export function EventDialog({
   const slotEnd = fromInputs(date, allDay ? '23:59' : endTime);
   const matchSlot =
     !editing && patientId && capabilities?.allowed.patientAware && slotStart && slotEnd && slotEnd > slotStart
-      ? { patientId, start: slotStart.toISOString(), end: slotEnd.toISOString() }
+      ? {
+          patientId,
+          start: shownZone.instant(slotStart).toISOString(),
+          end: shownZone.instant(slotEnd).toISOString(),
+        }
       : null;
   const match = useProviderMatch(matchSlot);
   const pickProvider = (userId: string) => {
@@ -257,10 +268,17 @@ export function EventDialog({
       description: description.trim() || null,
       attendees: emails.map((email) => ({ email })),
     };
-    const times = { start: start.toISOString(), end: end.toISOString(), allDay, timeZone: localZone() };
+    const times = {
+      start: shownZone.instant(start).toISOString(),
+      end: shownZone.instant(end).toISOString(),
+      allDay,
+      timeZone: shownZone.zone,
+    };
     // A change sends only what changed: a field sent for one occurrence becomes that occurrence's own
     // (a later rename of the whole series would pass it by), so moving one visit sends its times only.
-    const draft: Draft = editing ? changedFields(editing, fields, seriesScope ? null : times) : { ...fields };
+    const draft: Draft = editing
+      ? changedFields(editing, fields, seriesScope ? null : times, shownZone)
+      : { ...fields };
     if (!editing && patientId) {
       draft.patientId = patientId;
       const host = hostUserId ?? calendar?.hostUserId;
@@ -283,7 +301,7 @@ export function EventDialog({
           onSuccess: (made) => {
             notifySuccess('Event created', `${title.trim()} is on ${calendar?.name ?? 'the calendar'}.`);
             onClose();
-            onSaved?.(shownTime(made.event.start, made.event.allDay));
+            onSaved?.(shownTime(made.event.start, made.event.allDay, shownZone.zone));
           },
           onError: (error) => setProblem(messageOf(error)),
         },
@@ -297,7 +315,7 @@ export function EventDialog({
             notifySuccess(seriesScope ? 'Series updated' : 'Event updated');
             onClose();
             // A whole series answers its first occurrence: no reason to go there.
-            if (!seriesScope) onSaved?.(shownTime(changed.event.start, changed.event.allDay));
+            if (!seriesScope) onSaved?.(shownTime(changed.event.start, changed.event.allDay, shownZone.zone));
           },
           onError: (error) => setProblem(messageOf(error)),
         },

@@ -5,7 +5,8 @@
  */
 import { type RefObject, useCallback, useEffect, useRef } from 'react';
 import type { CalendarEvent } from './calendar-api.js';
-import { dateInput } from './time.js';
+import { type DisplayZone, dateInput } from './time.js';
+import { useDisplayZone } from './use-display-zone.js';
 
 interface FocusedEvent {
   id: string;
@@ -20,13 +21,20 @@ function controlOf(grid: HTMLElement, id: string): HTMLElement | null {
 }
 
 /**
- * Where the focus goes instead: the same event if it is still shown, else the next one that day (or
- * the one before it), else `fallback` (the calendar's "New event" button, or its heading).
+ * Where the focus goes instead: the same event if it is still shown, else the next one that day (the day as the
+ * calendar shows it, in the display zone), or the one before it, else `fallback` (the calendar's "New event"
+ * button, or its heading).
  */
-function focusNear(grid: HTMLElement, gone: FocusedEvent, events: CalendarEvent[], fallback: () => void) {
-  const day = Number.isNaN(gone.start) ? null : dateInput(new Date(gone.start));
+function focusNear(
+  grid: HTMLElement,
+  gone: FocusedEvent,
+  events: CalendarEvent[],
+  fallback: () => void,
+  shownZone: DisplayZone,
+) {
+  const day = Number.isNaN(gone.start) ? null : dateInput(shownZone.shown(gone.start));
   const sameDay = events
-    .filter((e) => e.id !== gone.id && dateInput(new Date(e.start)) === day)
+    .filter((e) => e.id !== gone.id && dateInput(shownZone.shown(e.start)) === day)
     .sort((a, b) => Date.parse(a.start) - Date.parse(b.start));
   const candidates = [
     gone.id,
@@ -49,8 +57,9 @@ export function useKeepEventFocus(
   fallback: () => void,
 ): { afterDialogClosed: () => () => void } {
   const focused = useRef<FocusedEvent | null>(null);
-  const latest = useRef({ events, fallback });
-  latest.current = { events, fallback };
+  const shownZone = useDisplayZone();
+  const latest = useRef({ events, fallback, shownZone });
+  latest.current = { events, fallback, shownZone };
 
   const repair = useCallback(() => {
     const grid = gridRef.current;
@@ -58,7 +67,7 @@ export function useKeepEventFocus(
     const active = document.activeElement;
     if (!grid || !was || was.el.isConnected || (active && active !== document.body)) return;
     focused.current = null;
-    focusNear(grid, was, latest.current.events, latest.current.fallback);
+    focusNear(grid, was, latest.current.events, latest.current.fallback, latest.current.shownZone);
   }, [gridRef]);
 
   useEffect(() => {

@@ -9,11 +9,15 @@ import { Check } from '../../components/ui/form.js';
 import { notifyError } from '../../components/ui/toast.js';
 import { type CalendarEvent, type Task, useCreateTask, useUpdateTask } from './calendar-api.js';
 import { formatTime } from './time.js';
+import { useDisplayZone } from './use-display-zone.js';
 
-const formatDueDay = (iso: string) =>
-  new Intl.DateTimeFormat(undefined, { weekday: 'short', month: 'short', day: 'numeric' }).format(new Date(iso));
+const formatDueDay = (shown: Date) =>
+  new Intl.DateTimeFormat(undefined, { weekday: 'short', month: 'short', day: 'numeric' }).format(shown);
 
-/** Today's list also holds the open tasks whose day has passed (the API carries them), marked overdue. */
+/**
+ * Today's list also holds the open tasks whose day has passed (the API carries them), marked overdue. `day` is a
+ * shown Date (time.ts): the day in the display zone; due times are shown there too.
+ */
 export function TasksSidebar({
   day,
   tasks,
@@ -26,6 +30,7 @@ export function TasksSidebar({
   /** "Tasks for today" beside the week. */
   heading?: string;
 }) {
+  const shownZone = useDisplayZone();
   const headingId = useId();
   const titleId = useId();
   const eventId = useId();
@@ -72,7 +77,9 @@ export function TasksSidebar({
     const event = events.find((e) => e.id === forEvent);
     const ends = event && !event.allDay ? new Date(event.end) : null;
     const due = (
-      ends && Number.isFinite(ends.getTime()) ? ends : new Date(day.getFullYear(), day.getMonth(), day.getDate(), 17, 0)
+      ends && Number.isFinite(ends.getTime())
+        ? ends
+        : shownZone.instant(new Date(day.getFullYear(), day.getMonth(), day.getDate(), 17, 0))
     ).toISOString();
     create.mutate(
       forEvent ? { title: title.trim(), eventId: forEvent, dueAt: due } : { title: title.trim(), dueAt: due },
@@ -99,16 +106,22 @@ export function TasksSidebar({
             <Check isSelected={task.done} onChange={(done) => tick(task, done)}>
               {task.title}
             </Check>
-            {task.dueAt && new Date(task.dueAt) < day ? (
+            {task.dueAt && shownZone.shown(task.dueAt) < day ? (
               // From an earlier day: its own day, done or not (a time alone would read as today's).
               task.done ? (
-                <span className="muted task-meta">Was due {formatDueDay(task.dueAt)}</span>
+                <span className="muted task-meta">Was due {formatDueDay(shownZone.shown(task.dueAt))}</span>
               ) : (
-                <span className="task-meta task-overdue">Overdue: was due {formatDueDay(task.dueAt)}</span>
+                <span className="task-meta task-overdue">
+                  Overdue: was due {formatDueDay(shownZone.shown(task.dueAt))}
+                </span>
               )
             ) : (
               <span className="muted task-meta">
-                {task.eventId ? (titleOf(task.eventId) ?? 'Event') : task.dueAt ? `Due ${formatTime(task.dueAt)}` : ''}
+                {task.eventId
+                  ? (titleOf(task.eventId) ?? 'Event')
+                  : task.dueAt
+                    ? `Due ${formatTime(shownZone.shown(task.dueAt))}`
+                    : ''}
               </span>
             )}
           </li>
@@ -134,7 +147,7 @@ export function TasksSidebar({
             <option value="">The day</option>
             {events.map((e) => (
               <option key={e.id} value={e.id}>
-                {e.allDay ? 'All day' : formatTime(e.start)} {e.title}
+                {e.allDay ? 'All day' : formatTime(shownZone.shown(e.start))} {e.title}
               </option>
             ))}
           </select>

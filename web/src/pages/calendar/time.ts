@@ -1,22 +1,176 @@
-/** Local dates and times for the calendar forms (the browser's zone). */
+/**
+ * Dates and times for the calendar pages, in the display zone: the clinic's (the workspace's time zone) when it
+ * has one, else the browser's.
+ *
+ * The pages work on "shown" Dates: Dates whose *local* fields (getHours, getDate, …) are the wall clock in the
+ * display zone. FullCalendar stays in its default 'local' mode and the local-Date arithmetic here (mondayOf,
+ * dateInput, addDays, the form's inputs) is unchanged; instants from the API become shown Dates with `toShown`,
+ * and Dates from the page (a slot clicked, an event dragged, the form's date and time) become instants again with
+ * `toInstant`, only where they cross to or from the API. (FullCalendar's own `timeZone` option would need a
+ * plugin and Luxon, and every other date on the page, the form's inputs, the week's bounds and the day's tasks,
+ * would still need converting by hand.)
+ */
+import { tzOffset } from '@date-fns/tz';
 
 export const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+const canonical = new Map<string, string | null>();
+/** The zone's name as Intl spells it (an alias and its zone made one), or null when Intl does not know it. */
+function canonicalZone(zone: string): string | null {
+  let name = canonical.get(zone);
+  if (name === undefined) {
+    try {
+      name = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    } catch {
+      name = null;
+    }
+    canonical.set(zone, name);
+  }
+  return name;
+}
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** How far `zone`'s clocks are ahead of UTC at `at`, in ms (@date-fns/tz reads it from Intl). */
+const offsetAt = (zone: string, at: number) => Math.round(tzOffset(zone, new Date(at)) * MINUTE);
+
+/** The wall clock in `zone` at `at`, as a local Date. */
+function wallClock(at: number, zone: string): Date {
+  const wall = new Date(at + offsetAt(zone, at));
+  return new Date(
+    wall.getUTCFullYear(),
+    wall.getUTCMonth(),
+    wall.getUTCDate(),
+    wall.getUTCHours(),
+    wall.getUTCMinutes(),
+    wall.getUTCSeconds(),
+    wall.getUTCMilliseconds(),
+  );
+}
+
+/**
+ * A local Date's fields read as the wall clock in `zone`. The instants that can have that wall clock are found
+ * with the offsets a day before and a day after (no zone changes its offset twice within two days), so the
+ * answer never depends on the browser's own zone (@date-fns/tz's TZDate constructor does, when the browser's
+ * zone changes its clocks the same night).
+ */
+function instantOf(shown: Date, zone: string): Date {
+  const wall = Date.UTC(
+    shown.getFullYear(),
+    shown.getMonth(),
+    shown.getDate(),
+    shown.getHours(),
+    shown.getMinutes(),
+    shown.getSeconds(),
+    shown.getMilliseconds(),
+  );
+  const before = offsetAt(zone, wall - DAY);
+  const after = offsetAt(zone, wall + DAY);
+  const fits = [wall - before, wall - after].filter((at) => offsetAt(zone, at) === wall - at);
+  // Repeated (an autumn night): the first of the two. Skipped (a spring night): read with the offset from before
+  // the change, which lands the gap's length later, as JavaScript's own Date and Temporal's 'compatible' do.
+  return new Date(fits.length > 0 ? Math.min(...fits) : wall - before);
+}
+
+/** The browser's own zone needs no converting (and then times are exactly what they always were). */
+const isBrowserZone = (zone: string) => canonicalZone(zone) === canonicalZone(localZone());
+
+/**
+ * `instant` as a shown Date: its local fields are the wall clock in `zone` (13:30Z in America/New_York in
+ * November: a Date reading 08:30 wherever the browser is).
+ *
+ * One limit of shown Dates: a wall time that the *browser's* own zone skips (its spring-forward hour, when it
+ * has one and it is not the display zone's) cannot be a local Date there, and shows an hour later.
+ */
+export function toShown(instant: Date | string | number, zone: string): Date {
+  const at = new Date(instant).getTime();
+  return isBrowserZone(zone) ? new Date(at) : wallClock(at, zone);
+}
+
+/**
+ * The instant a shown Date stands for: its local fields read as the wall clock in `zone`. At DST changes (the
+ * rule of JavaScript's own Date and of Temporal's 'compatible'): a time the zone skips (2:30 on 2026-03-08 in New
+ * York) is read as if the clock had not yet sprung forward, so it lands the gap's length later (3:30 EDT); a time
+ * the zone repeats (1:30 on 2026-11-01) is the first of the two (1:30 EDT).
+ */
+export function toInstant(shown: Date, zone: string): Date {
+  return isBrowserZone(zone) ? new Date(shown.getTime()) : instantOf(shown, zone);
+}
+
+/** The display zone and how to cross it; made by `displayZone` (in a page, `useDisplayZone`). */
+export interface DisplayZone {
+  /** The IANA zone calendar times are shown and entered in (sent as `timeZone` with drafts and day reads). */
+  zone: string;
+  /** The browser's own zone. */
+  browser: string;
+  /** True when `zone` is the clinic's (the workspace's) and not the same as this browser's own. */
+  clinic: boolean;
+  shown: (instant: Date | string | number) => Date;
+  instant: (shown: Date) => Date;
+  /** The time now, shown (today's column, the now line, "Today"). */
+  now: () => Date;
+}
+
+/**
+ * The one decision of which zone the calendar pages use: the workspace's when it has one that Intl knows, else
+ * the browser's (as it always was).
+ */
+export function displayZone(workspaceZone: string | null | undefined): DisplayZone {
+  const browser = localZone();
+  const zone = workspaceZone && canonicalZone(workspaceZone) ? workspaceZone : browser;
+  const same = isBrowserZone(zone);
+  const shown = (instant: Date | string | number) => {
+    const at = new Date(instant).getTime();
+    return same ? new Date(at) : wallClock(at, zone);
+  };
+  return {
+    zone,
+    browser,
+    clinic: !same,
+    shown,
+    instant: (d) => (same ? new Date(d.getTime()) : instantOf(d, zone)),
+    now: () => shown(Date.now()),
+  };
+}
+
+/** "New York time (EST)", "Kolkata time (GMT+5:30)", "UTC": the zone by its city and its abbreviation then. */
+export function describeZone(zone: string, at: Date | number = Date.now(), until?: Date | number): string {
+  const short = (when: Date | number) => {
+    try {
+      return (
+        new Intl.DateTimeFormat(undefined, { timeZone: zone, timeZoneName: 'short' })
+          .formatToParts(when)
+          .find((p) => p.type === 'timeZoneName')?.value ?? null
+      );
+    } catch {
+      return null;
+    }
+  };
+  const first = short(at);
+  // A week that crosses a DST change has both ("EDT/EST").
+  const last = until === undefined ? first : short(until);
+  const abbreviation = first && last && first !== last ? `${first}/${last}` : first;
+  const city =
+    zone.includes('/') && !zone.startsWith('Etc/') ? zone.slice(zone.lastIndexOf('/') + 1).replace(/_/g, ' ') : null;
+  if (!city) return abbreviation ?? zone;
+  return abbreviation ? `${city} time (${abbreviation})` : `${city} time`;
+}
 
 const pad = (n: number) => String(n).padStart(2, '0');
 export const dateInput = (d: Date) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 export const timeInput = (d: Date) => `${pad(d.getHours())}:${pad(d.getMinutes())}`;
 
 /**
- * When an event starts or ends as this browser shows it. An all-day event's times are its dates (the API gives
- * them at 00:00Z): the date itself at local midnight, so that it is the same day in every zone.
+ * When an event starts or ends, shown (in `zone`). An all-day event's times are its dates (the API gives them at
+ * 00:00Z): the date itself at local midnight, so that it is the same day in every zone.
  */
-export function shownTime(iso: string, allDay: boolean): Date {
-  if (!allDay) return new Date(iso);
+export function shownTime(iso: string, allDay: boolean, zone: string): Date {
+  if (!allDay) return toShown(iso, zone);
   const [y, m, d] = iso.slice(0, 10).split('-').map(Number);
   return new Date(y ?? 1970, (m ?? 1) - 1, d ?? 1);
 }
 
-/** `YYYY-MM-DD` + `HH:MM` in the browser's zone → Date (invalid input → null). */
+/** `YYYY-MM-DD` + `HH:MM` → a shown Date (invalid input → null); `toInstant` makes it the time it stands for. */
 export function fromInputs(date: string, time: string): Date | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   const t = /^(\d{2}):(\d{2})$/.exec(time);
@@ -42,10 +196,11 @@ export function keepLength(oldStart: string, oldEnd: string, newStart: string): 
   return `${pad(Math.floor(end / 60))}:${pad(end % 60)}`;
 }
 
-export function parseDateParam(value: string | undefined): Date {
+/** The day a `YYYY-MM-DD` names, else `today` (shown Dates both). */
+export function parseDateParam(value: string | undefined, today: Date): Date {
   const m = value ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
-  const d = m ? new Date(+m[1], +m[2] - 1, +m[3]) : new Date();
-  return Number.isNaN(d.getTime()) ? new Date() : d;
+  const d = m ? new Date(+m[1], +m[2] - 1, +m[3]) : new Date(today);
+  return Number.isNaN(d.getTime()) ? new Date(today) : d;
 }
 
 /** Monday 00:00 of the week holding `d`. */
@@ -61,8 +216,9 @@ export const addDays = (d: Date, days: number) => {
   return out;
 };
 
-export const formatTime = (iso: string) =>
-  new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
+/** The time of a shown Date, "8:30 AM". */
+export const formatTime = (shown: Date) =>
+  new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' }).format(shown);
 
 export const formatDay = (d: Date) =>
   new Intl.DateTimeFormat(undefined, { weekday: 'long', month: 'long', day: 'numeric' }).format(d);

@@ -3,12 +3,14 @@
  * first and then the last 60, each with its time, title, clinician, status and video link, and a way
  * into the calendar on that day. A series shows as its occurrences. A visit is upcoming until it ends
  * (one under way is upcoming, one that ended this morning is earlier); only those offer *Join video*.
+ * Times and days are the calendar's display zone's (the clinic's when it has one).
  */
 import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { type CalendarEvent, PROVIDER_LABEL, useCalendars, useEvents } from '../calendar/calendar-api.js';
-import { addDays, dateInput, shownTime } from '../calendar/time.js';
+import { addDays, type DisplayZone, dateInput, shownTime } from '../calendar/time.js';
+import { useDisplayZone } from '../calendar/use-display-zone.js';
 import { useMembers } from '../messages/messages-api.js';
 
 const DAYS = 60;
@@ -19,16 +21,17 @@ const STATUS: Record<CalendarEvent['status'], { label: string; tone: string } | 
   cancelled: { label: 'Cancelled', tone: 'status-bad' },
 };
 
-const when = (e: CalendarEvent) => {
-  const start = shownTime(e.start, e.allDay);
+const when = (e: CalendarEvent, shownZone: DisplayZone) => {
+  const start = shownTime(e.start, e.allDay, shownZone.zone);
   const day = new Intl.DateTimeFormat(undefined, { weekday: 'short', month: 'short', day: 'numeric', year: 'numeric' });
   if (e.allDay) return `${day.format(start)} · all day`;
   const time = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' });
-  return `${day.format(start)} · ${time.format(start)}–${time.format(new Date(e.end))}`;
+  return `${day.format(start)} · ${time.format(start)}–${time.format(shownZone.shown(e.end))}`;
 };
 
-/** When a visit ends: an all-day one at the local midnight after its last day (its end date is exclusive). */
-const endsAt = (e: CalendarEvent) => shownTime(e.end, e.allDay).getTime();
+/** When a visit ends: an all-day one at the display zone's midnight after its last day (its end date is exclusive). */
+const endsAt = (e: CalendarEvent, shownZone: DisplayZone) =>
+  shownZone.instant(shownTime(e.end, e.allDay, shownZone.zone)).getTime();
 
 /**
  * Whether the location is the meeting's own join link (Zoom writes it there, password and all): the card
@@ -58,6 +61,7 @@ function Appointment({
   upcoming: boolean;
 }) {
   const status = STATUS[e.status];
+  const shownZone = useDisplayZone();
   // The call the patient's invitation names; Atrium's telehealth room when the visit has none.
   const join = e.conference?.joinUrl ?? e.telehealth?.joinUrl ?? null;
   const place =
@@ -66,7 +70,7 @@ function Appointment({
     <li className="card item-card appointment-card" data-testid="appointment" data-status={e.status}>
       <div className="item-card-top">
         <strong>
-          {when(e)}
+          {when(e, shownZone)}
           {status ? <span className={`status-pill ${status.tone}`}>{status.label}</span> : null}
         </strong>
         <div className="inline-actions">
@@ -77,7 +81,7 @@ function Appointment({
           ) : null}
           <Link
             to="/calendar"
-            search={{ date: dateInput(shownTime(e.start, e.allDay)), view: 'day' }}
+            search={{ date: dateInput(shownTime(e.start, e.allDay, shownZone.zone)), view: 'day' }}
             className="button button-secondary button-small"
           >
             Open in calendar
@@ -144,18 +148,22 @@ function useMinute(): number {
 }
 
 function Visits({ patientId, today, names }: { patientId: string; today: Date; names: Map<string, string> }) {
-  // Windows of whole local days, so repeat reads hit the cache; what is upcoming is decided by the time now.
-  const next = useEvents(today.toISOString(), addDays(today, DAYS).toISOString(), { patientId });
-  const last = useEvents(addDays(today, -DAYS).toISOString(), today.toISOString(), { patientId });
+  const shownZone = useDisplayZone();
+  // Windows of whole days (the display zone's), so repeat reads hit the cache; what is upcoming is decided by the
+  // time now.
+  const at = (d: Date) => shownZone.instant(d).toISOString();
+  const next = useEvents(at(today), at(addDays(today, DAYS)), { patientId });
+  const last = useEvents(at(addDays(today, -DAYS)), at(today), { patientId });
   const now = useMinute();
   const byId = new Map<string, CalendarEvent>();
   for (const e of [...(last.data?.items ?? []), ...(next.data?.items ?? [])]) byId.set(e.id, e);
   const all = [...byId.values()].sort(
-    (a, b) => shownTime(a.start, a.allDay).getTime() - shownTime(b.start, b.allDay).getTime(),
+    (a, b) =>
+      shownTime(a.start, a.allDay, shownZone.zone).getTime() - shownTime(b.start, b.allDay, shownZone.zone).getTime(),
   );
   // Under way or still to come is upcoming; ended (this morning too) is earlier, newest first.
-  const upcoming = all.filter((e) => endsAt(e) > now);
-  const earlier = all.filter((e) => endsAt(e) <= now).reverse();
+  const upcoming = all.filter((e) => endsAt(e, shownZone) > now);
+  const earlier = all.filter((e) => endsAt(e, shownZone) <= now).reverse();
   const warned = new Set([...(next.data?.warnings ?? []), ...(last.data?.warnings ?? [])].map((w) => w.provider));
   const status = { pending: next.isPending || last.isPending, done: next.isSuccess && last.isSuccess };
   return (
@@ -178,7 +186,8 @@ export function PatientAppointments({ patientId }: { patientId: string }) {
   const calendars = useCalendars();
   const members = useMembers();
   const names = new Map((members.data?.items ?? []).map((m) => [m.userId, m.name]));
-  const today = new Date();
+  // Today in the display zone, shown (time.ts).
+  const today = useDisplayZone().now();
   today.setHours(0, 0, 0, 0);
   // Without a connected calendar there is nothing to read (and "none" would say something untrue).
   if (calendars.isSuccess && calendars.data.items.length === 0) {

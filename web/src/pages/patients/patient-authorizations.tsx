@@ -9,6 +9,8 @@ import { Button } from '../../components/ui/button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
+import type { DisplayZone } from '../calendar/time.js';
+import { useDisplayZone } from '../calendar/use-display-zone.js';
 import { formatDate } from './patients-api.js';
 import { type Authorization, useAddAuthorization, useAuthorizations } from './record-api.js';
 import { ScheduleSessionsDialog, type SessionUsage, useSessionUsage } from './schedule-sessions.js';
@@ -77,6 +79,7 @@ function AuthorizationCard({
   const used = usage?.unitsBooked ?? a.unitsUsed ?? 0;
   const remaining = Math.max(0, a.units - used);
   const [scheduling, setScheduling] = useState(false);
+  const shownZone = useDisplayZone();
   const today = new Date().toISOString().slice(0, 10);
   const expired = a.validTo < today;
   return (
@@ -100,7 +103,7 @@ function AuthorizationCard({
       </p>
       <p className="muted">
         Valid {formatDate(a.validFrom)} to {formatDate(a.validTo)}
-        {usage?.sessions.length ? ` · next session ${nextSession(usage.sessions)}` : ''}
+        {usage?.sessions.length ? ` · next session ${nextSession(usage.sessions, shownZone)}` : ''}
       </p>
       {!expired && remaining > 0 ? (
         <div className="section-actions">
@@ -124,10 +127,11 @@ function AuthorizationCard({
   );
 }
 
-function nextSession(sessions: { start: string }[]): string {
+/** The next session's day and time as the calendar shows them (its display zone: the clinic's when it has one). */
+function nextSession(sessions: { start: string }[], shownZone: DisplayZone): string {
   const next = sessions.find((s) => s.start > new Date().toISOString());
   return next
-    ? new Date(next.start).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+    ? shownZone.shown(next.start).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
     : 'none booked';
 }
 

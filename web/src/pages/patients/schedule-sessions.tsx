@@ -9,7 +9,8 @@ import { Button } from '../../components/ui/button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import type { CalendarInfo } from '../calendar/calendar-api.js';
-import { dateInput, fromInputs, localZone } from '../calendar/time.js';
+import { dateInput, fromInputs } from '../calendar/time.js';
+import { useDisplayZone } from '../calendar/use-display-zone.js';
 
 export interface SessionUsage {
   authorizationId: string;
@@ -57,7 +58,9 @@ export function ScheduleSessionsDialog({
     queryFn: () => api.get<{ items: CalendarInfo[] }>('/calendar/calendars'),
     enabled: isOpen,
   });
-  const tomorrow = new Date(Date.now() + 24 * 3600_000);
+  // The first session's date and time are the calendar's display zone's (the clinic's when it has one).
+  const shownZone = useDisplayZone();
+  const tomorrow = shownZone.shown(Date.now() + 24 * 3600_000);
   const [calendar, setCalendar] = useState('');
   const [date, setDate] = useState(dateInput(tomorrow));
   const [time, setTime] = useState('10:00');
@@ -89,8 +92,8 @@ export function ScheduleSessionsDialog({
         patientId,
         authorizationId,
         calendar: chosen,
-        firstStart: first.toISOString(),
-        timeZone: localZone(),
+        firstStart: shownZone.instant(first).toISOString(),
+        timeZone: shownZone.zone,
         frequency,
         unitsPerSession,
       },
