@@ -177,6 +177,9 @@ describe('workspace administration', () => {
     expect(secret).toBeTruthy();
     const me = await fetch(`${harness.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
     expect(me.status).toBe(200);
+    // The shared Copy button: named for what it copies, and a toast says it was copied.
+    await page.getByRole('button', { name: 'Copy token Billing export' }).click();
+    await page.getByText('Token Billing export copied.').first().waitFor();
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByTestId('token-item').filter({ hasText: 'Billing export' }).waitFor();
     expect(await page.content()).not.toContain(secret as string);

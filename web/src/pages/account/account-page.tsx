@@ -3,6 +3,7 @@ import { useRef, useState } from 'react';
 import { z } from 'zod';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { Button } from '../../components/ui/button.js';
+import { CopyButton } from '../../components/ui/copy-button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
@@ -181,26 +182,15 @@ function TokensCard() {
   );
 }
 
+/** A new token's secret, shown once, with the shared Copy button (a toast says it was copied, or how to copy by hand). */
 export function SecretValue({ label, value }: { label: string; value: string }) {
-  const [copied, setCopied] = useState(false);
   return (
     <div className="secret-box">
       <span className="muted">{label}</span>
       <code className="secret-value" data-testid="token-secret">
         {value}
       </code>
-      <Button
-        variant="secondary"
-        size="small"
-        onPress={() =>
-          navigator.clipboard
-            ?.writeText(value)
-            .then(() => setCopied(true))
-            .catch(() => setCopied(false))
-        }
-      >
-        {copied ? 'Copied' : 'Copy'}
-      </Button>
+      <CopyButton text={value} label={`token ${label}`} testId="copy-token-secret" />
     </div>
   );
 }
