@@ -1,0 +1,231 @@
+/**
+ * The calendar in the clinic's time zone: a workspace in America/New_York seen from a browser in Tokyo shows and
+ * takes New York times (the 8:30 huddle at 8:30, the 9:00 slot stored as 14:00Z), says so, and the patient record's
+ * visits and sessions follow it. (The browser's zone alone, with no workspace zone, is calendar.test.ts's.)
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeProblems, type BrowserHarness, signIn, startHarness, type TestWorkspace } from './harness.js';
+
+const NY = 'America/New_York';
+const headers = { 'content-type': 'application/json', 'x-requested-with': 'fetch' };
+
+/** Today in New York, `YYYY-MM-DD`, `days` on. */
+const newYorkDay = (days = 0) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: NY }).format(new Date(Date.now() + days * 86_400_000));
+
+/** The instant of a wall-clock time in New York, EST or EDT as that day has it. */
+function newYorkTime(day: string, hours: number, minutes: number): Date {
+  const [y, m, d] = day.split('-').map(Number);
+  const asUtc = Date.UTC(y, m - 1, d, hours, minutes);
+  const offset = new Intl.DateTimeFormat('en-US', { timeZone: NY, timeZoneName: 'shortOffset' })
+    .formatToParts(new Date(asUtc))
+    .find((part) => part.type === 'timeZoneName')?.value;
+  return new Date(asUtc - Number(/GMT([+-]\d+)/.exec(offset ?? '')?.[1] ?? 0) * 3_600_000);
+}
+
+interface ApiEvent {
+  id: string;
+  title: string;
+  start: string;
+  end: string;
+  timeZone: string;
+}
+
+/** Calls the API from the page, as the signed-in user. */
+const call = <T>(page: Page, method: string, path: string, body?: unknown) =>
+  page.evaluate(
+    async ({ method, path, body, headers }) => {
+      const response = await fetch(`/api/v1${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`${method} ${path} → ${response.status}: ${await response.text()}`);
+      return (response.status === 204 ? null : await response.json()) as T;
+    },
+    { method, path, body, headers },
+  );
+
+describe('calendar in the clinic time zone', () => {
+  let harness: BrowserHarness;
+  let workspace: TestWorkspace;
+  let page: Page;
+  let calendarId = '';
+  let hostUserId = '';
+
+  const events = async (from: string, to: string) =>
+    (
+      await call<{ items: ApiEvent[] }>(
+        page,
+        'GET',
+        `/calendar/events?timeMin=${encodeURIComponent(from)}&timeMax=${encodeURIComponent(to)}`,
+      )
+    ).items;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    workspace = await harness.createWorkspace({ tier: 'advanced' });
+    // The browser is in Tokyo (14 hours ahead of New York in November); the clinic is in New York.
+    page = await harness.newPage({ timezoneId: 'Asia/Tokyo' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await call(page, 'PATCH', '/workspace', { timeZone: NY });
+    await page.goto('/calendar?date=2026-11-24');
+    await page.getByTestId('connect-google').click();
+    await page.waitForURL(/\/calendar/);
+    await page.getByTestId('connection').first().waitFor();
+    const calendars = await call<{ items: { id: string; primary: boolean; hostUserId: string }[] }>(
+      page,
+      'GET',
+      '/calendar/calendars',
+    );
+    const primary = calendars.items.find((c) => c.primary) ?? calendars.items[0];
+    calendarId = primary?.id ?? '';
+    hostUserId = primary?.hostUserId ?? '';
+    await call(page, 'POST', '/calendar/events', {
+      calendar: calendarId,
+      draft: { title: 'Morning huddle', start: '2026-11-24T13:30:00Z', end: '2026-11-24T14:00:00Z', timeZone: NY },
+    });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('shows the 13:30Z huddle at 8:30 on its New York day, and says the times are the clinic’s', async () => {
+    await page.goto('/calendar?date=2026-11-24');
+    const huddle = page.locator('.fc-timegrid-col[data-date="2026-11-24"] .fc-event', { hasText: 'Morning huddle' });
+    await huddle.waitFor();
+    expect(await huddle.textContent()).toContain('Tue, Nov 24, 8:30–9:00 AM, Morning huddle');
+    // At the 8:30 line of the grid (the browser's own zone would put it at 22:30).
+    const lane = await page.locator('.fc-timegrid-slot-lane[data-time="08:30:00"]').boundingBox();
+    const box = await huddle.boundingBox();
+    expect(lane && box && Math.abs(box.y - lane.y)).toBeLessThan(4);
+    expect(await page.getByTestId('time-zone').textContent()).toBe('New York time (EST)');
+    expect(await page.getByTestId('calendar-zone').textContent()).toBe(
+      'Times in New York time (EST) (clinic time; your device is on Tokyo time (GMT+9))',
+    );
+    // Opened, the dialog names the clinic's day and times.
+    await huddle.click();
+    expect(await page.getByTestId('event-date').inputValue()).toBe('2026-11-24');
+    expect(await page.getByTestId('event-start').inputValue()).toBe('08:30');
+    expect(await page.getByTestId('event-end').inputValue()).toBe('09:00');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    expect(await axeProblems(page, '[data-testid="calendar-page"]')).toEqual([]);
+  });
+
+  it('a click on the 9:00 slot books 9:00 New York time: 14:00Z, in the clinic’s zone', async () => {
+    await page.goto('/calendar?date=2026-11-24');
+    await page.locator('.fc-event', { hasText: 'Morning huddle' }).waitFor();
+    const lane = await page.locator('.fc-timegrid-slot-lane[data-time="09:00:00"]').boundingBox();
+    const column = await page.locator('.fc-timegrid-col[data-date="2026-11-24"]').boundingBox();
+    if (!lane || !column) throw new Error('no time grid');
+    await page.mouse.move(column.x + column.width / 2, lane.y + lane.height / 2);
+    await page.mouse.down();
+    await page.mouse.up();
+    await page.getByTestId('event-dialog').waitFor();
+    expect(await page.getByTestId('event-date').inputValue()).toBe('2026-11-24');
+    expect(await page.getByTestId('event-start').inputValue()).toBe('09:00');
+    await page.getByTestId('event-title').fill('Team check-in');
+    await page.getByTestId('event-save').click();
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await page.locator('.fc-event', { hasText: 'Team check-in' }).waitFor();
+    const made = (await events('2026-11-24T00:00:00Z', '2026-11-25T12:00:00Z')).find(
+      (e) => e.title === 'Team check-in',
+    );
+    expect(made && new Date(made.start).toISOString()).toBe('2026-11-24T14:00:00.000Z');
+    expect(made && new Date(made.end).toISOString()).toBe('2026-11-24T14:30:00.000Z');
+    expect(made?.timeZone).toBe(NY);
+    // The day view reads the clinic's day: both events, in the day's task picker too.
+    await page.goto('/calendar?date=2026-11-24&view=day');
+    const picker = page.getByTestId('task-event');
+    await expect.poll(() => picker.locator('option').allTextContents()).toContain('8:30 AM Morning huddle');
+    expect(await picker.locator('option').allTextContents()).toContain('9:00 AM Team check-in');
+  });
+
+  it('today’s column and the now line are New York’s, also when Tokyo is already on the next day', async () => {
+    const late = await harness.newPage({ timezoneId: 'Asia/Tokyo' });
+    await late.setViewportSize({ width: 1280, height: 900 });
+    // 5 PM on Tuesday in New York: 7 AM on Wednesday in Tokyo.
+    await late.clock.setFixedTime(new Date('2026-11-24T22:00:00Z'));
+    await signIn(late, workspace.admin.email, workspace.admin.password);
+    await late.goto('/calendar');
+    const today = late.locator('.fc-timegrid-col.fc-day-today');
+    await today.waitFor();
+    expect(await today.getAttribute('data-date')).toBe('2026-11-24');
+    // The now line at 5 PM.
+    const line = await today.locator('.fc-timegrid-now-indicator-line').boundingBox();
+    const five = await late.locator('.fc-timegrid-slot-lane[data-time="17:00:00"]').boundingBox();
+    expect(line && five && Math.abs(line.y - five.y)).toBeLessThan(4);
+    await late.getByTestId('view-day').click();
+    await late.waitForURL(/date=2026-11-24/);
+    await late.close();
+  });
+
+  it('the patient record lists a visit and books sessions in New York time', async () => {
+    const day = newYorkDay(7);
+    const patient = await call<{ id: string }>(page, 'POST', '/patients', { givenName: 'Tess', familyName: 'Tokyo' });
+    await call(page, 'POST', '/calendar/events', {
+      calendar: calendarId,
+      draft: {
+        title: 'Visit: Tess Tokyo',
+        start: newYorkTime(day, 8, 30).toISOString(),
+        end: newYorkTime(day, 9, 0).toISOString(),
+        timeZone: NY,
+        patientId: patient.id,
+        hostUserId,
+      },
+    });
+    await page.goto(`/patients/${patient.id}?tab=appointments`);
+    const visit = page.getByTestId('appointment').filter({ hasText: 'Visit: Tess Tokyo' });
+    await visit.waitFor();
+    const dayWords = new Date(`${day}T12:00:00Z`).toLocaleDateString('en-US', {
+      timeZone: 'UTC',
+      weekday: 'short',
+      month: 'short',
+      day: 'numeric',
+      year: 'numeric',
+    });
+    expect((await visit.textContent())?.replace(/[\u202f\u2009]/g, ' ')).toContain(`${dayWords} · 8:30 AM–9:00 AM`);
+    // Open in calendar: that New York day.
+    expect(await visit.getByRole('link', { name: 'Open in calendar' }).getAttribute('href')).toContain(`date=${day}`);
+
+    await call(page, 'POST', `/patients/${patient.id}/authorizations`, {
+      service: 'speech-therapy',
+      units: 2,
+      unitMinutes: 30,
+      validFrom: '2026-01-01',
+      validTo: '2027-12-31',
+    });
+    await page.goto(`/patients/${patient.id}?tab=authorizations`);
+    await page.getByTestId('schedule-sessions').click();
+    await page.getByTestId('schedule-sessions-dialog').waitFor();
+    await page.getByTestId('sessions-date').fill('2027-01-04');
+    await page.getByTestId('sessions-time').fill('10:00');
+    await page.getByTestId('sessions-book').click();
+    await page.getByTestId('schedule-sessions-dialog').waitFor({ state: 'detached' });
+    const usage = await call<{ items: { sessions: { start: string }[] }[] }>(
+      page,
+      'GET',
+      `/calendar/sessions?patientId=${patient.id}`,
+    );
+    const starts = usage.items.flatMap((a) => a.sessions.map((s) => new Date(s.start).toISOString())).sort();
+    // 10:00 EST each week, whatever zone the device is on.
+    expect(starts).toEqual(['2027-01-04T15:00:00.000Z', '2027-01-11T15:00:00.000Z']);
+  });
+
+  it('on a phone in Tokyo: the day list at 8:30, the clinic-time note, no sideways scrolling, axe-clean', async () => {
+    const phone = await harness.newPage({ timezoneId: 'Asia/Tokyo', phone: true });
+    await signIn(phone, workspace.admin.email, workspace.admin.password);
+    await phone.goto('/calendar?date=2026-11-24');
+    await phone.locator('.fc-list').waitFor();
+    const huddle = phone.getByRole('button', { name: /^Tue, Nov 24, 8:30–9:00 AM, Morning huddle/ });
+    await huddle.waitFor();
+    expect(await phone.getByTestId('calendar-zone').textContent()).toContain('clinic time; your device is on Tokyo');
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await axeProblems(phone, '[data-testid="calendar-page"]')).toEqual([]);
+    await phone.close();
+  });
+});
