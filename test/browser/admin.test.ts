@@ -337,7 +337,10 @@ describe('workspace administration', () => {
     await panel.getByLabel('Clinic time zone').fill('Los Ang');
     await page.getByRole('option', { name: 'America/Los Angeles' }).click();
     await panel.getByTestId('save-time-zone').click();
-    await page.getByText(/Calendar times are now shown in Los Angeles/).first().waitFor();
+    await page
+      .getByText(/Calendar times are now shown in Los Angeles/)
+      .first()
+      .waitFor();
     const me = () =>
       page.evaluate(() => fetch('/api/v1/me').then((r) => r.json() as Promise<{ workspace: { timeZone: string } }>));
     expect((await me()).workspace.timeZone).toBe('America/Los_Angeles');
