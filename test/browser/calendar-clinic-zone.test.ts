@@ -104,7 +104,7 @@ describe('calendar in the clinic time zone', () => {
     expect(lane && box && Math.abs(box.y - lane.y)).toBeLessThan(4);
     expect(await page.getByTestId('time-zone').textContent()).toBe('New York time (EST)');
     expect(await page.getByTestId('calendar-zone').textContent()).toBe(
-      'Times in New York time (EST) (clinic time; your device is on Tokyo time (GMT+9))',
+      "Times in New York time (EST), the clinic's; this device is on Tokyo time (GMT+9)",
     );
     // Opened, the dialog names the clinic's day and times.
     await huddle.click();
@@ -223,7 +223,7 @@ describe('calendar in the clinic time zone', () => {
     await phone.locator('.fc-list').waitFor();
     const huddle = phone.getByRole('button', { name: /^Tue, Nov 24, 8:30–9:00 AM, Morning huddle/ });
     await huddle.waitFor();
-    expect(await phone.getByTestId('calendar-zone').textContent()).toContain('clinic time; your device is on Tokyo');
+    expect(await phone.getByTestId('calendar-zone').textContent()).toContain("the clinic's; this device is on Tokyo");
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     expect(await axeProblems(phone, '[data-testid="calendar-page"]')).toEqual([]);
     await phone.close();

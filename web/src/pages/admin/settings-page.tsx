@@ -16,6 +16,7 @@ import { notifySuccess } from '../../components/ui/toast.js';
 import { useCurrentMe } from '../../me-context.js';
 import type { Tier } from '../../session.js';
 import { meQueryKey } from '../../session.js';
+import { describeZone } from '../calendar/time.js';
 
 const form = z.object({ name: z.string().trim().min(1, 'Give the workspace a name').max(200) });
 
@@ -130,19 +131,6 @@ function knownZones(own: string): string[] {
   return listed.includes(own) ? listed : [own, ...listed];
 }
 
-/** "America/New_York" → "New York (Eastern Time)": the zone's city and its generic name where the browser has one. */
-export function zoneWords(zone: string): string {
-  const city = zone.split('/').pop()?.replace(/_/g, ' ') ?? zone;
-  try {
-    const generic = new Intl.DateTimeFormat(undefined, { timeZone: zone, timeZoneName: 'longGeneric' })
-      .formatToParts(new Date())
-      .find((p) => p.type === 'timeZoneName')?.value;
-    return generic && generic !== city ? `${city} (${generic})` : city;
-  } catch {
-    return city;
-  }
-}
-
 /**
  * The clinic's time zone: the calendar shows and takes times in it whatever zone a device is on (a remote biller
  * or an HQ manager sees the 8:30 huddle at 8:30). Unset, each device shows its own zone.
@@ -170,7 +158,7 @@ function TimeZoneForm({ workspace }: { workspace: { id: string; timeZone: string
         await queryClient.invalidateQueries({ queryKey: meQueryKey });
         notifySuccess(
           saved.timeZone
-            ? `Calendar times are now shown in ${zoneWords(saved.timeZone)} time.`
+            ? `Calendar times are now shown in ${describeZone(saved.timeZone)}.`
             : "Calendar times are now shown in each device's own time zone.",
         );
       })
@@ -183,7 +171,7 @@ function TimeZoneForm({ workspace }: { workspace: { id: string; timeZone: string
       <h2 id="zone-title">Time zone</h2>
       <p className="muted">
         {workspace.timeZone
-          ? `Everyone sees calendar times in ${zoneWords(workspace.timeZone)} time, whatever zone their device is on.`
+          ? `Everyone sees calendar times in ${describeZone(workspace.timeZone)}, whatever zone their device is on.`
           : "Not set: each person sees calendar times in their own device's zone. Set the clinic's zone so the front desk, clinicians working remotely and head office all see the same times."}
       </p>
       <form
@@ -220,7 +208,7 @@ function TimeZoneForm({ workspace }: { workspace: { id: string; timeZone: string
           <Label>Clinic time zone</Label>
           <Input placeholder="Type a city, e.g. New York" />
           <Text slot="description" className="muted field-hint">
-            This device is on {zoneWords(own)} time.
+            This device is on {describeZone(own)}.
           </Text>
           <Popover className="popover combo-popover" placement="bottom start">
             <ListBox
@@ -245,7 +233,7 @@ function TimeZoneForm({ workspace }: { workspace: { id: string; timeZone: string
           </Button>
           {!workspace.timeZone && own !== chosen ? (
             <Button variant="secondary" isDisabled={saving} onPress={() => save(own)} data-testid="use-device-zone">
-              Use {zoneWords(own)}
+              Use {describeZone(own)}
             </Button>
           ) : null}
           {workspace.timeZone ? (

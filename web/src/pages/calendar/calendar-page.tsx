@@ -158,7 +158,7 @@ function ZoneNote({ shownZone, from, to }: { shownZone: DisplayZone; from: Date;
   return (
     <p className="muted calendar-zone" data-testid="calendar-zone">
       Times in <span data-testid="time-zone">{name}</span>
-      {clinic ? ` (clinic time; your device is on ${describeZone(browser)})` : null}
+      {clinic ? `, the clinic's; this device is on ${describeZone(browser)}` : null}
     </p>
   );
 }
