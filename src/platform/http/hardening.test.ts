@@ -7,7 +7,7 @@ import { createWorkspace, type TestWorkspace } from '../../../test/helpers/facto
 import { buildApp } from '../../app.js';
 import { ConfigError, loadConfig, loadTestConfig } from '../../config.js';
 import { daySchema, instantSchema } from '../http-schemas.js';
-import { findHostileText, isHostileText, pathOnly } from './hardening.js';
+import { findHostileText, findRefused, isHostileText, MAX_JSON_DEPTH, pathOnly } from './hardening.js';
 
 const lines: string[] = [];
 let testDb: TestDatabase;
@@ -140,6 +140,49 @@ describe('hostile text', () => {
     expectProblem(await get('/api/v1/patients?q=a%00b'), 400, 'validation_failed');
     expectProblem(await get('/api/v1/patients/pat_%00'), 400, 'validation_failed');
     expect((await get('/api/v1/patients')).json().items.length).toBe(before);
+  });
+});
+
+describe('nesting', () => {
+  const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+  it('finds arrays or objects nested deeper than the limit, whatever holds them', () => {
+    expect(findRefused(JSON.parse(nested(MAX_JSON_DEPTH)), 'body')).toBeUndefined();
+    expect(findRefused(JSON.parse(nested(MAX_JSON_DEPTH + 1)), 'body')?.message).toMatch(/nested more than 64/);
+    expect(findRefused({ a: { b: JSON.parse(nested(100)) } }, 'body')?.path).toMatch(/^body\.a\.b(\.0)+$/);
+    // Hostile text is still found below the limit, and without one at any depth.
+    expect(findRefused({ a: ['x\u0000'] }, 'body')).toEqual({
+      path: 'body.a.0',
+      message: expect.stringMatching(/NUL/),
+    });
+  });
+
+  it('a body nested 10,000 deep is 400 validation_failed on every route, and stores nothing', async () => {
+    const before = (await get('/api/v1/patients')).json().items.length;
+    // Once a 500 (stack overflow) where the value was serialised again: a private skill's call.
+    for (const [url, payload] of [
+      ['/api/v1/patients', `{"givenName":"Ann","familyName":"Lee","x":${nested(10_000)}}`],
+      ['/api/v1/skills/invoke', `{"slug":"probe-skill","tool":"echo","input":{"x":${nested(10_000)}}}`],
+      ['/api/v1/tasks', `{"title":"Call back","x":${nested(10_000)}}`],
+    ] as const) {
+      const res = await app.inject({
+        method: 'POST',
+        url,
+        payload,
+        headers: { authorization: `Bearer ${ws.admin.token}`, 'content-type': 'application/json' },
+      });
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.json().detail, url).toMatch(/nested more than 64 levels/);
+    }
+    expect((await get('/api/v1/patients')).json().items.length).toBe(before);
+    // A body within the limit is read as before.
+    const ok = await app.inject({
+      method: 'POST',
+      url: '/api/v1/patients',
+      payload: `{"givenName":"Ann","familyName":"Lee","x":${nested(40)}}`,
+      headers: { authorization: `Bearer ${ws.admin.token}`, 'content-type': 'application/json' },
+    });
+    expect(ok.statusCode, ok.body).toBe(201);
   });
 });
 

@@ -33,26 +33,44 @@ export function isHostileText(text: string): boolean {
  * own stack, so no nesting depth hides anything (the body limit bounds the work).
  */
 export function findHostileText(value: unknown, path: string): string | undefined {
-  const stack: [unknown, string][] = [[value, path]];
+  return findRefused(value, path, Number.POSITIVE_INFINITY)?.path;
+}
+
+/** How deep a request's JSON may nest: no API body comes near it; far deeper, serialising it again overflows. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The first thing in `value` a request may not carry: hostile text (a string or key), or an array or object nested
+ * more than `maxDepth` levels (`[[[…]]]` ten thousand deep parses, and then overflows the stack of whatever
+ * serialises or copies it recursively: a skill's call, a log line). One walk with its own stack for both.
+ */
+export function findRefused(
+  value: unknown,
+  path: string,
+  maxDepth = MAX_JSON_DEPTH,
+): { path: string; message: string } | undefined {
+  const stack: [unknown, string, number][] = [[value, path, 0]];
   while (stack.length > 0) {
-    const [item, at] = stack.pop()!;
+    const [item, at, depth] = stack.pop()!;
     if (typeof item === 'string') {
-      if (isHostileText(item)) return at;
+      if (isHostileText(item)) return { path: at, message: MESSAGE };
       continue;
     }
     if (item === null || typeof item !== 'object' || Buffer.isBuffer(item)) continue;
+    if (depth >= maxDepth) return { path: at, message: DEPTH_MESSAGE };
     // Pushed in reverse, so the first hostile text in document order is the one reported.
     if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], `${at}.${i}`]);
+      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], `${at}.${i}`, depth + 1]);
       continue;
     }
     const entries = Object.entries(item);
-    for (const [key] of entries) if (isHostileText(key)) return at;
-    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], `${at}.${entries[i][0]}`]);
+    for (const [key] of entries) if (isHostileText(key)) return { path: at, message: MESSAGE };
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], `${at}.${entries[i][0]}`, depth + 1]);
   }
   return undefined;
 }
 
+const DEPTH_MESSAGE = `Arrays and objects may not be nested more than ${MAX_JSON_DEPTH} levels deep`;
 const MESSAGE = 'Text may not contain NUL characters or unpaired UTF-16 surrogates';
 
 /** The router answers these before any hook runs: the headers the onSend hooks would add are set here. */
@@ -232,13 +250,12 @@ export function registerRequestHardening(app: FastifyInstance): void {
     return reply;
   });
 
-  // Hostile text anywhere in the parsed request is refused before any handler or schema sees it.
+  // Hostile text anywhere in the parsed request, or JSON nested absurdly deep, is refused before any handler or
+  // schema sees it.
   app.addHook('preValidation', async (request) => {
-    const where =
-      findHostileText(request.params, 'params') ??
-      findHostileText(request.query, 'query') ??
-      findHostileText(request.body, 'body');
-    if (where) throw validationFailed([{ path: where, message: MESSAGE }], MESSAGE);
+    const refused =
+      findRefused(request.params, 'params') ?? findRefused(request.query, 'query') ?? findRefused(request.body, 'body');
+    if (refused) throw validationFailed([refused], refused.message);
   });
 
   // API responses carry tenant data (patients, messages, audit rows, credentials): never cached.
