@@ -33,6 +33,8 @@ const EXPECTED: [number, string, number][] = [
   [429, 'rate_limited', 429],
   [403, 'provider_forbidden', 403],
   [404, 'event_not_found', 404],
+  // A URL too long for the provider names no event it has (a made-up id): not the provider's failure.
+  [414, 'event_not_found', 404],
   [409, 'provider_conflict', 409],
   [503, 'provider_unavailable', 502],
 ];
@@ -50,6 +52,14 @@ describe.each(['google', 'microsoft'])('%s faults', (provider) => {
     expect([deleted.statusCode, deleted.json().code]).toEqual([answered, code]);
     // The fault was used up: the next call goes through.
     expect((await call('DELETE', `/calendar/events?event=${encodeURIComponent(id)}`)).statusCode).toBe(200);
+  });
+
+  it('a made-up event id too long for the provider is 404 event_not_found, not a provider failure', async () => {
+    const forged = `cev_${Buffer.from(`${cal[provider]}\n${'x'.repeat(300)}`).toString('base64url')}`;
+    const deleted = await call('DELETE', `/calendar/events?event=${forged}`);
+    expect([deleted.statusCode, deleted.json().code]).toEqual([404, 'event_not_found']);
+    const patched = await call('PATCH', '/calendar/events', { event: forged, draft: { title: 'changed' } });
+    expect([patched.statusCode, patched.json().code]).toEqual([404, 'event_not_found']);
   });
 
   it('events.insert 400 is invalid_draft; calendars.list failing keeps the stored calendars', async () => {

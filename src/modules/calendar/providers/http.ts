@@ -168,7 +168,8 @@ export function rateLimitHeaders(providerRetryAfter: string | string[] | undefin
 
 /** The shared part of every table: statuses whose meaning does not depend on the provider. */
 export function commonCode(status: number, what: 'calendar' | 'event'): WriteResultCode {
-  if (status === 404) return what === 'calendar' ? 'calendar_not_found' : 'event_not_found';
+  // 414: a URL too long for the provider, i.e. an id longer than any it gives out (made up): none it has.
+  if (status === 404 || status === 414) return what === 'calendar' ? 'calendar_not_found' : 'event_not_found';
   if (status === 410) return 'gone';
   if (status === 403) return 'provider_forbidden';
   if (status === 409 || status === 412) return 'provider_conflict';
