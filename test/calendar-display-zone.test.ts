@@ -55,6 +55,18 @@ const CASES: [string, Question, unknown][] = [
     { week: '2026-03-08T15:00:00Z', zone: NY },
     ['2026-03-02T05:00:00.000Z', '2026-03-09T04:00:00.000Z'],
   ],
+  // Weeks whose Sunday starts at 1:00 because the clocks spring forward at midnight (America/Santiago on
+  // 2026-09-06, Africa/Cairo on Friday 2026-04-24): Monday still starts at 00:00, in a browser on that zone too.
+  [
+    'the week of 2026-09-06 in Santiago',
+    { week: '2026-09-06T15:00:00Z', zone: 'America/Santiago' },
+    ['2026-08-31T04:00:00.000Z', '2026-09-07T03:00:00.000Z'],
+  ],
+  [
+    'the week of 2026-04-24 in Cairo',
+    { week: '2026-04-24T10:00:00Z', zone: 'Africa/Cairo' },
+    ['2026-04-19T22:00:00.000Z', '2026-04-26T21:00:00.000Z'],
+  ],
   // East of UTC, half an hour off, and a day ahead of UTC in the evening.
   ['13:30Z in Kolkata', { shown: '2026-11-24T13:30:00Z', zone: KOLKATA }, '2026-11-24 19:00'],
   ['20:00Z in Kolkata: the next day', { shown: '2026-11-24T20:00:00Z', zone: KOLKATA }, '2026-11-25 01:30'],
@@ -90,7 +102,16 @@ const CASES: [string, Question, unknown][] = [
   ['UTC', { describe: 'UTC', at: '2026-11-24T12:00:00Z' }, 'UTC'],
 ];
 
-const BROWSER_ZONES = ['UTC', 'Asia/Tokyo', 'Asia/Kolkata', 'America/New_York', 'America/Los_Angeles', 'Europe/Berlin'];
+const BROWSER_ZONES = [
+  'UTC',
+  'Asia/Tokyo',
+  'Asia/Kolkata',
+  'America/New_York',
+  'America/Los_Angeles',
+  'Europe/Berlin',
+  'America/Santiago',
+  'Africa/Cairo',
+];
 
 describe('calendar times in the clinic zone (time.ts)', () => {
   it.each(BROWSER_ZONES)('answer the same in a browser on %s', async (browserZone) => {

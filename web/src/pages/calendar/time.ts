@@ -203,11 +203,12 @@ export function parseDateParam(value: string | undefined, today: Date): Date {
   return Number.isNaN(d.getTime()) ? new Date(today) : d;
 }
 
-/** Monday 00:00 of the week holding `d`. */
+/**
+ * Monday 00:00 of the week holding `d`. Made from the Monday's own date: a day whose midnight the browser's zone
+ * skips (Santiago's 2026-09-06, Cairo's 2026-04-24) starts at 1:00, and an hour moved back from it would stay 1:00.
+ */
 export function mondayOf(d: Date): Date {
-  const out = new Date(d.getFullYear(), d.getMonth(), d.getDate());
-  out.setDate(out.getDate() - ((out.getDay() + 6) % 7));
-  return out;
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate() - ((d.getDay() + 6) % 7));
 }
 
 export const addDays = (d: Date, days: number) => {
