@@ -21,18 +21,6 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/**
- * An IANA zone name as Intl spells it ("america/new_york" → "America/New_York"; a link such as Asia/Kolkata stays
- * as given), or null when it is not one: a name of letters, digits, `_ + - /` up to 64 characters that Intl knows.
- */
-export function canonicalTimeZone(name: string): string | null {
-  if (name.length === 0 || name.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(name) || !isTimeZone(name)) return null;
-  // Intl answers with ICU's own name, which for some zones is the older one (Asia/Kolkata → Asia/Calcutta): only
-  // its spelling of the same name is taken.
-  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
-}
-
 /** True when Intl knows the zone. */
 export function isTimeZone(name: string): boolean {
   try {

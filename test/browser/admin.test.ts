@@ -346,6 +346,15 @@ describe('workspace administration', () => {
     expect((await me()).workspace.timeZone).toBe('America/Los_Angeles');
     await expect.poll(() => panel.textContent()).toContain('Everyone sees calendar times in Los Angeles');
 
+    // Zones under their current names (ICU lists Kolkata as Calcutta), and UTC.
+    for (const [typed, option] of [
+      ['Kolkata', 'Asia/Kolkata'],
+      ['Kyiv', 'Europe/Kyiv'],
+      ['UTC', 'UTC'],
+    ]) {
+      await panel.getByLabel('Clinic time zone').fill(typed);
+      await page.getByRole('option', { name: option, exact: true }).waitFor();
+    }
     // Typed but not picked from the list: nothing to save.
     await panel.getByLabel('Clinic time zone').fill('Atlantis');
     await page.getByText('No time zone matches').waitFor();
@@ -354,6 +363,36 @@ describe('workspace administration', () => {
     await panel.getByTestId('clear-time-zone').click();
     await page.getByText("Calendar times are now shown in each device's own time zone.").first().waitFor();
     expect((await me()).workspace.timeZone).toBeNull();
+  });
+
+  it("another open page learns of the clinic's new time zone without a reload", async () => {
+    const page = await harness.newPage();
+    await page.clock.install();
+    await signIn(page, workspace.admin.email, workspace.admin.password);
+    await page.goto('/calendar');
+    await page.getByTestId('calendar-zone').waitFor();
+    const before = await page.getByTestId('calendar-zone').textContent();
+    // Someone else (another tab, another admin) sets the zone.
+    const other = await harness.newPage();
+    await signIn(other, workspace.admin.email, workspace.admin.password);
+    const saved = await other.evaluate(() =>
+      fetch('/api/v1/workspace', {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ timeZone: 'Pacific/Auckland' }),
+      }).then((r) => r.status),
+    );
+    expect(saved).toBe(200);
+    await page.clock.fastForward('05:01');
+    await expect.poll(() => page.getByTestId('calendar-zone').textContent()).toContain('Auckland');
+    expect(before).not.toContain('Auckland');
+    await other.evaluate(() =>
+      fetch('/api/v1/workspace', {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'fetch' },
+        body: JSON.stringify({ timeZone: null }),
+      }),
+    );
   });
 
   it('names patients in the audit log and filters by a patient picked by name', async () => {

@@ -43,8 +43,18 @@ async function fetchMe(signal: AbortSignal): Promise<Me | null> {
   }
 }
 
+/**
+ * Read again when the tab comes back after a minute or more, and every 5 minutes: what an admin changed meanwhile
+ * (the workspace's name, its clinic time zone, the plan) reaches the other tabs and the other people's browsers.
+ */
 export function useMe() {
-  return useQuery({ queryKey: meQueryKey, queryFn: ({ signal }) => fetchMe(signal), staleTime: 60_000 });
+  return useQuery({
+    queryKey: meQueryKey,
+    queryFn: ({ signal }) => fetchMe(signal),
+    staleTime: 60_000,
+    refetchOnWindowFocus: true,
+    refetchInterval: 5 * 60_000,
+  });
 }
 
 /** Forget everything cached for the previous session and show the sign-in page. */

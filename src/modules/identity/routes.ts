@@ -486,7 +486,7 @@ export async function identityRoutes(fastify: FastifyInstance): Promise<void> {
       config: operator,
       schema: {
         tags: ['operator'],
-        summary: 'Change a workspace tier or name',
+        summary: "Change a workspace's tier, name or time zone",
         params: idParams,
         body: patchWorkspaceBody,
         response: { 200: workspaceSchema, ...problemResponses },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH } from '../../platform/auth/password-policy.js';
 import { TIERS } from '../../platform/context.js';
-import { canonicalTimeZone } from '../../platform/zoned-time.js';
+import { canonicalTimeZone } from '../../platform/time-zone-names.js';
 
 export const tierSchema = z.enum(TIERS);
 export const roleSchema = z.enum(['admin', 'member']);
@@ -16,8 +16,13 @@ const password = z
 export const timeZoneSchema = z
   .string()
   .max(64)
-  .refine((name) => canonicalTimeZone(name) !== null, { message: 'Not a known IANA time zone (e.g. America/New_York)' })
-  .describe('An IANA time zone name, e.g. America/New_York');
+  .refine((name) => canonicalTimeZone(name) !== null, {
+    message: 'Not a time zone name: use an IANA name such as America/New_York or UTC',
+  })
+  .describe(
+    'An IANA time zone name such as America/New_York, or UTC, in any letter case; stored as IANA spells it today ' +
+      '(asia/calcutta → Asia/Kolkata). Abbreviations and old aliases such as EST or US/Eastern are refused.',
+  );
 
 export const workspaceSchema = z.object({
   id: z.string(),

@@ -1,7 +1,7 @@
 // PATCH /workspace: admins rename their workspace; members cannot; the tier is not theirs to change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { addMember, createWorkspace, type TestWorkspace } from '../../../test/helpers/factories.js';
+import { addMember, createWorkspace, TEST_PASSWORD, type TestWorkspace } from '../../../test/helpers/factories.js';
 
 let t: TestApp;
 let ws: TestWorkspace;
@@ -52,15 +52,63 @@ describe('PATCH /workspace', () => {
   });
 
   it("sets the clinic's time zone: canonical IANA names only, shown in /me and at sign-in, cleared with null", async () => {
+    // Any case, and an older name, are stored as IANA spells the zone today.
+    for (const [typed, stored] of [
+      ['asia/calcutta', 'Asia/Kolkata'],
+      ['EUROPE/KYIV', 'Europe/Kyiv'],
+      ['utc', 'UTC'],
+    ]) {
+      const set = await rename(ws.admin.token, { timeZone: typed });
+      expect([set.statusCode, set.json().timeZone], typed).toEqual([200, stored]);
+    }
     const res = await rename(ws.admin.token, { timeZone: 'america/new_york' });
     expect(res.statusCode, res.body).toBe(200);
     // Stored as Intl spells it; the name is left as it was.
     expect(res.json()).toMatchObject({ id: ws.id, name: 'Riverbend Clinic', timeZone: 'America/New_York' });
     expect((await me(ws.admin.token)).workspace.timeZone).toBe('America/New_York');
+    // The sign-in and switch answers name it too.
+    const other = await createWorkspace(t, { password: TEST_PASSWORD });
+    expect((await rename(other.admin.token, { timeZone: 'Asia/Tokyo' })).statusCode).toBe(200);
+    await t.request({
+      method: 'POST',
+      url: `/api/v1/operator/workspaces/${ws.id}/members`,
+      token: t.config.operatorToken,
+      payload: { email: other.admin.email, name: 'Test Admin', role: 'member' },
+    });
+    const signedIn = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/sign-in',
+      payload: { email: other.admin.email, password: TEST_PASSWORD, workspaceId: other.id },
+    });
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+    expect(signedIn.json().workspace.timeZone).toBe('Asia/Tokyo');
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0];
+    const switched = await t.request({
+      method: 'POST',
+      url: '/api/v1/auth/switch-workspace',
+      headers: { cookie, 'x-requested-with': 'fetch' },
+      payload: { workspaceId: ws.id },
+    });
+    expect(switched.statusCode, switched.body).toBe(200);
+    expect(switched.json().workspace.timeZone).toBe('America/New_York');
     const audit = await t.request({ method: 'GET', url: '/api/v1/audit?kind=admin_action', token: ws.admin.token });
-    expect(audit.json().items[0]).toMatchObject({ action: 'workspace.update', timeZone: 'America/New_York' });
+    expect(audit.json().items.find((i: { action: string }) => i.action === 'workspace.update')).toMatchObject({
+      timeZone: 'America/New_York',
+    });
 
-    for (const bad of ['Mars/Olympus_Mons', 'America/New_York\u0000', '../../etc/passwd', 'x'.repeat(65), '', 42, {}]) {
+    for (const bad of [
+      'EST',
+      'US/Eastern',
+      'EST5EDT',
+      'Etc/GMT+5',
+      'Mars/Olympus_Mons',
+      'America/New_York\u0000',
+      '../../etc/passwd',
+      'x'.repeat(65),
+      '',
+      42,
+      {},
+    ]) {
       const refused = await rename(ws.admin.token, { timeZone: bad });
       expect(refused.statusCode, JSON.stringify(bad)).toBe(400);
       expect(refused.json().code).toBe('validation_failed');

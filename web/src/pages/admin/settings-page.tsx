@@ -6,6 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
 import { z } from 'zod';
+import { CURRENT_ZONE_NAMES, timeZoneNames } from '../../../../src/platform/time-zone-names.js';
 import { api } from '../../api.js';
 import { nextPlan, planAdds, planIncludes, planName } from '../../components/plan-features.js';
 import { PlanContact } from '../../components/plan-notice.js';
@@ -125,9 +126,9 @@ function NameForm({ workspace }: { workspace: { id: string; name: string } }) {
   );
 }
 
-/** The zones this browser knows (IANA names), with the device's own first in line when the list lacks it. */
+/** The zones one may choose (src/platform/time-zone-names.ts, the server's list too), the device's own among them. */
 function knownZones(own: string): string[] {
-  const listed = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const listed = timeZoneNames();
   return listed.includes(own) ? listed : [own, ...listed];
 }
 
@@ -137,7 +138,8 @@ function knownZones(own: string): string[] {
  */
 function TimeZoneForm({ workspace }: { workspace: { id: string; timeZone: string | null } }) {
   const queryClient = useQueryClient();
-  const own = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const device = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const own = CURRENT_ZONE_NAMES[device] ?? device;
   const zones = useMemo(() => knownZones(own).map((id) => ({ id, words: `${id.replace(/_/g, ' ')}` })), [own]);
   const [text, setText] = useState(workspace.timeZone?.replace(/_/g, ' ') ?? '');
   const [chosen, setChosen] = useState<string | null>(workspace.timeZone);
