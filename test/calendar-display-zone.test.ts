@@ -151,4 +151,16 @@ describe('calendar times in the clinic zone (time.ts)', () => {
     // A device in the clinic's own zone: nothing to say.
     expect(nyClinicNY).toMatchObject({ zone: NY, clinic: false, shown: '2026-11-24 08:30' });
   });
+
+  it('converts right after the device moves to another zone with the page open', async () => {
+    const [moved] = await ask(NY, [{ displayThenMove: NY, moveTo: 'America/Los_Angeles' }]);
+    // One made in New York and kept (a dialog left open) still reads and takes New York times; one made after the
+    // move says the device is elsewhere.
+    expect(moved).toEqual({
+      keptShown: '2026-11-24 08:30',
+      keptBack: '2026-11-24T14:00:00.000Z',
+      browser: 'America/Los_Angeles',
+      clinic: true,
+    });
+  });
 });

@@ -216,6 +216,58 @@ describe('calendar in the clinic time zone', () => {
     expect(starts).toEqual(['2027-01-04T15:00:00.000Z', '2027-01-11T15:00:00.000Z']);
   });
 
+  it('a device that changes zone with the page open: the clinic’s times stay the clinic’s, and what is sent too', async () => {
+    await call(page, 'POST', '/calendar/events', {
+      calendar: calendarId,
+      draft: { title: 'Zone hop', start: '2026-11-26T13:30:00Z', end: '2026-11-26T14:00:00Z', timeZone: NY },
+    });
+    // A device in the clinic's own zone first: nothing to say about zones. (Its zone is set over CDP, which can
+    // change it later; a context's timezoneId would refuse that: "Timezone override is already in effect".)
+    const context = await harness.browser.newContext({ baseURL: harness.baseUrl, locale: 'en-US' });
+    const hop = await context.newPage();
+    const cdp = await context.newCDPSession(hop);
+    await cdp.send('Emulation.setTimezoneOverride', { timezoneId: NY });
+    await hop.setViewportSize({ width: 1280, height: 900 });
+    await signIn(hop, workspace.admin.email, workspace.admin.password);
+    await hop.goto('/calendar?date=2026-11-26');
+    const chip = hop.locator('.fc-timegrid-col[data-date="2026-11-26"] .fc-event', { hasText: 'Zone hop' });
+    await chip.waitFor();
+    expect(await hop.getByTestId('calendar-zone').textContent()).toBe('Times in New York time (EST)');
+    // The event open in its dialog when the device moves to Los Angeles, the page still open (Chromium changes a
+    // live page's zone, without a reload).
+    await chip.click();
+    expect(await hop.getByTestId('event-start').inputValue()).toBe('08:30');
+    await cdp.send('Emulation.setTimezoneOverride', { timezoneId: 'America/Los_Angeles' });
+    expect(await hop.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe('America/Los_Angeles');
+    // Moved to 9:00 in the dialog: 9:00 New York time, 14:00Z (not 17:00Z, 9:00 in Los Angeles).
+    await hop.getByTestId('event-start').fill('09:00');
+    await hop.getByTestId('event-save').click();
+    await hop.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => {
+        const moved = (await events('2026-11-26T00:00:00Z', '2026-11-27T12:00:00Z')).find(
+          (e) => e.title === 'Zone hop',
+        );
+        return moved && [new Date(moved.start).toISOString(), new Date(moved.end).toISOString()];
+      })
+      .toEqual(['2026-11-26T14:00:00.000Z', '2026-11-26T14:30:00.000Z']);
+    // No event says that the zone changed: the page reads it again when it gets the focus, and names both.
+    await hop.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await expect
+      .poll(() => hop.getByTestId('calendar-zone').textContent())
+      .toBe("Times in New York time (EST), the clinic's; this device is on Los Angeles time (PST)");
+    // The grid, drawn again: at 9:00 New York time (not 6:00, Los Angeles's), and so is the dialog.
+    await expect.poll(() => chip.textContent()).toContain('9:00–9:30 AM');
+    const lane = await hop.locator('.fc-timegrid-slot-lane[data-time="09:00:00"]').boundingBox();
+    const box = await chip.boundingBox();
+    expect(lane && box && Math.abs(box.y - lane.y)).toBeLessThan(4);
+    await chip.click();
+    expect(await hop.getByTestId('event-start').inputValue()).toBe('09:00');
+    await hop.keyboard.press('Escape');
+    await hop.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    await context.close();
+  });
+
   it('on a phone in Tokyo: the day list at 8:30, the clinic-time note, no sideways scrolling, axe-clean', async () => {
     const phone = await harness.newPage({ timezoneId: 'Asia/Tokyo', phone: true });
     await signIn(phone, workspace.admin.email, workspace.admin.password);

@@ -19,7 +19,9 @@ export type Question =
   /** The week holding `around` (an instant) in `zone`: its Monday and the Monday after, as instants. */
   | { week: string; zone: string }
   | { describe: string; at: string; until?: string }
-  | { display: string | null };
+  | { display: string | null }
+  /** A display zone made in this process's zone, asked again after the process moved to `moveTo`. */
+  | { displayThenMove: string; moveTo: string };
 
 const wall = (d: Date) => `${dateInput(d)} ${timeInput(d)}`;
 const shownOf = (text: string) => {
@@ -39,8 +41,25 @@ function answer(q: Question): unknown {
   if ('describe' in q) {
     return describeZone(q.describe, Date.parse(q.at), q.until === undefined ? undefined : Date.parse(q.until));
   }
-  const z = displayZone(q.display);
   const at = '2026-11-24T13:30:00Z';
+  if ('displayThenMove' in q) {
+    const kept = displayZone(q.displayThenMove);
+    const was = process.env.TZ;
+    // Node follows a change of TZ at once, as Chromium follows a device's new zone in an open page.
+    process.env.TZ = q.moveTo;
+    try {
+      const made = displayZone(q.displayThenMove);
+      return {
+        keptShown: wall(kept.shown(at)),
+        keptBack: kept.instant(shownOf('2026-11-24 09:00')).toISOString(),
+        browser: made.browser,
+        clinic: made.clinic,
+      };
+    } finally {
+      process.env.TZ = was;
+    }
+  }
+  const z = displayZone(q.display);
   return {
     zone: z.zone,
     browser: z.browser,

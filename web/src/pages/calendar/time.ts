@@ -72,7 +72,10 @@ function instantOf(shown: Date, zone: string): Date {
   return new Date(fits.length > 0 ? Math.min(...fits) : wall - before);
 }
 
-/** The browser's own zone needs no converting (and then times are exactly what they always were). */
+/**
+ * The browser's own zone needs no converting (and then times are exactly what they always were). Asked at each
+ * conversion: a device's zone can change while the page is open (Chromium changes a live page's zone).
+ */
 const isBrowserZone = (zone: string) => canonicalZone(zone) === canonicalZone(localZone());
 
 /**
@@ -101,9 +104,9 @@ export function toInstant(shown: Date, zone: string): Date {
 export interface DisplayZone {
   /** The IANA zone calendar times are shown and entered in (sent as `timeZone` with drafts and day reads). */
   zone: string;
-  /** The browser's own zone. */
+  /** The browser's own zone, when this was made. */
   browser: string;
-  /** True when `zone` is the clinic's (the workspace's) and not the same as this browser's own. */
+  /** True when `zone` is the clinic's (the workspace's) and not the same as `browser`. */
   clinic: boolean;
   shown: (instant: Date | string | number) => Date;
   instant: (shown: Date) => Date;
@@ -113,22 +116,19 @@ export interface DisplayZone {
 
 /**
  * The one decision of which zone the calendar pages use: the workspace's when it has one that Intl knows, else
- * the browser's (as it always was).
+ * the browser's (as it always was). `browser` and `clinic` are as of now (`useDisplayZone` makes it again when the
+ * device's zone changes); the conversions ask the browser's zone each time, so one kept from before the change
+ * (a dialog left open) still converts right.
  */
-export function displayZone(workspaceZone: string | null | undefined): DisplayZone {
-  const browser = localZone();
+export function displayZone(workspaceZone: string | null | undefined, browser = localZone()): DisplayZone {
   const zone = workspaceZone && canonicalZone(workspaceZone) ? workspaceZone : browser;
-  const same = isBrowserZone(zone);
-  const shown = (instant: Date | string | number) => {
-    const at = new Date(instant).getTime();
-    return same ? new Date(at) : wallClock(at, zone);
-  };
+  const shown = (instant: Date | string | number) => toShown(instant, zone);
   return {
     zone,
     browser,
-    clinic: !same,
+    clinic: canonicalZone(zone) !== canonicalZone(browser),
     shown,
-    instant: (d) => (same ? new Date(d.getTime()) : instantOf(d, zone)),
+    instant: (d) => toInstant(d, zone),
     now: () => shown(Date.now()),
   };
 }
