@@ -338,13 +338,13 @@ describe('workspace administration', () => {
     await page.getByRole('option', { name: 'America/Los Angeles' }).click();
     await panel.getByTestId('save-time-zone').click();
     await page
-      .getByText(/Calendar times are now shown in Los Angeles/)
+      .getByText(/Times are now shown in Los Angeles/)
       .first()
       .waitFor();
     const me = () =>
       page.evaluate(() => fetch('/api/v1/me').then((r) => r.json() as Promise<{ workspace: { timeZone: string } }>));
     expect((await me()).workspace.timeZone).toBe('America/Los_Angeles');
-    await expect.poll(() => panel.textContent()).toContain('Everyone sees calendar times in Los Angeles');
+    await expect.poll(() => panel.textContent()).toContain('Everyone sees times in Los Angeles');
 
     // Zones under their current names (ICU lists Kolkata as Calcutta), and UTC.
     for (const [typed, option] of [
@@ -361,7 +361,7 @@ describe('workspace administration', () => {
     expect(await panel.getByTestId('save-time-zone').isDisabled()).toBe(true);
 
     await panel.getByTestId('clear-time-zone').click();
-    await page.getByText("Calendar times are now shown in each device's own time zone.").first().waitFor();
+    await page.getByText("Times are now shown in each device's own time zone.").first().waitFor();
     expect((await me()).workspace.timeZone).toBeNull();
   });
 

@@ -1,6 +1,7 @@
 /** The signed-in session: who am I, sign in/out, switch workspace. */
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, moveSession, showWorkspace } from './api.js';
+import { setClinicZone } from './clinic-time.js';
 import { forgetDrafts } from './drafts.js';
 
 export type Tier = 'free' | 'standard' | 'advanced' | 'enterprise';
@@ -8,7 +9,7 @@ export type Role = 'admin' | 'member';
 
 export interface Me {
   user: { id: string; email: string; name: string };
-  /** `timeZone`: the clinic's IANA zone (calendar times are shown in it), or null: each device's own. */
+  /** `timeZone`: the clinic's IANA zone (every time is shown in it: clinic-time.ts, calendar/time.ts), or null: each device's own. */
   workspace: { id: string; name: string; tier: Tier; organizationId: string | null; timeZone: string | null };
   role: Role;
   isProvider: boolean;
@@ -33,10 +34,12 @@ async function fetchMe(signal: AbortSignal): Promise<Me | null> {
   try {
     const me = await api.get<Me>('/me', undefined, signal);
     showWorkspace(me.workspace);
+    setClinicZone(me.workspace.timeZone);
     return me;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       showWorkspace(null);
+      setClinicZone(null);
       return null;
     }
     throw error;

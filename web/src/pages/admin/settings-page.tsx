@@ -160,8 +160,8 @@ function TimeZoneForm({ workspace }: { workspace: { id: string; timeZone: string
         await queryClient.invalidateQueries({ queryKey: meQueryKey });
         notifySuccess(
           saved.timeZone
-            ? `Calendar times are now shown in ${describeZone(saved.timeZone)}.`
-            : "Calendar times are now shown in each device's own time zone.",
+            ? `Times are now shown in ${describeZone(saved.timeZone)}.`
+            : "Times are now shown in each device's own time zone.",
         );
       })
       .catch((err) => setError(err instanceof Error ? err.message : 'The time zone was not saved'))
@@ -173,8 +173,8 @@ function TimeZoneForm({ workspace }: { workspace: { id: string; timeZone: string
       <h2 id="zone-title">Time zone</h2>
       <p className="muted">
         {workspace.timeZone
-          ? `Everyone sees calendar times in ${describeZone(workspace.timeZone)}, whatever zone their device is on.`
-          : "Not set: each person sees calendar times in their own device's zone. Set the clinic's zone so the front desk, clinicians working remotely and head office all see the same times."}
+          ? `Everyone sees times in ${describeZone(workspace.timeZone)} (the calendar, records, messages and logs), whatever zone their device is on.`
+          : "Not set: each person sees times in their own device's zone. Set the clinic's zone so the front desk, clinicians working remotely and head office all see the same times."}
       </p>
       <form
         className="form"

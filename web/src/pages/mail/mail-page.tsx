@@ -7,11 +7,12 @@ import { useState } from 'react';
 // The server's own answer type (type-only: nothing of the server is bundled).
 import type { MailMessage } from '../../../../src/modules/mail/service.js';
 import { api, type Page } from '../../api.js';
+import { formatInstant } from '../../clinic-time.js';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import './mail.css';
 import { CopyButton } from '../../components/ui/copy-button.js';
 
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const when = (iso: string) => formatInstant(new Date(iso), { dateStyle: 'medium', timeStyle: 'short' });
 
 const LABELS: Record<string, string> = { REPLY: 'Invitation reply', REQUEST: 'Invitation', CANCEL: 'Cancellation' };
 

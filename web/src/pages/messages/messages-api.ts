@@ -2,6 +2,7 @@
 import { type InfiniteData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { api, openEventStream, type Page } from '../../api.js';
+import { clinicDate, formatInstant } from '../../clinic-time.js';
 
 export interface Mention {
   type: 'patient';
@@ -233,8 +234,8 @@ export { splitMentions } from '../../../../src/modules/direct-messages/mentions.
 export function formatTime(value: string): string {
   const at = new Date(value);
   if (Number.isNaN(at.getTime())) return value;
-  const sameDay = at.toDateString() === new Date().toDateString();
-  return sameDay
-    ? at.toLocaleTimeString(undefined, { timeStyle: 'short' })
-    : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  // Today and the time are the clinic's (its zone, else the device's), as on the calendar.
+  return clinicDate(at) === clinicDate()
+    ? formatInstant(at, { timeStyle: 'short' })
+    : formatInstant(at, { dateStyle: 'medium', timeStyle: 'short' });
 }

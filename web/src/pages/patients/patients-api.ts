@@ -1,6 +1,7 @@
 /** Patients API calls and their TanStack Query hooks. */
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, apiRequest, idempotencyKey, type Page } from '../../api.js';
+import { clinicDate, formatInstant } from '../../clinic-time.js';
 
 export interface Patient {
   id: string;
@@ -113,15 +114,18 @@ export function formatDate(value: string | null): string {
   return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { timeZone: 'UTC', dateStyle: 'medium' });
 }
 
-/** Today's date where the reader is (`YYYY-MM-DD`), not in UTC: a baby born this morning in Auckland is born today. */
+/**
+ * Today's date at the clinic (`YYYY-MM-DD`; its zone, else the device's), not in UTC: a baby born this morning in
+ * Auckland is born today.
+ */
 export function localToday(now = new Date()): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+  return clinicDate(now);
 }
 
+/** An instant as a date and time in the clinic's zone (else the device's). */
 export function formatDateTime(value: string): string {
   const at = new Date(value);
-  return Number.isNaN(at.getTime()) ? value : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(at.getTime()) ? value : formatInstant(at, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /**

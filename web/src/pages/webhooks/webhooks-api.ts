@@ -1,6 +1,7 @@
 /** Webhooks admin API calls and their TanStack Query hooks. */
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, apiRequest, idempotencyKey, type Page } from '../../api.js';
+import { formatInstant } from '../../clinic-time.js';
 
 export { EVENT_TYPES } from '../../../../src/platform/events/event-types.js';
 
@@ -251,7 +252,5 @@ export function useDeliveryDetail(endpointId: string, deliveryId: string | null)
 export function formatDateTime(value: string | null): string {
   if (!value) return '—';
   const at = new Date(value);
-  return Number.isNaN(at.getTime())
-    ? value
-    : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return Number.isNaN(at.getTime()) ? value : formatInstant(at, { dateStyle: 'medium', timeStyle: 'medium' });
 }
