@@ -198,6 +198,11 @@ describe('keyboard and screen reader', () => {
 
     await page.getByTestId('patient-search').fill('Okafor');
     await expect.poll(() => region.textContent()).toBe('2 patients match “Okafor”.');
+    // One: "matches" (it said "1 patient match").
+    await page.getByTestId('patient-search').fill('Priya');
+    await expect.poll(() => region.textContent()).toBe('1 patient matches “Priya”.');
+    await page.getByTestId('patient-search').fill('Okafor');
+    await expect.poll(() => region.textContent()).toBe('2 patients match “Okafor”.');
     expect(await regionHandle?.evaluate((el) => el.isConnected)).toBe(true);
 
     const older = page.getByRole('link', { name: "Open Marcus Okafor's record, born Sep 3, 1971" });

@@ -125,7 +125,8 @@ function PatientTable({
 function outcome(query: string, found: number, more: boolean): string {
   const count = `${found}${more ? ' or more' : ''} patient${found === 1 && !more ? '' : 's'}`;
   if (!query) return `${count} in all.`;
-  return found === 0 ? `No patients match “${query}”.` : `${count} match “${query}”.`;
+  const verb = found === 1 && !more ? 'matches' : 'match';
+  return found === 0 ? `No patients match “${query}”.` : `${count} ${verb} “${query}”.`;
 }
 
 /**

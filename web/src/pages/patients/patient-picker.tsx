@@ -75,7 +75,7 @@ export function PatientPicker({
       data-testid={testId}
     >
       <Label>{label}</Label>
-      <Input placeholder="Name or MRN" ref={inputRef} {...invalid} />
+      <Input placeholder="Name, MRN or date of birth" ref={inputRef} {...invalid} />
       {chosen && patientId && text === selected.name ? (
         // Two patients may share a name: the chosen one's birth date and MRN say which.
         <Text slot="description" className="muted field-hint" data-testid={`${testId}-chosen`}>

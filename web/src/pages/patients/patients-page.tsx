@@ -69,7 +69,7 @@ export function PatientsPage({ panel }: { panel?: PatientPanel }) {
               id={searchId}
               type="search"
               className="search-input"
-              placeholder="Search by name or MRN"
+              placeholder="Name, MRN or date of birth"
               value={search}
               maxLength={200}
               onChange={(e) => setSearch(e.target.value)}
