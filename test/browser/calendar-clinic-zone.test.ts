@@ -216,6 +216,86 @@ describe('calendar in the clinic time zone', () => {
     expect(starts).toEqual(['2027-01-04T15:00:00.000Z', '2027-01-11T15:00:00.000Z']);
   });
 
+  it('the clinic’s Sunday evening is in that week, not in the next (7 PM on Nov 29 is Monday 9 AM in Tokyo)', async () => {
+    await call(page, 'POST', '/calendar/events', {
+      calendar: calendarId,
+      draft: { title: 'Sunday wrap-up', start: '2026-11-30T00:00:00Z', end: '2026-11-30T00:30:00Z', timeZone: NY },
+    });
+    await page.goto('/calendar?date=2026-11-24');
+    const wrapUp = page.locator('.fc-timegrid-col[data-date="2026-11-29"] .fc-event', { hasText: 'Sunday wrap-up' });
+    await wrapUp.waitFor();
+    expect(await wrapUp.textContent()).toContain('Sun, Nov 29, 7:00–7:30 PM, Sunday wrap-up');
+    const lane = await page.locator('.fc-timegrid-slot-lane[data-time="19:00:00"]').boundingBox();
+    const box = await wrapUp.boundingBox();
+    expect(lane && box && Math.abs(box.y - lane.y)).toBeLessThan(4);
+    // And not in the week after (Monday the 30th in Tokyo is still Sunday in New York).
+    await page.goto('/calendar?date=2026-12-01');
+    await page.locator('.fc-timegrid-col[data-date="2026-11-30"]').waitFor();
+    await page.locator('.calendar-grid:not(.calendar-grid-busy)').waitFor();
+    expect(await page.locator('.fc-event', { hasText: 'Sunday wrap-up' }).count()).toBe(0);
+  });
+
+  it('a drag to 10:00 stores 10:00 New York time (15:00Z in winter)', async () => {
+    // A week ahead: a drop into the past is put back.
+    const day = newYorkDay(7);
+    await call(page, 'POST', '/calendar/events', {
+      calendar: calendarId,
+      draft: {
+        title: 'Drag me east',
+        start: newYorkTime(day, 8, 0).toISOString(),
+        end: newYorkTime(day, 8, 30).toISOString(),
+        timeZone: NY,
+      },
+    });
+    await page.goto(`/calendar?date=${day}`);
+    const chip = page.locator(`.fc-timegrid-col[data-date="${day}"] .fc-event`, { hasText: 'Drag me east' });
+    await chip.waitFor();
+    const from = await chip.boundingBox();
+    const slot = await page.locator('.fc-timegrid-slot-lane[data-time="10:00:00"]').boundingBox();
+    if (!from || !slot) throw new Error('no time grid');
+    await page.mouse.move(from.x + from.width / 2, from.y + 4);
+    await page.mouse.down();
+    await page.mouse.move(from.x + from.width / 2, from.y + 20, { steps: 5 });
+    await page.mouse.move(from.x + from.width / 2, slot.y + 4, { steps: 10 });
+    await page.mouse.up();
+    await page.getByText('Moved', { exact: true }).waitFor();
+    const stored = async () =>
+      (await events(newYorkTime(day, 0, 0).toISOString(), newYorkTime(day, 23, 59).toISOString())).find(
+        (e) => e.title === 'Drag me east',
+      );
+    await expect
+      .poll(async () => {
+        const moved = await stored();
+        return moved && [new Date(moved.start).toISOString(), new Date(moved.end).toISOString()];
+      })
+      .toEqual([newYorkTime(day, 10, 0).toISOString(), newYorkTime(day, 10, 30).toISOString()]);
+  });
+
+  it('a title-only change sends no times, and leaves 1:30 EST on the night of the repeated hour where it was', async () => {
+    // 2026-11-01 06:30Z: 1:30 EST, the second 1:30 of that night in New York (05:30Z is the first, EDT).
+    await call(page, 'POST', '/calendar/events', {
+      calendar: calendarId,
+      draft: { title: 'Night shift', start: '2026-11-01T06:30:00Z', end: '2026-11-01T07:00:00Z', timeZone: NY },
+    });
+    await page.goto('/calendar?date=2026-11-01');
+    const chip = page.locator('.fc-timegrid-col[data-date="2026-11-01"] .fc-event', { hasText: 'Night shift' });
+    await chip.waitFor();
+    await chip.click();
+    expect(await page.getByTestId('event-start').inputValue()).toBe('01:30');
+    await page.getByTestId('event-title').fill('Night shift (handover)');
+    const sent = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().includes('/api/v1/calendar/events'));
+    await page.getByTestId('event-save').click();
+    const body = (await sent).postDataJSON() as { draft: Record<string, unknown> };
+    expect(body.draft).toEqual({ title: 'Night shift (handover)' });
+    await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    const stored = (await events('2026-11-01T00:00:00Z', '2026-11-01T12:00:00Z')).find((e) =>
+      e.title.startsWith('Night shift'),
+    );
+    expect(stored?.title).toBe('Night shift (handover)');
+    expect(stored && new Date(stored.start).toISOString()).toBe('2026-11-01T06:30:00.000Z');
+    expect(stored && new Date(stored.end).toISOString()).toBe('2026-11-01T07:00:00.000Z');
+  });
+
   it('a device that changes zone with the page open: the clinic’s times stay the clinic’s, and what is sent too', async () => {
     await call(page, 'POST', '/calendar/events', {
       calendar: calendarId,

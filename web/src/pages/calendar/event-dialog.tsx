@@ -26,7 +26,6 @@ import {
   useProviderMatch,
 } from './calendar-api.js';
 import {
-  type DisplayZone,
   dateInput,
   describeRecurrence,
   fromInputs,
@@ -71,12 +70,14 @@ const FRIENDLY: Record<string, string> = {
 export const messageOf = (error: unknown) =>
   error instanceof ApiError && FRIENDLY[error.code] ? FRIENDLY[error.code] : describeError(error);
 
-/** The fields of a change that differ from the event as it is (times only when given: not for a whole series). */
+/**
+ * The fields of a change that differ from the event as it is; `times` only when the form's date or times were
+ * changed (never for a whole series).
+ */
 function changedFields(
   event: CalendarEvent,
   fields: { title: string; location: string | null; description: string | null; attendees: { email: string }[] },
   times: { start: string; end: string; allDay: boolean; timeZone: string } | null,
-  shownZone: DisplayZone,
 ): Draft {
   const draft: Draft = {};
   // Compared as the form shows them (trimmed, empty as none), so a field nobody touched is never sent.
@@ -90,14 +91,7 @@ function changedFields(
       .sort()
       .join(',');
   if (guests(fields.attendees) !== guests(event.attendees)) draft.attendees = fields.attendees;
-  // An all-day event's times are days (the API gives them as UTC midnights, the form as the display zone's).
-  const same = (a: string, b: string) =>
-    times?.allDay && event.allDay
-      ? dateInput(shownZone.shown(a)) === new Date(b).toISOString().slice(0, 10)
-      : Date.parse(a) === Date.parse(b);
-  if (times && (!same(times.start, event.start) || !same(times.end, event.end) || times.allDay !== event.allDay)) {
-    Object.assign(draft, times);
-  }
+  if (times) Object.assign(draft, times);
   return draft;
 }
 
@@ -157,10 +151,19 @@ export function EventDialog({
   const [calendarId, setCalendarId] = useState(
     editing?.calendar ?? writable.find((c) => c.primary)?.id ?? writable[0]?.id ?? '',
   );
-  const [date, setDate] = useState(dateInput(initialStart));
-  const [startTime, setStartTime] = useState(timeInput(initialStart));
-  const [endTime, setEndTime] = useState(timeInput(initialEnd));
-  const [allDay, setAllDay] = useState(editing?.allDay ?? (state.mode === 'create' && state.allDay === true));
+  // The date and times as the form opened with them: an edit sends times only when these were changed. (Turned
+  // into an instant and back, a time the clinic's clocks repeat, 1:30 EST on 2026-11-01 in New York, would come
+  // back as the first 1:30, EDT, and look changed.)
+  const [opened] = useState(() => ({
+    date: dateInput(initialStart),
+    start: timeInput(initialStart),
+    end: timeInput(initialEnd),
+    allDay: editing?.allDay ?? (state.mode === 'create' && state.allDay === true),
+  }));
+  const [date, setDate] = useState(opened.date);
+  const [startTime, setStartTime] = useState(opened.start);
+  const [endTime, setEndTime] = useState(opened.end);
+  const [allDay, setAllDay] = useState(opened.allDay);
   const [repeat, setRepeat] = useState<Repeat>('none');
   // Editing: the event's own. A new event follows All day (busy when timed, free when all-day, as Google Calendar
   // and Outlook do) until someone chooses.
@@ -276,8 +279,13 @@ export function EventDialog({
     };
     // A change sends only what changed: a field sent for one occurrence becomes that occurrence's own
     // (a later rename of the whole series would pass it by), so moving one visit sends its times only.
+    // (An all-day event's times are its date: its start and end times are not in the form.)
+    const timesChanged =
+      date !== opened.date ||
+      allDay !== opened.allDay ||
+      (!allDay && (startTime !== opened.start || endTime !== opened.end));
     const draft: Draft = editing
-      ? changedFields(editing, fields, seriesScope ? null : times, shownZone)
+      ? changedFields(editing, fields, seriesScope || !timesChanged ? null : times)
       : { ...fields };
     if (!editing && patientId) {
       draft.patientId = patientId;
