@@ -216,6 +216,27 @@ describe('calendar in the clinic time zone', () => {
     expect(starts).toEqual(['2027-01-04T15:00:00.000Z', '2027-01-11T15:00:00.000Z']);
   });
 
+  it('an authorization is valid through its last day at the clinic, also after 7 PM in New York (UTC’s next day)', async () => {
+    const evening = await harness.newPage({ timezoneId: 'Asia/Tokyo' });
+    // 8 PM on Tuesday 2026-11-24 in New York: Wednesday in UTC and in Tokyo.
+    await evening.clock.setFixedTime(new Date('2026-11-25T01:00:00Z'));
+    await signIn(evening, workspace.admin.email, workspace.admin.password);
+    const patient = await call<{ id: string }>(evening, 'POST', '/patients', { givenName: 'Lena', familyName: 'Late' });
+    await call(evening, 'POST', `/patients/${patient.id}/authorizations`, {
+      service: 'occupational-therapy',
+      units: 4,
+      unitMinutes: 30,
+      validFrom: '2026-11-01',
+      validTo: '2026-11-24',
+    });
+    await evening.goto(`/patients/${patient.id}?tab=authorizations`);
+    const card = evening.getByTestId('authorization');
+    await card.waitFor();
+    expect(await card.locator('.status-pill').textContent()).toBe('Active');
+    expect(await evening.getByTestId('schedule-sessions').count()).toBe(1);
+    await evening.close();
+  });
+
   it('the clinic’s Sunday evening is in that week, not in the next (7 PM on Nov 29 is Monday 9 AM in Tokyo)', async () => {
     await call(page, 'POST', '/calendar/events', {
       calendar: calendarId,

@@ -9,7 +9,7 @@ import { Button } from '../../components/ui/button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
-import type { DisplayZone } from '../calendar/time.js';
+import { type DisplayZone, dateInput } from '../calendar/time.js';
 import { useDisplayZone } from '../calendar/use-display-zone.js';
 import { formatDate } from './patients-api.js';
 import { type Authorization, useAddAuthorization, useAuthorizations } from './record-api.js';
@@ -80,7 +80,9 @@ function AuthorizationCard({
   const remaining = Math.max(0, a.units - used);
   const [scheduling, setScheduling] = useState(false);
   const shownZone = useDisplayZone();
-  const today = new Date().toISOString().slice(0, 10);
+  // Valid through its last day at the clinic (the display zone's today), not the UTC date: in New York that is
+  // already tomorrow from 7 PM.
+  const today = dateInput(shownZone.now());
   const expired = a.validTo < today;
   return (
     <li className="card item-card" data-testid="authorization">
