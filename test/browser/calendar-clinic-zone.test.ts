@@ -111,6 +111,11 @@ describe('calendar in the clinic time zone', () => {
     expect(await page.getByTestId('event-date').inputValue()).toBe('2026-11-24');
     expect(await page.getByTestId('event-start').inputValue()).toBe('08:30');
     expect(await page.getByTestId('event-end').inputValue()).toBe('09:00');
+    // And says whose they are (the device is elsewhere), as the times' description.
+    expect(await page.getByTestId('event-zone').textContent()).toBe("Times in New York time (EST), the clinic's");
+    const zoneId = await page.getByTestId('event-zone').getAttribute('id');
+    expect(await page.getByTestId('event-start').getAttribute('aria-describedby')).toBe(zoneId);
+    expect(await axeProblems(page, '[data-testid="event-dialog"]')).toEqual([]);
     await page.keyboard.press('Escape');
     await page.getByTestId('event-dialog').waitFor({ state: 'detached' });
     expect(await axeProblems(page, '[data-testid="calendar-page"]')).toEqual([]);
@@ -191,6 +196,11 @@ describe('calendar in the clinic time zone', () => {
     expect((await visit.textContent())?.replace(/[\u202f\u2009]/g, ' ')).toContain(`${dayWords} · 8:30 AM–9:00 AM`);
     // Open in calendar: that New York day.
     expect(await visit.getByRole('link', { name: 'Open in calendar' }).getAttribute('href')).toContain(`date=${day}`);
+    // Said once above the list: the times are the clinic's.
+    expect(await page.getByTestId('appointments-zone').textContent()).toMatch(
+      /^Times in New York time \(E[SD]T\), the clinic's\.$/,
+    );
+    expect(await axeProblems(page, '[data-testid="patient-appointments"]')).toEqual([]);
 
     await call(page, 'POST', `/patients/${patient.id}/authorizations`, {
       service: 'speech-therapy',
@@ -204,8 +214,13 @@ describe('calendar in the clinic time zone', () => {
     await page.getByTestId('schedule-sessions-dialog').waitFor();
     await page.getByTestId('sessions-date').fill('2027-01-04');
     await page.getByTestId('sessions-time').fill('10:00');
+    expect(await page.getByTestId('sessions-zone').textContent()).toBe("Times in New York time (EST), the clinic's");
     await page.getByTestId('sessions-book').click();
     await page.getByTestId('schedule-sessions-dialog').waitFor({ state: 'detached' });
+    // The next session, as the calendar shows it, with its zone's name.
+    await expect
+      .poll(async () => (await page.getByTestId('authorization').textContent())?.replace(/[\u202f\u2009]/g, ' '))
+      .toContain('next session Jan 4, 2027, 10:00 AM, New York time (EST)');
     const usage = await call<{ items: { sessions: { start: string }[] }[] }>(
       page,
       'GET',
@@ -235,6 +250,47 @@ describe('calendar in the clinic time zone', () => {
     expect(await card.locator('.status-pill').textContent()).toBe('Active');
     expect(await evening.getByTestId('schedule-sessions').count()).toBe(1);
     await evening.close();
+  });
+
+  it('a device in the clinic’s own zone: the dialogs and the record say nothing about zones', async () => {
+    const local = await harness.newPage({ timezoneId: NY });
+    await local.setViewportSize({ width: 1280, height: 900 });
+    await signIn(local, workspace.admin.email, workspace.admin.password);
+    await local.goto('/calendar?date=2026-11-24');
+    const huddle = local.locator('.fc-event', { hasText: 'Morning huddle' });
+    await huddle.waitFor();
+    await huddle.click();
+    expect(await local.getByTestId('event-start').inputValue()).toBe('08:30');
+    expect(await local.getByTestId('event-zone').count()).toBe(0);
+    expect(await local.getByTestId('event-start').getAttribute('aria-describedby')).toBeNull();
+    await local.keyboard.press('Escape');
+    await local.getByTestId('event-dialog').waitFor({ state: 'detached' });
+    const patient = await call<{ id: string }>(local, 'POST', '/patients', { givenName: 'Nora', familyName: 'Near' });
+    await call(local, 'POST', `/patients/${patient.id}/authorizations`, {
+      service: 'speech-therapy',
+      units: 1,
+      unitMinutes: 30,
+      validFrom: '2026-01-01',
+      validTo: '2027-12-31',
+    });
+    await local.goto(`/patients/${patient.id}?tab=appointments`);
+    await local.getByTestId('book-visit').waitFor();
+    await local.getByRole('heading', { name: 'Upcoming' }).waitFor();
+    expect(await local.getByTestId('appointments-zone').count()).toBe(0);
+    await local.goto(`/patients/${patient.id}?tab=authorizations`);
+    await local.getByTestId('schedule-sessions').click();
+    // (Another day than the Tokyo device's sessions: the same provider cannot be booked twice at once.)
+    await local.getByTestId('sessions-date').fill('2027-02-02');
+    await local.getByTestId('sessions-time').fill('11:00');
+    expect(await local.getByTestId('sessions-zone').count()).toBe(0);
+    await local.getByTestId('sessions-book').click();
+    await local.getByTestId('schedule-sessions-dialog').waitFor({ state: 'detached' });
+    const card = local.getByTestId('authorization');
+    await expect
+      .poll(async () => (await card.textContent())?.replace(/[\u202f\u2009]/g, ' '))
+      .toContain('next session Feb 2, 2027, 11:00 AM');
+    expect(await card.textContent()).not.toContain('New York time');
+    await local.close();
   });
 
   it('the clinic’s Sunday evening is in that week, not in the next (7 PM on Nov 29 is Monday 9 AM in Tokyo)', async () => {
@@ -379,6 +435,13 @@ describe('calendar in the clinic time zone', () => {
     expect(await phone.getByTestId('calendar-zone').textContent()).toContain("the clinic's; this device is on Tokyo");
     expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     expect(await axeProblems(phone, '[data-testid="calendar-page"]')).toEqual([]);
+    // Its dialog at 390 px: the clinic-time note under the times, nothing wider than the screen.
+    await huddle.click();
+    await phone.getByTestId('event-zone').waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    const note = await phone.getByTestId('event-zone').boundingBox();
+    expect(note && note.x + note.width).toBeLessThanOrEqual(390);
+    expect(await axeProblems(phone, '[data-testid="event-dialog"]')).toEqual([]);
     await phone.close();
   });
 });

@@ -26,6 +26,7 @@ import {
   useProviderMatch,
 } from './calendar-api.js';
 import {
+  clinicZoneNote,
   dateInput,
   describeRecurrence,
   fromInputs,
@@ -133,6 +134,7 @@ export function EventDialog({
     attendees: useId(),
     problem: useId(),
     deleteWait: useId(),
+    zone: useId(),
   };
   const editing = state.mode === 'edit' ? state.event : null;
   // The form's date and times are the display zone's; what is sent is the instants they stand for.
@@ -196,8 +198,13 @@ export function EventDialog({
   useEffect(() => {
     if (problem?.field) fieldRefs[problem.field].current?.focus();
   }, [problem]);
-  const invalid = (field: ProblemField) =>
-    problem?.field === field ? { 'aria-invalid': true, 'aria-describedby': ids.problem } : {};
+  // `also`: what else describes the field (the zone its time is in).
+  const invalid = (field: ProblemField, also?: string) =>
+    problem?.field === field
+      ? { 'aria-invalid': true, 'aria-describedby': also ? `${ids.problem} ${also}` : ids.problem }
+      : also
+        ? { 'aria-describedby': also }
+        : {};
   const create = useCreateEvent();
   const patch = usePatchEvent();
   const remove = useDeleteEvent();
@@ -219,6 +226,10 @@ export function EventDialog({
         }
       : null;
   const match = useProviderMatch(matchSlot);
+  // On a device in another zone: the date and times are the clinic's, and the form says so. (An all-day event's
+  // date is the same day in every zone.)
+  const zoneNote = allDay ? null : clinicZoneNote(shownZone, slotStart ? shownZone.instant(slotStart) : Date.now());
+  const zoneHint = zoneNote ? ids.zone : undefined;
   const pickProvider = (userId: string) => {
     const found = match.data?.items.find((m) => m.userId === userId);
     setHostUserId(userId);
@@ -514,7 +525,7 @@ export function EventDialog({
               ref={fieldRefs.date}
               type="date"
               value={date}
-              {...invalid('date')}
+              {...invalid('date', zoneHint)}
               onChange={(e) => setDate(e.target.value)}
               disabled={seriesScope}
               data-testid="event-date"
@@ -528,6 +539,7 @@ export function EventDialog({
                   id={ids.start}
                   type="time"
                   value={startTime}
+                  aria-describedby={zoneHint}
                   onChange={(e) => {
                     // Moving the start moves the end with it: the visit keeps its length.
                     setEndTime(keepLength(startTime, endTime, e.target.value));
@@ -544,7 +556,7 @@ export function EventDialog({
                   ref={fieldRefs.end}
                   type="time"
                   value={endTime}
-                  {...invalid('end')}
+                  {...invalid('end', zoneHint)}
                   onChange={(e) => setEndTime(e.target.value)}
                   disabled={seriesScope}
                   data-testid="event-end"
@@ -553,6 +565,11 @@ export function EventDialog({
             </>
           ) : null}
         </div>
+        {zoneNote ? (
+          <p className="field-hint" id={ids.zone} data-testid="event-zone">
+            {zoneNote}
+          </p>
+        ) : null}
         <Check isSelected={allDay} onChange={setAllDay} testId="event-all-day">
           All day
         </Check>

@@ -156,6 +156,14 @@ export function describeZone(zone: string, at: Date | number = Date.now(), until
   return abbreviation ? `${city} time (${abbreviation})` : `${city} time`;
 }
 
+/**
+ * "Times in New York time (EST), the clinic's": said beside times shown in the clinic's zone on a device in another
+ * (the dialogs and the patient record; the calendar's own label also names the device's zone). Null otherwise.
+ */
+export function clinicZoneNote(shownZone: DisplayZone, at: Date | number = Date.now()): string | null {
+  return shownZone.clinic ? `Times in ${describeZone(shownZone.zone, at)}, the clinic's` : null;
+}
+
 const pad = (n: number) => String(n).padStart(2, '0');
 export const dateInput = (d: Date) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 export const timeInput = (d: Date) => `${pad(d.getHours())}:${pad(d.getMinutes())}`;

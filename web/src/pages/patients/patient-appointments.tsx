@@ -9,7 +9,7 @@ import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { EmptyState, ErrorNotice, Loading } from '../../components/status.js';
 import { type CalendarEvent, PROVIDER_LABEL, useCalendars, useEvents } from '../calendar/calendar-api.js';
-import { addDays, type DisplayZone, dateInput, shownTime } from '../calendar/time.js';
+import { addDays, clinicZoneNote, type DisplayZone, dateInput, shownTime } from '../calendar/time.js';
 import { useDisplayZone } from '../calendar/use-display-zone.js';
 import { useMembers } from '../messages/messages-api.js';
 
@@ -187,8 +187,10 @@ export function PatientAppointments({ patientId }: { patientId: string }) {
   const members = useMembers();
   const names = new Map((members.data?.items ?? []).map((m) => [m.userId, m.name]));
   // Today in the display zone, shown (time.ts).
-  const today = useDisplayZone().now();
+  const shownZone = useDisplayZone();
+  const today = shownZone.now();
   today.setHours(0, 0, 0, 0);
+  const zoneNote = clinicZoneNote(shownZone);
   // Without a connected calendar there is nothing to read (and "none" would say something untrue).
   if (calendars.isSuccess && calendars.data.items.length === 0) {
     return (
@@ -212,6 +214,11 @@ export function PatientAppointments({ patientId }: { patientId: string }) {
           Book a visit
         </Link>
       </div>
+      {zoneNote ? (
+        <p className="muted" data-testid="appointments-zone">
+          {zoneNote}.
+        </p>
+      ) : null}
       <Visits patientId={patientId} today={today} names={names} />
     </div>
   );

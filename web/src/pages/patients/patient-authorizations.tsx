@@ -9,7 +9,7 @@ import { Button } from '../../components/ui/button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
 import { applyProblem, FormError, TextInput, useZodForm } from '../../components/ui/form.js';
 import { notifySuccess } from '../../components/ui/toast.js';
-import { type DisplayZone, dateInput } from '../calendar/time.js';
+import { type DisplayZone, dateInput, describeZone } from '../calendar/time.js';
 import { useDisplayZone } from '../calendar/use-display-zone.js';
 import { formatDate } from './patients-api.js';
 import { type Authorization, useAddAuthorization, useAuthorizations } from './record-api.js';
@@ -129,12 +129,15 @@ function AuthorizationCard({
   );
 }
 
-/** The next session's day and time as the calendar shows them (its display zone: the clinic's when it has one). */
+/**
+ * The next session's day and time as the calendar shows them (its display zone: the clinic's when it has one), and
+ * the zone's name when that is the clinic's and this device is on another.
+ */
 function nextSession(sessions: { start: string }[], shownZone: DisplayZone): string {
   const next = sessions.find((s) => s.start > new Date().toISOString());
-  return next
-    ? shownZone.shown(next.start).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-    : 'none booked';
+  if (!next) return 'none booked';
+  const when = shownZone.shown(next.start).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return shownZone.clinic ? `${when}, ${describeZone(shownZone.zone, Date.parse(next.start))}` : when;
 }
 
 function AddAuthorizationDialog({

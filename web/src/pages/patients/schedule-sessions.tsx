@@ -9,7 +9,7 @@ import { Button } from '../../components/ui/button.js';
 import { AppDialog } from '../../components/ui/dialog.js';
 import { notifySuccess } from '../../components/ui/toast.js';
 import type { CalendarInfo } from '../calendar/calendar-api.js';
-import { dateInput, fromInputs } from '../calendar/time.js';
+import { clinicZoneNote, dateInput, fromInputs } from '../calendar/time.js';
 import { useDisplayZone } from '../calendar/use-display-zone.js';
 
 export interface SessionUsage {
@@ -51,7 +51,7 @@ export function ScheduleSessionsDialog({
   isOpen: boolean;
   onOpenChange: (open: boolean) => void;
 }) {
-  const ids = { calendar: useId(), date: useId(), time: useId(), frequency: useId(), units: useId() };
+  const ids = { calendar: useId(), date: useId(), time: useId(), zone: useId(), frequency: useId(), units: useId() };
   const client = useQueryClient();
   const calendars = useQuery({
     queryKey: ['calendar', 'calendars'],
@@ -80,6 +80,9 @@ export function ScheduleSessionsDialog({
     onSuccess: () => client.invalidateQueries({ queryKey: ['calendar'] }),
   });
   const chosen = calendar || calendars.data?.items.find((c) => c.primary)?.id || calendars.data?.items[0]?.id || '';
+  // On a device in another zone, "10:00" is the clinic's 10:00: said under the fields.
+  const firstShown = fromInputs(date, time);
+  const zoneNote = clinicZoneNote(shownZone, firstShown ? shownZone.instant(firstShown) : Date.now());
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -143,6 +146,7 @@ export function ScheduleSessionsDialog({
               type="date"
               value={date}
               onChange={(e) => setDate(e.target.value)}
+              aria-describedby={zoneNote ? ids.zone : undefined}
               data-testid="sessions-date"
             />
           </div>
@@ -153,10 +157,16 @@ export function ScheduleSessionsDialog({
               type="time"
               value={time}
               onChange={(e) => setTime(e.target.value)}
+              aria-describedby={zoneNote ? ids.zone : undefined}
               data-testid="sessions-time"
             />
           </div>
         </div>
+        {zoneNote ? (
+          <p className="field-hint" id={ids.zone} data-testid="sessions-zone">
+            {zoneNote}
+          </p>
+        ) : null}
         <div className="form-row">
           <div className="field">
             <label htmlFor={ids.frequency}>Repeat</label>
