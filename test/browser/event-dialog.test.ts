@@ -263,6 +263,7 @@ describe('Event dialog', () => {
 
     // A new event follows All day until someone chooses; the choice then stays.
     await page.getByTestId('new-event').click();
+    expect(await page.getByTestId('event-close').textContent()).toBe('Cancel');
     await page.getByTestId('event-title').fill('Away at the CME conference');
     await page.getByTestId('event-date').fill('2027-02-03');
     expect(await showAs.inputValue()).toBe('busy');
@@ -294,6 +295,8 @@ describe('Event dialog', () => {
     });
     await chip('Away at the CME conference').click();
     expect(await showAs.inputValue()).toBe('busy');
+    // An open event's way out says Close (a "Cancel" beside Delete read as cancelling the visit); a new one's Cancel.
+    expect(await page.getByTestId('event-close').textContent()).toBe('Close');
     await page.getByTestId('event-title').fill('Away at the CME conference (no visits)');
     await save();
     await chip('Clinic photo day').click();

@@ -686,8 +686,9 @@ export function EventDialog({
               Delete
             </Button>
           ) : null}
-          <Button variant="secondary" onPress={onClose}>
-            Cancel
+          {/* An open appointment's safe way out is Close: "Cancel" read as cancelling the visit (UX review). */}
+          <Button variant="secondary" onPress={onClose} data-testid="event-close">
+            {editing ? 'Close' : 'Cancel'}
           </Button>
           {/* Pending, not disabled: a disabled button would drop the focus to the page while it saves. */}
           <Button type="submit" isPending={pending} isDisabled={Boolean(readOnlyFrom)} data-testid="event-save">
