@@ -864,6 +864,9 @@ describe('Calendar page', () => {
     await page.locator('.fc-list').waitFor();
     await page.locator('.fc-list-event', { hasText: 'Standup' }).first().waitFor();
     expect(await page.getByTestId('calendar-range').textContent()).toContain('December 9');
+    // Times as the rest of the app writes them (FullCalendar's list wrote "9:00am - 9:15am").
+    const times = await page.locator('.fc-list-event-time').allTextContents();
+    expect(times.map((t) => t.replace(/[\u202f\u00a0]/g, ' '))).toContain('1:00 PM – 1:30 PM');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
 

@@ -622,7 +622,12 @@ export function CalendarPage({ date, view: asked, scope, patient, connected }: C
               eventShortHeight={20}
               // In the week's narrow columns an event shows its start only (its height shows the end), so
               // the title (often "Visit: patient's name") gets the room.
-              views={{ timeGridWeek: { displayEventEnd: false } }}
+              // The phone's day list writes times as the rest of the app does ("8:30 AM – 8:45 AM", not "8:30am - 8:45am").
+              defaultRangeSeparator=" – "
+              views={{
+                timeGridWeek: { displayEventEnd: false },
+                listDay: { eventTimeFormat: { hour: 'numeric', minute: '2-digit' } },
+              }}
               select={onSelect}
               dateClick={onDateClick}
               eventClick={onEventClick}
