@@ -149,7 +149,9 @@ describe('Inbox with more than a page', () => {
 
     // A new message still arrives live at the bottom of the long thread.
     expect(await simulate([{ chatId: oldChat, firstName: 'Olive Oldest', text: 'One more thing' }])).toEqual([]);
-    await expect.poll(() => messages.last().textContent()).toContain('One more thing');
+    // Live over the stream; on a busy CI machine (three browser suites' worth of work behind it) it once took longer
+    // than the poll's default 5 s.
+    await expect.poll(() => messages.last().textContent(), { timeout: 20_000 }).toContain('One more thing');
     expect(await messages.count()).toBe(302);
   });
 });
