@@ -29,7 +29,8 @@ export const CURRENT_ZONE_NAMES: Readonly<Record<string, string>> = {
   'Pacific/Truk': 'Pacific/Chuuk',
 };
 
-const knows = (zone: string) => {
+/** True when this runtime's Intl knows the zone (any name it accepts, aliases included). */
+export const knowsZone = (zone: string): boolean => {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;
@@ -46,7 +47,7 @@ export function timeZoneNames(): string[] {
     const listed = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
     const current = listed.map((zone) => {
       const renamed = CURRENT_ZONE_NAMES[zone];
-      return renamed && knows(renamed) ? renamed : zone;
+      return renamed && knowsZone(renamed) ? renamed : zone;
     });
     names = [...new Set([...current, 'UTC'])].sort();
   }

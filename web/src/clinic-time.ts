@@ -5,20 +5,13 @@
  * "written 1:12 PM" beside a visit "at 8:30 AM" on a device in UTC was the same morning in New York).
  * Set from every `/me` answer (session.ts).
  */
-let zone: string | undefined;
+import { knowsZone } from '../../src/platform/time-zone-names.js';
 
-const knows = (name: string) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-};
+let zone: string | undefined;
 
 /** The clinic's zone from `/me` (null: none set, or signed out): the device's own is used then. */
 export function setClinicZone(name: string | null): void {
-  zone = name && knows(name) ? name : undefined;
+  zone = name && knowsZone(name) ? name : undefined;
 }
 
 /** `at` written with `options` in the clinic's zone (else the device's). */
